@@ -1,0 +1,22 @@
+//! The language: ops, types and shapes, the program IR, reading, parsing
+//! with type and shape inference (the make_node contract), and printing.
+//!
+//! Must not: know about rules, extraction or execution.
+
+pub mod dtype;
+pub mod error;
+pub mod infer;
+pub mod op;
+pub mod parse;
+pub mod print;
+pub mod program;
+pub mod sexp;
+pub mod shape;
+
+pub use dtype::DType;
+pub use error::LangError;
+pub use op::{BinaryOp, CompareOp, CumOp, Op, ReduceOp, Scalar, UnaryOp};
+pub use parse::parse_program;
+pub use print::print_program;
+pub use program::{Graph, Node, NodeId, OutputInfo, Program, Scan, Span};
+pub use shape::{Dim, Shape, Type};

@@ -1,0 +1,252 @@
+//! The program IR: a typed graph of nodes, with scans holding inner graphs.
+//!
+//! Owns: [`Program`], [`Graph`], [`Node`], [`Scan`] and the layout of a
+//! scan's arguments and inner inputs. Must not: parse, print or run.
+//!
+//! A [`Graph`] is an arena of nodes in topological order (a node's arguments
+//! come before it). Its first `n_params` nodes are [`Op::Input`] nodes, the
+//! graph's parameters: the program's inputs, or the inner inputs of a scan's
+//! `fn`. Names given by `let` stay on the nodes, so the printer can write the
+//! program the way it was written.
+
+use super::op::Op;
+use super::shape::Type;
+use std::fmt;
+
+/// A position in a source file (1-based line and column).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column (in characters).
+    pub col: u32,
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// Index of a node in its [`Graph`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub usize);
+
+/// One operation applied to earlier nodes of the same graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// What the node computes.
+    pub op: Op,
+    /// Its arguments, all earlier in the graph.
+    pub args: Vec<NodeId>,
+    /// Its result types: one per result (a scan has one per output; the
+    /// [`Op::Proj`] nodes reading them carry the same types).
+    pub ty: Vec<Type>,
+    /// The name a `let` (or a parameter list) gave it, if any.
+    pub name: Option<String>,
+}
+
+impl Node {
+    /// The type of a single-result node.
+    pub fn ty(&self) -> &Type {
+        &self.ty[0]
+    }
+}
+
+/// A graph: parameters, nodes in topological order, outputs.
+#[derive(Clone, Debug, Default)]
+pub struct Graph {
+    /// The first `n_params` nodes are the parameters ([`Op::Input`]).
+    pub n_params: usize,
+    /// Nodes in topological order.
+    pub nodes: Vec<Node>,
+    /// Source position of each node (parallel to `nodes`); not part of
+    /// program equality.
+    pub spans: Vec<Span>,
+    /// The graph's results.
+    pub outputs: Vec<NodeId>,
+}
+
+impl PartialEq for Graph {
+    /// Two graphs are equal when they compute the same thing with the same
+    /// names; source positions do not matter.
+    fn eq(&self, other: &Graph) -> bool {
+        self.n_params == other.n_params
+            && self.nodes == other.nodes
+            && self.outputs == other.outputs
+    }
+}
+
+impl Graph {
+    /// Appends a node and returns its id.
+    pub fn push(&mut self, node: Node, span: Span) -> NodeId {
+        self.nodes.push(node);
+        self.spans.push(span);
+        NodeId(self.nodes.len() - 1)
+    }
+
+    /// The node with id `id`.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0]
+    }
+
+    /// The source position of node `id`.
+    pub fn span(&self, id: NodeId) -> Span {
+        self.spans.get(id.0).copied().unwrap_or_default()
+    }
+
+    /// The parameter nodes, in order.
+    pub fn params(&self) -> impl Iterator<Item = (NodeId, &Node)> {
+        self.nodes[..self.n_params]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (NodeId(i), n))
+    }
+
+    /// How many times each node is used as an argument or an output.
+    pub fn use_counts(&self) -> Vec<usize> {
+        let mut uses = vec![0; self.nodes.len()];
+        for n in &self.nodes {
+            for a in &n.args {
+                uses[a.0] += 1;
+            }
+        }
+        for o in &self.outputs {
+            uses[o.0] += 1;
+        }
+        uses
+    }
+}
+
+/// A whole program: a name and its top-level graph, whose parameters are the
+/// program's inputs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// The name after `program`.
+    pub name: String,
+    /// The top-level graph.
+    pub graph: Graph,
+}
+
+impl Program {
+    /// The inputs: `(name, type)` in declaration order.
+    pub fn inputs(&self) -> impl Iterator<Item = (&str, &Type)> {
+        self.graph
+            .params()
+            .map(|(_, n)| (n.name.as_deref().unwrap_or(""), n.ty()))
+    }
+
+    /// Number of scan nodes in the program, nested ones included.
+    pub fn count_scans(&self) -> usize {
+        fn count(g: &Graph) -> usize {
+            g.nodes
+                .iter()
+                .map(|n| match &n.op {
+                    Op::Scan(s) => 1 + count(&s.body),
+                    _ => 0,
+                })
+                .sum()
+        }
+        count(&self.graph)
+    }
+}
+
+/// The kind of one recurrent or mapped output of a scan.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum OutputInfo {
+    /// A state read at tap -1; its init is one value of the step's type.
+    Sitsot,
+    /// A state read at several negative taps; its init holds `-min(taps)`
+    /// rows, oldest first.
+    Mitsot(Vec<i64>),
+    /// A mapped output: no feedback, no init.
+    Nitsot,
+}
+
+impl OutputInfo {
+    /// The taps the body reads this output at (empty for a nitsot).
+    pub fn taps(&self) -> Vec<i64> {
+        match self {
+            OutputInfo::Sitsot => vec![-1],
+            OutputInfo::Mitsot(t) => t.clone(),
+            OutputInfo::Nitsot => Vec::new(),
+        }
+    }
+
+    /// True for states (sitsot and mitsot), which take an init argument.
+    pub fn is_state(&self) -> bool {
+        !matches!(self, OutputInfo::Nitsot)
+    }
+}
+
+/// A loop with the semantics of `pytensor.scan`.
+///
+/// Arguments of the scan node, in order: the sequences; one init per state
+/// (sitsot and mitsot, in `outputs` order); the non-sequences; then
+/// `n_steps` if `has_n_steps`.
+///
+/// Parameters of `body`, in order: one per tap of each sequence; one per tap
+/// of each state (in `outputs` order); one per non-sequence. Outputs of
+/// `body`: one per entry of `outputs`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scan {
+    /// The taps of each sequence.
+    pub sequences: Vec<Vec<i64>>,
+    /// One entry per output, as in `outputs_info`.
+    pub outputs: Vec<OutputInfo>,
+    /// Number of non-sequence arguments.
+    pub n_non_seqs: usize,
+    /// Whether the last argument is `n_steps`.
+    pub has_n_steps: bool,
+    /// Iterate the (cut) sequences from the end.
+    pub go_backwards: bool,
+    /// The step function.
+    pub body: Graph,
+}
+
+impl Scan {
+    /// Number of sequences.
+    pub fn n_seqs(&self) -> usize {
+        self.sequences.len()
+    }
+
+    /// Number of states (outputs with an init).
+    pub fn n_states(&self) -> usize {
+        self.outputs.iter().filter(|o| o.is_state()).count()
+    }
+
+    /// Total number of arguments of the scan node.
+    pub fn n_args(&self) -> usize {
+        self.n_seqs() + self.n_states() + self.n_non_seqs + self.has_n_steps as usize
+    }
+
+    /// Argument positions of the sequences.
+    pub fn seq_args(&self) -> std::ops::Range<usize> {
+        0..self.n_seqs()
+    }
+
+    /// Argument positions of the inits (one per state, in `outputs` order).
+    pub fn init_args(&self) -> std::ops::Range<usize> {
+        let s = self.n_seqs();
+        s..s + self.n_states()
+    }
+
+    /// Argument positions of the non-sequences.
+    pub fn non_seq_args(&self) -> std::ops::Range<usize> {
+        let s = self.n_seqs() + self.n_states();
+        s..s + self.n_non_seqs
+    }
+
+    /// Argument position of `n_steps`, if given.
+    pub fn n_steps_arg(&self) -> Option<usize> {
+        self.has_n_steps
+            .then(|| self.n_seqs() + self.n_states() + self.n_non_seqs)
+    }
+
+    /// Number of body parameters the clauses imply.
+    pub fn n_body_params(&self) -> usize {
+        self.sequences.iter().map(|t| t.len()).sum::<usize>()
+            + self.outputs.iter().map(|o| o.taps().len()).sum::<usize>()
+            + self.n_non_seqs
+    }
+}
