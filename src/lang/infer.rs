@@ -177,7 +177,9 @@ fn add_dims(a: &Dim, b: &Dim) -> Option<Dim> {
 
 /// `d + k` for a constant computed in `i128`, or `None` past the limit.
 fn offset_dim(d: &Dim, k: i128) -> Option<Dim> {
-    let k = i64::try_from(k).ok().filter(|k| k.unsigned_abs() <= SIZE_LIMIT as u64)?;
+    let k = i64::try_from(k)
+        .ok()
+        .filter(|k| k.unsigned_abs() <= SIZE_LIMIT as u64)?;
     add_dims(d, &Dim::known(k))
 }
 
@@ -591,10 +593,7 @@ fn reshape(x: &Type, dims: &[Dim]) -> Result<Type, String> {
     for (i, d) in dims.iter().enumerate() {
         match d.as_known() {
             Some(-1) if infer_at.is_some() => {
-                return Err(format!(
-                    "only one size may be -1, got {}",
-                    shape_str(dims)
-                ))
+                return Err(format!("only one size may be -1, got {}", shape_str(dims)))
             }
             Some(-1) => infer_at = Some(i),
             Some(n) if n < 0 => {
@@ -628,10 +627,7 @@ fn reshape(x: &Type, dims: &[Dim]) -> Result<Type, String> {
         return Ok(Type::new(x.dtype, dims.to_vec()));
     };
     if !want.opaque && want.constant == 0 {
-        return Err(format!(
-            "{}: -1 is ambiguous next to a size 0",
-            cannot()
-        ));
+        return Err(format!("{}: -1 is ambiguous next to a size 0", cannot()));
     }
     let inferred = if !comparable {
         Dim::Unknown
@@ -889,17 +885,12 @@ fn tensor(ty: &Type, values: &[Scalar]) -> Result<Type, String> {
     let mut count: i128 = 1;
     for d in &ty.shape {
         let Some(n) = d.as_known() else {
-            return Err(format!(
-                "a literal tensor needs known sizes, got {ty}"
-            ));
+            return Err(format!("a literal tensor needs known sizes, got {ty}"));
         };
         count = count.saturating_mul(n as i128);
     }
     if count != values.len() as i128 {
-        return Err(format!(
-            "{ty} holds {count} values, got {}",
-            values.len()
-        ));
+        return Err(format!("{ty} holds {count} values, got {}", values.len()));
     }
     if ty.dtype == DType::I64 {
         if let Some(v) = values
