@@ -14,7 +14,7 @@
 //! rest at run time.
 
 use super::dtype::{promote, promote_strong, DType};
-use super::op::{BinaryOp, CumOp, Op, ReduceOp, Scalar, UnaryOp};
+use super::op::{BinaryOp, Op, ReduceOp, Scalar, UnaryOp};
 use super::shape::{broadcast_shapes, shape_str, Dim, Shape, Type};
 
 /// The largest constant or coefficient a size may have. Keeping sizes well
@@ -70,9 +70,9 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
             let [x] = fixed(args)?;
             reduce(*r, *axis, x)
         }
-        Op::Cumulative(c, axis) => {
+        Op::Cumulative(_, axis) => {
             let [x] = fixed(args)?;
-            cumulative(*c, *axis, x)
+            cumulative(*axis, x)
         }
         Op::Dot => {
             let [a, b] = fixed(args)?;
@@ -380,8 +380,8 @@ fn reduce(r: ReduceOp, axis: Option<i64>, x: &Type) -> Result<Type, String> {
     Ok(Type::new(dtype, shape))
 }
 
-fn cumulative(c: CumOp, axis: i64, x: &Type) -> Result<Type, String> {
-    let _ = c;
+/// cumsum and cumprod have the same rule: shape kept, bool counts as i64.
+fn cumulative(axis: i64, x: &Type) -> Result<Type, String> {
     norm_axis(axis, x.ndim(), &x.shape)?;
     let dtype = if x.dtype == DType::Bool {
         DType::I64
@@ -901,4 +901,542 @@ fn tensor(ty: &Type, values: &[Scalar]) -> Result<Type, String> {
         }
     }
     Ok(ty.clone().strong())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::op::{CompareOp, CumOp};
+    use DType::*;
+
+    fn k(n: i64) -> Dim {
+        Dim::known(n)
+    }
+    fn t() -> Dim {
+        Dim::sym("T")
+    }
+    fn arr(dtype: DType, dims: &[i64]) -> Type {
+        Type::new(dtype, dims.iter().map(|&n| k(n)).collect())
+    }
+    fn lit(s: Scalar) -> Type {
+        infer(&Op::Literal(s), &[], &[]).unwrap()
+    }
+    fn go(op: Op, args: &[&Type]) -> Result<Type, String> {
+        infer(&op, args, &[])
+    }
+    fn ok(op: Op, args: &[&Type]) -> Type {
+        go(op, args).unwrap_or_else(|e| panic!("unexpected error: {e}"))
+    }
+    fn err(op: Op, args: &[&Type]) -> String {
+        match go(op, args) {
+            Ok(t) => panic!("expected an error, got {t}"),
+            Err(e) => e,
+        }
+    }
+    fn slice_len(d: Dim, start: Option<i64>, stop: Option<i64>, step: i64) -> Dim {
+        let x = Type::new(F64, vec![d, k(2)]);
+        let r = ok(Op::Slice { start, stop, step }, &[&x]);
+        assert_eq!(r.shape[1], k(2));
+        r.shape[0].clone()
+    }
+
+    #[test]
+    fn leaves() {
+        let l = lit(Scalar::F64(2.0));
+        assert_eq!((l.dtype, l.weak, l.ndim()), (F64, true, 0));
+        assert_eq!(lit(Scalar::Bool(true)).dtype, Bool);
+        assert_eq!(ok(Op::Size("T".into()), &[]), Type::scalar(I64));
+        assert!(err(Op::Input(0), &[]).starts_with("internal:"));
+        assert!(err(Op::Proj(0), &[]).starts_with("internal:"));
+        assert_eq!(
+            err(Op::Literal(Scalar::I64(1)), &[&arr(F64, &[])]),
+            "expects 0 arguments, got 1"
+        );
+    }
+
+    #[test]
+    fn unary_rules() {
+        let x = arr(I64, &[3]);
+        let e = ok(Op::Unary(UnaryOp::Exp), &[&x]);
+        assert_eq!((e.dtype, e.weak), (F64, false));
+        assert_eq!(ok(Op::Unary(UnaryOp::Sin), &[&arr(F32, &[2])]).dtype, F32);
+        assert_eq!(ok(Op::Unary(UnaryOp::Sqrt), &[&arr(Bool, &[2])]).dtype, F64);
+        assert_eq!(ok(Op::Unary(UnaryOp::Abs), &[&arr(Bool, &[2])]).dtype, Bool);
+        assert_eq!(ok(Op::Unary(UnaryOp::Neg), &[&x]).dtype, I64);
+        let l = lit(Scalar::I64(2));
+        let n = ok(Op::Unary(UnaryOp::Log), &[&l]);
+        assert_eq!((n.dtype, n.weak), (F64, true));
+        assert!(err(Op::Unary(UnaryOp::Neg), &[&arr(Bool, &[3])]).contains("(eq X false)"));
+        assert!(err(Op::Unary(UnaryOp::Sign), &[&arr(Bool, &[3])]).contains("bool"));
+        assert_eq!(
+            err(Op::Unary(UnaryOp::Exp), &[&x, &x]),
+            "expects 1 argument, got 2"
+        );
+    }
+
+    #[test]
+    fn binary_promotion_and_weakness() {
+        let f32a = arr(F32, &[3]);
+        let i64a = arr(I64, &[3]);
+        let half = lit(Scalar::F64(0.5));
+        let two = lit(Scalar::I64(2));
+        // f32 array * weak f64 literal -> f32
+        let r = ok(Op::Binary(BinaryOp::Mul), &[&f32a, &half]);
+        assert_eq!((r.dtype, r.weak, r.shape.clone()), (F32, false, vec![k(3)]));
+        // i64 + 0.5 -> f64
+        assert_eq!(ok(Op::Binary(BinaryOp::Add), &[&i64a, &half]).dtype, F64);
+        // i64 array / i64 -> f64; f32 / f32 -> f32; f32 / weak int -> f32
+        assert_eq!(ok(Op::Binary(BinaryOp::Div), &[&i64a, &i64a]).dtype, F64);
+        assert_eq!(ok(Op::Binary(BinaryOp::Div), &[&f32a, &f32a]).dtype, F32);
+        assert_eq!(ok(Op::Binary(BinaryOp::Div), &[&f32a, &two]).dtype, F32);
+        // strong i64 with strong f32 -> f64
+        assert_eq!(ok(Op::Binary(BinaryOp::Add), &[&i64a, &f32a]).dtype, F64);
+        // two literals stay weak
+        let w = ok(Op::Binary(BinaryOp::Add), &[&two, &half]);
+        assert_eq!((w.dtype, w.weak), (F64, true));
+        // bool rules
+        let b = arr(Bool, &[3]);
+        assert!(err(Op::Binary(BinaryOp::Sub), &[&b, &b]).contains("bool"));
+        assert!(err(Op::Binary(BinaryOp::Sub), &[&b, &lit(Scalar::Bool(true))]).contains("bool"));
+        assert_eq!(ok(Op::Binary(BinaryOp::Sub), &[&b, &two]).dtype, I64);
+        assert_eq!(ok(Op::Binary(BinaryOp::Add), &[&b, &b]).dtype, Bool);
+        assert_eq!(ok(Op::Binary(BinaryOp::Pow), &[&b, &b]).dtype, I64);
+        assert_eq!(ok(Op::Binary(BinaryOp::Maximum), &[&b, &f32a]).dtype, F32);
+        // broadcasting
+        let r = ok(
+            Op::Binary(BinaryOp::Add),
+            &[&arr(F64, &[3, 1]), &arr(F64, &[4])],
+        );
+        assert_eq!(r.shape, vec![k(3), k(4)]);
+        assert_eq!(
+            err(
+                Op::Binary(BinaryOp::Add),
+                &[&arr(F64, &[3, 4]), &arr(F64, &[5])]
+            ),
+            "shapes (3, 4) and (5,) do not broadcast"
+        );
+    }
+
+    #[test]
+    fn compare_and_where() {
+        let x = arr(F32, &[3, 1]);
+        let r = ok(Op::Compare(CompareOp::Lt), &[&x, &lit(Scalar::I64(0))]);
+        assert_eq!((r.dtype, r.weak), (Bool, false));
+        let both = ok(
+            Op::Compare(CompareOp::Eq),
+            &[&lit(Scalar::I64(0)), &lit(Scalar::F64(1.0))],
+        );
+        assert_eq!((both.dtype, both.weak), (Bool, true));
+        let c = arr(Bool, &[4]);
+        let w = ok(Op::Where, &[&c, &x, &lit(Scalar::F64(0.0))]);
+        assert_eq!((w.dtype, w.shape.clone()), (F32, vec![k(3), k(4)]));
+        let w = ok(Op::Where, &[&c, &arr(I64, &[1]), &arr(F32, &[])]);
+        assert_eq!(w.dtype, F64);
+        let e = err(Op::Where, &[&arr(F64, &[4]), &x, &x]);
+        assert!(e.starts_with("condition must be bool, got f64(4,)"), "{e}");
+        assert!(err(Op::Where, &[&c, &arr(F64, &[5]), &x]).contains("do not broadcast"));
+    }
+
+    #[test]
+    fn reductions_and_cumulative() {
+        let x = arr(Bool, &[3, 4]);
+        let r = ok(Op::Reduce(ReduceOp::Sum, Some(-1)), &[&x]);
+        assert_eq!((r.dtype, r.shape.clone()), (I64, vec![k(3)]));
+        let r = ok(Op::Reduce(ReduceOp::Mean, None), &[&arr(I64, &[3, 4])]);
+        assert_eq!((r.dtype, r.ndim()), (F64, 0));
+        assert_eq!(
+            ok(Op::Reduce(ReduceOp::Mean, Some(0)), &[&arr(F32, &[3])]).dtype,
+            F32
+        );
+        assert_eq!(ok(Op::Reduce(ReduceOp::Max, Some(0)), &[&x]).dtype, Bool);
+        assert_eq!(
+            ok(Op::Reduce(ReduceOp::Prod, Some(1)), &[&x]).shape,
+            vec![k(3)]
+        );
+        assert_eq!(
+            err(Op::Reduce(ReduceOp::Sum, Some(2)), &[&x]),
+            "axis 2 is out of range for a 2-D operand (3, 4)"
+        );
+        assert!(err(Op::Reduce(ReduceOp::Sum, Some(-3)), &[&x]).contains("out of range"));
+        assert!(err(Op::Reduce(ReduceOp::Sum, Some(0)), &[&arr(F64, &[])]).contains("0-D"));
+        assert!(
+            err(Op::Reduce(ReduceOp::Max, Some(1)), &[&arr(F64, &[2, 0])]).contains("zero-size")
+        );
+        assert!(err(Op::Reduce(ReduceOp::Min, None), &[&arr(F64, &[0])]).contains("zero-size"));
+        assert_eq!(
+            ok(Op::Reduce(ReduceOp::Max, Some(0)), &[&arr(F64, &[2, 0])]).shape,
+            vec![k(0)]
+        );
+        assert_eq!(
+            ok(Op::Reduce(ReduceOp::Sum, None), &[&arr(F64, &[0])]).dtype,
+            F64
+        );
+        let c = ok(Op::Cumulative(CumOp::Cumsum, -1), &[&x]);
+        assert_eq!((c.dtype, c.shape.clone()), (I64, vec![k(3), k(4)]));
+        assert_eq!(
+            ok(Op::Cumulative(CumOp::Cumprod, 0), &[&arr(F32, &[3])]).dtype,
+            F32
+        );
+        assert!(err(Op::Cumulative(CumOp::Cumsum, 0), &[&arr(F64, &[])]).contains("out of range"));
+        assert!(err(Op::Cumulative(CumOp::Cumsum, 2), &[&x]).contains("axis 2"));
+    }
+
+    #[test]
+    fn dot_rules() {
+        let m = arr(F32, &[3, 4]);
+        let v4 = arr(F64, &[4]);
+        let r = ok(Op::Dot, &[&m, &v4]);
+        assert_eq!((r.dtype, r.shape.clone()), (F64, vec![k(3)]));
+        let e = err(Op::Dot, &[&arr(F64, &[3]), &v4]);
+        assert_eq!(
+            e,
+            "shapes (3,) and (4,) are not aligned: 3 (dim 0) != 4 (dim 0)"
+        );
+        assert_eq!(ok(Op::Dot, &[&v4, &v4]).ndim(), 0);
+        assert_eq!(ok(Op::Dot, &[&v4, &arr(F64, &[4, 5])]).shape, vec![k(5)]);
+        assert_eq!(
+            ok(Op::Dot, &[&m, &arr(F64, &[4, 5])]).shape,
+            vec![k(3), k(5)]
+        );
+        assert!(err(Op::Dot, &[&m, &m]).contains("not aligned"));
+        // a scalar scales: shape of the other; weakness is ignored
+        let s = ok(Op::Dot, &[&lit(Scalar::F64(2.0)), &m]);
+        assert_eq!(
+            (s.dtype, s.weak, s.shape.clone()),
+            (F64, false, vec![k(3), k(4)])
+        );
+        assert!(err(Op::Dot, &[&arr(F64, &[2, 3, 4]), &v4]).contains("matmul"));
+        // symbolic sizes are accepted
+        let ts = Type::new(F64, vec![t(), k(4)]);
+        assert_eq!(ok(Op::Dot, &[&ts, &v4]).shape, vec![t()]);
+        assert_eq!(ok(Op::Dot, &[&Type::new(F64, vec![t()]), &v4]).ndim(), 0);
+    }
+
+    #[test]
+    fn matmul_rules() {
+        let a = arr(F64, &[2, 3, 4]);
+        let r = ok(Op::Matmul, &[&a, &arr(F32, &[4])]);
+        assert_eq!((r.dtype, r.shape.clone()), (F64, vec![k(2), k(3)]));
+        assert_eq!(
+            ok(Op::Matmul, &[&arr(F64, &[3]), &a]).shape,
+            vec![k(2), k(4)]
+        );
+        assert_eq!(
+            ok(Op::Matmul, &[&arr(F64, &[4]), &arr(F64, &[4])]).ndim(),
+            0
+        );
+        assert_eq!(
+            ok(
+                Op::Matmul,
+                &[&arr(F64, &[5, 1, 3, 4]), &arr(F64, &[6, 4, 2])]
+            )
+            .shape,
+            vec![k(5), k(6), k(3), k(2)]
+        );
+        assert!(err(Op::Matmul, &[&arr(F64, &[4]), &a]).contains("inner sizes"));
+        assert!(err(Op::Matmul, &[&a, &arr(F64, &[3, 4, 5])]).contains("batch"));
+        assert!(err(Op::Matmul, &[&a, &lit(Scalar::F64(2.0))]).contains("0-D"));
+        let ts = Type::new(F64, vec![t(), k(3), k(4)]);
+        assert_eq!(
+            ok(Op::Matmul, &[&ts, &arr(F64, &[4, 5])]).shape,
+            vec![t(), k(3), k(5)]
+        );
+    }
+
+    #[test]
+    fn transpose_and_expand_dims() {
+        let x = arr(F64, &[2, 3, 4]);
+        assert_eq!(ok(Op::Transpose(None), &[&x]).shape, vec![k(4), k(3), k(2)]);
+        assert_eq!(
+            ok(Op::Transpose(Some(vec![1, -1, 0])), &[&x]).shape,
+            vec![k(3), k(4), k(2)]
+        );
+        assert!(err(Op::Transpose(Some(vec![0, 0, 1])), &[&x]).contains("permutation"));
+        assert!(err(Op::Transpose(Some(vec![0, 1])), &[&x]).contains("permutation"));
+        assert!(err(Op::Transpose(Some(vec![0, 1, 3])), &[&x]).contains("permutation"));
+        assert_eq!(ok(Op::Transpose(None), &[&arr(F64, &[])]).ndim(), 0);
+        let v = arr(F64, &[3]);
+        assert_eq!(ok(Op::ExpandDims(0), &[&v]).shape, vec![k(1), k(3)]);
+        assert_eq!(ok(Op::ExpandDims(1), &[&v]).shape, vec![k(3), k(1)]);
+        assert_eq!(ok(Op::ExpandDims(-1), &[&v]).shape, vec![k(3), k(1)]);
+        assert_eq!(ok(Op::ExpandDims(-2), &[&v]).shape, vec![k(1), k(3)]);
+        assert!(err(Op::ExpandDims(2), &[&v]).contains("out of range"));
+        assert!(err(Op::ExpandDims(-3), &[&v]).contains("out of range"));
+        let s = ok(Op::ExpandDims(0), &[&lit(Scalar::F64(1.0))]);
+        assert_eq!((s.shape.clone(), s.weak), (vec![k(1)], false));
+    }
+
+    #[test]
+    fn reshape_rules() {
+        let reshape = |x: &Type, dims: Vec<Dim>| go(Op::Reshape(dims), &[x]);
+        let x = arr(F64, &[3, 4]);
+        assert_eq!(
+            reshape(&x, vec![k(2), k(-1)]).unwrap().shape,
+            vec![k(2), k(6)]
+        );
+        assert_eq!(reshape(&x, vec![k(12)]).unwrap().shape, vec![k(12)]);
+        assert!(reshape(&x, vec![k(5), k(-1)])
+            .unwrap_err()
+            .contains("cannot reshape"));
+        assert!(reshape(&x, vec![k(5), k(2)])
+            .unwrap_err()
+            .contains("cannot reshape"));
+        assert!(reshape(&x, vec![k(-1), k(-1)])
+            .unwrap_err()
+            .contains("only one"));
+        assert!(reshape(&x, vec![k(-2), k(-6)])
+            .unwrap_err()
+            .contains("negative"));
+        assert!(reshape(&x, vec![k(0), k(-1)])
+            .unwrap_err()
+            .contains("ambiguous"));
+        let empty = arr(F64, &[0, 4]);
+        assert_eq!(
+            reshape(&empty, vec![k(0), k(3)]).unwrap().shape,
+            vec![k(0), k(3)]
+        );
+        assert_eq!(
+            reshape(&empty, vec![k(-1), k(3)]).unwrap().shape,
+            vec![k(0), k(3)]
+        );
+        // symbolic sizes
+        let ts = Type::new(F64, vec![t(), k(4)]);
+        assert_eq!(reshape(&ts, vec![k(-1)]).unwrap().shape, vec![t().scale(4)]);
+        assert_eq!(
+            reshape(&ts, vec![t(), k(-1)]).unwrap().shape,
+            vec![t(), k(4)]
+        );
+        assert_eq!(
+            reshape(&ts, vec![t(), k(2), k(-1)]).unwrap().shape,
+            vec![t(), k(2), k(2)]
+        );
+        assert!(reshape(&ts, vec![t(), k(3)])
+            .unwrap_err()
+            .contains("cannot reshape"));
+        assert!(reshape(&ts, vec![t(), k(3), k(-1)])
+            .unwrap_err()
+            .contains("cannot"));
+        assert_eq!(reshape(&ts, vec![k(8)]).unwrap().shape, vec![k(8)]);
+        assert_eq!(
+            reshape(&ts, vec![k(3), k(-1)]).unwrap().shape,
+            vec![k(3), Dim::Unknown]
+        );
+        assert_eq!(
+            reshape(&ts, vec![Dim::sym("S"), k(-1)]).unwrap().shape,
+            vec![Dim::sym("S"), Dim::Unknown]
+        );
+        let t2 = Type::new(F64, vec![t().scale(2), k(3)]);
+        assert_eq!(
+            reshape(&t2, vec![t(), k(-1)]).unwrap().shape,
+            vec![t(), k(6)]
+        );
+        let unk = Type::new(F64, vec![Dim::Unknown, k(4)]);
+        assert_eq!(
+            reshape(&unk, vec![k(-1)]).unwrap().shape,
+            vec![Dim::Unknown]
+        );
+    }
+
+    #[test]
+    fn stack_and_concat() {
+        let a = arr(F32, &[3, 4]);
+        let b = arr(I64, &[3, 4]);
+        let s = ok(Op::Stack, &[&a, &b, &a]);
+        assert_eq!((s.dtype, s.shape.clone()), (F64, vec![k(3), k(3), k(4)]));
+        assert!(err(Op::Stack, &[&a, &arr(F32, &[3, 5])]).contains("same shape"));
+        assert!(err(Op::Stack, &[&a, &arr(F32, &[3])]).contains("same shape"));
+        assert!(err(Op::Stack, &[]).contains("at least 1"));
+        let x = Type::new(F32, vec![t()]);
+        assert!(err(Op::Stack, &[&x, &lit(Scalar::F64(1.0))]).contains("(T,) and ()"));
+        let s = ok(Op::Stack, &[&x, &arr(F32, &[5])]);
+        assert_eq!(s.shape, vec![k(2), k(5)]);
+        let sc = ok(Op::Stack, &[&arr(F32, &[]), &lit(Scalar::F64(1.0))]);
+        assert_eq!(
+            (sc.dtype, sc.weak, sc.shape.clone()),
+            (F32, false, vec![k(2)])
+        );
+        let c = ok(Op::Concat(0), &[&a, &arr(F64, &[2, 4])]);
+        assert_eq!((c.dtype, c.shape.clone()), (F64, vec![k(5), k(4)]));
+        let c = ok(Op::Concat(-1), &[&a, &Type::new(F32, vec![k(3), t()])]);
+        assert_eq!(c.shape, vec![k(3), t().add(&k(4))]);
+        assert!(err(Op::Concat(0), &[&a, &arr(F32, &[2, 5])]).contains("axis 1"));
+        assert!(err(Op::Concat(0), &[&a, &arr(F32, &[2])]).contains("number of dimensions"));
+        assert!(err(Op::Concat(2), &[&a, &a]).contains("out of range"));
+        assert!(err(Op::Concat(0), &[&arr(F32, &[])]).contains("0-D"));
+        assert!(err(Op::Concat(0), &[]).contains("at least 1"));
+    }
+
+    #[test]
+    fn index_rules() {
+        let x = arr(F64, &[3, 4, 5]);
+        let i = arr(I64, &[]);
+        assert_eq!(ok(Op::Index, &[&x, &i]).shape, vec![k(4), k(5)]);
+        assert_eq!(ok(Op::Index, &[&x, &i, &i, &i]).ndim(), 0);
+        assert!(err(Op::Index, &[&x, &i, &i, &i, &i]).contains("too many indices"));
+        assert!(err(Op::Index, &[&x, &arr(F64, &[])]).contains("i64"));
+        assert!(err(Op::Index, &[&x, &arr(Bool, &[])]).contains("i64"));
+        assert!(err(Op::Index, &[&x, &arr(I64, &[2])]).contains("i64 scalars"));
+        assert!(err(Op::Index, &[&x]).contains("at least 1 index"));
+        let five = lit(Scalar::I64(5));
+        let consts = [None, Some(Scalar::I64(5))];
+        assert_eq!(
+            infer(&Op::Index, &[&x, &five], &consts).unwrap_err(),
+            "index 5 is out of range for axis 0 of size 3"
+        );
+        let consts = [None, Some(Scalar::I64(-3))];
+        assert!(infer(&Op::Index, &[&x, &five], &consts).is_ok());
+        let consts = [None, Some(Scalar::I64(0)), Some(Scalar::I64(-5))];
+        assert!(infer(&Op::Index, &[&x, &five, &five], &consts)
+            .unwrap_err()
+            .contains("axis 1 of size 4"));
+        // symbolic axes are checked when the program runs
+        let ts = Type::new(F64, vec![t()]);
+        let consts = [None, Some(Scalar::I64(100))];
+        assert!(infer(&Op::Index, &[&ts, &five], &consts).is_ok());
+    }
+
+    #[test]
+    fn slices_of_known_sizes() {
+        let n = |start, stop, step| slice_len(k(10), start, stop, step);
+        assert_eq!(n(None, None, -2), k(5));
+        assert_eq!(n(None, None, 1), k(10));
+        assert_eq!(n(Some(2), Some(5), 1), k(3));
+        assert_eq!(n(Some(-3), None, 1), k(3));
+        assert_eq!(n(None, Some(-1), 1), k(9));
+        assert_eq!(n(Some(5), Some(2), 1), k(0));
+        assert_eq!(n(Some(5), Some(2), -1), k(3));
+        assert_eq!(n(Some(100), None, -3), k(4));
+        assert_eq!(n(Some(-100), Some(100), 3), k(4));
+        assert_eq!(n(Some(i64::MIN), Some(i64::MAX), i64::MAX), k(1));
+        assert_eq!(n(None, None, i64::MIN), k(1));
+        assert_eq!(slice_len(k(0), None, None, -1), k(0));
+        let x = arr(F64, &[10]);
+        let e = err(
+            Op::Slice {
+                start: None,
+                stop: None,
+                step: 0,
+            },
+            &[&x],
+        );
+        assert!(e.contains("zero"));
+        let e = err(
+            Op::Slice {
+                start: None,
+                stop: None,
+                step: 1,
+            },
+            &[&arr(F64, &[])],
+        );
+        assert!(e.contains("0-D"));
+    }
+
+    /// Checks a symbolic slice length against Python's for many bindings.
+    fn check_symbolic(start: Option<i64>, stop: Option<i64>, step: i64) -> Dim {
+        let d = slice_len(t(), start, stop, step);
+        if d != Dim::Unknown {
+            for n in 0..12 {
+                let got = d.eval(&|_| Some(n));
+                let want = py_slice_len(n, start, stop, step);
+                assert_eq!(got, Some(want), "T={n} [{start:?}:{stop:?}:{step}] -> {d}");
+            }
+        }
+        d
+    }
+
+    #[test]
+    fn slices_of_symbolic_sizes() {
+        let tm = |c: i64| t().sub(&k(c));
+        assert_eq!(check_symbolic(Some(1), None, 1), tm(1));
+        assert_eq!(check_symbolic(None, Some(-1), 1), tm(1));
+        assert_eq!(check_symbolic(Some(1), Some(-2), 1), tm(3));
+        assert_eq!(check_symbolic(None, None, 1), t());
+        assert_eq!(check_symbolic(None, None, -1), t());
+        assert_eq!(check_symbolic(None, Some(2), -1), tm(3));
+        assert_eq!(check_symbolic(Some(-2), None, -1), tm(1));
+        assert_eq!(check_symbolic(Some(-1), Some(0), -1), tm(1));
+        assert_eq!(check_symbolic(Some(5), Some(2), 1), k(0));
+        assert_eq!(check_symbolic(Some(-2), Some(-5), 1), k(0));
+        assert_eq!(check_symbolic(Some(2), Some(5), -2), k(0));
+        assert_eq!(check_symbolic(Some(2), Some(5), 1), Dim::Unknown);
+        assert_eq!(check_symbolic(Some(-2), None, 1), Dim::Unknown);
+        assert_eq!(check_symbolic(None, None, 2), Dim::Unknown);
+        assert_eq!(check_symbolic(Some(3), None, -1), Dim::Unknown);
+        // exhaustive soundness over small bounds
+        let bounds = [None, Some(-4), Some(-1), Some(0), Some(1), Some(3)];
+        for start in bounds {
+            for stop in bounds {
+                for step in [-3, -1, 1, 2] {
+                    check_symbolic(start, stop, step);
+                }
+            }
+        }
+        // an affine size keeps its form
+        let d = slice_len(t().add(&k(1)), Some(1), None, 1);
+        assert_eq!(d, t());
+        assert_eq!(slice_len(Dim::Unknown, Some(1), None, 1), Dim::Unknown);
+        assert_eq!(slice_len(t(), Some(i64::MAX), None, 1), Dim::Unknown);
+    }
+
+    #[test]
+    fn creation_and_cast() {
+        let ty = arr(F32, &[2, 3]);
+        let f = ok(Op::Fill(ty.clone()), &[&lit(Scalar::F64(1.5))]);
+        assert_eq!(f, ty);
+        assert!(err(Op::Fill(ty.clone()), &[&arr(F32, &[2])]).contains("scalar"));
+        assert_eq!(ok(Op::Zeros(ty.clone()), &[]), ty);
+        assert_eq!(
+            ok(Op::Ones(Type::new(I64, vec![t()])), &[]).shape,
+            vec![t()]
+        );
+        assert!(err(Op::Zeros(arr(F64, &[-1])), &[]).contains("negative"));
+        assert!(err(Op::Ones(Type::new(F64, vec![Dim::Unknown])), &[]).contains("symbols"));
+        assert!(err(Op::Zeros(ty.clone()), &[&ty]).contains("expects 0"));
+        assert_eq!(ok(Op::Arange(t()), &[]), Type::new(I64, vec![t()]));
+        assert_eq!(ok(Op::Arange(k(-3)), &[]).shape, vec![k(0)]);
+        let vals = vec![Scalar::I64(1); 6];
+        assert_eq!(ok(Op::Tensor(ty.clone(), vals.clone()), &[]), ty);
+        assert!(err(Op::Tensor(ty.clone(), vals[..5].to_vec()), &[]).contains("6 values"));
+        assert!(err(Op::Tensor(Type::new(F64, vec![t()]), vec![]), &[]).contains("known"));
+        assert!(err(Op::Tensor(arr(I64, &[1]), vec![Scalar::F64(f64::NAN)]), &[]).contains("nan"));
+        assert_eq!(
+            ok(Op::Tensor(arr(F64, &[]), vec![Scalar::F64(1.0)]), &[]).ndim(),
+            0
+        );
+        let c = ok(Op::Cast(I64), &[&lit(Scalar::F64(2.5))]);
+        assert_eq!((c.dtype, c.weak), (I64, false));
+        assert_eq!(ok(Op::Cast(Bool), &[&ty]).shape, ty.shape);
+    }
+
+    #[test]
+    fn huge_sizes_do_not_panic() {
+        let big = Type::new(F64, vec![k(i64::MAX)]);
+        assert!(err(Op::Unary(UnaryOp::Exp), &[&big]).contains("too large"));
+        let limit = Type::new(F64, vec![k(SIZE_LIMIT), t()]);
+        let r = ok(Op::Concat(0), &[&limit, &limit, &limit]);
+        assert_eq!(r.shape[0], Dim::Unknown);
+        let r = ok(Op::Reshape(vec![k(-1)]), &[&limit]);
+        assert_eq!(r.shape, vec![t().scale(SIZE_LIMIT)]);
+        let over = Type::new(F64, vec![k(SIZE_LIMIT), k(2), t()]);
+        let r = ok(Op::Reshape(vec![k(-1)]), &[&over]);
+        assert_eq!(r.shape, vec![Dim::Unknown]);
+        let many = Type::new(F64, vec![k(SIZE_LIMIT); 6]);
+        assert!(go(Op::Reshape(vec![k(-1), k(3)]), &[&many]).is_ok());
+        assert!(go(Op::Tensor(many.clone(), vec![]), &[]).is_err());
+        for step in [i64::MIN, -1, 1, i64::MAX] {
+            for b in [None, Some(i64::MIN), Some(i64::MAX)] {
+                let _ = go(
+                    Op::Slice {
+                        start: b,
+                        stop: b,
+                        step,
+                    },
+                    &[&limit],
+                );
+            }
+        }
+        let _ = go(Op::ExpandDims(i64::MIN), &[&limit]);
+        let _ = go(Op::Reduce(ReduceOp::Sum, Some(i64::MIN)), &[&limit]);
+        let _ = go(Op::Transpose(Some(vec![i64::MIN, i64::MAX])), &[&limit]);
+    }
 }
