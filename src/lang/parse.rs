@@ -1278,10 +1278,8 @@ mod tests {
                (output (scan (sequences X) (outputs_info (sitsot h)) (fn (x h) (add h 1.0)) (n_steps 9))))",
         );
         assert!(e.to_string().contains("n_steps is 9"), "{e}");
-        let e = err(
-            "(program p (input X (f64 5 2)) (input h (f32 2))
-               (output (scan (sequences X) (outputs_info (sitsot h)) (fn (x h) (add h x)))))",
-        );
+        let e = err("(program p (input X (f64 5 2)) (input h (f32 2))
+               (output (scan (sequences X) (outputs_info (sitsot h)) (fn (x h) (add h x)))))");
         assert!(e.to_string().contains("state 0"), "{e}");
     }
 
@@ -1304,10 +1302,18 @@ mod tests {
         assert_eq!(scan.0.n_non_seqs, 2);
         // arguments: X, v (declared), w (captured)
         assert_eq!(scan.1.args, vec![NodeId(0), NodeId(2), NodeId(1)]);
-        let names: Vec<_> = scan.0.body.params().map(|(_, n)| n.name.clone().unwrap()).collect();
+        let names: Vec<_> = scan
+            .0
+            .body
+            .params()
+            .map(|(_, n)| n.name.clone().unwrap())
+            .collect();
         assert_eq!(names, ["x", "v2", "w"]);
         // the output type carries the symbolic step count
-        assert_eq!(p.graph.node(p.graph.outputs[0]).ty().to_string(), "f64(T, 2)");
+        assert_eq!(
+            p.graph.node(p.graph.outputs[0]).ty().to_string(),
+            "f64(T, 2)"
+        );
     }
 
     #[test]
@@ -1316,10 +1322,21 @@ mod tests {
             "(program p (input X (f64 T 2)) (output (foldl (fn (acc x) (sub acc x)) (zeros (f64 2)) X)))",
         )
         .unwrap();
-        let Op::Scan(s) = &p.graph.nodes.iter().find(|n| matches!(n.op, Op::Scan(_))).unwrap().op else {
+        let Op::Scan(s) = &p
+            .graph
+            .nodes
+            .iter()
+            .find(|n| matches!(n.op, Op::Scan(_)))
+            .unwrap()
+            .op
+        else {
             unreachable!()
         };
-        let names: Vec<_> = s.body.params().map(|(_, n)| n.name.clone().unwrap()).collect();
+        let names: Vec<_> = s
+            .body
+            .params()
+            .map(|(_, n)| n.name.clone().unwrap())
+            .collect();
         assert_eq!(names, ["x", "acc"]);
     }
 
@@ -1329,6 +1346,9 @@ mod tests {
             "(program p (input X (f64 T)) (output (scan (sequences (X (taps -2 1))) (fn (a b) (add a b)))))",
         )
         .unwrap();
-        assert_eq!(p.graph.node(p.graph.outputs[0]).ty().to_string(), "f64(T-3,)");
+        assert_eq!(
+            p.graph.node(p.graph.outputs[0]).ty().to_string(),
+            "f64(T-3,)"
+        );
     }
 }
