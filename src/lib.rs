@@ -1,5 +1,31 @@
 //! eqscan: optimize tensor programs with loops by equality saturation.
+//!
+//! The pipeline (`../shared/DESIGN.md`): [`lang`] reads a `.sexp` program
+//! into a typed graph — scans with inner graphs included — and prints it
+//! back; [`exec`] runs it with `pytensor.scan`'s semantics. The e-graph
+//! ([`rules`], [`scan_rules`], [`extract`]) arrives in the next issues.
+//!
+//! ```
+//! use eqscan::lang::{parse_program, print_program};
+//! use eqscan::exec::run::{generate_inputs, run_program, Dims};
+//!
+//! let p = parse_program(
+//!     "(program cumsum
+//!        (input X (f64 T 2))
+//!        (let S (scan (sequences X) (outputs_info (sitsot (zeros (f64 2))))
+//!                     (fn (x acc) (add acc x))))
+//!        (output (index S -1)))",
+//! ).unwrap();
+//! assert_eq!(parse_program(&print_program(&p)).unwrap(), p);
+//! let dims: Dims = [("T".to_string(), 4)].into();
+//! let inputs = generate_inputs(&p, &dims, &Default::default()).unwrap();
+//! let out = run_program(&p, inputs.clone(), &dims).unwrap();
+//! assert_eq!(out[0].shape(), &[2]);
+//! ```
 #![warn(missing_docs)]
 
 pub mod exec;
+pub mod extract;
 pub mod lang;
+pub mod rules;
+pub mod scan_rules;

@@ -1,1 +1,276 @@
-fn main() {}
+//! The `eqscan` command line (SPEC §3). Thin: parsing arguments, reading
+//! files, formatting results; the work is in the library.
+
+use clap::{Parser, Subcommand};
+use eqscan::exec::run::{bind_inputs, eval_program, generate_missing, Dims};
+use eqscan::exec::{npy, Value};
+use eqscan::lang::parse::parse_program_bytes;
+use eqscan::lang::{print_program, Program};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// Counts live heap bytes and their peak, for `run --json`'s `peak_bytes`.
+struct CountingAlloc;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let now = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed)
+                    + (new_size - layout.size());
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+#[derive(Parser)]
+#[command(
+    name = "eqscan",
+    version,
+    about = "Optimize tensor programs with loops (Scan) by equality saturation"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a program (optimized unless --no-opt) and print each output's
+    /// shape and sum.
+    Run {
+        /// The program file (.sexp).
+        prog: PathBuf,
+        /// An input's value from a .npy file.
+        #[arg(long = "input", value_name = "NAME=FILE.npy", value_parser = name_path)]
+        inputs: Vec<(String, PathBuf)>,
+        /// Fill every input not given by --input with the workload data rule.
+        #[arg(long)]
+        gen: bool,
+        /// Scale of a generated input (default 1).
+        #[arg(long = "scale", value_name = "NAME=S", value_parser = name_f64, requires = "gen")]
+        scales: Vec<(String, f64)>,
+        /// The value of a symbolic size.
+        #[arg(long = "dim", value_name = "NAME=N", value_parser = name_usize)]
+        dims: Vec<(String, usize)>,
+        /// Run the program as written, without optimizing it.
+        #[arg(long)]
+        no_opt: bool,
+        /// Write each output to DIR/out_K.npy.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Execute K times after one warm-up run.
+        #[arg(long, value_name = "K")]
+        repeat: Option<usize>,
+        /// Print a JSON report instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a program in canonical form.
+    Fmt {
+        /// The program file (.sexp).
+        prog: PathBuf,
+    },
+}
+
+fn split_eq(s: &str) -> Result<(&str, &str), String> {
+    match s.split_once('=') {
+        Some((a, b)) if !a.is_empty() && !b.is_empty() => Ok((a, b)),
+        _ => Err(format!("expected NAME=VALUE, got '{s}'")),
+    }
+}
+
+fn name_path(s: &str) -> Result<(String, PathBuf), String> {
+    let (a, b) = split_eq(s)?;
+    Ok((a.to_string(), PathBuf::from(b)))
+}
+
+fn name_f64(s: &str) -> Result<(String, f64), String> {
+    let (a, b) = split_eq(s)?;
+    let v: f64 = b.parse().map_err(|_| format!("'{b}' is not a number"))?;
+    Ok((a.to_string(), v))
+}
+
+fn name_usize(s: &str) -> Result<(String, usize), String> {
+    let (a, b) = split_eq(s)?;
+    let v: usize = b
+        .parse()
+        .map_err(|_| format!("'{b}' is not a non-negative integer"))?;
+    Ok((a.to_string(), v))
+}
+
+/// A user error: one sentence, printed on stderr, exit status 1.
+struct UserError(String);
+
+fn load_program(path: &Path) -> Result<Program, UserError> {
+    let file = path.display().to_string();
+    let bytes =
+        std::fs::read(path).map_err(|e| UserError(format!("{file}: cannot read the file: {e}")))?;
+    parse_program_bytes(&bytes).map_err(|e| UserError(e.located(&file)))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Deeply nested programs recurse in the parser and printer; give them
+    // room (the reader bounds the nesting, so this is a margin, not a fix).
+    let worker = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || dispatch(cli));
+    let result = match worker.map(|h| h.join()) {
+        Ok(Ok(r)) => r,
+        _ => Err(UserError("internal error: the worker thread failed".into())),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(UserError(msg)) => {
+            eprintln!("{msg}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<(), UserError> {
+    match cli.command {
+        Command::Fmt { prog } => {
+            let p = load_program(&prog)?;
+            print!("{}", print_program(&p));
+            Ok(())
+        }
+        Command::Run {
+            prog,
+            inputs,
+            gen,
+            scales,
+            dims,
+            no_opt,
+            out,
+            repeat,
+            json,
+        } => {
+            let _ = no_opt; // optimization arrives with the e-graph issue
+            let file = prog.display().to_string();
+            let p = load_program(&prog)?;
+            let given: Dims = dims.into_iter().map(|(k, v)| (k, v as i64)).collect();
+            let mut values: Vec<Option<Value>> = vec![None; p.graph.n_params];
+            let names: Vec<String> = p.inputs().map(|(n, _)| n.to_string()).collect();
+            for (name, path) in inputs {
+                let Some(k) = names.iter().position(|n| *n == name) else {
+                    return Err(UserError(format!(
+                        "{file}: the program has no input named '{name}' (inputs: {})",
+                        names.join(", ")
+                    )));
+                };
+                values[k] = Some(npy::read_npy(&path).map_err(|e| UserError(e.to_string()))?);
+            }
+            let located = |e: eqscan::exec::ExecError| UserError(e.located(&file));
+            let dims = bind_inputs(&p, &values, &given).map_err(located)?;
+            let scales: BTreeMap<String, f64> = scales.into_iter().collect();
+            let inputs = if gen {
+                generate_missing(&p, values, &dims, &scales).map_err(located)?
+            } else {
+                let mut full = Vec::new();
+                for (k, v) in values.into_iter().enumerate() {
+                    match v {
+                        Some(v) => full.push(v),
+                        None => {
+                            return Err(UserError(format!(
+                                "{file}: input '{}' is not given: use --input {}=FILE.npy or --gen",
+                                names[k], names[k]
+                            )))
+                        }
+                    }
+                }
+                full
+            };
+            let runs = repeat.map_or(1, |k| k + 1);
+            let mut times = Vec::new();
+            let mut outputs = Vec::new();
+            let base = LIVE.load(Ordering::Relaxed);
+            PEAK.store(base, Ordering::Relaxed);
+            for r in 0..runs {
+                let t0 = Instant::now();
+                outputs = eval_program(&p, &inputs, &dims).map_err(located)?;
+                let ms = t0.elapsed().as_secs_f64() * 1e3;
+                if repeat.is_none() || r > 0 {
+                    times.push(ms);
+                }
+            }
+            let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+            if let Some(dir) = &out {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    UserError(format!("{}: cannot create the folder: {e}", dir.display()))
+                })?;
+                for (k, v) in outputs.iter().enumerate() {
+                    npy::write_npy(&dir.join(format!("out_{k}.npy")), v)
+                        .map_err(|e| UserError(e.to_string()))?;
+                }
+            }
+            if json {
+                let outs: Vec<serde_json::Value> = outputs
+                    .iter()
+                    .map(|v| {
+                        serde_json::json!({
+                            "shape": v.shape(),
+                            "dtype": v.dtype().name(),
+                            "sum": finite_or_null(v.sum_f64()),
+                        })
+                    })
+                    .collect();
+                let report = serde_json::json!({
+                    "optimize_ms": 0.0,
+                    "execute_ms": times,
+                    "peak_bytes": peak,
+                    "outputs": outs,
+                });
+                println!("{report}");
+            } else {
+                for (k, v) in outputs.iter().enumerate() {
+                    println!("out_{k}: {} {:?} sum={}", v.dtype(), v.shape(), v.sum_f64());
+                }
+                if repeat.is_some() {
+                    let mut sorted = times.clone();
+                    sorted.sort_by(|a, b| a.total_cmp(b));
+                    let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+                    println!("execute: median {median:.3} ms over {} runs", times.len());
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// JSON has no NaN or infinity; those sums print as null.
+fn finite_or_null(x: f64) -> serde_json::Value {
+    if x.is_finite() {
+        serde_json::json!(x)
+    } else {
+        serde_json::Value::Null
+    }
+}

@@ -1,1 +1,525 @@
-//! TODO
+//! Running programs: binding symbolic sizes, evaluating graphs, and Scan.
+//!
+//! Owns: the reference semantics of a program run — inputs checked against
+//! their declared types, symbolic sizes bound from input shapes or given
+//! sizes, nodes evaluated in graph order (each value dropped after its last
+//! use), and `scan` with exactly `pytensor.scan`'s semantics: sequences
+//! tap-sliced, cut to `n_steps` and then reversed when going backwards;
+//! states read at their taps from the init rows and the steps computed so
+//! far; outputs holding every step without the initial values.
+//! Must not: rewrite programs.
+
+use super::error::ExecError;
+use super::ops;
+use super::value::Value;
+use crate::lang::program::{Graph, NodeId, OutputInfo, Program, Scan, Span};
+use crate::lang::shape::shape_str;
+use crate::lang::{DType, Dim, Op, Type};
+use ndarray::{ArrayD, Axis, IxDyn};
+use std::collections::BTreeMap;
+
+/// Symbolic sizes and their values.
+pub type Dims = BTreeMap<String, i64>;
+
+/// Runs `p` on `inputs` (in declaration order). `dims` gives sizes that no
+/// input binds (such as a scan's `n_steps T`); sizes the inputs bind must
+/// agree with it.
+pub fn run_program(p: &Program, inputs: Vec<Value>, dims: &Dims) -> Result<Vec<Value>, ExecError> {
+    let dims = bind_dims(p, &inputs, dims)?;
+    eval_program(p, &inputs, &dims)
+}
+
+/// Runs `p` on inputs already checked by [`bind_inputs`], with the sizes it
+/// returned.
+pub fn eval_program(p: &Program, inputs: &[Value], dims: &Dims) -> Result<Vec<Value>, ExecError> {
+    let refs: Vec<&Value> = inputs.iter().collect();
+    eval_graph(&p.graph, &refs, dims)
+}
+
+/// Checks each input against its declared type and binds the symbolic sizes
+/// of the input types, starting from `given`.
+pub fn bind_dims(p: &Program, inputs: &[Value], given: &Dims) -> Result<Dims, ExecError> {
+    let params = p.graph.n_params;
+    if inputs.len() != params {
+        return Err(ExecError::Input {
+            span: Span::default(),
+            name: p.name.clone(),
+            msg: format!(
+                "the program takes {params} inputs, {} were given",
+                inputs.len()
+            ),
+        });
+    }
+    let opts: Vec<Option<Value>> = inputs.iter().cloned().map(Some).collect();
+    bind_inputs(p, &opts, given)
+}
+
+/// Like [`bind_dims`] for inputs some of which are not given yet (`None`):
+/// checks the given ones and binds the sizes their shapes fix.
+pub fn bind_inputs(p: &Program, inputs: &[Option<Value>], given: &Dims) -> Result<Dims, ExecError> {
+    let mut dims = given.clone();
+    for ((id, node), v) in p.graph.params().zip(inputs) {
+        let Some(v) = v else { continue };
+        let name = node.name.clone().unwrap_or_default();
+        let span = p.graph.span(id);
+        let ty = node.ty();
+        let bad = |msg: String| ExecError::Input {
+            span,
+            name: name.clone(),
+            msg,
+        };
+        if v.dtype() != ty.dtype {
+            return Err(bad(format!(
+                "expected dtype {}, got {}",
+                ty.dtype,
+                v.dtype()
+            )));
+        }
+        if v.shape().len() != ty.ndim() {
+            return Err(bad(format!(
+                "expected shape {}, got {:?}",
+                shape_str(&ty.shape),
+                v.shape()
+            )));
+        }
+        for (axis, (d, &n)) in ty.shape.iter().zip(v.shape()).enumerate() {
+            let n = n as i64;
+            if let Some(k) = d.as_known() {
+                if k != n {
+                    return Err(bad(format!(
+                        "expected shape {}, got {:?} (axis {axis})",
+                        shape_str(&ty.shape),
+                        v.shape()
+                    )));
+                }
+            } else if let Some(s) = d.as_sym() {
+                match dims.get(s) {
+                    Some(&prev) if prev != n => {
+                        return Err(bad(format!(
+                            "axis {axis} has size {n}, but the symbolic size {s} is {prev}"
+                        )))
+                    }
+                    _ => {
+                        dims.insert(s.to_string(), n);
+                    }
+                }
+            }
+        }
+    }
+    Ok(dims)
+}
+
+/// Fills the inputs not given (`None`) by the workload data rule, with the
+/// sizes in `dims`.
+pub fn generate_missing(
+    p: &Program,
+    inputs: Vec<Option<Value>>,
+    dims: &Dims,
+    scales: &BTreeMap<String, f64>,
+) -> Result<Vec<Value>, ExecError> {
+    let mut out = Vec::with_capacity(inputs.len());
+    for (k, (((id, node), v), shape)) in p
+        .graph
+        .params()
+        .zip(inputs)
+        .zip(input_shapes_opt(p, dims))
+        .enumerate()
+    {
+        out.push(match v {
+            Some(v) => v,
+            None => {
+                let shape = shape.map_err(|name| ExecError::UnboundDim {
+                    span: p.graph.span(id),
+                    name,
+                })?;
+                let name = node.name.as_deref().unwrap_or("");
+                let s = scales.get(name).copied().unwrap_or(1.0);
+                super::gen::generate(k, node.ty().dtype, &shape, s)
+            }
+        });
+    }
+    Ok(out)
+}
+
+fn input_shapes_opt(p: &Program, dims: &Dims) -> Vec<Result<Vec<usize>, String>> {
+    p.graph
+        .params()
+        .map(|(_, n)| {
+            n.ty()
+                .shape
+                .iter()
+                .map(|d| {
+                    d.eval(&|s| dims.get(s).copied())
+                        .map(|v| v as usize)
+                        .ok_or_else(|| d.symbols().next().unwrap_or("?").to_string())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The concrete shape of each input under `dims`, for generating data.
+pub fn input_shapes(p: &Program, dims: &Dims) -> Result<Vec<Vec<usize>>, ExecError> {
+    p.graph
+        .params()
+        .zip(input_shapes_opt(p, dims))
+        .map(|((id, _), r)| {
+            r.map_err(|name| ExecError::UnboundDim {
+                span: p.graph.span(id),
+                name,
+            })
+        })
+        .collect()
+}
+
+/// Generates every input by the workload data rule (see [`super::gen`]);
+/// `scales` gives an input's scale by name (1 otherwise).
+pub fn generate_inputs(
+    p: &Program,
+    dims: &Dims,
+    scales: &BTreeMap<String, f64>,
+) -> Result<Vec<Value>, ExecError> {
+    generate_missing(p, vec![None; p.graph.n_params], dims, scales)
+}
+
+/// A value held by the evaluator: a parameter borrowed from the caller, or
+/// one it computed.
+enum Slot<'a> {
+    Borrowed(&'a Value),
+    Owned(Value),
+    /// The results of a multi-result node (a scan).
+    Multi(Vec<Value>),
+}
+
+impl Slot<'_> {
+    fn value(&self) -> Option<&Value> {
+        match self {
+            Slot::Borrowed(v) => Some(v),
+            Slot::Owned(v) => Some(v),
+            Slot::Multi(_) => None,
+        }
+    }
+}
+
+fn internal(span: Span, op: &str, what: &str) -> ExecError {
+    ExecError::Op {
+        span,
+        op: op.to_string(),
+        msg: format!("internal error: {what}"),
+    }
+}
+
+/// Evaluates a graph on parameter values; returns its outputs.
+pub fn eval_graph(g: &Graph, params: &[&Value], dims: &Dims) -> Result<Vec<Value>, ExecError> {
+    let n = g.nodes.len();
+    // The last node (or output) reading each node, so values can be freed.
+    let mut last_use = vec![0usize; n];
+    for (i, node) in g.nodes.iter().enumerate() {
+        for a in &node.args {
+            last_use[a.0] = last_use[a.0].max(i);
+        }
+    }
+    let mut keep = vec![false; n];
+    for o in &g.outputs {
+        keep[o.0] = true;
+    }
+    let mut slots: Vec<Option<Slot>> = Vec::with_capacity(n);
+    let bind = |s: &str| dims.get(s).copied();
+    for (i, node) in g.nodes.iter().enumerate() {
+        let span = g.span(NodeId(i));
+        let name = node.op.name();
+        let slot = match &node.op {
+            Op::Input(k) => match params.get(*k) {
+                Some(v) => Slot::Borrowed(v),
+                None => return Err(internal(span, name, "missing parameter")),
+            },
+            Op::Proj(k) => {
+                let src = node.args.first().map(|a| a.0).unwrap_or(usize::MAX);
+                match slots.get(src).and_then(|s| s.as_ref()) {
+                    Some(Slot::Multi(vs)) => match vs.get(*k) {
+                        Some(v) => Slot::Owned(v.clone()),
+                        None => return Err(internal(span, name, "missing result")),
+                    },
+                    _ => return Err(internal(span, name, "projection of a single value")),
+                }
+            }
+            _ => {
+                let mut args = Vec::with_capacity(node.args.len());
+                for a in &node.args {
+                    match slots
+                        .get(a.0)
+                        .and_then(|s| s.as_ref())
+                        .and_then(|s| s.value())
+                    {
+                        Some(v) => args.push(v),
+                        None => return Err(internal(span, name, "argument not computed")),
+                    }
+                }
+                let arg_tys: Vec<&Type> = node.args.iter().map(|a| g.node(*a).ty()).collect();
+                match &node.op {
+                    Op::Scan(scan) => Slot::Multi(run_scan(scan, &args, node, span, dims)?),
+                    op => Slot::Owned(ops::eval(op, &args, &arg_tys, node.ty(), &bind).map_err(
+                        |msg| ExecError::Op {
+                            span,
+                            op: name.to_string(),
+                            msg,
+                        },
+                    )?),
+                }
+            }
+        };
+        slots.push(Some(slot));
+        // Free arguments whose last reader this was.
+        for a in &node.args {
+            if last_use[a.0] == i && !keep[a.0] {
+                slots[a.0] = None;
+            }
+        }
+    }
+    g.outputs
+        .iter()
+        .map(|o| {
+            match slots
+                .get(o.0)
+                .and_then(|s| s.as_ref())
+                .and_then(|s| s.value())
+            {
+                Some(v) => Ok(v.clone()),
+                None => Err(internal(g.span(*o), "output", "output not computed")),
+            }
+        })
+        .collect()
+}
+
+/// `v[i]` along axis 0, as an owned value.
+fn row(v: &Value, i: usize) -> Value {
+    match v {
+        Value::F64(a) => Value::F64(a.index_axis(Axis(0), i).to_owned()),
+        Value::F32(a) => Value::F32(a.index_axis(Axis(0), i).to_owned()),
+        Value::I64(a) => Value::I64(a.index_axis(Axis(0), i).to_owned()),
+        Value::Bool(a) => Value::Bool(a.index_axis(Axis(0), i).to_owned()),
+    }
+}
+
+/// A zero-filled value.
+fn alloc(dtype: DType, shape: &[usize]) -> Value {
+    let sh = IxDyn(shape);
+    match dtype {
+        DType::F64 => Value::F64(ArrayD::zeros(sh)),
+        DType::F32 => Value::F32(ArrayD::zeros(sh)),
+        DType::I64 => Value::I64(ArrayD::zeros(sh)),
+        DType::Bool => Value::Bool(ArrayD::from_elem(sh, false)),
+    }
+}
+
+/// `dst[i] = src`; the dtypes must agree and the shapes match exactly.
+fn set_row(dst: &mut Value, i: usize, src: &Value) -> bool {
+    fn put<T: Clone>(d: &mut ArrayD<T>, i: usize, s: &ArrayD<T>) -> bool {
+        let mut r = d.index_axis_mut(Axis(0), i);
+        if r.shape() != s.shape() {
+            return false;
+        }
+        r.assign(s);
+        true
+    }
+    match (dst, src) {
+        (Value::F64(d), Value::F64(s)) => put(d, i, s),
+        (Value::F32(d), Value::F32(s)) => put(d, i, s),
+        (Value::I64(d), Value::I64(s)) => put(d, i, s),
+        (Value::Bool(d), Value::Bool(s)) => put(d, i, s),
+        _ => false,
+    }
+}
+
+fn scalar_i64(v: &Value) -> Option<i64> {
+    match v {
+        Value::I64(a) if a.ndim() == 0 => a.iter().next().copied(),
+        _ => None,
+    }
+}
+
+/// Converts a body result to the output's dtype (a weak literal result
+/// takes the state's dtype).
+fn to_dtype(v: Value, dtype: DType, dims: &Dims) -> Result<Value, String> {
+    if v.dtype() == dtype {
+        return Ok(v);
+    }
+    let from = Type::new(v.dtype(), Vec::new());
+    let to = Type::new(dtype, Vec::new());
+    ops::eval(&Op::Cast(dtype), &[&v], &[&from], &to, &|s| {
+        dims.get(s).copied()
+    })
+}
+
+/// Runs one scan node. `args` are its evaluated arguments.
+fn run_scan(
+    scan: &Scan,
+    args: &[&Value],
+    node: &crate::lang::Node,
+    span: Span,
+    dims: &Dims,
+) -> Result<Vec<Value>, ExecError> {
+    let fail = |msg: String| ExecError::Op {
+        span,
+        op: "scan".to_string(),
+        msg,
+    };
+    if args.len() != scan.n_args() {
+        return Err(internal(span, "scan", "wrong number of arguments"));
+    }
+    // Steps the sequences allow, and each sequence's lowest tap offset.
+    let mut allowed: Option<usize> = None;
+    let mut seq_lo = Vec::new();
+    for (k, taps) in scan.sequences.iter().enumerate() {
+        let x = args[scan.seq_args().start + k];
+        let len = x.shape().first().copied().unwrap_or(0) as i64;
+        let lo = taps.iter().copied().min().unwrap_or(0).min(0);
+        let hi = taps.iter().copied().max().unwrap_or(0).max(0);
+        let avail = (len - (hi - lo)).max(0) as usize;
+        allowed = Some(allowed.map_or(avail, |a| a.min(avail)));
+        seq_lo.push(lo);
+    }
+    let n = match scan.n_steps_arg() {
+        Some(k) => {
+            let v = scalar_i64(args[k])
+                .ok_or_else(|| fail("n_steps must be an i64 scalar".to_string()))?;
+            if v < 0 {
+                return Err(fail(format!("n_steps must not be negative, got {v}")));
+            }
+            let v = v as usize;
+            if let Some(a) = allowed {
+                if v > a {
+                    return Err(fail(format!(
+                        "n_steps is {v} but the sequences allow only {a} steps"
+                    )));
+                }
+            }
+            v
+        }
+        None => allowed.unwrap_or(0),
+    };
+    // Init values of the states, and their row counts.
+    let inits: Vec<&Value> = scan.init_args().map(|k| args[k]).collect();
+    let mut state_init: Vec<Option<(&Value, usize)>> = Vec::new();
+    {
+        let mut it = inits.iter();
+        for (k, info) in scan.outputs.iter().enumerate() {
+            state_init.push(match info {
+                OutputInfo::Nitsot => None,
+                OutputInfo::Sitsot => it.next().map(|v| (*v, 0)),
+                OutputInfo::Mitsot(taps) => {
+                    let need = -taps.iter().copied().min().unwrap_or(-1);
+                    let Some(v) = it.next() else {
+                        return Err(internal(span, "scan", "missing init"));
+                    };
+                    let rows = v.shape().first().copied().unwrap_or(0) as i64;
+                    if v.shape().is_empty() || rows != need {
+                        return Err(fail(format!(
+                            "output {k}: a mitsot with taps {taps:?} needs an init of {need} rows, got shape {:?}",
+                            v.shape()
+                        )));
+                    }
+                    Some((*v, need as usize))
+                }
+            });
+        }
+    }
+    // Output buffers: allocated once the first step tells their shape
+    // (or from the static type when there are no steps).
+    let mut bufs: Vec<Option<Value>> = vec![None; scan.outputs.len()];
+    let bind = |s: &str| dims.get(s).copied();
+    let non_seqs: Vec<&Value> = scan.non_seq_args().map(|k| args[k]).collect();
+    for t in 0..n {
+        let i = if scan.go_backwards { n - 1 - t } else { t };
+        let mut params: Vec<Value> = Vec::with_capacity(scan.n_body_params());
+        for (k, taps) in scan.sequences.iter().enumerate() {
+            let x = args[scan.seq_args().start + k];
+            for &tap in taps {
+                params.push(row(x, (i as i64 + tap - seq_lo[k]) as usize));
+            }
+        }
+        for (k, info) in scan.outputs.iter().enumerate() {
+            let Some((init, init_rows)) = state_init[k] else {
+                continue;
+            };
+            for tap in info.taps() {
+                let at = t as i64 + tap;
+                params.push(if at >= 0 {
+                    match &bufs[k] {
+                        Some(b) => row(b, at as usize),
+                        None => return Err(internal(span, "scan", "state read before written")),
+                    }
+                } else if matches!(info, OutputInfo::Sitsot) {
+                    init.clone()
+                } else {
+                    row(init, (init_rows as i64 + at) as usize)
+                });
+            }
+        }
+        let mut refs: Vec<&Value> = params.iter().collect();
+        refs.extend(non_seqs.iter().copied());
+        let outs = eval_graph(&scan.body, &refs, dims)?;
+        for (k, v) in outs.into_iter().enumerate() {
+            let Some(out_ty) = node.ty.get(k) else {
+                return Err(internal(span, "scan", "missing output type"));
+            };
+            let v = to_dtype(v, out_ty.dtype, dims).map_err(fail)?;
+            if let Some((init, _)) = state_init[k] {
+                let expected: Vec<usize> = match &scan.outputs[k] {
+                    OutputInfo::Mitsot(_) => init.shape()[1..].to_vec(),
+                    _ => init.shape().to_vec(),
+                };
+                if v.shape() != expected.as_slice() {
+                    return Err(fail(format!(
+                        "state {k}: fn returned shape {:?} but the state has shape {:?}",
+                        v.shape(),
+                        expected
+                    )));
+                }
+            }
+            let buf = bufs[k].get_or_insert_with(|| {
+                let mut shape = vec![n];
+                shape.extend_from_slice(v.shape());
+                alloc(out_ty.dtype, &shape)
+            });
+            if !set_row(buf, t, &v) {
+                return Err(fail(format!(
+                    "output {k}: step {t} has shape {:?}, earlier steps had {:?}",
+                    v.shape(),
+                    &buf.shape()[1..]
+                )));
+            }
+        }
+    }
+    // Zero steps: shapes from the inits, else from the static types.
+    scan.outputs
+        .iter()
+        .enumerate()
+        .map(|(k, info)| {
+            if let Some(b) = bufs[k].take() {
+                return Ok(b);
+            }
+            let out_ty = node
+                .ty
+                .get(k)
+                .ok_or_else(|| internal(span, "scan", "missing output type"))?;
+            let step: Vec<usize> = match (info, state_init[k]) {
+                (OutputInfo::Sitsot, Some((init, _))) => init.shape().to_vec(),
+                (OutputInfo::Mitsot(_), Some((init, _))) => init.shape()[1..].to_vec(),
+                _ => out_ty.shape[1..]
+                    .iter()
+                    .map(|d: &Dim| d.eval(&bind).map(|v| v as usize))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| {
+                        fail(format!(
+                            "output {k} has no steps and its step shape {} is not known statically",
+                            shape_str(&out_ty.shape[1..])
+                        ))
+                    })?,
+            };
+            let mut shape = vec![0];
+            shape.extend(step);
+            Ok(alloc(out_ty.dtype, &shape))
+        })
+        .collect()
+}

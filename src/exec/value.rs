@@ -39,3 +39,9 @@ impl Value {
         }
     }
 }
+impl Value {
+    /// placeholder
+    pub fn sum_f64(&self) -> f64 {
+        0.0
+    }
+}

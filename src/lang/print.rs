@@ -1,7 +1,341 @@
-//! Printing programs.
-use super::program::Program;
+//! Printing programs as canonical, deterministic `.sexp` text.
+//!
+//! Owns: the canonical form. Every named value is a `let` in graph order;
+//! unnamed values used once are written inline; unnamed values used more
+//! than once (which optimized programs have) get fresh names; a scan with
+//! several outputs is a destructuring `let`. Closures come out as explicit
+//! non-sequences. The text parses back to an equal program.
+//! Must not: change what the program computes.
 
-/// Prints a program in canonical form.
+use super::op::Op;
+use super::program::{Graph, NodeId, OutputInfo, Program};
+use super::shape::Type;
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// Inline expressions taller than this are bound to a fresh name, so the
+/// text stays well inside the reader's nesting limit.
+const MAX_INLINE_HEIGHT: usize = 64;
+
+/// Prints a program in canonical form (ends with a newline).
 pub fn print_program(p: &Program) -> String {
-    p.name.clone()
+    let mut out = String::new();
+    let _ = writeln!(out, "(program {}", p.name);
+    for (_, n) in p.graph.params() {
+        let _ = writeln!(
+            out,
+            "  (input {} {})",
+            n.name.as_deref().unwrap_or("_"),
+            type_text(n.ty())
+        );
+    }
+    let mut taken = BTreeSet::new();
+    collect_names(&p.graph, &mut taken);
+    let g = GraphPrinter::new(&p.graph, &mut taken);
+    for line in g.let_lines(1) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let outs: Vec<String> = p.graph.outputs.iter().map(|&o| g.expr(o, 2)).collect();
+    let _ = writeln!(out, "  (output {}))", outs.join(" "));
+    out
+}
+
+/// Prints a type as `(DTYPE DIM ...)`.
+pub fn type_text(t: &Type) -> String {
+    let mut s = format!("({}", t.dtype);
+    for d in &t.shape {
+        let _ = write!(s, " {d}");
+    }
+    s.push(')');
+    s
+}
+
+fn collect_names(g: &Graph, taken: &mut BTreeSet<String>) {
+    for n in &g.nodes {
+        if let Some(name) = &n.name {
+            taken.insert(name.clone());
+        }
+        if let Op::Scan(s) = &n.op {
+            collect_names(&s.body, taken);
+        }
+    }
+}
+
+fn fresh(taken: &mut BTreeSet<String>) -> String {
+    let mut k = taken.len();
+    loop {
+        let name = format!("_v{k}");
+        if taken.insert(name.clone()) {
+            return name;
+        }
+        k += 1;
+    }
+}
+
+struct GraphPrinter<'a> {
+    g: &'a Graph,
+    /// The name each node is printed as, for nodes that are `let`-bound
+    /// (or parameters).
+    names: Vec<Option<String>>,
+    /// Scan nodes printed as a `let` of their own (their projections named).
+    scan_let: Vec<bool>,
+}
+
+impl<'a> GraphPrinter<'a> {
+    fn new(g: &'a Graph, taken: &mut BTreeSet<String>) -> GraphPrinter<'a> {
+        let uses = g.use_counts();
+        let n = g.nodes.len();
+        let mut names: Vec<Option<String>> = vec![None; n];
+        let mut scan_let = vec![false; n];
+        let mut height = vec![0usize; n];
+        for (i, node) in g.nodes.iter().enumerate() {
+            let cheap = matches!(node.op, Op::Literal(_) | Op::Size(_));
+            let is_param = matches!(node.op, Op::Input(_));
+            height[i] = 1 + node
+                .args
+                .iter()
+                .map(|a| if names[a.0].is_some() { 0 } else { height[a.0] })
+                .max()
+                .unwrap_or(0);
+            let multi_proj = match node.op {
+                Op::Proj(_) => node
+                    .args
+                    .first()
+                    .map(|s| g.node(*s).ty.len() > 1)
+                    .unwrap_or(false),
+                _ => false,
+            };
+            let must_name = node.name.is_some()
+                || is_param
+                || multi_proj
+                || (!cheap && uses[i] > 1)
+                || height[i] > MAX_INLINE_HEIGHT;
+            if must_name && !matches!(node.op, Op::Scan(_)) {
+                names[i] = Some(match &node.name {
+                    Some(s) => s.clone(),
+                    None => fresh(taken),
+                });
+                height[i] = 0;
+                if let (Op::Proj(_), Some(s)) = (&node.op, node.args.first()) {
+                    scan_let[s.0] = true;
+                }
+            }
+        }
+        GraphPrinter { g, names, scan_let }
+    }
+
+    /// The `let` lines of the graph, at `depth` levels of indentation.
+    fn let_lines(&self, depth: usize) -> Vec<String> {
+        let pad = "  ".repeat(depth);
+        let mut lines = Vec::new();
+        for (i, node) in self.g.nodes.iter().enumerate() {
+            if matches!(node.op, Op::Input(_)) {
+                continue;
+            }
+            if let Op::Scan(_) = node.op {
+                if !self.scan_let[i] {
+                    continue;
+                }
+                let mut projs: Vec<(usize, &str)> = Vec::new();
+                for (j, m) in self.g.nodes.iter().enumerate().skip(i + 1) {
+                    if let (Op::Proj(k), Some(name)) = (&m.op, &self.names[j]) {
+                        if m.args.first() == Some(&NodeId(i)) && !projs.iter().any(|p| p.0 == *k) {
+                            projs.push((*k, name));
+                        }
+                    }
+                }
+                projs.sort();
+                let binder = if node.ty.len() == 1 && projs.len() == 1 {
+                    projs[0].1.to_string()
+                } else {
+                    let ns: Vec<&str> = projs.iter().map(|p| p.1).collect();
+                    format!("({})", ns.join(" "))
+                };
+                lines.push(format!(
+                    "{pad}(let {binder} {})",
+                    self.scan_text(NodeId(i), depth + 1)
+                ));
+                continue;
+            }
+            let Some(name) = &self.names[i] else { continue };
+            if let Op::Proj(_) = node.op {
+                let scan = node.args[0];
+                if self.scan_let[scan.0] {
+                    continue; // part of the scan's own let
+                }
+            }
+            lines.push(format!(
+                "{pad}(let {name} {})",
+                self.op_text(NodeId(i), depth + 1)
+            ));
+        }
+        lines
+    }
+
+    /// An expression for node `id`: its name if bound, else its text.
+    fn expr(&self, id: NodeId, depth: usize) -> String {
+        match &self.names[id.0] {
+            Some(n) => n.clone(),
+            None => self.op_text(id, depth),
+        }
+    }
+
+    fn op_text(&self, id: NodeId, depth: usize) -> String {
+        let node = self.g.node(id);
+        let a = |k: usize| -> String {
+            node.args
+                .get(k)
+                .map(|&x| self.expr(x, depth))
+                .unwrap_or_default()
+        };
+        let all = |from: usize| -> String {
+            node.args[from.min(node.args.len())..]
+                .iter()
+                .map(|&x| self.expr(x, depth))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        match &node.op {
+            Op::Input(_) => node.name.clone().unwrap_or_else(|| "_".into()),
+            Op::Literal(s) => s.to_string(),
+            Op::Size(s) => s.clone(),
+            Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Compare(_)
+            | Op::Where
+            | Op::Dot
+            | Op::Matmul
+            | Op::Stack
+            | Op::Index => format!("({} {})", node.op.name(), all(0)),
+            Op::Reduce(r, axis) => match axis {
+                Some(ax) => format!("({} {} {ax})", r.name(), a(0)),
+                None => format!("({} {})", r.name(), a(0)),
+            },
+            Op::Cumulative(c, axis) => format!("({} {} {axis})", c.name(), a(0)),
+            Op::Transpose(None) => format!("(transpose {})", a(0)),
+            Op::Transpose(Some(p)) => format!("(transpose {} {})", a(0), join(p)),
+            Op::Reshape(dims) => {
+                let ds: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+                if ds.is_empty() {
+                    format!("(reshape {})", a(0))
+                } else {
+                    format!("(reshape {} {})", a(0), ds.join(" "))
+                }
+            }
+            Op::ExpandDims(ax) => format!("(expand_dims {} {ax})", a(0)),
+            Op::Concat(ax) => format!("(concat {ax} {})", all(0)),
+            Op::Slice { start, stop, step } => {
+                let b = |v: &Option<i64>| v.map_or("none".to_string(), |x| x.to_string());
+                format!("(slice {} {} {} {step})", a(0), b(start), b(stop))
+            }
+            Op::Fill(t) => format!("(fill {} {})", type_text(t), a(0)),
+            Op::Zeros(t) => format!("(zeros {})", type_text(t)),
+            Op::Ones(t) => format!("(ones {})", type_text(t)),
+            Op::Arange(d) => format!("(arange {d})"),
+            Op::Tensor(t, vals) => {
+                let vs: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
+                if vs.is_empty() {
+                    format!("(tensor {})", type_text(t))
+                } else {
+                    format!("(tensor {} {})", type_text(t), vs.join(" "))
+                }
+            }
+            Op::Cast(dt) => format!("(cast {dt} {})", a(0)),
+            Op::Scan(_) => self.scan_text(id, depth),
+            Op::Proj(_) => match node.args.first() {
+                Some(&s) => self.scan_text(s, depth),
+                None => "_".into(),
+            },
+        }
+    }
+
+    /// A scan as a multi-line block; continuation lines at `depth`.
+    fn scan_text(&self, id: NodeId, depth: usize) -> String {
+        let node = self.g.node(id);
+        let Op::Scan(scan) = &node.op else {
+            return self.op_text(id, depth);
+        };
+        let pad = "  ".repeat(depth);
+        let arg = |k: usize| -> String {
+            node.args
+                .get(k)
+                .map(|&x| self.expr(x, depth + 1))
+                .unwrap_or_default()
+        };
+        let mut s = String::from("(scan");
+        if scan.n_seqs() > 0 {
+            let seqs: Vec<String> = scan
+                .seq_args()
+                .zip(&scan.sequences)
+                .map(|(k, taps)| {
+                    if taps.as_slice() == [0] {
+                        arg(k)
+                    } else {
+                        format!("({} (taps {}))", arg(k), join(taps))
+                    }
+                })
+                .collect();
+            let _ = write!(s, "\n{pad}(sequences {})", seqs.join(" "));
+        }
+        if scan.outputs.iter().any(|o| o.is_state()) {
+            let mut init = scan.init_args();
+            let outs: Vec<String> = scan
+                .outputs
+                .iter()
+                .map(|o| match o {
+                    OutputInfo::Sitsot => format!("(sitsot {})", arg(init.next().unwrap_or(0))),
+                    OutputInfo::Mitsot(t) => format!(
+                        "(mitsot {} (taps {}))",
+                        arg(init.next().unwrap_or(0)),
+                        join(t)
+                    ),
+                    OutputInfo::Nitsot => "(nitsot)".to_string(),
+                })
+                .collect();
+            let _ = write!(s, "\n{pad}(outputs_info {})", outs.join(" "));
+        }
+        if scan.n_non_seqs > 0 {
+            let ns: Vec<String> = scan.non_seq_args().map(arg).collect();
+            let _ = write!(s, "\n{pad}(non_sequences {})", ns.join(" "));
+        }
+        if let Some(k) = scan.n_steps_arg() {
+            let _ = write!(s, "\n{pad}(n_steps {})", arg(k));
+        }
+        if scan.go_backwards {
+            let _ = write!(s, "\n{pad}(go_backwards)");
+        }
+        let mut taken = BTreeSet::new();
+        collect_names(&scan.body, &mut taken);
+        let body = GraphPrinter::new(&scan.body, &mut taken);
+        let params: Vec<String> = scan
+            .body
+            .params()
+            .map(|(pid, _)| body.expr(pid, depth + 1))
+            .collect();
+        let _ = write!(s, "\n{pad}(fn ({})", params.join(" "));
+        for line in body.let_lines(depth + 1) {
+            let _ = write!(s, "\n{line}");
+        }
+        let outs: Vec<String> = scan
+            .body
+            .outputs
+            .iter()
+            .map(|&o| body.expr(o, depth + 2))
+            .collect();
+        let inner_pad = "  ".repeat(depth + 1);
+        if outs.len() == 1 {
+            let _ = write!(s, "\n{inner_pad}{}))", outs[0]);
+        } else {
+            let _ = write!(s, "\n{inner_pad}(outputs {})))", outs.join(" "));
+        }
+        s
+    }
+}
+
+fn join(v: &[i64]) -> String {
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
