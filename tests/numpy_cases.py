@@ -923,7 +923,7 @@ def scan_n_steps_expression(d, n):
     for t in range(n["T"] - 1):
         s = s * 1.5 - 0.25
         S[t] = s
-    return (S,)
+    return (S, d["X"].sum())
 
 
 @scan

@@ -90,9 +90,9 @@ pub fn compare(got: &Value, expected: &Value, rtol: f64, atol: f64) -> Result<()
             expected.shape()
         ));
     }
-    let g = got.as_f64_array();
-    let e = expected.as_f64_array();
-    let shape = e.shape().to_vec();
+    let g = elements(got);
+    let e = elements(expected);
+    let shape = expected.shape().to_vec();
     let mut bad = Vec::new();
     let mut n_bad = 0usize;
     let mut worst = 0.0f64;
@@ -123,6 +123,17 @@ pub fn compare(got: &Value, expected: &Value, rtol: f64, atol: f64) -> Result<()
             e.len(),
             bad.join("\n")
         ))
+    }
+}
+
+/// The elements as `f64`, row-major (exact for the small integers of the
+/// tests).
+pub fn elements(v: &Value) -> Vec<f64> {
+    match v {
+        Value::F64(a) => a.iter().copied().collect(),
+        Value::F32(a) => a.iter().map(|&x| x as f64).collect(),
+        Value::I64(a) => a.iter().map(|&x| x as f64).collect(),
+        Value::Bool(a) => a.iter().map(|&x| x as i64 as f64).collect(),
     }
 }
 
