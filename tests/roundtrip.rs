@@ -77,3 +77,32 @@ fn printed_bench_programs() {
 fn printed_examples() {
     snapshots("examples", "example");
 }
+
+/// `eqscan fmt` prints what the printer writes (up to a final newline).
+#[test]
+fn fmt_command_prints_canonical_form() {
+    for dir in ["examples", "benches/programs"] {
+        for path in sexp_files(dir) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let p = parse_program(&text).unwrap_or_else(|e| panic!("{}", e.located(&rel(&path))));
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_eqscan"))
+                .arg("fmt")
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "eqscan fmt {}: {}",
+                rel(&path),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let stdout = String::from_utf8(out.stdout).unwrap();
+            assert_eq!(
+                stdout.trim_end_matches('\n'),
+                print_program(&p).trim_end_matches('\n'),
+                "eqscan fmt {}",
+                rel(&path)
+            );
+        }
+    }
+}
