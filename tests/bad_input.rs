@@ -1,0 +1,204 @@
+//! Bad input must be rejected cleanly: exit status 1, exactly one line on
+//! stderr (`FILE:LINE:COL: message` where there is a location), never a
+//! panic. The message of each case is an insta snapshot
+//! (`tests/snapshots/bad_input__NAME.snap`).
+//!
+//! Cases are the files `tests/cases/fail/NAME.sexp`; the header comment
+//! `; args: run --no-opt --gen --dim T=3` gives the command line, with the
+//! program's path inserted after the subcommand. The binary runs in the
+//! repository root, so paths in args and messages are relative to it.
+//! A few cases are generated here instead (an empty file, a non-UTF-8 file,
+//! a 200,000-deep expression, a missing program file) and run in a temporary
+//! directory; usage errors must exit with 2.
+//!
+//! Update the snapshots with `INSTA_UPDATE=always cargo test --test bad_input`
+//! (or `cargo insta test --review`), then read every one.
+
+mod common;
+
+use common::{header, rel, root, sexp_files, stem};
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn eqscan(args: &[String], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_eqscan"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("start eqscan")
+}
+
+/// Checks exit status 1, one line on stderr, no panic; returns the line.
+fn user_error(out: &Output, what: &str) -> Result<String, Failed> {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
+        return Err(format!("{what}: eqscan panicked:\n{stderr}").into());
+    }
+    if out.status.code() != Some(1) {
+        return Err(format!(
+            "{what}: expected exit status 1, got {} with stderr:\n{stderr}\nstdout:\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout)
+        )
+        .into());
+    }
+    let line = stderr.strip_suffix('\n').unwrap_or(&stderr);
+    if line.trim().is_empty() || line.contains('\n') {
+        return Err(format!("{what}: expected exactly one line on stderr, got:\n{stderr}").into());
+    }
+    Ok(line.to_string())
+}
+
+fn file_case(path: &Path) -> Result<(), Failed> {
+    let name = stem(path);
+    let file = rel(path);
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
+    let args = header(&text, "args").ok_or(format!("{file}: no '; args:' header"))?;
+    let mut words = args.split_whitespace().map(str::to_string);
+    let mut argv = vec![words.next().ok_or("empty args")?, file.clone()];
+    argv.extend(words);
+    let out = eqscan(&argv, &root());
+    let line = user_error(&out, &format!("eqscan {}", argv.join(" ")))?;
+    insta::assert_snapshot!(name, line);
+    Ok(())
+}
+
+fn tmp_dir(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("bad_input")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Writes `bytes` to `NAME.sexp` in a fresh directory and runs
+/// `eqscan ARGS[0] NAME.sexp ARGS[1..]` there.
+fn generated(name: &str, bytes: &[u8], args: &[&str]) -> Output {
+    let dir = tmp_dir(name);
+    let file = format!("{name}.sexp");
+    std::fs::write(dir.join(&file), bytes).unwrap();
+    let mut argv = vec![args[0].to_string(), file];
+    argv.extend(args[1..].iter().map(|s| s.to_string()));
+    eqscan(&argv, &dir)
+}
+
+fn generated_case(name: &'static str, bytes: Vec<u8>, args: &'static [&'static str]) -> Trial {
+    Trial::test(format!("generated::{name}"), move || {
+        let out = generated(name, &bytes, args);
+        let line = user_error(&out, name)?;
+        insta::assert_snapshot!(name, line);
+        Ok(())
+    })
+}
+
+fn deep_program(depth: usize) -> Vec<u8> {
+    let mut s = String::with_capacity(depth * 6 + 100);
+    s.push_str("(program deep\n  (input X (f64 3))\n  (output ");
+    for _ in 0..depth {
+        s.push_str("(neg ");
+    }
+    s.push('X');
+    for _ in 0..depth {
+        s.push(')');
+    }
+    s.push_str("))\n");
+    s.into_bytes()
+}
+
+/// A 200,000-deep expression: a clean error (exit 1) or success (exit 0),
+/// never a crash (a stack overflow aborts with a signal).
+fn deep_case(args: &'static [&'static str]) -> Trial {
+    let name = format!("generated::deep_nesting_{}", args[0]);
+    Trial::test(name, move || {
+        let out = generated(&format!("deep_nesting_{}", args[0]), &deep_program(200_000), args);
+        match out.status.code() {
+            Some(0) => Ok(()),
+            Some(1) => {
+                let line = user_error(&out, "deep nesting")?;
+                insta::assert_snapshot!(format!("deep_nesting_{}", args[0]), line);
+                Ok(())
+            }
+            _ => Err(format!(
+                "deep nesting: {} (stderr: {})",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            )
+            .into()),
+        }
+    })
+}
+
+fn usage_case(name: &'static str, args: &'static [&'static str]) -> Trial {
+    Trial::test(format!("usage::{name}"), move || {
+        let argv: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let out = eqscan(&argv, &root());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("panicked") {
+            return Err(format!("eqscan panicked:\n{stderr}").into());
+        }
+        if out.status.code() != Some(2) {
+            return Err(format!("expected exit status 2, got {}:\n{stderr}", out.status).into());
+        }
+        Ok(())
+    })
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials: Vec<Trial> = Vec::new();
+    let files = sexp_files("tests/cases/fail");
+    assert!(!files.is_empty(), "no cases under tests/cases/fail");
+    for path in files {
+        let name = format!("fail::{}", stem(&path));
+        trials.push(Trial::test(name, move || file_case(&path)));
+    }
+
+    trials.push(generated_case("empty_file", Vec::new(), &["fmt"]));
+    trials.push(generated_case("empty_file_run", Vec::new(), &["run", "--no-opt", "--gen"]));
+    trials.push(generated_case(
+        "whitespace_only",
+        b"\n   \n\t\n".to_vec(),
+        &["fmt"],
+    ));
+    // An invalid byte (0xff) on line 3, column 16.
+    trials.push(generated_case(
+        "non_utf8",
+        b"(program p\n  (input X (f64 3))\n  (output (neg X\xff)))\n".to_vec(),
+        &["fmt"],
+    ));
+    // Latin-1 text in a comment is not UTF-8 either (line 1, column 9).
+    trials.push(generated_case(
+        "non_utf8_comment",
+        b"; caf\xe9 au lait\n(program p\n  (input X (f64 3))\n  (output X))\n".to_vec(),
+        &["fmt"],
+    ));
+    trials.push(Trial::test("generated::missing_program", || {
+        let dir = tmp_dir("missing_program");
+        let argv = vec!["run".to_string(), "no_such_file.sexp".to_string()];
+        let line = user_error(&eqscan(&argv, &dir), "missing program")?;
+        insta::assert_snapshot!("missing_program", line);
+        Ok(())
+    }));
+    trials.push(Trial::test("generated::program_is_a_directory", || {
+        let dir = tmp_dir("program_is_a_directory");
+        std::fs::create_dir_all(dir.join("dir.sexp")).unwrap();
+        let argv = vec!["fmt".to_string(), "dir.sexp".to_string()];
+        let line = user_error(&eqscan(&argv, &dir), "directory")?;
+        insta::assert_snapshot!("program_is_a_directory", line);
+        Ok(())
+    }));
+    trials.push(deep_case(&["fmt"]));
+    trials.push(deep_case(&["run", "--no-opt", "--gen"]));
+
+    trials.push(usage_case("no_subcommand", &[]));
+    trials.push(usage_case("unknown_subcommand", &["frobnicate"]));
+    trials.push(usage_case("run_without_program", &["run"]));
+    trials.push(usage_case(
+        "unknown_flag",
+        &["run", "benches/programs/map.sexp", "--no-such-flag"],
+    ));
+
+    libtest_mimic::run(&args, trials).exit();
+}

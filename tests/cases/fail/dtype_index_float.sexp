@@ -1,0 +1,4 @@
+; args: fmt
+(program p
+  (input X (f64 3 4))
+  (output (index X 1.5)))

@@ -1,0 +1,9 @@
+; taps (-3 -1) need 3 rows of init; I has 2.
+; args: fmt
+(program p
+  (input I (f64 2 3))
+  (let A (scan
+    (outputs_info (mitsot I (taps -3 -1)))
+    (n_steps 4)
+    (fn (a b) (add a b))))
+  (output A))

@@ -1,0 +1,2 @@
+; args: fmt
+(input X (f64 3))

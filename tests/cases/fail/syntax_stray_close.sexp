@@ -1,0 +1,4 @@
+; args: fmt
+(program p
+  (input X (f64 3))
+  (output (neg X))))

@@ -1,0 +1,3 @@
+(program unary_sqrt
+  (input X (f64 3 4))
+  (output (sqrt (abs X))))

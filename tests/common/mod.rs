@@ -1,0 +1,158 @@
+//! Helpers shared by the integration tests: locating files, reading case
+//! headers, and comparing values with a tolerance.
+#![allow(dead_code)]
+
+use eqscan::exec::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `.sexp` files directly in `dir` (relative to the root), sorted; none
+/// when the directory does not exist.
+pub fn sexp_files(dir: &str) -> Vec<PathBuf> {
+    let dir = root().join(dir);
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "sexp") && p.is_file())
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    files.sort();
+    files
+}
+
+/// The file name without `.sexp`.
+pub fn stem(path: &Path) -> String {
+    path.file_stem().unwrap().to_string_lossy().into_owned()
+}
+
+/// `path` relative to the repository root, for messages.
+pub fn rel(path: &Path) -> String {
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The value of a `; KEY: ...` header comment, if any (the first one).
+pub fn header<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines().find_map(|line| {
+        let body = line.trim_start().strip_prefix(';')?.trim_start();
+        let rest = body.strip_prefix(key)?.strip_prefix(':')?;
+        Some(rest.trim())
+    })
+}
+
+/// `NAME=VALUE` pairs of a header (`; dims: T=5 N=3`).
+pub fn header_pairs<T: std::str::FromStr>(text: &str, key: &str) -> BTreeMap<String, T>
+where
+    T::Err: std::fmt::Debug,
+{
+    let mut map = BTreeMap::new();
+    if let Some(v) = header(text, key) {
+        for item in v.split_whitespace() {
+            let (k, v) = item
+                .split_once('=')
+                .unwrap_or_else(|| panic!("bad '{key}:' header item {item:?}"));
+            let v = v
+                .parse()
+                .unwrap_or_else(|e| panic!("bad '{key}:' value {item:?}: {e:?}"));
+            map.insert(k.to_string(), v);
+        }
+    }
+    map
+}
+
+fn dtype_name(v: &Value) -> String {
+    format!("{:?}", v.dtype())
+}
+
+/// Checks that `got` equals `expected`: same dtype, same shape, and every
+/// element within `atol + rtol * |expected|` (nan matches nan, infinities
+/// must be equal). Returns a description of the differences otherwise.
+pub fn compare(got: &Value, expected: &Value, rtol: f64, atol: f64) -> Result<(), String> {
+    if got.dtype() != expected.dtype() {
+        return Err(format!(
+            "dtype: got {}, expected {}",
+            dtype_name(got),
+            dtype_name(expected)
+        ));
+    }
+    if got.shape() != expected.shape() {
+        return Err(format!(
+            "shape: got {:?}, expected {:?}",
+            got.shape(),
+            expected.shape()
+        ));
+    }
+    let g = elements(got);
+    let e = elements(expected);
+    let shape = expected.shape().to_vec();
+    let mut bad = Vec::new();
+    let mut n_bad = 0usize;
+    let mut worst = 0.0f64;
+    for (i, (a, b)) in g.iter().zip(e.iter()).enumerate() {
+        let ok = (a.is_nan() && b.is_nan())
+            || a == b
+            || (a.is_finite() && b.is_finite() && (a - b).abs() <= atol + rtol * b.abs());
+        if !ok {
+            n_bad += 1;
+            if a.is_finite() && b.is_finite() {
+                worst = worst.max((a - b).abs());
+            } else {
+                worst = f64::INFINITY;
+            }
+            if bad.len() < 5 {
+                bad.push(format!(
+                    "  at {:?}: got {a:?}, expected {b:?}",
+                    unravel(i, &shape)
+                ));
+            }
+        }
+    }
+    if n_bad == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "{n_bad} of {} elements differ (max |got-expected| = {worst:e}; rtol {rtol:e}, atol {atol:e}):\n{}",
+            e.len(),
+            bad.join("\n")
+        ))
+    }
+}
+
+/// The elements as `f64`, row-major (exact for the small integers of the
+/// tests).
+pub fn elements(v: &Value) -> Vec<f64> {
+    match v {
+        Value::F64(a) => a.iter().copied().collect(),
+        Value::F32(a) => a.iter().map(|&x| x as f64).collect(),
+        Value::I64(a) => a.iter().map(|&x| x as f64).collect(),
+        Value::Bool(a) => a.iter().map(|&x| x as i64 as f64).collect(),
+    }
+}
+
+fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
+    let mut idx = vec![0; shape.len()];
+    for (k, &n) in shape.iter().enumerate().rev() {
+        if n > 0 {
+            idx[k] = i % n;
+            i /= n;
+        }
+    }
+    idx
+}
+
+/// The `out_K.npy` files of a directory, in K order (K = 0, 1, ... until a
+/// file is missing).
+pub fn expected_outputs(dir: &Path) -> Vec<PathBuf> {
+    (0..)
+        .map(|k| dir.join(format!("out_{k}.npy")))
+        .take_while(|p| p.is_file())
+        .collect()
+}

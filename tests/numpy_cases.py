@@ -1,0 +1,1332 @@
+#!/usr/bin/env python3
+"""NumPy references for the data-driven op and scan cases of eqscan.
+
+Every case is a program file `tests/cases/<group>/<name>.sexp` (group `ops` or
+`scan`). Its leading comments may say
+
+    ; dims: T=5 N=3        symbolic sizes to bind
+    ; scale: A=0.0625      per-input scales for the data rule (default 1)
+
+The inputs come from the data rule of `bench/WORKLOADS.md` (the same rule as
+eqscan's `generate_inputs` and `eqscan run --gen`): for the k-th input in
+declaration order, the element at row-major flat index i is
+
+    value = 0.5 * sin(0.37 * i + 1.3 * k) * scale        (float64)
+
+and an `f32` input gets `value.astype(float32)`, an `i64` input
+`np.round(10 * value).astype(int64)` (half to even), a `bool` input
+`value > 0`.
+
+This file holds, for each case, a NumPy function that computes the expected
+outputs from those inputs, written independently of eqscan (scans as plain
+Python loops over the steps, with the semantics of `pytensor.scan`). Running
+
+    python3 tests/numpy_cases.py            # from the repository root (NumPy 2)
+
+regenerates ALL expectations: it writes `tests/cases/<group>/<name>.expected/
+out_K.npy` for every case (removing stale files) and fails if a case file has
+no reference function or a reference has no case file. `--only NAME` limits
+it to some cases; `--fail-fixtures` (re)writes the small `.npy` files under
+`tests/fixtures/npy/` that the bad-input suite (`tests/bad_input.rs`) uses.
+
+`tests/cases.rs` runs each case through eqscan and compares with these files
+(dtype and shape equal; values within rtol 1e-9, atol 1e-12; nan equals nan).
+"""
+import argparse
+import os
+import re
+import shutil
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CASES = os.path.join(ROOT, "tests", "cases")
+GROUPS = ("ops", "scan")
+DTYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "bool": np.bool_}
+
+f64, f32, i64 = np.float64, np.float32, np.int64
+
+# ------------------------------------------------------------ case programs
+
+
+def tokenize(text):
+    text = re.sub(r";[^\n]*", " ", text)
+    return re.findall(r"\(|\)|[^\s()]+", text)
+
+
+def read_sexp(tokens):
+    stack = [[]]
+    for t in tokens:
+        if t == "(":
+            stack.append([])
+        elif t == ")":
+            done = stack.pop()
+            stack[-1].append(done)
+        else:
+            stack[-1].append(t)
+    assert len(stack) == 1, "unbalanced parentheses"
+    return stack[0]
+
+
+def read_case(path):
+    """(inputs, dims, scales): inputs as [(name, dtype, [dim, ...])]."""
+    text = open(path, encoding="utf-8").read()
+    dims, scales = {}, {}
+    for line in text.splitlines():
+        m = re.match(r"\s*;\s*(dims|scale):(.*)$", line)
+        if not m:
+            continue
+        for item in m.group(2).split():
+            k, v = item.split("=")
+            if m.group(1) == "dims":
+                dims[k] = int(v)
+            else:
+                scales[k] = float(v)
+    (prog,) = read_sexp(tokenize(text))
+    assert prog[0] == "program", path
+    inputs = []
+    for clause in prog[2:]:
+        if isinstance(clause, list) and clause[0] == "input":
+            name, ty = clause[1], clause[2]
+            inputs.append((name, ty[0], ty[1:]))
+    return inputs, dims, scales
+
+
+def data_rule(k, shape, dtype, scale):
+    """The k-th input of the given shape and dtype (see the module docstring)."""
+    n = int(np.prod(shape, dtype=np.int64))
+    i = np.arange(n, dtype=np.float64)
+    v = (0.5 * np.sin(0.37 * i + 1.3 * k) * scale).reshape(shape)
+    if dtype == "f64":
+        return v
+    if dtype == "f32":
+        return v.astype(np.float32)
+    if dtype == "i64":
+        return np.round(10 * v).astype(np.int64)
+    if dtype == "bool":
+        return v > 0
+    raise ValueError(dtype)
+
+
+def make_inputs(inputs, dims, scales):
+    out = {}
+    for k, (name, dtype, shape) in enumerate(inputs):
+        shp = tuple(int(d) if re.fullmatch(r"-?\d+", d) else dims[d] for d in shape)
+        out[name] = data_rule(k, shp, dtype, scales.get(name, 1.0))
+    return out
+
+
+# --------------------------------------------------------------- references
+
+REFS = {g: {} for g in GROUPS}
+
+
+def ops(fn):
+    REFS["ops"][fn.__name__] = fn
+    return fn
+
+
+def scan(fn):
+    REFS["scan"][fn.__name__] = fn
+    return fn
+
+
+def sigmoid(x):
+    with np.errstate(over="ignore"):
+        return np.where(x >= 0, 1.0 / (1.0 + np.exp(-x)), np.exp(x) / (1.0 + np.exp(x)))
+
+
+# ---- elementwise, unary
+
+@ops
+def unary_neg(d, n):
+    return (-d["X"],)
+
+
+@ops
+def unary_exp(d, n):
+    return (np.exp(d["X"]),)
+
+
+@ops
+def unary_log(d, n):
+    return (np.log(np.abs(d["X"]) + 1.0),)
+
+
+@ops
+def unary_log_zero(d, n):
+    return (np.log(np.abs(d["X"])),)
+
+
+@ops
+def unary_log1p(d, n):
+    return (np.log1p(np.abs(d["X"])),)
+
+
+@ops
+def unary_sqrt(d, n):
+    return (np.sqrt(np.abs(d["X"])),)
+
+
+@ops
+def unary_tanh(d, n):
+    return (np.tanh(d["X"]),)
+
+
+@ops
+def unary_sigmoid(d, n):
+    return (sigmoid(d["X"]),)
+
+
+@ops
+def unary_sigmoid_extreme(d, n):
+    return (sigmoid(d["X"] * 4000.0),)
+
+
+@ops
+def unary_sin(d, n):
+    return (np.sin(d["X"]),)
+
+
+@ops
+def unary_cos(d, n):
+    return (np.cos(d["X"]),)
+
+
+@ops
+def unary_abs(d, n):
+    return (np.abs(d["X"]),)
+
+
+@ops
+def unary_sign(d, n):
+    return (np.sign(d["X"]),)
+
+
+@ops
+def unary_i64(d, n):
+    K = d["K"]
+    return (-K, np.abs(K), np.sign(K), np.exp(K), np.sin(K))
+
+
+@ops
+def unary_f32(d, n):
+    X = d["X"]
+    return (-np.sqrt(np.abs(X)), np.abs(X))
+
+
+@ops
+def unary_chain(d, n):
+    return (np.tanh(np.sin(np.exp(d["X"]))),)
+
+
+# ---- elementwise, binary; promotion
+
+@ops
+def binary_add_broadcast(d, n):
+    return (d["A"] + d["b"], d["b"] + d["A"])
+
+
+@ops
+def binary_sub_column(d, n):
+    return (d["A"] - d["c"],)
+
+
+@ops
+def binary_mul_outer(d, n):
+    return (d["a"] * d["b"],)
+
+
+@ops
+def binary_div(d, n):
+    return (d["A"] / (np.abs(d["B"]) + 0.5),)
+
+
+@ops
+def binary_div_zero(d, n):
+    X = d["X"]
+    return (X / (X - X),)
+
+
+@ops
+def binary_pow(d, n):
+    A, B = d["A"], d["B"]
+    return (np.abs(A) ** B, A ** 2.0, 2.0 ** A)
+
+
+@ops
+def binary_pow_nan(d, n):
+    return (d["X"] ** 0.5,)
+
+
+@ops
+def binary_pow_i64(d, n):
+    K, J = d["K"], d["J"]
+    return (K ** 2, K ** np.abs(J))
+
+
+@ops
+def binary_maximum_minimum(d, n):
+    A, B = d["A"], d["B"]
+    return (np.maximum(A, B), np.minimum(A, B), np.maximum(A, 0.0))
+
+
+@ops
+def binary_maximum_nan(d, n):
+    lx, Y = np.log(d["X"]), d["Y"]
+    return (np.maximum(lx, Y), np.minimum(lx, Y), np.maximum(Y, lx))
+
+
+@ops
+def binary_literal_left(d, n):
+    X = d["X"]
+    return (1.0 - X, 2.0 / (np.abs(X) + 1.0), 3 * X)
+
+
+@ops
+def binary_i64(d, n):
+    K, J = d["K"], d["J"]
+    return (K + J, K - 3, K * J, np.maximum(K, J), np.minimum(K, -1))
+
+
+@ops
+def binary_i64_div(d, n):
+    return (d["K"] / d["J"],)
+
+
+@ops
+def binary_mixed_dtypes(d, n):
+    X, Y, K = d["X"], d["Y"], d["K"]
+    return (X + Y, X * K, K - Y)
+
+
+@ops
+def promo_f32_weak(d, n):
+    X = d["X"]
+    return (X * 2.0, X + 1, X / 4.0, 0.5 - X)
+
+
+@ops
+def promo_i64_weak(d, n):
+    K = d["K"]
+    return (K + 0.5, K * 2, K / 2, 1.5 * K)
+
+
+@ops
+def promo_bool(d, n):
+    B, K, X = d["B"], d["K"], d["X"]
+    return (B + 1, B * 2.5, B + K, B * X)
+
+
+# ---- comparisons and where
+
+@ops
+def compare_f64(d, n):
+    A, B = d["A"], d["B"]
+    return (A > B, A >= B, A < B, A <= B, A == B, A != B)
+
+
+@ops
+def compare_i64_ties(d, n):
+    K, J = d["K"], d["J"]
+    return (K == J, K != J, K >= J, K <= J, K > J, K < J)
+
+
+@ops
+def compare_literal_mixed(d, n):
+    X, K, b = d["X"], d["K"], d["b"]
+    return (X > 0.0, K <= 0, K < X, X >= b, K == 2)
+
+
+@ops
+def where_basic(d, n):
+    A, B = d["A"], d["B"]
+    return (np.where(A > B, A, B),)
+
+
+@ops
+def where_broadcast(d, n):
+    C, a, c = d["C"], d["a"], d["c"]
+    return (np.where(C, a, 0.0), np.where(C, a, c))
+
+
+@ops
+def where_mixed_dtype(d, n):
+    C, K, X = d["C"], d["K"], d["X"]
+    return (np.where(C, K, X), np.where(K > 0, K, -K))
+
+
+@ops
+def where_scalar_cond(d, n):
+    A, B = d["A"], d["B"]
+    return (np.where(A.sum() > 0.0, A, B), np.where(A.sum() < 0.0, A, B))
+
+
+# ---- reductions and running scans
+
+@ops
+def reduce_sum(d, n):
+    X = d["X"]
+    return (X.sum(), X.sum(0), X.sum(1))
+
+
+@ops
+def reduce_sum_negative_axes(d, n):
+    X = d["X"]
+    return (X.sum(-1), X.sum(-2), X.sum(-3), X.sum(1))
+
+
+@ops
+def reduce_mean(d, n):
+    X = d["X"]
+    return (X.mean(), X.mean(1), X.mean(-1))
+
+
+@ops
+def reduce_mean_i64(d, n):
+    K = d["K"]
+    return (K.mean(), K.mean(0), K.mean(-1))
+
+
+@ops
+def reduce_max(d, n):
+    X = d["X"]
+    return (X.max(), X.max(0), X.max(-1), X.max(-2))
+
+
+@ops
+def reduce_min(d, n):
+    X = d["X"]
+    return (X.min(), X.min(1), X.min(-3))
+
+
+@ops
+def reduce_prod(d, n):
+    X = d["X"]
+    return (X.prod(), X.prod(0), X.prod(-1))
+
+
+@ops
+def reduce_i64(d, n):
+    K = d["K"]
+    return (K.sum(), K.max(1), K.min(), K.prod(0), K.sum(-2))
+
+
+@ops
+def reduce_bool(d, n):
+    B = d["B"]
+    return (B.sum(), B.sum(0))
+
+
+@ops
+def reduce_nan(d, n):
+    lx = np.log(d["X"])
+    return (lx.max(), lx.min(1), lx.sum(0))
+
+
+@ops
+def reduce_symbolic(d, n):
+    X = d["X"]
+    return (X.sum(0), X.mean(-1), X.max())
+
+
+@ops
+def cumsum_axes(d, n):
+    X = d["X"]
+    return (np.cumsum(X, 0), np.cumsum(X, 1), np.cumsum(X, -1), np.cumsum(X, -3))
+
+
+@ops
+def cumsum_1d(d, n):
+    v = d["v"]
+    return (np.cumsum(v), np.cumsum(v, -1))
+
+
+@ops
+def cumprod_axes(d, n):
+    X = d["X"]
+    return (np.cumprod(X, 0), np.cumprod(X, 2), np.cumprod(X, -2))
+
+
+@ops
+def cumsum_int_bool(d, n):
+    K, B = d["K"], d["B"]
+    return (np.cumsum(K, 1), np.cumprod(K, 0), np.cumsum(B, 0), np.cumsum(B, -1))
+
+
+# ---- linear algebra
+
+@ops
+def dot_1d_1d(d, n):
+    return (np.dot(d["a"], d["b"]),)
+
+
+@ops
+def dot_2d_1d(d, n):
+    return (np.dot(d["A"], d["v"]),)
+
+
+@ops
+def dot_1d_2d(d, n):
+    return (np.dot(d["v"], d["A"]),)
+
+
+@ops
+def dot_2d_2d(d, n):
+    return (np.dot(d["A"], d["B"]),)
+
+
+@ops
+def dot_scalar(d, n):
+    s, A, v = d["s"], d["A"], d["v"]
+    return (np.dot(s, A), np.dot(A, s), np.dot(s, v), np.dot(s, s))
+
+
+@ops
+def dot_i64(d, n):
+    K, J, X = d["K"], d["J"], d["X"]
+    return (np.dot(K, J), np.dot(K, X))
+
+
+@ops
+def matmul_2d(d, n):
+    return (np.matmul(d["A"], d["B"]),)
+
+
+@ops
+def matmul_batched(d, n):
+    return (np.matmul(d["A"], d["B"]),)
+
+
+@ops
+def matmul_broadcast(d, n):
+    A, B, C, D = d["A"], d["B"], d["C"], d["D"]
+    return (np.matmul(A, B), np.matmul(B.T, A.transpose(0, 2, 1)), np.matmul(C, D))
+
+
+@ops
+def matmul_1d(d, n):
+    v, A, w, Bt = d["v"], d["A"], d["w"], d["Bt"]
+    return (np.matmul(v, A), np.matmul(A, w), np.matmul(Bt, w), np.matmul(w, w))
+
+
+# ---- shape
+
+@ops
+def transpose_default(d, n):
+    return (d["A"].T, d["X"].T, d["v"].T)
+
+
+@ops
+def transpose_permuted(d, n):
+    X = d["X"]
+    return (X.transpose(1, 2, 0), X.transpose(0, 2, 1), X.transpose(2, 1, 0), X.transpose(0, 1, 2))
+
+
+@ops
+def transpose_symbolic(d, n):
+    X = d["X"]
+    return (X.T, X.transpose(1, 0))
+
+
+@ops
+def reshape_basic(d, n):
+    X = d["X"]
+    return (X.reshape(2, 6), X.reshape(12), X.reshape(2, 3, 2), X.reshape(1, 12))
+
+
+@ops
+def reshape_infer(d, n):
+    X = d["X"]
+    return (X.reshape(2, -1), X.reshape(-1, 3, 2), X.reshape(-1), X.reshape(6, -1, 1))
+
+
+@ops
+def reshape_symbolic(d, n):
+    X, T, N = d["X"], n["T"], n["N"]
+    return (X.reshape(N, T), X.reshape(-1), X.reshape(T, N, 1))
+
+
+@ops
+def expand_dims(d, n):
+    X, s = d["X"], d["s"]
+    return tuple(np.expand_dims(X, a) for a in (0, 1, 2, -1, -2, -3)) + (np.expand_dims(s, 0),)
+
+
+@ops
+def stack_1d(d, n):
+    a, b, c = d["a"], d["b"], d["c"]
+    return (np.stack([a, b, c]), np.stack([a]))
+
+
+@ops
+def stack_2d_scalars(d, n):
+    A, B = d["A"], d["B"]
+    return (np.stack([A, B]), np.stack([A.sum(), B.max(), A.min()]))
+
+
+@ops
+def concat_axes(d, n):
+    A, B, C = d["A"], d["B"], d["C"]
+    return (np.concatenate([A, B], 0), np.concatenate([A, C], 1),
+            np.concatenate([C, A], -1), np.concatenate([B, A, B], -2))
+
+
+@ops
+def concat_1d_promote(d, n):
+    a, b, k = d["a"], d["b"], d["k"]
+    return (np.concatenate([a, b, a]), np.concatenate([a, k]), np.concatenate([a]))
+
+
+# ---- indexing
+
+@ops
+def index_basic(d, n):
+    X = d["X"]
+    return (X[0], X[2], X[-1], X[-3])
+
+
+@ops
+def index_multi(d, n):
+    X, Y = d["X"], d["Y"]
+    return (X[1, -2], Y[-1, 2], Y[0, -1, -1], Y[1, 0])
+
+
+@ops
+def index_dynamic(d, n):
+    X, N = d["X"], n["N"]
+    return (X[N - 1], X[-N], X[2 - N])
+
+
+@ops
+def index_1d(d, n):
+    v = d["v"]
+    return (v[0], v[-2], v[5])
+
+
+@ops
+def slice_basic(d, n):
+    X = d["X"]
+    return (X[1:3:1], X[0::1], X[:5:1], X[2::1])
+
+
+@ops
+def slice_step(d, n):
+    X = d["X"]
+    return (X[0::2], X[1::3], X[:7:3], X[1:6:2])
+
+
+@ops
+def slice_negative_step(d, n):
+    X = d["X"]
+    return (X[::-1], X[-1:0:-2], X[5::-3], X[:2:-1], X[6:1:-2])
+
+
+@ops
+def slice_negative_bounds(d, n):
+    X = d["X"]
+    return (X[-3:-1:1], X[-4::1], X[:-2:1], X[-1:-6:-2])
+
+
+@ops
+def slice_clamp_empty(d, n):
+    X = d["X"]
+    return (X[-100:100:2], X[100::-1], X[3:1:1], X[1:3:-1])
+
+
+@ops
+def slice_symbolic(d, n):
+    X = d["X"]
+    return (X[1::2], X[::-2], X[-3::1])
+
+
+# ---- creation and casting
+
+@ops
+def create_fill(d, n):
+    X, N = d["X"], n["N"]
+    return (np.full((2, 3), 1.5), np.full(2, 7, dtype=i64), np.full(N, X.sum()),
+            np.full((2, 2), True), np.full(3, 0.25, dtype=f32))
+
+
+@ops
+def create_zeros_ones(d, n):
+    X, N, M = d["X"], n["N"], n["M"]
+    return (np.zeros((2, 3)), np.ones(3, dtype=i64), np.ones((2, 2), dtype=f32),
+            np.zeros(2, dtype=bool), X + np.ones((N, M)), np.zeros(()))
+
+
+@ops
+def create_arange(d, n):
+    X, N = d["X"], n["N"]
+    return (np.arange(5, dtype=i64), np.arange(N, dtype=i64), np.arange(N, dtype=i64) * X,
+            np.arange(N, dtype=i64) + 1)
+
+
+@ops
+def create_tensor(d, n):
+    X = d["X"]
+    return (np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), np.array([1, -2, 3], dtype=i64),
+            np.array([True, False]), X + np.array([1.0, -1.0, 0.5]), np.array(2.5))
+
+
+@ops
+def cast_dtypes(d, n):
+    X, K, B = d["X"], d["K"], d["B"]
+    return (X.astype(f32), (X * 10.0).astype(i64), X.astype(bool), B.astype(f64),
+            B.astype(i64), K.astype(f64), K.astype(f32), K.astype(bool))
+
+
+@ops
+def size_expr(d, n):
+    X, N, M = d["X"], i64(n["N"]), i64(n["M"])
+    return (X + N, N * M, N / M, X.sum() - M)
+
+
+@ops
+def composite_softmax(d, n):
+    X = d["X"]
+    E = np.exp(X - np.expand_dims(X.max(-1), -1))
+    return (E / np.expand_dims(E.sum(-1), -1),)
+
+
+@ops
+def composite_lets(d, n):
+    A, v = d["A"], d["v"]
+    h = np.tanh(np.dot(A, v) + 0.5)
+    g = h * h
+    return ((g * np.dot(A, v)).sum(), h)
+
+
+# ------------------------------------------------------------------- scans
+# Plain loops, step by step, as pytensor.scan defines them. A sequence with
+# taps K is cut PyTensor's way: with a = min(min K, 0) and b = max(max K, 0),
+# tap k is X[k - a : len - (b - k)], so step t reads X[t + k - a]; there are
+# len - (b - a) steps. go_backwards reverses each of these cut sequences, and
+# only then are they cut to [:n_steps] (pytensor/scan/basic.py).
+
+
+def steps(n, shape, dtype=f64):
+    return np.empty((n,) + tuple(shape), dtype=dtype)
+
+
+@scan
+def scan_map_nitsot(d, n):
+    X = d["X"]
+    Y = steps(len(X), X.shape[1:])
+    for t in range(len(X)):
+        Y[t] = X[t] * 2.0 + np.sin(X[t])
+    return (Y,)
+
+
+@scan
+def scan_sitsot(d, n):
+    X, a = d["X"], d["a0"]
+    A = steps(len(X), a.shape)
+    for t in range(len(X)):
+        a = a * 0.9 + X[t] * X[t]
+        A[t] = a
+    return (A,)
+
+
+@scan
+def scan_seq_taps_m2_0(d, n):
+    X = d["X"]
+    T = len(X) - 2
+    Y = steps(T, X.shape[1:])
+    for t in range(T):
+        x_m2, x_0 = X[t], X[t + 2]
+        Y[t] = x_0 - 0.5 * x_m2
+    return (Y,)
+
+
+@scan
+def scan_seq_taps_m1_p1(d, n):
+    X, a = d["X"], d["a0"]
+    T = len(X) - 2
+    A = steps(T, a.shape)
+    for t in range(T):
+        x_m1, x_p1 = X[t], X[t + 2]
+        a = a * 0.5 + x_m1 * (x_p1 + 1.0)
+        A[t] = a
+    return (A,)
+
+
+@scan
+def scan_seq_taps_past_only(d, n):
+    X = d["X"]
+    T = len(X) - 3
+    Y = steps(T, X.shape[1:])
+    for t in range(T):
+        x_m3, x_m1 = X[t], X[t + 2]
+        Y[t] = x_m1 - 2.0 * x_m3
+    return (Y,)
+
+
+@scan
+def scan_seq_taps_future_only(d, n):
+    X = d["X"]
+    T = len(X) - 2
+    Y = steps(T, X.shape[1:])
+    for t in range(T):
+        x_p1, x_p2 = X[t + 1], X[t + 2]
+        Y[t] = x_p1 + 3.0 * x_p2
+    return (Y,)
+
+
+@scan
+def scan_seq_taps_unordered(d, n):
+    X = d["X"]
+    T = len(X) - 2
+    Y = steps(T, X.shape[1:])
+    for t in range(T):
+        x_p1, x_m1, x_0 = X[t + 2], X[t], X[t + 1]
+        Y[t] = (x_p1 - 2.0 * x_m1) + 3.0 * x_0
+    return (Y,)
+
+
+@scan
+def scan_two_sequences(d, n):
+    X, Y = d["X"], d["Y"]
+    T = min(len(X) - 1, len(Y))
+    Z = steps(T, X.shape[1:])
+    for t in range(T):
+        x_m1, x_0, y = X[t], X[t + 1], Y[t]
+        Z[t] = x_m1 * y + x_0
+    return (Z,)
+
+
+@scan
+def scan_mitsot_m2_m1(d, n):
+    buf = list(d["I"])
+    for _ in range(n["T"]):
+        x_m2, x_m1 = buf[-2], buf[-1]
+        buf.append((0.5 * x_m1 - 0.25 * x_m2) + 0.1)
+    return (np.array(buf[2:]),)
+
+
+@scan
+def scan_mitsot_m3_m1(d, n):
+    buf = list(d["I"])
+    for _ in range(n["T"]):
+        x_m3, x_m1 = buf[-3], buf[-1]
+        buf.append(x_m1 + 0.5 * x_m3)
+    return (np.array(buf[3:]),)
+
+
+@scan
+def scan_mitsot_taps_unordered(d, n):
+    buf = list(d["I"])
+    for _ in range(n["T"]):
+        x_m1, x_m3 = buf[-1], buf[-3]
+        buf.append(x_m1 - 0.3 * x_m3)
+    return (np.array(buf[3:]),)
+
+
+@scan
+def scan_mitsot_with_sequence(d, n):
+    X = d["X"]
+    buf = list(d["I"])
+    for t in range(len(X)):
+        x_m2, x_m1 = buf[-2], buf[-1]
+        buf.append(np.tanh(X[t] + x_m1 * (x_m2 + 1.0)))
+    return (np.array(buf[2:]),)
+
+
+@scan
+def scan_mixed_outputs(d, n):
+    X, a, w = d["X"], d["a0"], d["w"]
+    buf = list(d["I"])
+    T = len(X)
+    Y, A, M = steps(T, w.shape), steps(T, a.shape), steps(T, a.shape)
+    for t in range(T):
+        x, m2, m1 = X[t], buf[-2], buf[-1]
+        Y[t] = x * w
+        new_a = a + x
+        M[t] = 0.5 * m1 + 0.25 * (m2 - a)
+        buf.append(M[t].copy())
+        a = new_a
+        A[t] = a
+    return (Y, A, M)
+
+
+@scan
+def scan_go_backwards_nitsot(d, n):
+    X = d["X"]
+    T = len(X)
+    Y = steps(T, X.shape[1:])
+    for t in range(T):
+        Y[t] = np.exp(X[T - 1 - t]) * 3.0
+    return (Y,)
+
+
+@scan
+def scan_go_backwards_sitsot(d, n):
+    X, a = d["X"], d["a0"]
+    T = len(X)
+    A = steps(T, a.shape)
+    for t in range(T):
+        a = a * 0.5 + X[T - 1 - t]
+        A[t] = a
+    return (A,)
+
+
+@scan
+def scan_go_backwards_n_steps(d, n):
+    # reversed first (X[T-1], X[T-2], ...), then cut to the first 4 steps
+    X, a = d["X"], d["a0"]
+    T = len(X)
+    A = steps(4, a.shape)
+    for t in range(4):
+        a = a * 0.5 + X[T - 1 - t]
+        A[t] = a
+    return (A,)
+
+
+@scan
+def scan_go_backwards_taps(d, n):
+    X = d["X"]
+    T = len(X)
+    Y = steps(T - 1, X.shape[1:])
+    for t in range(T - 1):
+        x_m1, x_0 = X[T - 2 - t], X[T - 1 - t]
+        Y[t] = x_0 - 2.0 * x_m1
+    return (Y,)
+
+
+@scan
+def scan_go_backwards_taps_n_steps(d, n):
+    X = d["X"]
+    T = len(X)
+    Y = steps(3, X.shape[1:])
+    for t in range(3):
+        x_m1, x_0 = X[T - 2 - t], X[T - 1 - t]
+        Y[t] = x_0 - 2.0 * x_m1
+    return (Y,)
+
+
+@scan
+def scan_n_steps_no_sequences(d, n):
+    a = d["a0"]
+    A = steps(5, a.shape)
+    for t in range(5):
+        a = a * 0.5 + 1.0
+        A[t] = a
+    return (A,)
+
+
+@scan
+def scan_n_steps_expression(d, n):
+    s = d["s0"]
+    S = steps(n["T"] - 1, ())
+    for t in range(n["T"] - 1):
+        s = s * 1.5 - 0.25
+        S[t] = s
+    return (S, d["X"].sum())
+
+
+@scan
+def scan_n_steps_nitsot_only(d, n):
+    w = d["w"]
+    Y = steps(4, w.shape)
+    for t in range(4):
+        Y[t] = w * 2.0
+    return (Y,)
+
+
+@scan
+def scan_n_steps_shorter(d, n):
+    X, a = d["X"], d["a0"]
+    A, Y = steps(4, a.shape), steps(4, a.shape)
+    for t in range(4):
+        x = X[t]
+        Y[t] = x * a
+        a = a + x
+        A[t] = a
+    return (A, Y)
+
+
+@scan
+def scan_n_steps_zero(d, n):
+    return (steps(0, d["a0"].shape),)
+
+
+@scan
+def scan_nested(d, n):
+    X = d["X"]
+    Y = steps(len(X), X.shape[2:])
+    for t in range(len(X)):
+        acc = np.zeros(X.shape[2])
+        for r in X[t]:
+            acc = acc * 0.5 + r * r
+        Y[t] = acc
+    return (Y,)
+
+
+@scan
+def scan_nested_closure(d, n):
+    X, h, w = d["X"], d["h0"], d["w"]
+    H = steps(len(X), h.shape)
+    for t in range(len(X)):
+        acc = h
+        for r in X[t]:
+            acc = np.tanh(acc * w + r * h)
+        h = acc
+        H[t] = h
+    return (H,)
+
+
+@scan
+def scan_nested_outputs(d, n):
+    X, a = d["X"], d["a0"]
+    Y = steps(len(X), X.shape[1:])
+    for t in range(len(X)):
+        acc = a
+        for m in range(X.shape[1]):
+            acc = acc + 2.0 * X[t, m]
+            Y[t, m] = acc
+    return (Y,)
+
+
+@scan
+def scan_closure(d, n):
+    X, w = d["X"], d["w"]
+    c = w * 2.0
+    Y = steps(len(X), w.shape)
+    for t in range(len(X)):
+        Y[t] = X[t] * c + w
+    return (Y,)
+
+
+@scan
+def scan_closure_and_non_sequences(d, n):
+    X, w, b, a = d["X"], d["w"], d["b"], d["a0"]
+    A = steps(len(X), a.shape)
+    for t in range(len(X)):
+        a = np.tanh(a * w + (X[t] * b + 0.1))
+        A[t] = a
+    return (A,)
+
+
+@scan
+def scan_non_sequences_order(d, n):
+    X, p, q, r = d["X"], d["p"], d["q"], d["r"]
+    Y = steps(len(X), p.shape)
+    for t in range(len(X)):
+        Y[t] = X[t] * p + (q - r)
+    return (Y,)
+
+
+@scan
+def scan_empty_sequence(d, n):
+    N = n["N"]
+    return (steps(0, (N,)), steps(0, (N,)))
+
+
+@scan
+def scan_empty_scalar_steps(d, n):
+    return (steps(0, ()),)
+
+
+@scan
+def scan_multiple_outputs(d, n):
+    X, a = d["X"], d["a0"]
+    T = len(X)
+    A, B = steps(T, a.shape), steps(T, ())
+    for t in range(T):
+        a2 = a + X[t]
+        b = a2 * X[t]
+        A[t], B[t] = a2, b.sum()
+        a = a2
+    return (A, B, A[-1] - B.sum())
+
+
+@scan
+def scan_two_nitsots(d, n):
+    X = d["X"]
+    S, C = steps(len(X), X.shape[1:]), steps(len(X), X.shape[1:])
+    for t in range(len(X)):
+        S[t], C[t] = np.sin(X[t]), np.cos(X[t])
+    return (S, C)
+
+
+@scan
+def scan_scalar_state(d, n):
+    X, s = d["X"], d["s0"]
+    S = steps(len(X), ())
+    for t in range(len(X)):
+        s = s * 0.5 + X[t].sum()
+        S[t] = s
+    return (S,)
+
+
+@scan
+def scan_i64_state(d, n):
+    K, a = d["K"], d["k0"]
+    A = steps(len(K), a.shape, i64)
+    for t in range(len(K)):
+        a = a + K[t] * 2
+        A[t] = a
+    return (A,)
+
+
+@scan
+def scan_bool_nitsot(d, n):
+    X = d["X"]
+    B = steps(len(X), X.shape[1:], bool)
+    for t in range(len(X)):
+        B[t] = X[t] > 0.0
+    return (B,)
+
+
+@scan
+def scan_matrix_state(d, n):
+    m, A = d["M0"], d["A"]
+    Ms = steps(n["T"], m.shape)
+    for t in range(n["T"]):
+        m = np.tanh(np.dot(m, A) + 0.1)
+        Ms[t] = m
+    return (Ms,)
+
+
+@scan
+def scan_chain(d, n):
+    X, a = d["X"], d["a0"]
+    T = len(X)
+    Y = steps(T, X.shape[1:])
+    for t in range(T):
+        Y[t] = X[t] * X[t]
+    A = steps(T - 1, a.shape)
+    for t in range(T - 1):
+        y_m1, y = Y[t], Y[t + 1]
+        a = a + (y - y_m1)
+        A[t] = a
+    return (A.sum(0), A[-1], Y.mean())
+
+
+@scan
+def scan_init_expression(d, n):
+    X = d["X"]
+    a, buf = X[0], [X[1], X[2]]
+    T = len(X)
+    A, M = steps(T, a.shape), steps(T, a.shape)
+    for t in range(T):
+        m2, m1 = buf[-2], buf[-1]
+        a = a + X[t]
+        A[t] = a
+        M[t] = m1 - 0.5 * m2
+        buf.append(M[t].copy())
+    return (A, M)
+
+
+# ---- combinators
+
+@scan
+def comb_map_one(d, n):
+    X = d["X"]
+    Y = steps(len(X), X.shape[1:])
+    for t in range(len(X)):
+        Y[t] = X[t] * np.exp(X[t])
+    return (Y,)
+
+
+@scan
+def comb_map_two(d, n):
+    X, Y = d["X"], d["Y"]
+    Z = steps(len(X), X.shape[1:])
+    for t in range(len(X)):
+        Z[t] = X[t] - 2.0 * Y[t]
+    return (Z,)
+
+
+@scan
+def comb_map_closure(d, n):
+    X, w = d["X"], d["w"]
+    Y = steps(len(X), ())
+    for t in range(len(X)):
+        Y[t] = np.dot(X[t], w)
+    return (Y,)
+
+
+@scan
+def comb_map_nested(d, n):
+    X = d["X"]
+    Y = steps(len(X), X.shape[1:])
+    for t in range(len(X)):
+        for j in range(X.shape[1]):
+            e = X[t, j]
+            Y[t, j] = e * e + 1.0
+    return (Y,)
+
+
+@scan
+def comb_reduce(d, n):
+    X, a0 = d["X"], d["a0"]
+    s, m = a0, a0
+    for x in X:
+        s = s + x
+        m = np.maximum(m, x)
+    return (s, m)
+
+
+def _fold(acc, xs, f):
+    for x in xs:
+        acc = f(acc, x)
+    return acc
+
+
+def _scan(acc, xs, f):
+    out = []
+    for x in xs:
+        acc = f(acc, x)
+        out.append(acc)
+    return out
+
+
+def _half(acc, x):
+    return acc * 0.5 + x
+
+
+@scan
+def comb_foldl(d, n):
+    return (_fold(d["a0"], d["X"], _half),)
+
+
+@scan
+def comb_scanl(d, n):
+    return (np.array(_scan(d["a0"], d["X"], _half)),)
+
+
+@scan
+def comb_foldr(d, n):
+    return (_fold(d["a0"], d["X"][::-1], _half),)
+
+
+@scan
+def comb_scanr(d, n):
+    X = d["X"]
+    R = steps(len(X), X.shape[1:])
+    acc = d["a0"]
+    for t in reversed(range(len(X))):
+        acc = _half(acc, X[t])
+        R[t] = acc
+    return (R,)
+
+
+@scan
+def comb_scalar_folds(d, n):
+    v, s0 = d["v"], d["s0"]
+
+    def f(acc, x):
+        return acc * x - 1.0
+
+    T = len(v)
+    L, R = steps(T, ()), steps(T, ())
+    acc = s0
+    for t in range(T):
+        acc = f(acc, v[t])
+        L[t] = acc
+    acc = s0
+    for t in reversed(range(T)):
+        acc = f(acc, v[t])
+        R[t] = acc
+    return (L, R, L[-1], R[0])
+
+
+@scan
+def comb_i64_fold(d, n):
+    K, k0 = d["K"], d["k0"]
+
+    def f(acc, k):
+        return acc * 2 - k
+
+    R = steps(len(K), k0.shape, i64)
+    acc = k0
+    for t in reversed(range(len(K))):
+        acc = f(acc, K[t])
+        R[t] = acc
+    return (_fold(k0, K, f), R)
+
+
+@scan
+def comb_map_empty(d, n):
+    N = n["N"]
+    return (steps(0, (N,)), steps(0, (N,)))
+
+
+# --------------------------------------------------------------------- main
+
+ALLOWED = {np.dtype(t) for t in DTYPES.values()}
+
+
+def write_case(group, name):
+    path = os.path.join(CASES, group, name + ".sexp")
+    inputs, dims, scales = read_case(path)
+    d = make_inputs(inputs, dims, scales)
+    with np.errstate(all="ignore"):
+        outs = REFS[group][name](d, dims)
+    outdir = os.path.join(CASES, group, name + ".expected")
+    if os.path.isdir(outdir):
+        shutil.rmtree(outdir)
+    os.makedirs(outdir)
+    for k, o in enumerate(outs):
+        o = np.asarray(o)
+        if o.dtype not in ALLOWED:
+            raise SystemExit(f"{group}/{name}: output {k} has dtype {o.dtype}")
+        np.save(os.path.join(outdir, f"out_{k}.npy"), o)
+    return len(outs)
+
+
+def fail_fixtures():
+    """Small files for tests/cases/fail (bad --input files)."""
+    d = os.path.join(ROOT, "tests", "fixtures", "npy")
+    os.makedirs(d, exist_ok=True)
+    x = data_rule(0, (4, 3), "f64", 1.0)
+    np.save(os.path.join(d, "f64_4x3.npy"), x)
+    np.save(os.path.join(d, "f64_3x4.npy"), x.reshape(3, 4))
+    np.save(os.path.join(d, "f64_5x4.npy"), data_rule(0, (5, 4), "f64", 1.0))
+    np.save(os.path.join(d, "i64_3x4.npy"), np.arange(12, dtype=np.int64).reshape(3, 4))
+    with open(os.path.join(d, "not_npy.npy"), "w") as f:
+        f.write("this is a text file, not a .npy array\n")
+    with open(os.path.join(d, "truncated.npy"), "wb") as f:
+        f.write(open(os.path.join(d, "f64_3x4.npy"), "rb").read()[:100])
+    print(f"wrote {d}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--only", nargs="+", metavar="NAME", help="only these cases")
+    p.add_argument("--fail-fixtures", action="store_true",
+                   help="also write tests/fixtures/npy/* for tests/bad_input.rs")
+    a = p.parse_args(argv)
+    if np.lib.NumpyVersion(np.__version__) < "2.0.0":
+        raise SystemExit("NumPy 2 is required (NEP 50 promotion of Python scalars)")
+    problems, count = [], 0
+    for group in GROUPS:
+        gdir = os.path.join(CASES, group)
+        files = sorted(f[:-5] for f in os.listdir(gdir) if f.endswith(".sexp"))
+        for name in set(REFS[group]) - set(files):
+            problems.append(f"{group}/{name}: reference without a case file")
+        for name in files:
+            if name not in REFS[group]:
+                problems.append(f"{group}/{name}.sexp: no reference function")
+                continue
+            if a.only and name not in a.only:
+                continue
+            write_case(group, name)
+            count += 1
+        for e in os.listdir(gdir):
+            if e.endswith(".expected") and e[:-9] not in files:
+                shutil.rmtree(os.path.join(gdir, e))
+    if a.fail_fixtures:
+        fail_fixtures()
+    print(f"wrote expectations for {count} cases")
+    for m in problems:
+        print("error:", m, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+//! The eight scan workloads of `bench/WORKLOADS.md`, run on the small
+//! fixtures in `tests/fixtures/workloads/` (see its README) and compared with
+//! NumPy's outputs (rtol = atol = 1e-9, dtype and shape equal).
+//!
+//! The programs are the repository's copies, `benches/programs/NAME.sexp`.
+//! They are written at the default ("medium") size with concrete sizes such
+//! as `(f64 256 256)`; the fixtures are at size "small", where `reference.py`
+//! divides every T by 10 and every other dimension by 4. So each program is
+//! first brought to size small the same way: every integer size inside a type
+//! `(DTYPE DIM ...)` is divided by 4 (at least 1); `T` is symbolic and bound
+//! from the inputs (or, for `fib`, from `params.n_steps`).
+//!
+//! Per workload: `library` runs `run_program` on the fixture inputs;
+//! `generated_inputs` checks that `generate_inputs` (the data rule) gives the
+//! fixture inputs; `command_line` runs `eqscan run --no-opt --gen --out DIR`
+//! and compares the written `out_K.npy`.
+
+mod common;
+
+use common::{compare, expected_outputs, root};
+use eqscan::exec::npy::read_npy;
+use eqscan::exec::run::{generate_inputs, run_program};
+use eqscan::exec::Value;
+use eqscan::lang::{parse_program, Program};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+const TOL: f64 = 1e-9;
+
+/// Input scales of the data rule, from WORKLOADS.md (1 when not listed).
+fn scales(name: &str) -> BTreeMap<String, f64> {
+    let list: &[(&str, f64)] = match name {
+        "invariant" => &[("A", 1.0 / 16.0)],
+        "rnn" => &[("W", 1.0 / 16.0), ("U", 1.0 / 16.0)],
+        "output_push" => &[("W", 1.0 / 11.0), ("V", 1.0 / 11.0)],
+        _ => &[],
+    };
+    list.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+}
+
+/// Divides every integer size inside a type form `(DTYPE DIM ...)` by 4
+/// (at least 1), as `reference.py --size small` does for non-T dimensions.
+fn small_size(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(pos) = rest.find('(') {
+        out.push_str(&rest[..=pos]);
+        rest = &rest[pos + 1..];
+        let head_len = rest
+            .find(|c: char| c.is_whitespace() || c == '(' || c == ')')
+            .unwrap_or(rest.len());
+        if !["f64", "f32", "i64", "bool"].contains(&&rest[..head_len]) {
+            continue;
+        }
+        let Some(close) = rest.find(')') else { break };
+        let body = &rest[..close];
+        let mut tokens = body.split_whitespace();
+        let mut new = tokens.next().unwrap().to_string();
+        for tok in tokens {
+            new.push(' ');
+            match tok.parse::<i64>() {
+                Ok(n) => new.push_str(&(n / 4).max(1).to_string()),
+                Err(_) => new.push_str(tok),
+            }
+        }
+        out.push_str(&new);
+        rest = &rest[close..];
+    }
+    out.push_str(rest);
+    out
+}
+
+struct Workload {
+    name: &'static str,
+    dir: PathBuf,
+    text: String,
+    program: Program,
+    meta: serde_json::Value,
+    /// Symbolic sizes: from the inputs' shapes, and `T = n_steps` for fib.
+    dims: BTreeMap<String, i64>,
+}
+
+fn load(name: &'static str) -> Workload {
+    let prog_path = root().join("benches/programs").join(format!("{name}.sexp"));
+    let file = format!("benches/programs/{name}.sexp");
+    let text = small_size(&std::fs::read_to_string(&prog_path).expect("read program"));
+    let program =
+        parse_program(&text).unwrap_or_else(|e| panic!("{}\n{text}", e.located(&file)));
+    let dir = root().join("tests/fixtures/workloads").join(name);
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
+
+    // The program's inputs are the workload's, in the data rule's k order,
+    // and (at size small) of the fixtures' shapes.
+    let names: Vec<&str> = program.inputs().map(|(n, _)| n).collect();
+    let meta_names: Vec<&str> = meta["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(names, meta_names, "{name}: input order differs from reference.py");
+    let mut dims = BTreeMap::new();
+    if let Some(n) = meta["params"]["n_steps"].as_i64() {
+        dims.insert("T".to_string(), n);
+    }
+    for (iname, ty) in program.inputs() {
+        let shape: Vec<i64> = meta["shapes"][iname]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        assert_eq!(ty.shape.len(), shape.len(), "{name}: rank of input {iname}");
+        for (d, &n) in ty.shape.iter().zip(&shape) {
+            if let Some(s) = d.as_sym() {
+                let old = dims.insert(s.to_string(), n);
+                assert!(old.is_none() || old == Some(n), "{name}: {s} bound twice");
+            } else {
+                assert_eq!(d.as_known(), Some(n), "{name}: shape of input {iname}");
+            }
+        }
+    }
+    Workload { name, dir, text, program, meta, dims }
+}
+
+fn fixture_inputs(w: &Workload) -> Vec<Value> {
+    w.program
+        .inputs()
+        .map(|(n, _)| {
+            let p = w.dir.join(format!("in_{n}.npy"));
+            read_npy(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        })
+        .collect()
+}
+
+fn check_outputs(w: &Workload, outputs: &[Value]) {
+    let expected = expected_outputs(&w.dir);
+    assert_eq!(
+        expected.len(),
+        w.meta["outputs"].as_array().unwrap().len(),
+        "fixture outputs"
+    );
+    assert_eq!(outputs.len(), expected.len(), "{}: number of outputs", w.name);
+    let mut errors = Vec::new();
+    for (k, (got, p)) in outputs.iter().zip(&expected).enumerate() {
+        let exp = read_npy(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        if let Err(msg) = compare(got, &exp, TOL, TOL) {
+            errors.push(format!("output {k}: {msg}"));
+        }
+    }
+    assert!(errors.is_empty(), "{}:\n{}", w.name, errors.join("\n"));
+}
+
+fn library(name: &'static str) {
+    let w = load(name);
+    let inputs = fixture_inputs(&w);
+    let outputs = run_program(&w.program, inputs, &w.dims)
+        .unwrap_or_else(|e| panic!("{}", e.located(&format!("{name}.sexp"))));
+    check_outputs(&w, &outputs);
+}
+
+fn generated_inputs(name: &'static str) {
+    let w = load(name);
+    let generated = generate_inputs(&w.program, &w.dims, &scales(name))
+        .unwrap_or_else(|e| panic!("{}", e.located(&format!("{name}.sexp"))));
+    let fixtures = fixture_inputs(&w);
+    assert_eq!(generated.len(), fixtures.len());
+    for ((iname, _), (g, f)) in w.program.inputs().zip(generated.iter().zip(&fixtures)) {
+        // The same formula in Rust and NumPy: equal up to libm's last bit.
+        if let Err(msg) = compare(g, f, 1e-14, 1e-15) {
+            panic!("{name}: generated input {iname} differs from reference.py's:\n{msg}");
+        }
+    }
+}
+
+fn command_line(name: &'static str) {
+    let w = load(name);
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("workloads").join(name);
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let prog = tmp.join(format!("{name}.sexp"));
+    std::fs::write(&prog, &w.text).unwrap();
+    let out = tmp.join("out");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_eqscan"));
+    cmd.arg("run").arg(&prog).args(["--no-opt", "--gen"]);
+    for (k, v) in scales(name) {
+        cmd.arg("--scale").arg(format!("{k}={v:?}"));
+    }
+    for (k, v) in &w.dims {
+        cmd.arg("--dim").arg(format!("{k}={v}"));
+    }
+    cmd.arg("--out").arg(&out);
+    let res = cmd.output().expect("run eqscan");
+    assert!(
+        res.status.success(),
+        "{cmd:?} failed ({}):\n{}",
+        res.status,
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let outputs: Vec<Value> = expected_outputs(&out)
+        .iter()
+        .map(|p| read_npy(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect();
+    check_outputs(&w, &outputs);
+}
+
+macro_rules! workloads {
+    ($($name:ident),*) => {$(
+        mod $name {
+            #[test]
+            fn library() {
+                super::library(stringify!($name));
+            }
+            #[test]
+            fn generated_inputs() {
+                super::generated_inputs(stringify!($name));
+            }
+            #[test]
+            fn command_line() {
+                super::command_line(stringify!($name));
+            }
+        }
+    )*};
+}
+
+workloads!(invariant, rnn, map, cumsum_last, merge, fib, output_push, constants);
+
+#[test]
+fn every_workload_is_tested() {
+    let tested = [
+        "invariant", "rnn", "map", "cumsum_last", "merge", "fib", "output_push", "constants",
+    ];
+    for p in common::sexp_files("benches/programs") {
+        let s = common::stem(&p);
+        assert!(tested.contains(&s.as_str()), "benches/programs/{s}.sexp is not tested");
+        assert!(
+            root().join("tests/fixtures/workloads").join(&s).is_dir(),
+            "no fixtures for {s}"
+        );
+    }
+}
+
+#[test]
+fn small_size_transform() {
+    assert_eq!(
+        small_size("(input A (f64 256 256)) (input X (f64 T 64)) (fill (f64 64) 3.0) (f64) (cast f64 X)"),
+        "(input A (f64 64 64)) (input X (f64 T 16)) (fill (f64 16) 3.0) (f64) (cast f64 X)"
+    );
+}
