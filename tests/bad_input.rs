@@ -112,7 +112,11 @@ fn deep_program(depth: usize) -> Vec<u8> {
 fn deep_case(args: &'static [&'static str]) -> Trial {
     let name = format!("generated::deep_nesting_{}", args[0]);
     Trial::test(name, move || {
-        let out = generated(&format!("deep_nesting_{}", args[0]), &deep_program(200_000), args);
+        let out = generated(
+            &format!("deep_nesting_{}", args[0]),
+            &deep_program(200_000),
+            args,
+        );
         match out.status.code() {
             Some(0) => Ok(()),
             Some(1) => {
@@ -156,7 +160,11 @@ fn main() {
     }
 
     trials.push(generated_case("empty_file", Vec::new(), &["fmt"]));
-    trials.push(generated_case("empty_file_run", Vec::new(), &["run", "--no-opt", "--gen"]));
+    trials.push(generated_case(
+        "empty_file_run",
+        Vec::new(),
+        &["run", "--no-opt", "--gen"],
+    ));
     trials.push(generated_case(
         "whitespace_only",
         b"\n   \n\t\n".to_vec(),

@@ -23,8 +23,12 @@ fn round_trip(path: &Path) -> Result<String, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
     let p1 = parse_program(&text).map_err(|e| e.located(&file))?;
     let printed = print_program(&p1);
-    let p2 = parse_program(&printed)
-        .map_err(|e| format!("{}\nprinted text:\n{printed}", e.located(&format!("print({file})"))))?;
+    let p2 = parse_program(&printed).map_err(|e| {
+        format!(
+            "{}\nprinted text:\n{printed}",
+            e.located(&format!("print({file})"))
+        )
+    })?;
     if p1 != p2 {
         return Err(format!(
             "{file}: parse(print(p)) != p\nprinted text:\n{printed}\nfirst: {p1:#?}\nafter: {p2:#?}"

@@ -85,8 +85,7 @@ fn load(name: &'static str) -> Workload {
     let prog_path = root().join("benches/programs").join(format!("{name}.sexp"));
     let file = format!("benches/programs/{name}.sexp");
     let text = small_size(&std::fs::read_to_string(&prog_path).expect("read program"));
-    let program =
-        parse_program(&text).unwrap_or_else(|e| panic!("{}\n{text}", e.located(&file)));
+    let program = parse_program(&text).unwrap_or_else(|e| panic!("{}\n{text}", e.located(&file)));
     let dir = root().join("tests/fixtures/workloads").join(name);
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
@@ -100,7 +99,10 @@ fn load(name: &'static str) -> Workload {
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    assert_eq!(names, meta_names, "{name}: input order differs from reference.py");
+    assert_eq!(
+        names, meta_names,
+        "{name}: input order differs from reference.py"
+    );
     let mut dims = BTreeMap::new();
     if let Some(n) = meta["params"]["n_steps"].as_i64() {
         dims.insert("T".to_string(), n);
@@ -122,7 +124,14 @@ fn load(name: &'static str) -> Workload {
             }
         }
     }
-    Workload { name, dir, text, program, meta, dims }
+    Workload {
+        name,
+        dir,
+        text,
+        program,
+        meta,
+        dims,
+    }
 }
 
 fn fixture_inputs(w: &Workload) -> Vec<Value> {
@@ -142,7 +151,12 @@ fn check_outputs(w: &Workload, outputs: &[Value]) {
         w.meta["outputs"].as_array().unwrap().len(),
         "fixture outputs"
     );
-    assert_eq!(outputs.len(), expected.len(), "{}: number of outputs", w.name);
+    assert_eq!(
+        outputs.len(),
+        expected.len(),
+        "{}: number of outputs",
+        w.name
+    );
     let mut errors = Vec::new();
     for (k, (got, p)) in outputs.iter().zip(&expected).enumerate() {
         let exp = read_npy(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
@@ -177,7 +191,9 @@ fn generated_inputs(name: &'static str) {
 
 fn command_line(name: &'static str) {
     let w = load(name);
-    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("workloads").join(name);
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("workloads")
+        .join(name);
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
     let prog = tmp.join(format!("{name}.sexp"));
@@ -225,16 +241,35 @@ macro_rules! workloads {
     )*};
 }
 
-workloads!(invariant, rnn, map, cumsum_last, merge, fib, output_push, constants);
+workloads!(
+    invariant,
+    rnn,
+    map,
+    cumsum_last,
+    merge,
+    fib,
+    output_push,
+    constants
+);
 
 #[test]
 fn every_workload_is_tested() {
     let tested = [
-        "invariant", "rnn", "map", "cumsum_last", "merge", "fib", "output_push", "constants",
+        "invariant",
+        "rnn",
+        "map",
+        "cumsum_last",
+        "merge",
+        "fib",
+        "output_push",
+        "constants",
     ];
     for p in common::sexp_files("benches/programs") {
         let s = common::stem(&p);
-        assert!(tested.contains(&s.as_str()), "benches/programs/{s}.sexp is not tested");
+        assert!(
+            tested.contains(&s.as_str()),
+            "benches/programs/{s}.sexp is not tested"
+        );
         assert!(
             root().join("tests/fixtures/workloads").join(&s).is_dir(),
             "no fixtures for {s}"
@@ -245,7 +280,9 @@ fn every_workload_is_tested() {
 #[test]
 fn small_size_transform() {
     assert_eq!(
-        small_size("(input A (f64 256 256)) (input X (f64 T 64)) (fill (f64 64) 3.0) (f64) (cast f64 X)"),
+        small_size(
+            "(input A (f64 256 256)) (input X (f64 T 64)) (fill (f64 64) 3.0) (f64) (cast f64 X)"
+        ),
         "(input A (f64 64 64)) (input X (f64 T 16)) (fill (f64 16) 3.0) (f64) (cast f64 X)"
     );
 }

@@ -368,8 +368,12 @@ fn run_scan(
         return Err(internal(span, "scan", "wrong number of arguments"));
     }
     // Steps the sequences allow, and each sequence's lowest tap offset.
+    // Sequence k read at tap `tap` on step t is the tap's slice
+    // X[tap-lo : len-(hi-tap)], reversed when going backwards (before the
+    // cut to n_steps, as pytensor.scan does), at position t.
     let mut allowed: Option<usize> = None;
     let mut seq_lo = Vec::new();
+    let mut seq_avail = Vec::new();
     for (k, taps) in scan.sequences.iter().enumerate() {
         let x = args[scan.seq_args().start + k];
         let len = x.shape().first().copied().unwrap_or(0) as i64;
@@ -378,6 +382,7 @@ fn run_scan(
         let avail = (len - (hi - lo)).max(0) as usize;
         allowed = Some(allowed.map_or(avail, |a| a.min(avail)));
         seq_lo.push(lo);
+        seq_avail.push(avail);
     }
     let n = match scan.n_steps_arg() {
         Some(k) => {
@@ -430,10 +435,14 @@ fn run_scan(
     let bind = |s: &str| dims.get(s).copied();
     let non_seqs: Vec<&Value> = scan.non_seq_args().map(|k| args[k]).collect();
     for t in 0..n {
-        let i = if scan.go_backwards { n - 1 - t } else { t };
         let mut params: Vec<Value> = Vec::with_capacity(scan.n_body_params());
         for (k, taps) in scan.sequences.iter().enumerate() {
             let x = args[scan.seq_args().start + k];
+            let i = if scan.go_backwards {
+                seq_avail[k] - 1 - t
+            } else {
+                t
+            };
             for &tap in taps {
                 params.push(row(x, (i as i64 + tap - seq_lo[k]) as usize));
             }
