@@ -30,10 +30,22 @@ const GROUPS: &[&str] = &["ops", "scan"];
 /// (e.g. `("optimized", optimized)` once the optimizer exists), and every
 /// case then runs in it too.
 type Prepare = fn(&Program) -> Result<Program, String>;
-const MODES: &[(&str, Prepare)] = &[("unoptimized", unoptimized)];
+const MODES: &[(&str, Prepare)] = &[("unoptimized", unoptimized), ("term", via_term)];
 
 fn unoptimized(p: &Program) -> Result<Program, String> {
     Ok(p.clone())
+}
+
+/// Through the e-graph language and back: the program as an `egg` term,
+/// then written and parsed again (what extraction will do).
+fn via_term(p: &Program) -> Result<Program, String> {
+    use eqscan::lang::egraph::{expr_to_program, program_to_expr};
+    let expr = program_to_expr(p)?;
+    let inputs: Vec<_> = p
+        .inputs()
+        .map(|(n, t)| (n.to_string(), t.clone()))
+        .collect();
+    expr_to_program(&p.name, &inputs, &expr).map_err(|e| e.to_string())
 }
 
 fn run_case(path: &Path, prepare: Prepare) -> Result<(), Failed> {

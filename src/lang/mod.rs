@@ -4,6 +4,7 @@
 //! Must not: know about rules, extraction or execution.
 
 pub mod dtype;
+pub mod egraph;
 pub mod error;
 pub mod infer;
 pub mod op;

@@ -11,7 +11,7 @@ use super::shape::{Dim, Type};
 use std::fmt;
 
 /// Elementwise unary ops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UnaryOp {
     /// `-x`
     Neg,
@@ -38,7 +38,7 @@ pub enum UnaryOp {
 }
 
 /// Elementwise binary arithmetic ops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BinaryOp {
     /// `a + b`
     Add,
@@ -57,7 +57,7 @@ pub enum BinaryOp {
 }
 
 /// Elementwise comparisons; all return `bool`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CompareOp {
     /// `a > b`
     Gt,
@@ -74,7 +74,7 @@ pub enum CompareOp {
 }
 
 /// Reductions over one axis or all axes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ReduceOp {
     /// sum
     Sum,
@@ -89,7 +89,7 @@ pub enum ReduceOp {
 }
 
 /// Running (inclusive) scans along an axis.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CumOp {
     /// running sum
     Cumsum,

@@ -152,7 +152,7 @@ impl Program {
 }
 
 /// The kind of one recurrent or mapped output of a scan.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OutputInfo {
     /// A state read at tap -1; its init is one value of the step's type.
     Sitsot,

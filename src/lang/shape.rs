@@ -203,7 +203,7 @@ pub fn shape_str(shape: &[Dim]) -> String {
 
 /// The static type of a value: dtype, shape, and whether it is a weak
 /// scalar (a literal, which NEP 50 promotion treats like a Python scalar).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Type {
     /// Element type.
     pub dtype: DType,
