@@ -3,3 +3,5 @@
 //! Empty until the e-graph issue (issue 4) builds it: it will own the
 //! `.rules` format of SPEC §2, loading and checking rules, and the egg
 //! runner with its limits. Must not: contain Scan-specific logic.
+
+pub mod analysis;

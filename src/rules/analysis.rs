@@ -1,0 +1,443 @@
+//! The e-class analysis: the type of every class, the constant it holds (if
+//! every element is the same known number), and the scan inner inputs it
+//! reads.
+//!
+//! Owns: [`TensorAnalysis`], [`ClassData`], the type check of every e-node
+//! (by [`crate::lang::infer::infer`], the same make_node rules the parser
+//! uses), constant folding (by the executor's kernels, so folding has
+//! exactly the semantics of running) and [`EGraph`].
+//!
+//! Why here and not in `src/lang` (as DESIGN.md first placed it): folding
+//! evaluates ops, and the language layer must not know about execution.
+//!
+//! Dependence sets merge by intersection, which can be optimistic (egg issue
+//! #234): a rewrite that relies on "this class reads only inputs S" must
+//! extract a witness term whose leaves are all allowed.
+
+use crate::exec::ops::eval;
+use crate::exec::Value;
+use crate::lang::egraph::{Head, Lit, OpName, TNode};
+use crate::lang::infer::infer;
+use crate::lang::{Dim, Op, Scalar, Type};
+use egg::{Analysis, DidMerge, Id};
+use std::collections::BTreeSet;
+
+/// The e-graph of programs.
+pub type EGraph = egg::EGraph<TNode, TensorAnalysis>;
+
+/// What a class is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    /// A tensor value of this type.
+    Value(Type),
+    /// A scan: one type per output.
+    Multi(Vec<Type>),
+    /// An attribute (a type, a dtype, `none`) or a root; not a value.
+    Attr,
+    /// A node whose arguments do not type-check (a rule built something
+    /// ill-typed); such a class is never unioned with a value class.
+    Invalid(String),
+}
+
+/// The analysis data of one e-class.
+#[derive(Clone, Debug)]
+pub struct ClassData {
+    /// Its type.
+    pub kind: Kind,
+    /// Set when every element is this number.
+    pub konst: Option<Scalar>,
+    /// The inner inputs of the enclosing scan it reads (see module docs).
+    pub deps: BTreeSet<usize>,
+}
+
+impl ClassData {
+    /// The value type, if the class is a value.
+    pub fn ty(&self) -> Option<&Type> {
+        match &self.kind {
+            Kind::Value(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// The analysis; counts the unions it had to make between classes of
+/// different types (always a bug in a rewrite: rule appliers check types
+/// before they union).
+#[derive(Default)]
+pub struct TensorAnalysis {
+    /// Unions of classes whose types differed.
+    pub type_conflicts: usize,
+    /// Per rule, the rewrites refused because the two sides' types or
+    /// shapes differed (counted by the rule appliers).
+    pub refused: std::collections::BTreeMap<String, usize>,
+}
+
+/// Reads a literal attribute child.
+fn lit_of(egraph: &EGraph, id: Id) -> Option<Scalar> {
+    egraph[id].nodes.iter().find_map(|n| match n.head {
+        Head::Lit(Lit(s)) if n.children.is_empty() => Some(s),
+        _ => None,
+    })
+}
+
+fn int_of(egraph: &EGraph, id: Id) -> Option<i64> {
+    match lit_of(egraph, id)? {
+        Scalar::I64(i) => Some(i),
+        _ => None,
+    }
+}
+
+fn dim_of(egraph: &EGraph, id: Id) -> Option<Dim> {
+    egraph[id].nodes.iter().find_map(|n| match &n.head {
+        Head::Lit(Lit(Scalar::I64(k))) => Some(Dim::known(*k)),
+        Head::Size(s) => Some(Dim::sym(s.as_str())),
+        _ => None,
+    })
+}
+
+fn type_of(egraph: &EGraph, id: Id) -> Option<Type> {
+    egraph[id].nodes.iter().find_map(|n| match &n.head {
+        Head::Type(d) => {
+            let shape = n
+                .children
+                .iter()
+                .map(|c| dim_of(egraph, *c))
+                .collect::<Option<Vec<_>>>()?;
+            Some(Type::new(*d, shape))
+        }
+        _ => None,
+    })
+}
+
+/// The language op an op node stands for, with its attributes read from
+/// its children, and the positions of its value children.
+pub fn node_op(egraph: &EGraph, name: OpName, ch: &[Id]) -> Option<(Op, Vec<Id>)> {
+    let x = ch.first().copied();
+    Some(match name {
+        OpName::Unary(u) => (Op::Unary(u), ch.to_vec()),
+        OpName::Binary(b) => (Op::Binary(b), ch.to_vec()),
+        OpName::Compare(c) => (Op::Compare(c), ch.to_vec()),
+        OpName::Where => (Op::Where, ch.to_vec()),
+        OpName::Dot => (Op::Dot, ch.to_vec()),
+        OpName::Matmul => (Op::Matmul, ch.to_vec()),
+        OpName::Stack => (Op::Stack, ch.to_vec()),
+        OpName::Index => (Op::Index, ch.to_vec()),
+        OpName::Reduce(r) => {
+            let axis = match ch.get(1) {
+                Some(a) => Some(int_of(egraph, *a)?),
+                None => None,
+            };
+            (Op::Reduce(r, axis), vec![x?])
+        }
+        OpName::Cumulative(c) => (Op::Cumulative(c, int_of(egraph, *ch.get(1)?)?), vec![x?]),
+        OpName::Transpose => {
+            let perm = ch[1..]
+                .iter()
+                .map(|c| int_of(egraph, *c))
+                .collect::<Option<Vec<_>>>()?;
+            (
+                Op::Transpose(if perm.is_empty() { None } else { Some(perm) }),
+                vec![x?],
+            )
+        }
+        OpName::Reshape => {
+            let dims = ch[1..]
+                .iter()
+                .map(|c| dim_of(egraph, *c))
+                .collect::<Option<Vec<_>>>()?;
+            (Op::Reshape(dims), vec![x?])
+        }
+        OpName::ExpandDims => (Op::ExpandDims(int_of(egraph, *ch.get(1)?)?), vec![x?]),
+        OpName::Concat => (Op::Concat(int_of(egraph, x?)?), ch[1..].to_vec()),
+        OpName::Slice => {
+            let bound = |id: Id| -> Option<Option<i64>> {
+                if egraph[id]
+                    .nodes
+                    .iter()
+                    .any(|n| n.head == Head::NoneBound)
+                {
+                    Some(None)
+                } else {
+                    int_of(egraph, id).map(Some)
+                }
+            };
+            let start = bound(*ch.get(1)?)?;
+            let stop = bound(*ch.get(2)?)?;
+            let step = int_of(egraph, *ch.get(3)?)?;
+            (Op::Slice { start, stop, step }, vec![x?])
+        }
+        OpName::Fill => (Op::Fill(type_of(egraph, x?)?), vec![*ch.get(1)?]),
+        OpName::Zeros => (Op::Zeros(type_of(egraph, x?)?), vec![]),
+        OpName::Ones => (Op::Ones(type_of(egraph, x?)?), vec![]),
+        OpName::Arange => (Op::Arange(dim_of(egraph, x?)?), vec![]),
+        OpName::Tensor => {
+            let vals = ch[1..]
+                .iter()
+                .map(|c| lit_of(egraph, *c))
+                .collect::<Option<Vec<_>>>()?;
+            (Op::Tensor(type_of(egraph, x?)?, vals), vec![])
+        }
+        OpName::Cast => {
+            let dt = egraph[x?].nodes.iter().find_map(|n| match n.head {
+                Head::DType(d) => Some(d),
+                _ => None,
+            })?;
+            (Op::Cast(dt), vec![*ch.get(1)?])
+        }
+        OpName::Proj => return None,
+    })
+}
+
+/// Elementwise ops whose result is uniform when their arguments are.
+fn folds(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Compare(_)
+            | Op::Where
+            | Op::Cast(_)
+            | Op::Fill(_)
+            | Op::Zeros(_)
+            | Op::Ones(_)
+            | Op::Literal(_)
+    )
+}
+
+fn fold(op: &Op, consts: &[Scalar], arg_tys: &[&Type], out: &Type) -> Option<Scalar> {
+    let vals: Vec<Value> = consts.iter().map(|s| Value::scalar(*s)).collect();
+    let refs: Vec<&Value> = vals.iter().collect();
+    // Evaluate on 0-D stand-ins of the right dtypes.
+    let scalar_tys: Vec<Type> = arg_tys
+        .iter()
+        .map(|t| Type {
+            dtype: t.dtype,
+            shape: vec![],
+            weak: t.weak,
+        })
+        .collect();
+    let st: Vec<&Type> = scalar_tys.iter().collect();
+    let out0 = Type {
+        dtype: out.dtype,
+        shape: vec![],
+        weak: out.weak,
+    };
+    let op0 = match op {
+        Op::Fill(t) | Op::Zeros(t) | Op::Ones(t) => {
+            let t0 = Type::new(t.dtype, vec![]);
+            match op {
+                Op::Fill(_) => Op::Fill(t0),
+                Op::Zeros(_) => Op::Zeros(t0),
+                _ => Op::Ones(t0),
+            }
+        }
+        other => other.clone(),
+    };
+    let cast: Vec<Value> = refs
+        .iter()
+        .zip(&st)
+        .map(|(v, t)| v.cast(t.dtype))
+        .collect();
+    let cref: Vec<&Value> = cast.iter().collect();
+    let v = eval(&op0, &cref, &st, &out0, &|_| None).ok()?;
+    Some(match v {
+        Value::F64(a) => Scalar::F64(*a.iter().next()?),
+        Value::F32(a) => Scalar::F64(*a.iter().next()? as f64),
+        Value::I64(a) => Scalar::I64(*a.iter().next()?),
+        Value::Bool(a) => Scalar::Bool(*a.iter().next()?),
+    })
+}
+
+impl Analysis<TNode> for TensorAnalysis {
+    type Data = ClassData;
+
+    fn make(egraph: &mut EGraph, enode: &TNode, _id: Id) -> ClassData {
+        let deps = |egraph: &EGraph, ch: &[Id]| -> BTreeSet<usize> {
+            ch.iter()
+                .flat_map(|c| egraph[*c].data.deps.iter().copied())
+                .collect()
+        };
+        let value = |kind: Kind, konst, deps| ClassData { kind, konst, deps };
+        match &enode.head {
+            Head::Lit(Lit(s)) => {
+                let t = Type {
+                    dtype: s.dtype(),
+                    shape: vec![],
+                    weak: true,
+                };
+                value(Kind::Value(t), Some(*s), BTreeSet::new())
+            }
+            Head::Size(_) => value(
+                Kind::Value(Type::scalar(crate::lang::DType::I64)),
+                None,
+                BTreeSet::new(),
+            ),
+            Head::Input(_, t) => value(Kind::Value(t.clone()), None, BTreeSet::new()),
+            Head::Arg(k, t) => value(Kind::Value(t.clone()), None, [*k].into()),
+            Head::NoneBound | Head::DType(_) | Head::Type(_) | Head::Outputs => {
+                value(Kind::Attr, None, deps(egraph, &enode.children))
+            }
+            Head::Scan(sig) => {
+                let nb = sig.n_body_outputs().min(enode.children.len());
+                let args = &enode.children[nb..];
+                // The outputs: steps × the body's output types.
+                let steps = match sig.layout().n_steps_arg() {
+                    Some(k) => args.get(k).and_then(|a| match lit_of(egraph, *a) {
+                        Some(Scalar::I64(n)) => Some(Dim::known(n)),
+                        _ => egraph[*a].nodes.iter().find_map(|n| match &n.head {
+                            Head::Size(s) => Some(Dim::sym(s.as_str())),
+                            _ => None,
+                        }),
+                    }),
+                    None => None,
+                };
+                let steps = steps.unwrap_or_else(|| {
+                    let layout = sig.layout();
+                    let mut d: Option<Dim> = None;
+                    for (k, taps) in layout.seq_args().zip(&sig.sequences) {
+                        let len = args
+                            .get(k)
+                            .and_then(|a| egraph[*a].data.ty().cloned())
+                            .and_then(|t| t.shape.first().cloned())
+                            .unwrap_or(Dim::Unknown);
+                        let lo = taps.iter().copied().min().unwrap_or(0).min(0);
+                        let hi = taps.iter().copied().max().unwrap_or(0).max(0);
+                        let this = len.sub(&Dim::known(hi - lo));
+                        d = Some(match d {
+                            None => this,
+                            Some(p) if p == this => p,
+                            Some(_) => Dim::Unknown,
+                        });
+                    }
+                    d.unwrap_or(Dim::Unknown)
+                });
+                let mut tys = Vec::new();
+                for (k, info) in sig.outputs.iter().enumerate() {
+                    let Some(bt) = enode.children.get(k).and_then(|b| egraph[*b].data.ty()) else {
+                        return value(
+                            Kind::Invalid("scan body output is not a value".into()),
+                            None,
+                            BTreeSet::new(),
+                        );
+                    };
+                    let _ = info;
+                    let mut shape = vec![steps.clone()];
+                    shape.extend(bt.shape.iter().cloned());
+                    tys.push(Type::new(bt.dtype, shape));
+                }
+                value(Kind::Multi(tys), None, deps(egraph, args))
+            }
+            Head::Op(OpName::Proj) => {
+                let k = enode.children.first().and_then(|c| int_of(egraph, *c));
+                let src = enode.children.get(1).map(|s| &egraph[*s].data);
+                match (k, src) {
+                    (Some(k), Some(ClassData { kind: Kind::Multi(tys), deps: d, .. })) => {
+                        match tys.get(k as usize) {
+                            Some(t) => value(Kind::Value(t.clone()), None, d.clone()),
+                            None => value(Kind::Invalid("no such output".into()), None, d.clone()),
+                        }
+                    }
+                    _ => value(Kind::Invalid("proj of a non-scan".into()), None, BTreeSet::new()),
+                }
+            }
+            Head::Op(name) => {
+                let d = deps(egraph, &enode.children);
+                let Some((op, vargs)) = node_op(egraph, *name, &enode.children) else {
+                    return value(
+                        Kind::Invalid(format!("{}: attributes are not constants", name.name())),
+                        None,
+                        d,
+                    );
+                };
+                let tys: Option<Vec<&Type>> = vargs.iter().map(|a| egraph[*a].data.ty()).collect();
+                let Some(tys) = tys else {
+                    return value(Kind::Invalid(format!("{}: an argument is not a value", name.name())), None, d);
+                };
+                let consts: Vec<Option<Scalar>> = vargs
+                    .iter()
+                    .map(|a| match egraph[*a].data.ty() {
+                        Some(t) if t.weak => egraph[*a].data.konst,
+                        _ => None,
+                    })
+                    .collect();
+                match infer(&op, &tys, &consts) {
+                    Ok(t) => {
+                        let all: Option<Vec<Scalar>> =
+                            vargs.iter().map(|a| egraph[*a].data.konst).collect();
+                        let konst = match (folds(&op), all) {
+                            (true, Some(cs)) => fold(&op, &cs, &tys, &t),
+                            _ => None,
+                        };
+                        value(Kind::Value(t), konst, d)
+                    }
+                    Err(msg) => value(Kind::Invalid(format!("{}: {msg}", name.name())), None, d),
+                }
+            }
+        }
+    }
+
+    fn merge(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
+        let mut changed_a = false;
+        if a.kind != b.kind {
+            match (&a.kind, &b.kind) {
+                (Kind::Invalid(_), _) => {
+                    a.kind = b.kind.clone();
+                    changed_a = true;
+                }
+                (_, Kind::Invalid(_)) => {}
+                _ => self.type_conflicts += 1,
+            }
+        }
+        if a.konst.is_none() && b.konst.is_some() {
+            a.konst = b.konst;
+            changed_a = true;
+        }
+        let inter: BTreeSet<usize> = a.deps.intersection(&b.deps).copied().collect();
+        if inter.len() != a.deps.len() {
+            a.deps = inter;
+            changed_a = true;
+        }
+        let changed_b = a.deps.len() != b.deps.len() || a.kind != b.kind;
+        DidMerge(changed_a, changed_b)
+    }
+
+    fn modify(egraph: &mut EGraph, id: Id) {
+        // A class that holds a uniform constant gets its literal form, so
+        // extraction can pick it: a weak literal for weak scalars, else
+        // `(fill TYPE v)`.
+        let data = egraph[id].data.clone();
+        let (Some(c), Some(t)) = (data.konst, data.ty().cloned()) else {
+            return;
+        };
+        let has_leaf = egraph[id].nodes.iter().any(|n| {
+            matches!(n.head, Head::Lit(_)) || matches!(n.head, Head::Op(OpName::Fill))
+        });
+        if has_leaf || t.shape.iter().any(|d| d.as_known().is_none() && d.as_sym().is_none()) {
+            return;
+        }
+        let new = if t.weak && t.shape.is_empty() {
+            egraph.add(TNode::lit(c))
+        } else {
+            let mut dims = Vec::new();
+            for d in &t.shape {
+                dims.push(if let Some(k) = d.as_known() {
+                    egraph.add(TNode::lit(Scalar::I64(k)))
+                } else {
+                    egraph.add(TNode::leaf(Head::Size(egg::Symbol::from(d.as_sym().unwrap_or("?")))))
+                });
+            }
+            let ty = egraph.add(TNode {
+                head: Head::Type(t.dtype),
+                children: dims,
+            });
+            let v = egraph.add(TNode::lit(c));
+            egraph.add(TNode {
+                head: Head::Op(OpName::Fill),
+                children: vec![ty, v],
+            })
+        };
+        if egraph[new].data.kind == egraph[id].data.kind {
+            egraph.union(id, new);
+        }
+    }
+}
