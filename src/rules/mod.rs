@@ -5,3 +5,4 @@
 //! runner with its limits. Must not: contain Scan-specific logic.
 
 pub mod analysis;
+pub mod runner;
