@@ -3,6 +3,7 @@
 //!
 //! Must not: know about rules, extraction or execution.
 
+pub mod dot;
 pub mod dtype;
 pub mod egraph;
 pub mod error;
