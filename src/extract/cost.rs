@@ -1,0 +1,296 @@
+//! The cost model: the work of one e-node, from the types the analysis gives.
+//!
+//! A node's cost is its own work in *flop-equivalents*: arithmetic
+//! operations, plus the bytes it moves divided by 8 (one `f64` read or
+//! written counts as one operation). Symbolic sizes take their value from
+//! [`CostModel::dims`] and otherwise [`CostModel::default_size`].
+//!
+//! A scan's own cost here is only its loop overhead, `steps ×
+//! step_overhead`; the work of its body depends on which body terms an
+//! extractor picks, so the extractors add `steps × body` themselves (see
+//! [`CostModel::scan_steps`] and [`CostModel::scan_cost`]).
+//!
+//! A node that cannot be part of a well-typed program — one of its children
+//! is [`Kind::Invalid`], its attributes are not constants, or its arguments
+//! do not type-check — costs `f64::INFINITY`, so no extractor picks it while
+//! a finite alternative exists.
+
+use crate::lang::egraph::{Head, OpName, TNode};
+use crate::lang::infer::infer;
+use crate::lang::{BinaryOp, Dim, Op, Scalar, Type, UnaryOp};
+use crate::rules::analysis::{node_op, EGraph, Kind};
+use egg::Id;
+use std::collections::BTreeMap;
+
+/// Weight of a transcendental elementwise function (exp, log, log1p, tanh,
+/// sigmoid, sin, cos, pow) relative to an add or a multiply: a libm call
+/// costs roughly 5–20 simple operations.
+pub const TRANSCENDENTAL_WEIGHT: f64 = 8.0;
+
+/// Cost of an op that makes a view (transpose, reshape, expand_dims,
+/// index): constant, independent of the size.
+pub const VIEW_COST: f64 = 1.0;
+
+/// Cost of a literal leaf: tiny, so that among equal-work terms the one
+/// with fewer literals wins (other leaves cost 0).
+pub const LIT_COST: f64 = 1e-3;
+
+/// Sizes and constants of the cost model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CostModel {
+    /// Values of symbolic sizes (e.g. `T = 20000`).
+    pub dims: BTreeMap<String, i64>,
+    /// The value of a size that `dims` does not bind, or that is unknown:
+    /// 1000 by default — large enough that a loop over an unbound `T`
+    /// is clearly more expensive than one step of it.
+    pub default_size: i64,
+    /// The fixed cost of one loop step in flop-equivalents: the executor's
+    /// per-step bookkeeping (slicing the sequences, one small allocation per
+    /// body op, writing the outputs). 2000 by default: about 1–2 µs a step
+    /// at ~1 flop-equivalent a nanosecond; to be measured on the executor.
+    pub step_overhead: f64,
+}
+
+impl Default for CostModel {
+    fn default() -> Self {
+        CostModel {
+            dims: BTreeMap::new(),
+            default_size: 1000,
+            step_overhead: 2000.0,
+        }
+    }
+}
+
+/// `a * b` where an infinite factor always gives infinity (never NaN).
+pub(crate) fn mul_inf(a: f64, b: f64) -> f64 {
+    if a.is_infinite() || b.is_infinite() || a.is_nan() || b.is_nan() {
+        f64::INFINITY
+    } else {
+        a * b
+    }
+}
+
+fn is_transcendental_unary(u: UnaryOp) -> bool {
+    matches!(
+        u,
+        UnaryOp::Exp
+            | UnaryOp::Log
+            | UnaryOp::Log1p
+            | UnaryOp::Tanh
+            | UnaryOp::Sigmoid
+            | UnaryOp::Sin
+            | UnaryOp::Cos
+    )
+}
+
+impl CostModel {
+    /// A model with the given size bindings and the default constants.
+    pub fn with_dims(dims: BTreeMap<String, i64>) -> Self {
+        CostModel {
+            dims,
+            ..CostModel::default()
+        }
+    }
+
+    /// The value of one size: bound symbols from [`Self::dims`], unbound
+    /// ones (and unknown sizes) [`Self::default_size`].
+    pub fn size(&self, d: &Dim) -> f64 {
+        let bind = |s: &str| Some(self.dims.get(s).copied().unwrap_or(self.default_size));
+        d.eval(&bind).unwrap_or(self.default_size).max(0) as f64
+    }
+
+    /// The number of elements of a value of type `t` (1 for a scalar).
+    pub fn elements(&self, t: &Type) -> f64 {
+        t.shape.iter().map(|d| self.size(d)).product()
+    }
+
+    /// The bytes of a value of type `t`.
+    pub fn bytes(&self, t: &Type) -> f64 {
+        self.elements(t) * t.dtype.size_bytes() as f64
+    }
+
+    /// The step count of the scan whose e-class is `class`: the length of
+    /// its first output (every output has the same), or
+    /// [`Self::default_size`] when the class is not a scan.
+    pub fn scan_steps(&self, egraph: &EGraph, class: Id) -> f64 {
+        match &egraph[class].data.kind {
+            Kind::Multi(tys) => tys
+                .first()
+                .and_then(|t| t.shape.first())
+                .map(|d| self.size(d))
+                .unwrap_or(self.default_size as f64),
+            _ => self.default_size as f64,
+        }
+    }
+
+    /// For a scan node, its step count (looked up through the node's class);
+    /// `None` for any other node.
+    pub fn scan_steps_of(&self, egraph: &EGraph, node: &TNode) -> Option<f64> {
+        if !matches!(node.head, Head::Scan(_)) {
+            return None;
+        }
+        Some(match egraph.lookup(node.clone()) {
+            Some(class) => self.scan_steps(egraph, class),
+            None => self.default_size as f64,
+        })
+    }
+
+    /// The whole cost of a loop of `steps` steps whose body costs `body` a
+    /// step: `steps × (body + step_overhead)`, infinite when `body` is.
+    pub fn scan_cost(&self, steps: f64, body: f64) -> f64 {
+        mul_inf(steps, body + self.step_overhead)
+    }
+
+    /// The node's own work (children excluded), in flop-equivalents:
+    ///
+    /// - elementwise ops: one operation per result element
+    ///   ([`TRANSCENDENTAL_WEIGHT`] for exp, log, tanh, sin, cos, sigmoid,
+    ///   pow), plus the bytes of the arguments and the result over 8;
+    /// - reductions and cumulative ops: one operation per input element,
+    ///   plus bytes moved over 8;
+    /// - `dot` / `matmul`: `2·m·k·n` (twice the result elements times the
+    ///   contracted length), plus bytes moved over 8;
+    /// - views (transpose, reshape, expand_dims, index): [`VIEW_COST`];
+    /// - copies and creations (stack, concat, slice, fill, zeros, ones,
+    ///   tensor, arange, cast): the result's elements;
+    /// - leaves, `proj` and the root: 0 ([`LIT_COST`] for a literal);
+    /// - a scan: its loop overhead only, `steps × step_overhead` (the body
+    ///   is added by the extractors, see [`Self::scan_cost`]).
+    ///
+    /// `f64::INFINITY` for a node that cannot be extracted: a child class
+    /// is [`Kind::Invalid`], the attributes are not constants, the
+    /// arguments do not type-check, or a scan's body output is not a value.
+    pub fn node_cost(&self, egraph: &EGraph, node: &TNode) -> f64 {
+        if node
+            .children
+            .iter()
+            .any(|c| matches!(egraph[*c].data.kind, Kind::Invalid(_)))
+        {
+            return f64::INFINITY;
+        }
+        match &node.head {
+            Head::Lit(_) => LIT_COST,
+            Head::NoneBound
+            | Head::DType(_)
+            | Head::Type(_)
+            | Head::Input(..)
+            | Head::Size(_)
+            | Head::Arg(..) => 0.0,
+            Head::Outputs => {
+                let all_values = node
+                    .children
+                    .iter()
+                    .all(|c| matches!(egraph[*c].data.kind, Kind::Value(_)));
+                if all_values {
+                    0.0
+                } else {
+                    f64::INFINITY
+                }
+            }
+            Head::Scan(sig) => {
+                let nb = sig.n_body_outputs();
+                let layout = sig.layout();
+                if node.children.len() != nb + layout.n_args()
+                    || node
+                        .children
+                        .iter()
+                        .any(|c| !matches!(egraph[*c].data.kind, Kind::Value(_)))
+                {
+                    return f64::INFINITY;
+                }
+                let steps = self.scan_steps_of(egraph, node).unwrap_or(0.0);
+                mul_inf(steps, self.step_overhead)
+            }
+            Head::Op(OpName::Proj) => {
+                let k = node.children.first().and_then(|c| {
+                    egraph[*c].nodes.iter().find_map(|n| match n.head {
+                        Head::Lit(crate::lang::egraph::Lit(Scalar::I64(k))) => Some(k),
+                        _ => None,
+                    })
+                });
+                let src = node.children.get(1).map(|c| &egraph[*c].data.kind);
+                match (k, src) {
+                    (Some(k), Some(Kind::Multi(tys))) if k >= 0 && (k as usize) < tys.len() => 0.0,
+                    _ => f64::INFINITY,
+                }
+            }
+            Head::Op(name) => self.op_cost(egraph, *name, &node.children),
+        }
+    }
+
+    fn op_cost(&self, egraph: &EGraph, name: OpName, children: &[Id]) -> f64 {
+        let Some((op, vargs)) = node_op(egraph, name, children) else {
+            return f64::INFINITY;
+        };
+        let Some(tys) = vargs
+            .iter()
+            .map(|a| egraph[*a].data.ty())
+            .collect::<Option<Vec<&Type>>>()
+        else {
+            return f64::INFINITY;
+        };
+        let consts: Vec<Option<Scalar>> = vargs
+            .iter()
+            .map(|a| match egraph[*a].data.ty() {
+                Some(t) if t.weak => egraph[*a].data.konst,
+                _ => None,
+            })
+            .collect();
+        let Ok(out) = infer(&op, &tys, &consts) else {
+            return f64::INFINITY;
+        };
+        self.op_work(&op, &tys, &out)
+    }
+
+    /// The work of `op` on arguments of types `args` giving a result of type
+    /// `out` (see [`Self::node_cost`]).
+    pub fn op_work(&self, op: &Op, args: &[&Type], out: &Type) -> f64 {
+        let n_out = self.elements(out);
+        let moved = (args.iter().map(|t| self.bytes(t)).sum::<f64>() + self.bytes(out)) / 8.0;
+        match op {
+            Op::Unary(u) => {
+                let w = if is_transcendental_unary(*u) {
+                    TRANSCENDENTAL_WEIGHT
+                } else {
+                    1.0
+                };
+                w * n_out + moved
+            }
+            Op::Binary(b) => {
+                let w = if *b == BinaryOp::Pow {
+                    TRANSCENDENTAL_WEIGHT
+                } else {
+                    1.0
+                };
+                w * n_out + moved
+            }
+            Op::Compare(_) | Op::Where => n_out + moved,
+            Op::Reduce(..) | Op::Cumulative(..) => {
+                args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved
+            }
+            Op::Dot | Op::Matmul => {
+                let k = match (args.first(), args.get(1)) {
+                    (Some(a), Some(b)) if !a.shape.is_empty() && !b.shape.is_empty() => {
+                        a.shape.last().map(|d| self.size(d)).unwrap_or(1.0)
+                    }
+                    _ => 1.0,
+                };
+                2.0 * n_out * k + moved
+            }
+            Op::Transpose(_) | Op::Reshape(_) | Op::ExpandDims(_) | Op::Index => VIEW_COST,
+            Op::Stack
+            | Op::Concat(_)
+            | Op::Slice { .. }
+            | Op::Fill(_)
+            | Op::Zeros(_)
+            | Op::Ones(_)
+            | Op::Tensor(..)
+            | Op::Arange(_)
+            | Op::Cast(_) => n_out,
+            Op::Literal(_) => LIT_COST,
+            Op::Input(_) | Op::Size(_) | Op::Proj(_) => 0.0,
+            // Never built by `node_op`; a scan is costed by its head.
+            Op::Scan(_) => f64::INFINITY,
+        }
+    }
+}
