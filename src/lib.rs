@@ -27,5 +27,6 @@
 pub mod exec;
 pub mod extract;
 pub mod lang;
+pub mod optimize;
 pub mod rules;
 pub mod scan_rules;

@@ -4,8 +4,11 @@
 use clap::{Parser, Subcommand};
 use eqscan::exec::run::{bind_inputs, eval_program, generate_missing, Dims};
 use eqscan::exec::{npy, Value};
+use eqscan::extract::cost::CostModel;
 use eqscan::lang::parse::parse_program_bytes;
 use eqscan::lang::{print_program, Program};
+use eqscan::optimize::optimize;
+use eqscan::rules::runner::{saturate, Limits};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -92,12 +95,62 @@ enum Command {
         /// Print a JSON report instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        opt: OptArgs,
     },
     /// Print a program in canonical form.
     Fmt {
         /// The program file (.sexp).
         prog: PathBuf,
     },
+    /// Print the optimized program (or, with --json, the optimizer's report).
+    Optimize {
+        /// The program file (.sexp).
+        prog: PathBuf,
+        #[command(flatten)]
+        opt: OptArgs,
+        /// Print the JSON report of SPEC §3 instead of the program.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the program's graph (or its saturated e-graph) as Graphviz.
+    Dot {
+        /// The program file (.sexp).
+        prog: PathBuf,
+        /// Draw the saturated e-graph instead of the program.
+        #[arg(long)]
+        egraph: bool,
+        #[command(flatten)]
+        opt: OptArgs,
+    },
+}
+
+/// Options of the optimizer, shared by `optimize`, `run`, `dot --egraph`.
+#[derive(clap::Args, Clone)]
+struct OptArgs {
+    /// Rule files or folders (default: the rule sets built into eqscan,
+    /// the same as the repository's rules/ folder).
+    #[arg(long = "rules", value_name = "PATH")]
+    rules: Vec<PathBuf>,
+    /// Stop saturating after N iterations.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().iter_limit)]
+    iter_limit: usize,
+    /// Stop saturating once the e-graph has N nodes.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().node_limit)]
+    node_limit: usize,
+    /// Stop saturating after SECS seconds.
+    #[arg(long, value_name = "SECS", default_value_t = Limits::default().time_limit.as_secs_f64())]
+    time_limit: f64,
+}
+
+impl OptArgs {
+    fn limits(&self) -> Limits {
+        Limits {
+            iter_limit: self.iter_limit,
+            node_limit: self.node_limit,
+            time_limit: std::time::Duration::from_secs_f64(self.time_limit.max(0.0)),
+        }
+    }
 }
 
 fn split_eq(s: &str) -> Result<(&str, &str), String> {
@@ -136,6 +189,29 @@ fn load_program(path: &Path) -> Result<Program, UserError> {
     parse_program_bytes(&bytes).map_err(|e| UserError(e.located(&file)))
 }
 
+/// The rewrites to saturate with.
+fn load_rewrites(
+    opt: &OptArgs,
+) -> Result<
+    Vec<egg::Rewrite<eqscan::lang::egraph::TNode, eqscan::rules::analysis::TensorAnalysis>>,
+    UserError,
+> {
+    let _ = &opt.rules;
+    Ok(Vec::new())
+}
+
+/// Optimizes `p`, with sizes from `dims` for the cost model.
+fn optimize_program(
+    p: &Program,
+    opt: &OptArgs,
+    dims: &Dims,
+    file: &str,
+) -> Result<eqscan::optimize::Report, UserError> {
+    let rewrites = load_rewrites(opt)?;
+    let model = CostModel::with_dims(dims.clone());
+    optimize(p, &rewrites, &opt.limits(), &model).map_err(|e| UserError(format!("{file}: {e}")))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Deeply nested programs recurse in the parser and printer; give them
@@ -163,6 +239,32 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             print!("{}", print_program(&p));
             Ok(())
         }
+        Command::Optimize { prog, opt, json } => {
+            let file = prog.display().to_string();
+            let t0 = Instant::now();
+            let p = load_program(&prog)?;
+            let parse_ms = t0.elapsed().as_secs_f64() * 1e3;
+            let report = optimize_program(&p, &opt, &Dims::new(), &file)?;
+            if json {
+                println!("{}", report.to_json(parse_ms));
+            } else {
+                print!("{}", print_program(&report.program));
+            }
+            Ok(())
+        }
+        Command::Dot { prog, egraph, opt } => {
+            let file = prog.display().to_string();
+            let p = load_program(&prog)?;
+            if egraph {
+                let rewrites = load_rewrites(&opt)?;
+                let sat = saturate(&p, &rewrites, &opt.limits(), false)
+                    .map_err(|e| UserError(format!("{file}: {e}")))?;
+                print!("{}", sat.egraph.dot());
+            } else {
+                print!("{}", eqscan::lang::dot::program_dot(&p));
+            }
+            Ok(())
+        }
         Command::Run {
             prog,
             inputs,
@@ -173,8 +275,8 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             out,
             repeat,
             json,
+            opt,
         } => {
-            let _ = no_opt; // optimization arrives with the e-graph issue
             let file = prog.display().to_string();
             let p = load_program(&prog)?;
             let given: Dims = dims.into_iter().map(|(k, v)| (k, v as i64)).collect();
@@ -208,6 +310,17 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                     }
                 }
                 full
+            };
+            let t_opt = Instant::now();
+            let p = if no_opt {
+                p
+            } else {
+                optimize_program(&p, &opt, &dims, &file)?.program
+            };
+            let optimize_ms = if no_opt {
+                0.0
+            } else {
+                t_opt.elapsed().as_secs_f64() * 1e3
             };
             let runs = repeat.map_or(1, |k| k + 1);
             let mut times = Vec::new();
@@ -244,7 +357,7 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                     })
                     .collect();
                 let report = serde_json::json!({
-                    "optimize_ms": 0.0,
+                    "optimize_ms": optimize_ms,
                     "execute_ms": times,
                     "peak_bytes": peak,
                     "outputs": outs,

@@ -1,0 +1,122 @@
+//! The optimizer pipeline: saturate, extract, convert back, report.
+//!
+//! Owns: [`optimize`] and its [`Report`] (the `--json` report of SPEC §3).
+//! Must not: hold rules, costs or kernels — it wires `rules`, `extract` and
+//! `lang` together.
+
+use crate::extract::cost::CostModel;
+use crate::extract::dag::extract_dag;
+use crate::lang::egraph::TNode;
+use crate::lang::egraph::{expr_to_program, expr_to_text, program_to_expr};
+use crate::lang::{print_program, Program, Type};
+use crate::rules::analysis::{EGraph, TensorAnalysis};
+use crate::rules::runner::{saturate, Limits};
+use egg::Rewrite;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Everything `optimize --json` reports.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The optimized program.
+    pub program: Program,
+    /// Why saturation stopped.
+    pub stop_reason: &'static str,
+    /// Saturation iterations.
+    pub iterations: usize,
+    /// E-nodes after saturation.
+    pub egraph_nodes: usize,
+    /// E-classes after saturation.
+    pub egraph_classes: usize,
+    /// Applications per rule.
+    pub rules_applied: BTreeMap<String, usize>,
+    /// Rewrites refused because they would change a type or shape.
+    pub rules_refused: BTreeMap<String, usize>,
+    /// Cost of the program as written (same model, DAG measure).
+    pub cost_before: f64,
+    /// Cost of the optimized program.
+    pub cost_after: f64,
+    /// Scans before, nested ones included.
+    pub scans_before: usize,
+    /// Scans after.
+    pub scans_after: usize,
+    /// Milliseconds spent saturating.
+    pub saturate_ms: f64,
+    /// Milliseconds spent extracting and converting back.
+    pub extract_ms: f64,
+}
+
+impl Report {
+    /// The SPEC §3 JSON object (`parse_ms` is the caller's to add).
+    pub fn to_json(&self, parse_ms: f64) -> serde_json::Value {
+        serde_json::json!({
+            "program": print_program(&self.program),
+            "stop_reason": self.stop_reason,
+            "iterations": self.iterations,
+            "egraph_nodes": self.egraph_nodes,
+            "egraph_classes": self.egraph_classes,
+            "rules_applied": self.rules_applied,
+            "rules_refused": self.rules_refused,
+            "cost_before": self.cost_before,
+            "cost_after": self.cost_after,
+            "scans_before": self.scans_before,
+            "scans_after": self.scans_after,
+            "time_ms": {"parse": parse_ms, "saturate": self.saturate_ms, "extract": self.extract_ms},
+        })
+    }
+}
+
+/// The cost of `p` as written, on the measure extraction minimizes.
+pub fn program_cost(p: &Program, model: &CostModel) -> Result<f64, String> {
+    let expr = program_to_expr(p)?;
+    let mut egraph = EGraph::new(TensorAnalysis::default());
+    let root = egraph.add_expr(&expr);
+    egraph.rebuild();
+    Ok(extract_dag(&egraph, root, model).0)
+}
+
+/// Optimizes `p`: saturation with `rewrites` under `limits`, then DAG-aware
+/// extraction under `model`. The result is never costlier than `p`: if
+/// extraction finds nothing better, `p` comes back unchanged.
+pub fn optimize(
+    p: &Program,
+    rewrites: &[Rewrite<TNode, TensorAnalysis>],
+    limits: &Limits,
+    model: &CostModel,
+) -> Result<Report, String> {
+    let cost_before = program_cost(p, model)?;
+    let sat = saturate(p, rewrites, limits, false)?;
+    let t0 = Instant::now();
+    let (cost_after, expr) = extract_dag(&sat.egraph, sat.root, model);
+    let inputs: Vec<(String, Type)> = p
+        .inputs()
+        .map(|(n, t)| (n.to_string(), t.clone()))
+        .collect();
+    let (program, cost_after) = if cost_after < cost_before {
+        let q = expr_to_program(&p.name, &inputs, &expr).map_err(|e| {
+            format!(
+                "internal error: the extracted program does not type-check ({e}):\n{}",
+                expr_to_text(&p.name, &inputs, &expr)
+            )
+        })?;
+        (q, cost_after)
+    } else {
+        (p.clone(), cost_before)
+    };
+    let refused = sat.egraph.analysis.refused.clone();
+    Ok(Report {
+        scans_before: p.count_scans(),
+        scans_after: program.count_scans(),
+        program,
+        stop_reason: sat.stop_reason,
+        iterations: sat.iterations,
+        egraph_nodes: sat.egraph.total_number_of_nodes(),
+        egraph_classes: sat.egraph.number_of_classes(),
+        rules_applied: sat.rules_applied,
+        rules_refused: refused,
+        cost_before,
+        cost_after,
+        saturate_ms: sat.time.as_secs_f64() * 1e3,
+        extract_ms: t0.elapsed().as_secs_f64() * 1e3,
+    })
+}
