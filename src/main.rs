@@ -113,6 +113,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Show why the optimized program equals the original: the chain of
+    /// rewrites from one to the other.
+    Explain {
+        /// The program file (.sexp).
+        prog: PathBuf,
+        #[command(flatten)]
+        opt: OptArgs,
+    },
     /// Print the program's graph (or its saturated e-graph) as Graphviz.
     Dot {
         /// The program file (.sexp).
@@ -249,6 +257,33 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                 println!("{}", report.to_json(parse_ms));
             } else {
                 print!("{}", print_program(&report.program));
+            }
+            Ok(())
+        }
+        Command::Explain { prog, opt } => {
+            let file = prog.display().to_string();
+            let p = load_program(&prog)?;
+            let rewrites = load_rewrites(&opt)?;
+            let fail = |e: String| UserError(format!("{file}: {e}"));
+            let mut sat = saturate(&p, &rewrites, &opt.limits(), true).map_err(fail)?;
+            let model = CostModel::default();
+            let (_, best) = eqscan::extract::dag::extract_dag(&sat.egraph, sat.root, &model);
+            let original = eqscan::lang::egraph::program_to_expr(&p).map_err(fail)?;
+            let best_id = sat.egraph.add_expr(&best);
+            if sat.egraph.find(best_id) != sat.root {
+                return Err(fail(
+                    "internal error: the extracted term is not in the root class".into(),
+                ));
+            }
+            let mut explanation = sat.egraph.explain_equivalence(&original, &best);
+            let steps = explanation.make_flat_explanation().len().saturating_sub(1);
+            println!("; {steps} rewrite(s) from the program to its optimized form");
+            println!(
+                "; stop reason: {}, {} iteration(s)",
+                sat.stop_reason, sat.iterations
+            );
+            for line in explanation.get_flat_strings() {
+                println!("{line}");
             }
             Ok(())
         }

@@ -323,7 +323,7 @@ impl fmt::Display for TNode {
             Head::NoneBound => f.write_str("none"),
             Head::DType(d) | Head::Type(d) => f.write_str(d.name()),
             Head::Input(s, _) | Head::Size(s) => f.write_str(s.as_str()),
-            Head::Arg(k, t) => write!(f, "arg{k}:{t}"),
+            Head::Arg(k, _) => write!(f, "arg{k}"),
             Head::Scan(_) => f.write_str("scan"),
             Head::Outputs => f.write_str("outputs"),
         }
