@@ -1,1 +1,221 @@
-//! TODO
+//! Reading and writing `.npy` files.
+//!
+//! Owns: [`read_npy`] and [`write_npy`] over `ndarray-npy`. Only the four
+//! dtypes are read (either byte order, C or Fortran order); the header is
+//! checked against the file's size before any data is allocated, so a file
+//! that claims an absurd shape is an error, not an allocation failure.
+//! Must not: know which input a file is for (the caller checks dtype and
+//! shape against the program).
+
+use crate::exec::error::ExecError;
+use crate::exec::value::{checked_len, shape_str, with_array, Value};
+use crate::lang::DType;
+use ndarray::ArrayD;
+use ndarray_npy::npy::header::Header;
+use ndarray_npy::{ReadNpyError, ReadNpyExt, WriteNpyExt};
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+fn npy_error(path: &Path, msg: impl Into<String>) -> ExecError {
+    ExecError::Npy {
+        path: path.display().to_string(),
+        msg: msg.into(),
+    }
+}
+
+/// The dtype of a `.npy` type descriptor such as `'<f8'`, or a sentence
+/// saying why it is not supported.
+fn descr_dtype(descr: &str) -> Result<DType, String> {
+    let d = descr.trim_matches(|c| c == '\'' || c == '"');
+    let code = d.trim_start_matches(['<', '>', '=', '|']);
+    let order_ok = d.len() == code.len() + 1 || d.len() == code.len();
+    let dt = match code {
+        "f8" if order_ok => Some(DType::F64),
+        "f4" if order_ok => Some(DType::F32),
+        "i8" if order_ok => Some(DType::I64),
+        "b1" if order_ok => Some(DType::Bool),
+        _ => None,
+    };
+    dt.ok_or_else(|| {
+        let what = match code {
+            "f2" | "e" => " (float16 is not supported)".to_string(),
+            _ => format!(" (its dtype is {descr})"),
+        };
+        format!("not a .npy file of f64, f32, i64 or bool{what}")
+    })
+}
+
+fn read_as<T>(bytes: &[u8]) -> Result<ArrayD<T>, ReadNpyError>
+where
+    T: ndarray_npy::ReadableElement,
+{
+    ArrayD::<T>::read_npy(bytes)
+}
+
+/// Reads a `.npy` file holding `f64`, `f32`, `i64` or `bool` data.
+pub fn read_npy(path: &Path) -> Result<Value, ExecError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| npy_error(path, format!("cannot read the file: {e}")))?;
+    let mut rest: &[u8] = &bytes;
+    let header = Header::from_reader(&mut rest)
+        .map_err(|e| npy_error(path, format!("not a valid .npy file: {e}")))?;
+    let dtype = descr_dtype(&header.type_descriptor.to_string()).map_err(|m| npy_error(path, m))?;
+    let len = checked_len(&header.shape, dtype).map_err(|_| {
+        npy_error(
+            path,
+            format!(
+                "the header claims an impossibly large shape {}",
+                shape_str(&header.shape)
+            ),
+        )
+    })?;
+    let want = len * dtype.size_bytes();
+    if want != rest.len() {
+        return Err(npy_error(
+            path,
+            format!(
+                "the header claims {} data of shape {} ({want} bytes) but the file holds {} bytes of data",
+                dtype,
+                shape_str(&header.shape),
+                rest.len()
+            ),
+        ));
+    }
+    let v = match dtype {
+        DType::F64 => read_as::<f64>(&bytes).map(Value::F64),
+        DType::F32 => read_as::<f32>(&bytes).map(Value::F32),
+        DType::I64 => read_as::<i64>(&bytes).map(Value::I64),
+        DType::Bool => read_as::<bool>(&bytes).map(Value::Bool),
+    };
+    v.map_err(|e| npy_error(path, format!("cannot read the data: {e}")))
+}
+
+/// Writes a value as a `.npy` file (C order unless the value is stored in
+/// Fortran order).
+pub fn write_npy(path: &Path, v: &Value) -> Result<(), ExecError> {
+    let fail = |e: &dyn std::fmt::Display| npy_error(path, format!("cannot write the file: {e}"));
+    let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
+    let mut w = BufWriter::new(file);
+    with_array!(v, a => a.write_npy(&mut w)).map_err(|e| fail(&e))?;
+    w.flush().map_err(|e| fail(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array;
+
+    fn tmp(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("eqscan-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    fn msg(e: ExecError) -> String {
+        match e {
+            ExecError::Npy { msg, .. } => msg,
+            other => panic!("unexpected error {other:?}"),
+        }
+    }
+
+    #[test]
+    fn round_trips_every_dtype() {
+        let vals = [
+            Value::F64(
+                Array::from_shape_vec((2, 3), vec![0.5, -1.0, f64::NAN, 3.0, 4.0, 5.0])
+                    .unwrap()
+                    .into_dyn(),
+            ),
+            Value::F32(Array::from_vec(vec![1.5f32, -2.0]).into_dyn()),
+            Value::I64(Array::from_vec(vec![i64::MIN, 0, 7]).into_dyn()),
+            Value::Bool(
+                Array::from_shape_vec((1, 2), vec![true, false])
+                    .unwrap()
+                    .into_dyn(),
+            ),
+            Value::scalar_f64(2.0),
+            Value::zeros(DType::F64, &[0, 4]),
+        ];
+        for (n, v) in vals.iter().enumerate() {
+            let p = tmp(&format!("rt{n}.npy"));
+            write_npy(&p, v).unwrap();
+            let back = read_npy(&p).unwrap();
+            assert_eq!(back.dtype(), v.dtype());
+            assert_eq!(back.shape(), v.shape());
+            assert!(back.allclose(v, 0.0, 0.0));
+        }
+        // a transposed (non-standard) value is written in logical order
+        let t = crate::exec::ops::shape::transpose(
+            &Value::I64(
+                Array::from_shape_vec((2, 3, 4), (0..24).collect())
+                    .unwrap()
+                    .into_dyn(),
+            ),
+            Some(&[1, 0, 2]),
+        )
+        .unwrap();
+        let p = tmp("t.npy");
+        write_npy(&p, &t).unwrap();
+        assert_eq!(read_npy(&p).unwrap(), t);
+    }
+
+    #[test]
+    fn bad_files_are_errors() {
+        let missing = tmp("does-not-exist.npy");
+        assert!(msg(read_npy(&missing).unwrap_err()).starts_with("cannot read the file"));
+        let garbled = tmp("garbled.npy");
+        std::fs::write(&garbled, b"hello world, not numpy").unwrap();
+        assert!(msg(read_npy(&garbled).unwrap_err()).starts_with("not a valid .npy file"));
+        let empty = tmp("empty.npy");
+        std::fs::write(&empty, b"").unwrap();
+        assert!(read_npy(&empty).is_err());
+
+        let with_header = |descr: &str, shape: &str, data: &[u8]| {
+            let dict =
+                format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+            let mut h = dict.into_bytes();
+            while (10 + h.len() + 1) % 64 != 0 {
+                h.push(b' ');
+            }
+            h.push(b'\n');
+            let mut out = b"\x93NUMPY\x01\x00".to_vec();
+            out.extend((h.len() as u16).to_le_bytes());
+            out.extend(h);
+            out.extend(data);
+            out
+        };
+        let f16 = tmp("f16.npy");
+        std::fs::write(&f16, with_header("<f2", "(2,)", &[0; 4])).unwrap();
+        assert_eq!(
+            msg(read_npy(&f16).unwrap_err()),
+            "not a .npy file of f64, f32, i64 or bool (float16 is not supported)"
+        );
+        let i32f = tmp("i32.npy");
+        std::fs::write(&i32f, with_header("<i4", "(2,)", &[0; 8])).unwrap();
+        assert_eq!(
+            msg(read_npy(&i32f).unwrap_err()),
+            "not a .npy file of f64, f32, i64 or bool (its dtype is '<i4')"
+        );
+        let absurd = tmp("absurd.npy");
+        std::fs::write(
+            &absurd,
+            with_header("<f8", "(1000000000000, 1000000000000)", &[0; 8]),
+        )
+        .unwrap();
+        assert!(msg(read_npy(&absurd).unwrap_err()).contains("impossibly large"));
+        let big = tmp("big.npy");
+        std::fs::write(&big, with_header("<f8", "(100000000000,)", &[0; 8])).unwrap();
+        assert!(msg(read_npy(&big).unwrap_err()).contains("but the file holds 8 bytes"));
+        let bad_bool = tmp("badbool.npy");
+        std::fs::write(&bad_bool, with_header("|b1", "(2,)", &[1, 7])).unwrap();
+        assert!(msg(read_npy(&bad_bool).unwrap_err()).starts_with("cannot read the data"));
+        let be = tmp("be.npy");
+        std::fs::write(&be, with_header(">f8", "(1,)", &2.0f64.to_be_bytes())).unwrap();
+        assert_eq!(
+            read_npy(&be).unwrap(),
+            Value::F64(Array::from_vec(vec![2.0]).into_dyn())
+        );
+        let bad_dir = tmp("no-such-dir").join("x.npy");
+        assert!(write_npy(&bad_dir, &Value::scalar_f64(1.0)).is_err());
+    }
+}

@@ -1,1 +1,285 @@
-//! Op kernels.
+//! Op kernels: what each [`Op`] computes on runtime values, with NumPy's
+//! semantics.
+//!
+//! Owns: [`eval`], the single entry point that dispatches an op to its
+//! family (`elementwise`, `reduce`, `linalg`, `shape`, `create`), and
+//! [`normalize_axis`]. The static types were checked by type inference;
+//! `out_ty` is authoritative for the result dtype. Runtime shapes are still
+//! checked: a kernel never panics, whatever its inputs; it returns an error
+//! sentence without location that does not start with the op name (the
+//! caller adds both). Must not: run graphs or scans ([`Op::Input`],
+//! [`Op::Scan`] and [`Op::Proj`] belong to the runner).
+
+pub mod create;
+pub mod elementwise;
+pub mod linalg;
+pub mod reduce;
+pub mod shape;
+
+use crate::exec::value::Value;
+use crate::lang::dtype::{promote, promote_strong};
+use crate::lang::{Op, Type};
+
+/// Normalizes an axis (negative counts from the end) against `ndim` axes.
+pub fn normalize_axis(axis: i64, ndim: usize) -> Result<usize, String> {
+    let n = ndim as i64;
+    let a = if axis < 0 { axis + n } else { axis };
+    if a < 0 || a >= n {
+        Err(format!(
+            "axis {axis} is out of bounds for array of dimension {ndim}"
+        ))
+    } else {
+        Ok(a as usize)
+    }
+}
+
+fn arity(args: &[&Value], n: usize) -> Result<(), String> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        Err(format!(
+            "internal: expected {n} argument(s), got {}",
+            args.len()
+        ))
+    }
+}
+
+/// Computes `op` on `args`. `arg_tys` are the arguments' static types (their
+/// weak flags decide the dtype comparisons compute in), `out_ty` the result
+/// type; `dims` binds the symbolic sizes. Every op but [`Op::Input`],
+/// [`Op::Scan`] and [`Op::Proj`].
+pub fn eval(
+    op: &Op,
+    args: &[&Value],
+    arg_tys: &[&Type],
+    out_ty: &Type,
+    dims: &dyn Fn(&str) -> Option<i64>,
+) -> Result<Value, String> {
+    let out = out_ty.dtype;
+    let v = match op {
+        Op::Input(_) | Op::Scan(_) | Op::Proj(_) => {
+            return Err(format!("internal: {} is not an op kernel", op.name()))
+        }
+        Op::Literal(s) => {
+            arity(args, 0)?;
+            return Ok(create::literal(*s));
+        }
+        Op::Size(name) => {
+            arity(args, 0)?;
+            create::size(name, dims)?
+        }
+        Op::Unary(u) => {
+            arity(args, 1)?;
+            elementwise::unary(*u, args[0], out)?
+        }
+        Op::Binary(b) => {
+            arity(args, 2)?;
+            elementwise::binary(*b, args[0], args[1], out)?
+        }
+        Op::Compare(c) => {
+            arity(args, 2)?;
+            let common = match (arg_tys.first(), arg_tys.get(1)) {
+                (Some(a), Some(b)) => promote(a.dtype, a.weak, b.dtype, b.weak).0,
+                _ => promote_strong(args[0].dtype(), args[1].dtype()),
+            };
+            elementwise::compare(*c, args[0], args[1], common)?
+        }
+        Op::Where => {
+            arity(args, 3)?;
+            elementwise::where_(args[0], args[1], args[2], out)?
+        }
+        Op::Reduce(r, axis) => {
+            arity(args, 1)?;
+            reduce::reduce(*r, args[0], *axis, out)?
+        }
+        Op::Cumulative(c, axis) => {
+            arity(args, 1)?;
+            reduce::cumulative(*c, args[0], *axis, out)?
+        }
+        Op::Dot => {
+            arity(args, 2)?;
+            linalg::dot(args[0], args[1], out)?
+        }
+        Op::Matmul => {
+            arity(args, 2)?;
+            linalg::matmul(args[0], args[1], out)?
+        }
+        Op::Transpose(perm) => {
+            arity(args, 1)?;
+            shape::transpose(args[0], perm.as_deref())?
+        }
+        Op::Reshape(sizes) => {
+            arity(args, 1)?;
+            shape::reshape(args[0], sizes, dims)?
+        }
+        Op::ExpandDims(axis) => {
+            arity(args, 1)?;
+            shape::expand_dims(args[0], *axis)?
+        }
+        Op::Stack => shape::stack(args, out)?,
+        Op::Concat(axis) => shape::concat(args, *axis, out)?,
+        Op::Index => {
+            let (x, idx) = args
+                .split_first()
+                .ok_or("internal: index needs an argument")?;
+            shape::index(x, idx)?
+        }
+        Op::Slice { start, stop, step } => {
+            arity(args, 1)?;
+            shape::slice(args[0], *start, *stop, *step)?
+        }
+        Op::Fill(ty) => {
+            arity(args, 1)?;
+            create::fill(ty, args[0], out, dims)?
+        }
+        Op::Zeros(ty) => {
+            arity(args, 0)?;
+            create::zeros(ty, out, dims)?
+        }
+        Op::Ones(ty) => {
+            arity(args, 0)?;
+            create::ones(ty, out, dims)?
+        }
+        Op::Arange(n) => {
+            arity(args, 0)?;
+            create::arange(n, dims)?
+        }
+        Op::Tensor(ty, values) => {
+            arity(args, 0)?;
+            create::tensor(ty, values, out, dims)?
+        }
+        Op::Cast(dt) => {
+            arity(args, 1)?;
+            args[0].cast(*dt)
+        }
+    };
+    // The static type decides the dtype; kernels that keep their input's
+    // dtype (shape ops, index) are cast when the two disagree.
+    Ok(v.into_dtype(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::{BinaryOp, CompareOp, DType, Dim, ReduceOp, Scalar, UnaryOp};
+
+    fn no_dims(_: &str) -> Option<i64> {
+        None
+    }
+
+    #[test]
+    fn dispatch_and_promotion() {
+        let x = Value::F32(ndarray::Array::from_vec(vec![0.1f32, 2.0]).into_dyn());
+        let xt = Type::new(DType::F32, vec![Dim::known(2)]);
+        let lit = Value::scalar_f64(0.1);
+        let lt = Type {
+            dtype: DType::F64,
+            shape: vec![],
+            weak: true,
+        };
+        let bt = Type::new(DType::Bool, vec![Dim::known(2)]);
+        // f32 == weak 0.1 compares in f32
+        let r = eval(
+            &Op::Compare(CompareOp::Eq),
+            &[&x, &lit],
+            &[&xt, &lt],
+            &bt,
+            &no_dims,
+        )
+        .unwrap();
+        assert_eq!(
+            r,
+            Value::Bool(ndarray::Array::from_vec(vec![true, false]).into_dyn())
+        );
+        // ... but against a strong f64 scalar it compares in f64
+        let st = Type::scalar(DType::F64);
+        let r = eval(
+            &Op::Compare(CompareOp::Eq),
+            &[&x, &lit],
+            &[&xt, &st],
+            &bt,
+            &no_dims,
+        )
+        .unwrap();
+        assert_eq!(
+            r,
+            Value::Bool(ndarray::Array::from_vec(vec![false, false]).into_dyn())
+        );
+        let r = eval(
+            &Op::Binary(BinaryOp::Mul),
+            &[&x, &lit],
+            &[&xt, &lt],
+            &xt,
+            &no_dims,
+        )
+        .unwrap();
+        assert_eq!(r.dtype(), DType::F32);
+        let r = eval(&Op::Unary(UnaryOp::Exp), &[&x], &[&xt], &xt, &no_dims).unwrap();
+        assert_eq!(r.dtype(), DType::F32);
+        let s = eval(
+            &Op::Reduce(ReduceOp::Sum, None),
+            &[&x],
+            &[&xt],
+            &Type::scalar(DType::F32),
+            &no_dims,
+        )
+        .unwrap();
+        assert_eq!(s, Value::scalar_f32(2.1f32));
+        let c = eval(
+            &Op::Cast(DType::I64),
+            &[&x],
+            &[&xt],
+            &Type::new(DType::I64, vec![Dim::known(2)]),
+            &no_dims,
+        )
+        .unwrap();
+        assert_eq!(
+            c,
+            Value::I64(ndarray::Array::from_vec(vec![0, 2]).into_dyn())
+        );
+    }
+
+    #[test]
+    fn leaves_and_errors() {
+        let ty = Type::scalar(DType::I64);
+        let dims = |s: &str| (s == "T").then_some(5);
+        assert_eq!(
+            eval(&Op::Size("T".into()), &[], &[], &ty, &dims).unwrap(),
+            Value::scalar_i64(5)
+        );
+        assert_eq!(
+            eval(&Op::Size("N".into()), &[], &[], &ty, &dims),
+            Err("symbolic size 'N' is not bound".to_string())
+        );
+        let weak = Type {
+            dtype: DType::F64,
+            shape: vec![],
+            weak: true,
+        };
+        assert_eq!(
+            eval(&Op::Literal(Scalar::I64(3)), &[], &[], &weak, &dims).unwrap(),
+            Value::scalar_i64(3)
+        );
+        assert!(eval(&Op::Input(0), &[], &[], &ty, &dims)
+            .unwrap_err()
+            .starts_with("internal"));
+        assert!(eval(&Op::Proj(0), &[], &[], &ty, &dims)
+            .unwrap_err()
+            .starts_with("internal"));
+        assert!(eval(
+            &Op::Binary(BinaryOp::Add),
+            &[&Value::scalar_i64(1)],
+            &[],
+            &ty,
+            &dims
+        )
+        .is_err());
+        assert!(eval(&Op::Index, &[], &[], &ty, &dims).is_err());
+        assert_eq!(normalize_axis(-1, 3), Ok(2));
+        assert_eq!(normalize_axis(-3, 3), Ok(0));
+        assert!(normalize_axis(-4, 3).is_err());
+        assert!(normalize_axis(3, 3).is_err());
+        assert!(normalize_axis(0, 0).is_err());
+        assert!(normalize_axis(i64::MIN, 3).is_err());
+    }
+}
