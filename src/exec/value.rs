@@ -412,6 +412,24 @@ impl Value {
         T::wrap(ArrayD::from_elem(IxDyn(shape), x))
     }
 
+    /// An array of `shape` filled with `x`, or an error when the size is
+    /// absurd or the memory cannot be allocated (instead of aborting).
+    pub fn try_full<T: Elem>(shape: &[usize], x: T) -> Result<Value, String> {
+        let n = checked_len(shape, T::DTYPE)?;
+        let mut data: Vec<T> = Vec::new();
+        data.try_reserve_exact(n).map_err(|_| {
+            format!(
+                "cannot allocate an array of shape {} ({} bytes)",
+                shape_str(shape),
+                n * T::DTYPE.size_bytes()
+            )
+        })?;
+        data.resize(n, x);
+        ArrayD::from_shape_vec(IxDyn(shape), data)
+            .map(T::wrap)
+            .map_err(|e| format!("internal: {e}"))
+    }
+
     /// Zeros of the given dtype and shape. The caller checks the size
     /// (see [`checked_len`]); this allocates.
     pub fn zeros(dtype: DType, shape: &[usize]) -> Value {
@@ -422,8 +440,7 @@ impl Value {
     /// (the first value of a shared variable, for instance).
     pub fn from_type_zeros(ty: &Type, dims: &dyn Fn(&str) -> Option<i64>) -> Result<Value, String> {
         let shape = eval_shape(&ty.shape, dims)?;
-        checked_len(&shape, ty.dtype)?;
-        Ok(Value::zeros(ty.dtype, &shape))
+        with_elem!(ty.dtype, T => Value::try_full::<T>(&shape, T::zero()))
     }
 
     /// The data as element type `T`: borrowed when the dtype is already

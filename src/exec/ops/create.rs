@@ -7,18 +7,7 @@
 
 use crate::exec::value::{checked_len, eval_shape, with_elem, Elem, Value};
 use crate::lang::{DType, Dim, Scalar, Type};
-use ndarray::{Array1, ArrayD, IxDyn};
-
-/// The runtime shape of a created tensor of type `ty`, checked for size.
-fn created_shape(
-    ty: &Type,
-    dtype: DType,
-    dims: &dyn Fn(&str) -> Option<i64>,
-) -> Result<Vec<usize>, String> {
-    let shape = eval_shape(&ty.shape, dims)?;
-    checked_len(&shape, dtype)?;
-    Ok(shape)
-}
+use ndarray::{ArrayD, IxDyn};
 
 /// A tensor of type `ty` (dtype `out`) filled with the single element of
 /// `value`, cast to `out`.
@@ -34,31 +23,35 @@ pub fn fill(
             value.shape_str()
         ));
     }
-    let shape = created_shape(ty, out, dims)?;
-    Ok(with_elem!(out, T => {
+    let shape = eval_shape(&ty.shape, dims)?;
+    with_elem!(out, T => {
         let x = value.to_array::<T>().iter().next().copied().unwrap_or_else(T::zero);
-        Value::full::<T>(&shape, x)
-    }))
+        Value::try_full::<T>(&shape, x)
+    })
 }
 
 /// Zeros of type `ty` (dtype `out`).
 pub fn zeros(ty: &Type, out: DType, dims: &dyn Fn(&str) -> Option<i64>) -> Result<Value, String> {
-    let shape = created_shape(ty, out, dims)?;
-    Ok(with_elem!(out, T => Value::full::<T>(&shape, T::zero())))
+    let shape = eval_shape(&ty.shape, dims)?;
+    with_elem!(out, T => Value::try_full::<T>(&shape, T::zero()))
 }
 
 /// Ones of type `ty` (dtype `out`).
 pub fn ones(ty: &Type, out: DType, dims: &dyn Fn(&str) -> Option<i64>) -> Result<Value, String> {
-    let shape = created_shape(ty, out, dims)?;
-    Ok(with_elem!(out, T => Value::full::<T>(&shape, T::one())))
+    let shape = eval_shape(&ty.shape, dims)?;
+    with_elem!(out, T => Value::try_full::<T>(&shape, T::one()))
 }
 
 /// `0, 1, ..., n-1` as `i64`.
 pub fn arange(n: &Dim, dims: &dyn Fn(&str) -> Option<i64>) -> Result<Value, String> {
     let shape = eval_shape(std::slice::from_ref(n), dims)?;
-    checked_len(&shape, DType::I64)?;
-    let n = shape[0] as i64;
-    Ok(Value::I64(Array1::from_iter(0..n).into_dyn()))
+    let mut v = Value::try_full::<i64>(&shape, 0)?;
+    if let Value::I64(a) = &mut v {
+        for (k, x) in a.iter_mut().enumerate() {
+            *x = k as i64;
+        }
+    }
+    Ok(v)
 }
 
 /// A literal tensor of type `ty` (dtype `out`) holding `values` row-major.
@@ -98,6 +91,7 @@ pub fn size(name: &str, dims: &dyn Fn(&str) -> Option<i64>) -> Result<Value, Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ndarray::Array1;
 
     fn dims(s: &str) -> Option<i64> {
         (s == "T").then_some(3)
@@ -126,6 +120,11 @@ mod tests {
         );
         let huge = Type::new(DType::F64, vec![Dim::known(1 << 40), Dim::known(1 << 40)]);
         assert!(zeros(&huge, DType::F64, &dims).is_err());
+        // 256 TiB (beyond any address space): a size that passes the
+        // isize check but cannot be allocated is an error, not an abort
+        let big = Type::new(DType::F64, vec![Dim::known(1 << 45)]);
+        assert!(ones(&big, DType::F64, &dims).is_err());
+        assert!(arange(&Dim::known(1 << 60), &dims).is_err());
         let t = Dim::sym("T").sub(&Dim::known(1));
         assert_eq!(
             arange(&t, &dims).unwrap(),

@@ -282,4 +282,111 @@ mod tests {
         assert!(normalize_axis(0, 0).is_err());
         assert!(normalize_axis(i64::MIN, 3).is_err());
     }
+
+    /// Every op on every combination of small shapes (empty, length 1,
+    /// mismatched) and dtypes returns `Ok` or `Err`, never panics.
+    #[test]
+    fn no_panics_on_any_shapes() {
+        use crate::lang::{CumOp, DType::*};
+        let shapes: Vec<Vec<usize>> = vec![
+            vec![],
+            vec![0],
+            vec![1],
+            vec![3],
+            vec![2, 3],
+            vec![3, 1],
+            vec![0, 3],
+            vec![3, 0],
+            vec![2, 1, 3],
+            vec![1, 3, 2],
+        ];
+        let dtypes = [F64, F32, I64, Bool];
+        let values: Vec<Value> = shapes
+            .iter()
+            .flat_map(|s| {
+                dtypes.iter().enumerate().map(move |(k, &dt)| {
+                    // values include negatives, zeros and NaN-free floats
+                    crate::exec::gen::generate(k, dt, s, 7.0)
+                })
+            })
+            .collect();
+        let dims = |s: &str| (s == "T").then_some(3);
+        let mut ops: Vec<Op> = Vec::new();
+        ops.extend(UnaryOp::ALL.iter().map(|&u| Op::Unary(u)));
+        ops.extend(BinaryOp::ALL.iter().map(|&b| Op::Binary(b)));
+        ops.extend(CompareOp::ALL.iter().map(|&c| Op::Compare(c)));
+        for axis in [None, Some(0), Some(1), Some(-1), Some(-3), Some(5)] {
+            ops.extend(ReduceOp::ALL.iter().map(|&r| Op::Reduce(r, axis)));
+        }
+        for axis in [0, 1, -1, -4] {
+            ops.extend(CumOp::ALL.iter().map(|&c| Op::Cumulative(c, axis)));
+            ops.push(Op::ExpandDims(axis));
+            ops.push(Op::Concat(axis));
+        }
+        ops.extend([Op::Dot, Op::Matmul, Op::Where, Op::Stack, Op::Index]);
+        ops.push(Op::Transpose(None));
+        ops.push(Op::Transpose(Some(vec![1, 0])));
+        ops.push(Op::Transpose(Some(vec![-1, 0, 1])));
+        ops.push(Op::Reshape(vec![Dim::known(-1)]));
+        ops.push(Op::Reshape(vec![Dim::known(3), Dim::known(-1)]));
+        ops.push(Op::Reshape(vec![Dim::sym("T"), Dim::known(2)]));
+        for (start, stop, step) in [
+            (None, None, -1),
+            (Some(-2), None, 1),
+            (Some(5), Some(1), -2),
+            (None, None, 0),
+        ] {
+            ops.push(Op::Slice { start, stop, step });
+        }
+        let ty = Type::new(F64, vec![Dim::sym("T"), Dim::known(2)]);
+        ops.push(Op::Fill(ty.clone()));
+        ops.push(Op::Cast(I64));
+        ops.push(Op::Cast(Bool));
+        let mut n = 0;
+        for op in &ops {
+            for out in dtypes {
+                let out_ty = Type::scalar(out);
+                for a in &values {
+                    let at = Type::new(a.dtype(), vec![]);
+                    let _ = eval(op, &[a], &[&at], &out_ty, &dims);
+                    for b in values.iter().step_by(3) {
+                        let bt = Type::new(b.dtype(), vec![]);
+                        let _ = eval(op, &[a, b], &[&at, &bt], &out_ty, &dims);
+                        n += 1;
+                    }
+                    if matches!(op, Op::Where | Op::Stack | Op::Concat(_)) {
+                        for b in values.iter().step_by(5) {
+                            let _ = eval(op, &[a, b, a], &[&at, &at, &at], &out_ty, &dims);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(n > 10_000);
+    }
+
+    #[test]
+    fn empty_products() {
+        let z = |s: &[usize]| Value::zeros(DType::F64, s);
+        let out = Type::scalar(DType::F64);
+        let r = eval(&Op::Dot, &[&z(&[2, 0]), &z(&[0, 3])], &[], &out, &no_dims).unwrap();
+        assert_eq!(r, z(&[2, 3]));
+        let r = eval(&Op::Dot, &[&z(&[0, 3]), &z(&[3, 2])], &[], &out, &no_dims).unwrap();
+        assert_eq!(r.shape(), &[0, 2]);
+        let r = eval(&Op::Dot, &[&z(&[2, 0]), &z(&[0])], &[], &out, &no_dims).unwrap();
+        assert_eq!(r, z(&[2]));
+        let r = eval(
+            &Op::Matmul,
+            &[&z(&[4, 2, 0]), &z(&[0, 3])],
+            &[],
+            &out,
+            &no_dims,
+        )
+        .unwrap();
+        assert_eq!(r, z(&[4, 2, 3]));
+        let i = Type::scalar(DType::I64);
+        let zi = |s: &[usize]| Value::zeros(DType::I64, s);
+        let r = eval(&Op::Dot, &[&zi(&[2, 0]), &zi(&[0, 3])], &[], &i, &no_dims).unwrap();
+        assert_eq!(r, zi(&[2, 3]));
+    }
 }

@@ -168,7 +168,7 @@ pub fn index(x: &Value, idx: &[&Value]) -> Result<Value, String> {
     let mut pos = Vec::with_capacity(idx.len());
     for (ax, v) in idx.iter().enumerate() {
         let i = match (v.dtype(), v.to_i64_scalar()) {
-            (DType::I64 | DType::Bool, Some(i)) => i,
+            (DType::I64, Some(i)) => i,
             _ => {
                 return Err(format!(
                     "index {ax} must be an integer scalar, got {}{}",
@@ -342,6 +342,7 @@ mod tests {
         assert!(index(&x, &[&s(i64::MIN)]).is_err());
         assert!(index(&x, &[&s(0), &s(0), &s(0)]).is_err());
         assert!(index(&x, &[&Value::scalar_f64(1.0)]).is_err());
+        assert!(index(&x, &[&Value::scalar_bool(true)]).is_err());
         assert!(index(&ar(&[0]), &[&s(0)]).is_err());
     }
 
