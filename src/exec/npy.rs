@@ -1,142 +1,221 @@
-//! Reading and writing `.npy` files (through `ndarray-npy`).
+//! Reading and writing `.npy` files.
 //!
-//! Owns: turning a file into a [`Value`] of one of the four dtypes, with one
-//! clear sentence for anything else. Must not: check shapes against a
-//! program (the runner does).
+//! Owns: [`read_npy`] and [`write_npy`] over `ndarray-npy`. Only the four
+//! dtypes are read (either byte order, C or Fortran order); the header is
+//! checked against the file's size before any data is allocated, so a file
+//! that claims an absurd shape is an error, not an allocation failure.
+//! Must not: know which input a file is for (the caller checks dtype and
+//! shape against the program).
 
-use super::{ExecError, Value};
+use crate::exec::error::ExecError;
+use crate::exec::value::{checked_len, shape_str, with_array, Value};
+use crate::lang::DType;
 use ndarray::ArrayD;
+use ndarray_npy::npy::header::Header;
 use ndarray_npy::{ReadNpyError, ReadNpyExt, WriteNpyExt};
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek};
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
-fn npy_err(path: &Path, msg: impl Into<String>) -> ExecError {
+fn npy_error(path: &Path, msg: impl Into<String>) -> ExecError {
     ExecError::Npy {
         path: path.display().to_string(),
         msg: msg.into(),
     }
 }
 
-fn try_read<T: ndarray_npy::ReadableElement, R: Read + Seek>(
-    r: &mut R,
-) -> Result<ArrayD<T>, ReadNpyError> {
-    r.rewind().map_err(ReadNpyError::Io)?;
-    ArrayD::<T>::read_npy(&mut *r)
+/// The dtype of a `.npy` type descriptor such as `'<f8'`, or a sentence
+/// saying why it is not supported.
+fn descr_dtype(descr: &str) -> Result<DType, String> {
+    let d = descr.trim_matches(|c| c == '\'' || c == '"');
+    let code = d.trim_start_matches(['<', '>', '=', '|']);
+    let order_ok = d.len() == code.len() + 1 || d.len() == code.len();
+    let dt = match code {
+        "f8" if order_ok => Some(DType::F64),
+        "f4" if order_ok => Some(DType::F32),
+        "i8" if order_ok => Some(DType::I64),
+        "b1" if order_ok => Some(DType::Bool),
+        _ => None,
+    };
+    dt.ok_or_else(|| {
+        let what = match code {
+            "f2" | "e" => " (float16 is not supported)".to_string(),
+            _ => format!(" (its dtype is {descr})"),
+        };
+        format!("not a .npy file of f64, f32, i64 or bool{what}")
+    })
 }
 
-/// Checks, before anything is allocated, that the data the header
-/// promises is in the file: a header claiming a huge shape must not make
-/// the reader allocate it.
-fn check_claimed_size(path: &Path, bytes: &[u8], file_len: u64) -> Result<(), ExecError> {
-    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
-        return Err(npy_err(path, "is not a .npy file (no NUMPY magic number)"));
-    }
-    let (hlen, start) = match bytes[6] {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 if bytes.len() >= 12 => (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-            12,
-        ),
-        _ => return Err(npy_err(path, "is a .npy file of an unknown format version")),
-    };
-    let Some(header) = bytes.get(start..start + hlen) else {
-        return Err(npy_err(path, "is not a .npy file (truncated header)"));
-    };
-    let header = String::from_utf8_lossy(header);
-    let item = ["f8", "i8", "f4", "b1"]
-        .iter()
-        .zip([8u64, 8, 4, 1])
-        .find(|(d, _)| {
-            header.contains(&format!("'descr': '<{d}'"))
-                || header.contains(&format!("'descr': '|{d}'"))
-        })
-        .map(|(_, n)| n);
-    let shape = header
-        .split_once("'shape':")
-        .and_then(|(_, rest)| rest.split_once('('))
-        .and_then(|(_, rest)| rest.split_once(')'))
-        .map(|(dims, _)| dims.to_string());
-    if let (Some(item), Some(dims)) = (item, shape) {
-        let mut n: u64 = item;
-        for d in dims.split(',').map(str::trim).filter(|d| !d.is_empty()) {
-            let d: u64 = d
-                .parse()
-                .map_err(|_| npy_err(path, "is not a .npy file (bad shape in the header)"))?;
-            n = n.saturating_mul(d);
-        }
-        let data = file_len.saturating_sub((start + hlen) as u64);
-        if n > data {
-            return Err(npy_err(
-                path,
-                format!(
-                    "is truncated: its header promises {n} bytes of data, the file holds {data}"
-                ),
-            ));
-        }
-    }
-    Ok(())
+fn read_as<T>(bytes: &[u8]) -> Result<ArrayD<T>, ReadNpyError>
+where
+    T: ndarray_npy::ReadableElement,
+{
+    ArrayD::<T>::read_npy(bytes)
 }
 
-/// Reads a `.npy` file of `f64`, `f32`, `i64` or `bool` elements.
+/// Reads a `.npy` file holding `f64`, `f32`, `i64` or `bool` data.
 pub fn read_npy(path: &Path) -> Result<Value, ExecError> {
-    let mut file =
-        File::open(path).map_err(|e| npy_err(path, format!("cannot open the file: {e}")))?;
-    let file_len = file
-        .metadata()
-        .map_err(|e| npy_err(path, format!("cannot read the file: {e}")))?
-        .len();
-    let mut head = vec![0u8; (1usize << 17).min(file_len as usize)];
-    file.read_exact(&mut head)
-        .map_err(|e| npy_err(path, format!("cannot read the file: {e}")))?;
-    check_claimed_size(path, &head, file_len)?;
-    let mut r = BufReader::new(file);
-    let first = match try_read::<f64, _>(&mut r) {
-        Ok(a) => return Ok(Value::F64(a)),
-        Err(e) => e,
+    let bytes =
+        std::fs::read(path).map_err(|e| npy_error(path, format!("cannot read the file: {e}")))?;
+    let mut rest: &[u8] = &bytes;
+    let header = Header::from_reader(&mut rest)
+        .map_err(|e| npy_error(path, format!("not a valid .npy file: {e}")))?;
+    let dtype = descr_dtype(&header.type_descriptor.to_string()).map_err(|m| npy_error(path, m))?;
+    let len = checked_len(&header.shape, dtype).map_err(|_| {
+        npy_error(
+            path,
+            format!(
+                "the header claims an impossibly large shape {}",
+                shape_str(&header.shape)
+            ),
+        )
+    })?;
+    let want = len * dtype.size_bytes();
+    if want != rest.len() {
+        return Err(npy_error(
+            path,
+            format!(
+                "the header claims {} data of shape {} ({want} bytes) but the file holds {} bytes of data",
+                dtype,
+                shape_str(&header.shape),
+                rest.len()
+            ),
+        ));
+    }
+    let v = match dtype {
+        DType::F64 => read_as::<f64>(&bytes).map(Value::F64),
+        DType::F32 => read_as::<f32>(&bytes).map(Value::F32),
+        DType::I64 => read_as::<i64>(&bytes).map(Value::I64),
+        DType::Bool => read_as::<bool>(&bytes).map(Value::Bool),
     };
-    // Only a wrong element type is worth trying the next dtype for.
-    if !matches!(first, ReadNpyError::WrongDescriptor(_)) {
-        return Err(npy_err(path, describe(&first)));
-    }
-    if let Ok(a) = try_read::<f32, _>(&mut r) {
-        return Ok(Value::F32(a));
-    }
-    if let Ok(a) = try_read::<i64, _>(&mut r) {
-        return Ok(Value::I64(a));
-    }
-    if let Ok(a) = try_read::<bool, _>(&mut r) {
-        return Ok(Value::Bool(a));
-    }
-    Err(npy_err(
-        path,
-        "holds an element type eqscan does not read (it reads float64, float32, int64 and bool)",
-    ))
+    v.map_err(|e| npy_error(path, format!("cannot read the data: {e}")))
 }
 
-fn describe(e: &ReadNpyError) -> String {
-    match e {
-        ReadNpyError::Io(e) => format!("cannot read the file: {e}"),
-        ReadNpyError::ParseHeader(_) => "is not a .npy file (bad header)".to_string(),
-        ReadNpyError::LengthOverflow => "claims a shape too large to hold".to_string(),
-        ReadNpyError::MissingData => {
-            "is truncated: it holds fewer elements than its shape says".to_string()
-        }
-        ReadNpyError::ExtraBytes(n) => format!("has {n} bytes after the data its shape describes"),
-        other => format!("is not a readable .npy file: {other}"),
-    }
-}
-
-/// Writes a value as a `.npy` file.
+/// Writes a value as a `.npy` file (C order unless the value is stored in
+/// Fortran order).
 pub fn write_npy(path: &Path, v: &Value) -> Result<(), ExecError> {
-    let file =
-        File::create(path).map_err(|e| npy_err(path, format!("cannot create the file: {e}")))?;
-    let w = BufWriter::new(file);
-    let r = match v {
-        Value::F64(a) => a.write_npy(w),
-        Value::F32(a) => a.write_npy(w),
-        Value::I64(a) => a.write_npy(w),
-        Value::Bool(a) => a.write_npy(w),
-    };
-    r.map_err(|e| npy_err(path, format!("cannot write: {e}")))
+    let fail = |e: &dyn std::fmt::Display| npy_error(path, format!("cannot write the file: {e}"));
+    let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
+    let mut w = BufWriter::new(file);
+    with_array!(v, a => a.write_npy(&mut w)).map_err(|e| fail(&e))?;
+    w.flush().map_err(|e| fail(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array;
+
+    fn tmp(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("eqscan-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    fn msg(e: ExecError) -> String {
+        match e {
+            ExecError::Npy { msg, .. } => msg,
+            other => panic!("unexpected error {other:?}"),
+        }
+    }
+
+    #[test]
+    fn round_trips_every_dtype() {
+        let vals = [
+            Value::F64(
+                Array::from_shape_vec((2, 3), vec![0.5, -1.0, f64::NAN, 3.0, 4.0, 5.0])
+                    .unwrap()
+                    .into_dyn(),
+            ),
+            Value::F32(Array::from_vec(vec![1.5f32, -2.0]).into_dyn()),
+            Value::I64(Array::from_vec(vec![i64::MIN, 0, 7]).into_dyn()),
+            Value::Bool(
+                Array::from_shape_vec((1, 2), vec![true, false])
+                    .unwrap()
+                    .into_dyn(),
+            ),
+            Value::scalar_f64(2.0),
+            Value::zeros(DType::F64, &[0, 4]),
+        ];
+        for (n, v) in vals.iter().enumerate() {
+            let p = tmp(&format!("rt{n}.npy"));
+            write_npy(&p, v).unwrap();
+            let back = read_npy(&p).unwrap();
+            assert_eq!(back.dtype(), v.dtype());
+            assert_eq!(back.shape(), v.shape());
+            assert!(back.allclose(v, 0.0, 0.0));
+        }
+        // a transposed (non-standard) value is written in logical order
+        let t = crate::exec::ops::shape::transpose(
+            &Value::I64(
+                Array::from_shape_vec((2, 3, 4), (0..24).collect())
+                    .unwrap()
+                    .into_dyn(),
+            ),
+            Some(&[1, 0, 2]),
+        )
+        .unwrap();
+        let p = tmp("t.npy");
+        write_npy(&p, &t).unwrap();
+        assert_eq!(read_npy(&p).unwrap(), t);
+    }
+
+    #[test]
+    fn bad_files_are_errors() {
+        let missing = tmp("does-not-exist.npy");
+        assert!(msg(read_npy(&missing).unwrap_err()).starts_with("cannot read the file"));
+        let garbled = tmp("garbled.npy");
+        std::fs::write(&garbled, b"hello world, not numpy").unwrap();
+        assert!(msg(read_npy(&garbled).unwrap_err()).starts_with("not a valid .npy file"));
+        let empty = tmp("empty.npy");
+        std::fs::write(&empty, b"").unwrap();
+        assert!(read_npy(&empty).is_err());
+
+        let with_header = |descr: &str, shape: &str, data: &[u8]| {
+            let dict =
+                format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+            let mut h = dict.into_bytes();
+            while (10 + h.len() + 1) % 64 != 0 {
+                h.push(b' ');
+            }
+            h.push(b'\n');
+            let mut out = b"\x93NUMPY\x01\x00".to_vec();
+            out.extend((h.len() as u16).to_le_bytes());
+            out.extend(h);
+            out.extend(data);
+            out
+        };
+        let f16 = tmp("f16.npy");
+        std::fs::write(&f16, with_header("<f2", "(2,)", &[0; 4])).unwrap();
+        assert_eq!(
+            msg(read_npy(&f16).unwrap_err()),
+            "not a .npy file of f64, f32, i64 or bool (float16 is not supported)"
+        );
+        let i32f = tmp("i32.npy");
+        std::fs::write(&i32f, with_header("<i4", "(2,)", &[0; 8])).unwrap();
+        assert_eq!(
+            msg(read_npy(&i32f).unwrap_err()),
+            "not a .npy file of f64, f32, i64 or bool (its dtype is '<i4')"
+        );
+        let absurd = tmp("absurd.npy");
+        std::fs::write(
+            &absurd,
+            with_header("<f8", "(1000000000000, 1000000000000)", &[0; 8]),
+        )
+        .unwrap();
+        assert!(msg(read_npy(&absurd).unwrap_err()).contains("impossibly large"));
+        let big = tmp("big.npy");
+        std::fs::write(&big, with_header("<f8", "(100000000000,)", &[0; 8])).unwrap();
+        assert!(msg(read_npy(&big).unwrap_err()).contains("but the file holds 8 bytes"));
+        let bad_bool = tmp("badbool.npy");
+        std::fs::write(&bad_bool, with_header("|b1", "(2,)", &[1, 7])).unwrap();
+        assert!(msg(read_npy(&bad_bool).unwrap_err()).starts_with("cannot read the data"));
+        let be = tmp("be.npy");
+        std::fs::write(&be, with_header(">f8", "(1,)", &2.0f64.to_be_bytes())).unwrap();
+        assert_eq!(
+            read_npy(&be).unwrap(),
+            Value::F64(Array::from_vec(vec![2.0]).into_dyn())
+        );
+        let bad_dir = tmp("no-such-dir").join("x.npy");
+        assert!(write_npy(&bad_dir, &Value::scalar_f64(1.0)).is_err());
+    }
 }

@@ -1,11 +1,13 @@
 //! Runtime values: n-dimensional arrays of one of the four dtypes.
 //!
-//! Owns: [`Value`], conversions between dtypes (NumPy's `astype`), and the
-//! [`each!`] macros that apply one generic expression to whichever array a
-//! value holds. Must not: know about ops.
+//! Owns: [`Value`], the [`Elem`] trait over the four element types (with
+//! NumPy's `astype` conversions between them), conversions between dtypes,
+//! and small helpers the executor and its tests need (scalars, sums,
+//! closeness). Must not: know about ops.
 
-use crate::lang::{DType, Scalar};
-use ndarray::{ArrayD, IxDyn};
+use crate::lang::{DType, Dim, Scalar, Type};
+use ndarray::{ArrayD, CowArray, IxDyn};
+use std::fmt::Debug;
 
 /// A runtime tensor.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,43 +22,310 @@ pub enum Value {
     Bool(ArrayD<bool>),
 }
 
-/// Applies `$e` (generic in the element type) to the array `$a` held by
-/// `$v`, wrapping the result back in the same variant.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! each {
-    ($v:expr, $a:ident => $e:expr) => {
-        match $v {
-            $crate::exec::Value::F64($a) => $crate::exec::Value::F64($e),
-            $crate::exec::Value::F32($a) => $crate::exec::Value::F32($e),
-            $crate::exec::Value::I64($a) => $crate::exec::Value::I64($e),
-            $crate::exec::Value::Bool($a) => $crate::exec::Value::Bool($e),
-        }
-    };
+/// One of the four element types, with NumPy's `astype` conversions.
+///
+/// Conversions follow NumPy on x86-64: float → int truncates toward zero,
+/// and NaN, ±inf and out-of-range floats become `i64::MIN`; float → bool is
+/// `x != 0` (so NaN is `true`); bool → number is 0 or 1; `f64` → `f32`
+/// rounds to nearest.
+pub trait Elem: Copy + PartialEq + PartialOrd + Debug + Default + Send + Sync + 'static {
+    /// The dtype of this element type.
+    const DTYPE: DType;
+    /// Additive identity (`false` for bool).
+    fn zero() -> Self;
+    /// Multiplicative identity (`true` for bool).
+    fn one() -> Self;
+    /// Converts from `f64` as `numpy.astype` does.
+    fn from_f64(x: f64) -> Self;
+    /// Converts from `i64` as `numpy.astype` does.
+    fn from_i64(x: i64) -> Self;
+    /// Converts from `bool` (0 or 1).
+    fn from_bool(x: bool) -> Self;
+    /// The value as `f64` (bool gives 0 or 1; `i64` rounds to nearest).
+    fn to_f64(self) -> f64;
+    /// Converts to another element type as `numpy.astype` does.
+    fn cast<U: Elem>(self) -> U;
+    /// Wraps an array of this type into a [`Value`].
+    fn wrap(a: ArrayD<Self>) -> Value;
+    /// The array inside `v` if `v` has this dtype.
+    fn peek(v: &Value) -> Option<&ArrayD<Self>>;
 }
 
-/// Like [`each!`] for a fallible `$e` returning `Result<ArrayD<_>, E>`.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! each_try {
-    ($v:expr, $a:ident => $e:expr) => {
-        match $v {
-            $crate::exec::Value::F64($a) => $crate::exec::Value::F64($e?),
-            $crate::exec::Value::F32($a) => $crate::exec::Value::F32($e?),
-            $crate::exec::Value::I64($a) => $crate::exec::Value::I64($e?),
-            $crate::exec::Value::Bool($a) => $crate::exec::Value::Bool($e?),
-        }
-    };
-}
-
-/// Converts `f64` to `i64` as NumPy's `astype` does on x86: truncation
-/// toward zero, and `i64::MIN` for NaN, infinities and out-of-range values.
+/// `f64` → `i64` as NumPy's `astype` does on x86-64: truncation toward zero,
+/// `i64::MIN` for NaN, infinities and values outside the `i64` range.
 pub fn f64_to_i64(x: f64) -> i64 {
-    if x.is_finite() && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) {
-        x as i64
-    } else {
+    // 2^63 is exactly representable; the valid range is [-2^63, 2^63).
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if x.is_nan() || !(-LIMIT..LIMIT).contains(&x) {
         i64::MIN
+    } else {
+        x as i64
     }
+}
+
+impl Elem for f64 {
+    const DTYPE: DType = DType::F64;
+    fn zero() -> f64 {
+        0.0
+    }
+    fn one() -> f64 {
+        1.0
+    }
+    fn from_f64(x: f64) -> f64 {
+        x
+    }
+    fn from_i64(x: i64) -> f64 {
+        x as f64
+    }
+    fn from_bool(x: bool) -> f64 {
+        if x {
+            1.0
+        } else {
+            0.0
+        }
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn cast<U: Elem>(self) -> U {
+        U::from_f64(self)
+    }
+    fn wrap(a: ArrayD<f64>) -> Value {
+        Value::F64(a)
+    }
+    fn peek(v: &Value) -> Option<&ArrayD<f64>> {
+        match v {
+            Value::F64(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+impl Elem for f32 {
+    const DTYPE: DType = DType::F32;
+    fn zero() -> f32 {
+        0.0
+    }
+    fn one() -> f32 {
+        1.0
+    }
+    fn from_f64(x: f64) -> f32 {
+        x as f32
+    }
+    fn from_i64(x: i64) -> f32 {
+        x as f32
+    }
+    fn from_bool(x: bool) -> f32 {
+        if x {
+            1.0
+        } else {
+            0.0
+        }
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn cast<U: Elem>(self) -> U {
+        // f32 -> f64 is exact, so every conversion through f64 is the direct one.
+        U::from_f64(self as f64)
+    }
+    fn wrap(a: ArrayD<f32>) -> Value {
+        Value::F32(a)
+    }
+    fn peek(v: &Value) -> Option<&ArrayD<f32>> {
+        match v {
+            Value::F32(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+impl Elem for i64 {
+    const DTYPE: DType = DType::I64;
+    fn zero() -> i64 {
+        0
+    }
+    fn one() -> i64 {
+        1
+    }
+    fn from_f64(x: f64) -> i64 {
+        f64_to_i64(x)
+    }
+    fn from_i64(x: i64) -> i64 {
+        x
+    }
+    fn from_bool(x: bool) -> i64 {
+        x as i64
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn cast<U: Elem>(self) -> U {
+        U::from_i64(self)
+    }
+    fn wrap(a: ArrayD<i64>) -> Value {
+        Value::I64(a)
+    }
+    fn peek(v: &Value) -> Option<&ArrayD<i64>> {
+        match v {
+            Value::I64(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+impl Elem for bool {
+    const DTYPE: DType = DType::Bool;
+    fn zero() -> bool {
+        false
+    }
+    fn one() -> bool {
+        true
+    }
+    fn from_f64(x: f64) -> bool {
+        x != 0.0
+    }
+    fn from_i64(x: i64) -> bool {
+        x != 0
+    }
+    fn from_bool(x: bool) -> bool {
+        x
+    }
+    fn to_f64(self) -> f64 {
+        if self {
+            1.0
+        } else {
+            0.0
+        }
+    }
+    fn cast<U: Elem>(self) -> U {
+        U::from_bool(self)
+    }
+    fn wrap(a: ArrayD<bool>) -> Value {
+        Value::Bool(a)
+    }
+    fn peek(v: &Value) -> Option<&ArrayD<bool>> {
+        match v {
+            Value::Bool(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+/// Runs `$body` with `$T` bound to the element type of the dtype `$dt`.
+///
+/// ```ignore
+/// with_elem!(value.dtype(), T => do_something::<T>(value))
+/// ```
+macro_rules! with_elem {
+    ($dt:expr, $T:ident => $body:expr) => {
+        match $dt {
+            $crate::lang::DType::F64 => {
+                #[allow(dead_code)]
+                type $T = f64;
+                $body
+            }
+            $crate::lang::DType::F32 => {
+                #[allow(dead_code)]
+                type $T = f32;
+                $body
+            }
+            $crate::lang::DType::I64 => {
+                #[allow(dead_code)]
+                type $T = i64;
+                $body
+            }
+            $crate::lang::DType::Bool => {
+                #[allow(dead_code)]
+                type $T = bool;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_elem;
+
+/// Runs `$body` with `$a` bound to a reference to the array inside `$v`
+/// (whatever its dtype).
+macro_rules! with_array {
+    ($v:expr, $a:ident => $body:expr) => {
+        match $v {
+            $crate::exec::value::Value::F64($a) => $body,
+            $crate::exec::value::Value::F32($a) => $body,
+            $crate::exec::value::Value::I64($a) => $body,
+            $crate::exec::value::Value::Bool($a) => $body,
+        }
+    };
+}
+pub(crate) use with_array;
+
+impl From<ArrayD<f64>> for Value {
+    fn from(a: ArrayD<f64>) -> Value {
+        Value::F64(a)
+    }
+}
+
+impl From<ArrayD<f32>> for Value {
+    fn from(a: ArrayD<f32>) -> Value {
+        Value::F32(a)
+    }
+}
+
+impl From<ArrayD<i64>> for Value {
+    fn from(a: ArrayD<i64>) -> Value {
+        Value::I64(a)
+    }
+}
+
+impl From<ArrayD<bool>> for Value {
+    fn from(a: ArrayD<bool>) -> Value {
+        Value::Bool(a)
+    }
+}
+
+/// Formats a runtime shape as NumPy prints it: `(5, 64)`, `(3,)`, `()`.
+pub fn shape_str(shape: &[usize]) -> String {
+    match shape {
+        [] => "()".to_string(),
+        [n] => format!("({n},)"),
+        _ => {
+            let parts: Vec<String> = shape.iter().map(|n| n.to_string()).collect();
+            format!("({})", parts.join(", "))
+        }
+    }
+}
+
+/// The number of elements of an array of `shape` and `dtype`, or an error
+/// when it would not fit in memory addressing (`isize::MAX` bytes).
+pub fn checked_len(shape: &[usize], dtype: DType) -> Result<usize, String> {
+    let mut n: usize = 1;
+    for &d in shape {
+        n = n
+            .checked_mul(d)
+            .ok_or_else(|| format!("an array of shape {} is too large", shape_str(shape)))?;
+    }
+    match n.checked_mul(dtype.size_bytes()) {
+        Some(b) if b <= isize::MAX as usize => Ok(n),
+        _ => Err(format!(
+            "an array of shape {} is too large",
+            shape_str(shape)
+        )),
+    }
+}
+
+/// Evaluates a static shape under a binding of the symbolic sizes.
+/// Errors name an unbound symbol or an unknown size.
+pub fn eval_shape(shape: &[Dim], dims: &dyn Fn(&str) -> Option<i64>) -> Result<Vec<usize>, String> {
+    shape
+        .iter()
+        .map(|d| match d.eval(dims) {
+            Some(n) => usize::try_from(n).map_err(|_| format!("size {n} is negative")),
+            None => match d.symbols().find(|s| dims(s).is_none()) {
+                Some(s) => Err(format!("symbolic size '{s}' is not bound")),
+                None => Err("a size is not known before the program runs".to_string()),
+            },
+        })
+        .collect()
 }
 
 impl Value {
@@ -72,17 +341,22 @@ impl Value {
 
     /// The shape.
     pub fn shape(&self) -> &[usize] {
-        match self {
-            Value::F64(a) => a.shape(),
-            Value::F32(a) => a.shape(),
-            Value::I64(a) => a.shape(),
-            Value::Bool(a) => a.shape(),
-        }
+        with_array!(self, a => a.shape())
+    }
+
+    /// The shape formatted as NumPy prints it, e.g. `(5, 64)`.
+    pub fn shape_str(&self) -> String {
+        shape_str(self.shape())
+    }
+
+    /// Number of axes.
+    pub fn ndim(&self) -> usize {
+        self.shape().len()
     }
 
     /// Number of elements.
     pub fn len(&self) -> usize {
-        self.shape().iter().product()
+        with_array!(self, a => a.len())
     }
 
     /// True when the value has no elements.
@@ -90,110 +364,287 @@ impl Value {
         self.len() == 0
     }
 
-    /// Bytes of element data.
+    /// Size of the data in bytes (elements × element size).
     pub fn len_bytes(&self) -> usize {
         self.len() * self.dtype().size_bytes()
     }
 
-    /// A 0-D value holding a literal.
-    pub fn scalar(s: Scalar) -> Value {
+    /// A 0-D `f64` value.
+    pub fn scalar_f64(x: f64) -> Value {
+        Value::F64(ArrayD::from_elem(IxDyn(&[]), x))
+    }
+
+    /// A 0-D `f32` value.
+    pub fn scalar_f32(x: f32) -> Value {
+        Value::F32(ArrayD::from_elem(IxDyn(&[]), x))
+    }
+
+    /// A 0-D `i64` value.
+    pub fn scalar_i64(x: i64) -> Value {
+        Value::I64(ArrayD::from_elem(IxDyn(&[]), x))
+    }
+
+    /// A 0-D `bool` value.
+    pub fn scalar_bool(x: bool) -> Value {
+        Value::Bool(ArrayD::from_elem(IxDyn(&[]), x))
+    }
+
+    /// A 0-D value holding a literal, in the literal's own dtype.
+    pub fn from_scalar(s: Scalar) -> Value {
         match s {
-            Scalar::Bool(b) => Value::Bool(ArrayD::from_elem(IxDyn(&[]), b)),
-            Scalar::I64(i) => Value::I64(ArrayD::from_elem(IxDyn(&[]), i)),
-            Scalar::F64(x) => Value::F64(ArrayD::from_elem(IxDyn(&[]), x)),
+            Scalar::Bool(b) => Value::scalar_bool(b),
+            Scalar::I64(i) => Value::scalar_i64(i),
+            Scalar::F64(x) => Value::scalar_f64(x),
         }
     }
 
-    /// A value of the given dtype and shape filled with `s` converted to
-    /// that dtype.
-    pub fn full(dtype: DType, shape: &[usize], s: Scalar) -> Value {
-        Value::scalar(s).cast(dtype).broadcast_to(shape)
+    /// A literal converted to element type `T` (as `astype` would).
+    pub fn scalar_as<T: Elem>(s: Scalar) -> T {
+        match s {
+            Scalar::Bool(b) => T::from_bool(b),
+            Scalar::I64(i) => T::from_i64(i),
+            Scalar::F64(x) => T::from_f64(x),
+        }
     }
 
-    /// A 0-D value broadcast (copied) to `shape`.
-    fn broadcast_to(&self, shape: &[usize]) -> Value {
-        each!(self, a => {
-            let x = a.iter().next().cloned().unwrap_or_default();
-            ArrayD::from_elem(IxDyn(shape), x)
+    /// An array of `shape` filled with `x`.
+    pub fn full<T: Elem>(shape: &[usize], x: T) -> Value {
+        T::wrap(ArrayD::from_elem(IxDyn(shape), x))
+    }
+
+    /// An array of `shape` filled with `x`, or an error when the size is
+    /// absurd or the memory cannot be allocated (instead of aborting).
+    pub fn try_full<T: Elem>(shape: &[usize], x: T) -> Result<Value, String> {
+        let n = checked_len(shape, T::DTYPE)?;
+        let mut data: Vec<T> = Vec::new();
+        data.try_reserve_exact(n).map_err(|_| {
+            format!(
+                "cannot allocate an array of shape {} ({} bytes)",
+                shape_str(shape),
+                n * T::DTYPE.size_bytes()
+            )
+        })?;
+        data.resize(n, x);
+        ArrayD::from_shape_vec(IxDyn(shape), data)
+            .map(T::wrap)
+            .map_err(|e| format!("internal: {e}"))
+    }
+
+    /// Zeros of the given dtype and shape. The caller checks the size
+    /// (see [`checked_len`]); this allocates.
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Value {
+        with_elem!(dtype, T => Value::full::<T>(shape, T::zero()))
+    }
+
+    /// Zeros of a static type whose symbolic sizes are bound by `dims`
+    /// (the first value of a shared variable, for instance).
+    pub fn from_type_zeros(ty: &Type, dims: &dyn Fn(&str) -> Option<i64>) -> Result<Value, String> {
+        let shape = eval_shape(&ty.shape, dims)?;
+        with_elem!(ty.dtype, T => Value::try_full::<T>(&shape, T::zero()))
+    }
+
+    /// The data as element type `T`: borrowed when the dtype is already
+    /// `T`, converted (as `astype`) otherwise.
+    pub fn to_array<T: Elem>(&self) -> CowArray<'_, T, IxDyn> {
+        if let Some(a) = T::peek(self) {
+            return CowArray::from(a.view());
+        }
+        with_array!(self, a => CowArray::from(a.mapv(|x| x.cast::<T>())))
+    }
+
+    /// The value converted to another dtype, as `numpy.astype` does
+    /// (a clone when the dtype is the same).
+    pub fn cast(&self, dtype: DType) -> Value {
+        if dtype == self.dtype() {
+            return self.clone();
+        }
+        with_elem!(dtype, T => T::wrap(self.to_array::<T>().into_owned()))
+    }
+
+    /// The value converted to another dtype, reusing the data when the
+    /// dtype is already right.
+    pub fn into_dtype(self, dtype: DType) -> Value {
+        if dtype == self.dtype() {
+            self
+        } else {
+            self.cast(dtype)
+        }
+    }
+
+    /// The data converted to `f64` (bool gives 0/1), for comparisons.
+    pub fn as_f64_array(&self) -> ArrayD<f64> {
+        self.to_array::<f64>().into_owned()
+    }
+
+    /// The sum of all elements as `f64`, in row-major order with NumPy's
+    /// pairwise summation (a bool value counts its `true`s).
+    pub fn sum_f64(&self) -> f64 {
+        with_array!(self, a => {
+            let std = a.as_standard_layout();
+            match std.as_slice() {
+                Some(s) => pairwise_sum_f64(s),
+                None => {
+                    let v: Vec<_> = std.iter().copied().collect();
+                    pairwise_sum_f64(&v)
+                }
+            }
         })
     }
 
-    /// The value of a 0-D `i64`.
+    /// The single element as `i64` when the value has exactly one element
+    /// (floats truncate as `astype` does).
     pub fn to_i64_scalar(&self) -> Option<i64> {
-        match self {
-            Value::I64(a) if a.ndim() == 0 => a.iter().next().copied(),
-            _ => None,
+        if self.len() != 1 {
+            return None;
         }
+        with_array!(self, a => a.iter().next().map(|x| x.cast::<i64>()))
     }
 
-    /// Converts to another dtype as NumPy's `astype` does.
-    pub fn cast(&self, to: DType) -> Value {
-        if self.dtype() == to {
-            return self.clone();
+    /// The single element as `f64` when the value has exactly one element.
+    pub fn to_f64_scalar(&self) -> Option<f64> {
+        if self.len() != 1 {
+            return None;
         }
-        match to {
-            DType::F64 => Value::F64(self.as_f64_array()),
-            DType::F32 => Value::F32(match self {
-                Value::F32(a) => a.clone(),
-                Value::F64(a) => a.mapv(|x| x as f32),
-                Value::I64(a) => a.mapv(|x| x as f32),
-                Value::Bool(a) => a.mapv(|x| x as u8 as f32),
-            }),
-            DType::I64 => Value::I64(match self {
-                Value::I64(a) => a.clone(),
-                Value::F64(a) => a.mapv(f64_to_i64),
-                Value::F32(a) => a.mapv(|x| f64_to_i64(x as f64)),
-                Value::Bool(a) => a.mapv(|x| x as i64),
-            }),
-            DType::Bool => Value::Bool(match self {
-                Value::Bool(a) => a.clone(),
-                Value::F64(a) => a.mapv(|x| x != 0.0),
-                Value::F32(a) => a.mapv(|x| x != 0.0),
-                Value::I64(a) => a.mapv(|x| x != 0),
-            }),
-        }
+        with_array!(self, a => a.iter().next().map(|x| x.to_f64()))
     }
 
-    /// The elements as `f64` (booleans as 0 and 1).
-    pub fn as_f64_array(&self) -> ArrayD<f64> {
-        match self {
-            Value::F64(a) => a.clone(),
-            Value::F32(a) => a.mapv(|x| x as f64),
-            Value::I64(a) => a.mapv(|x| x as f64),
-            Value::Bool(a) => a.mapv(|x| x as u8 as f64),
+    /// True when both values have the same shape and every pair of elements
+    /// satisfies `|a - b| <= atol + rtol * |b|` (as `numpy.allclose`, with
+    /// NaN equal to NaN and infinities equal only to themselves). Dtypes may
+    /// differ; values are compared as `f64`.
+    pub fn allclose(&self, other: &Value, rtol: f64, atol: f64) -> bool {
+        if self.shape() != other.shape() {
+            return false;
         }
+        let a = self.as_f64_array();
+        let b = other.as_f64_array();
+        ndarray::Zip::from(&a).and(&b).all(|&x, &y| {
+            if x.is_nan() || y.is_nan() {
+                x.is_nan() && y.is_nan()
+            } else if x.is_infinite() || y.is_infinite() {
+                x == y
+            } else {
+                (x - y).abs() <= atol + rtol * y.abs()
+            }
+        })
     }
+}
 
-    /// The sum of the elements as `f64` (what `run` prints).
-    pub fn sum_f64(&self) -> f64 {
-        match self {
-            Value::F64(a) => a.sum(),
-            Value::F32(a) => a.iter().map(|&x| x as f64).sum(),
-            Value::I64(a) => a.iter().map(|&x| x as f64).sum(),
-            Value::Bool(a) => a.iter().filter(|&&x| x).count() as f64,
+/// NumPy's pairwise summation (`pairwise_sum` in NumPy's loops), over
+/// elements converted to `f64`: blocks of up to 128 elements are summed
+/// with 8 accumulators, larger runs are split in two.
+fn pairwise_sum_f64<T: Elem>(a: &[T]) -> f64 {
+    let n = a.len();
+    if n < 8 {
+        let mut res = 0.0;
+        for x in a {
+            res += x.to_f64();
         }
+        res
+    } else if n <= 128 {
+        let mut r = [0.0f64; 8];
+        for (j, rj) in r.iter_mut().enumerate() {
+            *rj = a[j].to_f64();
+        }
+        let mut i = 8;
+        while i < n - n % 8 {
+            for (j, rj) in r.iter_mut().enumerate() {
+                *rj += a[i + j].to_f64();
+            }
+            i += 8;
+        }
+        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for x in &a[i..] {
+            res += x.to_f64();
+        }
+        res
+    } else {
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        pairwise_sum_f64(&a[..n2]) + pairwise_sum_f64(&a[n2..])
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ndarray::array;
 
     #[test]
     fn casts_follow_numpy_astype() {
         let v = Value::F64(
-            ArrayD::from_shape_vec(IxDyn(&[4]), vec![1.7, -1.7, f64::NAN, 0.0]).unwrap(),
+            array![
+                f64::NAN,
+                f64::INFINITY,
+                -f64::INFINITY,
+                1e19,
+                -1e19,
+                -2.7,
+                2.7
+            ]
+            .into_dyn(),
         );
+        let i = v.cast(DType::I64);
+        let m = i64::MIN;
+        assert_eq!(i, Value::I64(array![m, m, m, m, m, -2, 2].into_dyn()));
+        // exactly -2^63 fits
+        assert_eq!(f64_to_i64(-9_223_372_036_854_775_808.0), i64::MIN);
         assert_eq!(
-            v.cast(DType::I64),
-            Value::I64(ArrayD::from_shape_vec(IxDyn(&[4]), vec![1, -1, i64::MIN, 0]).unwrap())
+            f64_to_i64(9_223_372_036_854_774_784.0),
+            9_223_372_036_854_774_784
         );
+        let b = Value::F64(array![0.0, -0.0, f64::NAN, 0.1].into_dyn()).cast(DType::Bool);
+        assert_eq!(b, Value::Bool(array![false, false, true, true].into_dyn()));
+        let f = Value::Bool(array![true, false].into_dyn()).cast(DType::F32);
+        assert_eq!(f, Value::F32(array![1.0f32, 0.0].into_dyn()));
+        let g = Value::F64(array![1e40, 0.1].into_dyn()).cast(DType::F32);
+        assert_eq!(g, Value::F32(array![f32::INFINITY, 0.1f32].into_dyn()));
+        let k = Value::I64(array![3, 0, -1].into_dyn()).cast(DType::Bool);
+        assert_eq!(k, Value::Bool(array![true, false, true].into_dyn()));
+    }
+
+    #[test]
+    fn scalars_and_sizes() {
+        let s = Value::scalar_i64(7);
+        assert_eq!(s.shape(), &[] as &[usize]);
+        assert_eq!(s.to_i64_scalar(), Some(7));
+        assert_eq!(Value::scalar_f64(-2.9).to_i64_scalar(), Some(-2));
+        assert_eq!(Value::zeros(DType::F32, &[2, 3]).len_bytes(), 24);
+        assert_eq!(Value::zeros(DType::Bool, &[2, 3]).to_i64_scalar(), None);
+        assert_eq!(shape_str(&[5, 64]), "(5, 64)");
+        assert_eq!(shape_str(&[3]), "(3,)");
+        assert_eq!(shape_str(&[]), "()");
+        assert!(checked_len(&[usize::MAX, 2], DType::F64).is_err());
+        assert!(checked_len(&[1 << 61], DType::F64).is_err());
+        assert_eq!(checked_len(&[3, 0], DType::F64), Ok(0));
+    }
+
+    #[test]
+    fn zeros_from_symbolic_type() {
+        let ty = Type::new(DType::I64, vec![Dim::sym("T"), Dim::known(2)]);
+        let dims = |s: &str| (s == "T").then_some(3);
+        let v = Value::from_type_zeros(&ty, &dims).unwrap();
+        assert_eq!(v.shape(), &[3, 2]);
+        assert_eq!(v.dtype(), DType::I64);
+        let none = |_: &str| None;
         assert_eq!(
-            v.cast(DType::Bool),
-            Value::Bool(
-                ArrayD::from_shape_vec(IxDyn(&[4]), vec![true, true, true, false]).unwrap()
-            )
+            Value::from_type_zeros(&ty, &none),
+            Err("symbolic size 'T' is not bound".to_string())
         );
-        assert_eq!(Value::full(DType::F32, &[2], Scalar::I64(3)).sum_f64(), 6.0);
+    }
+
+    #[test]
+    fn sums_and_closeness() {
+        let b = Value::Bool(array![true, false, true].into_dyn());
+        assert_eq!(b.sum_f64(), 2.0);
+        // 0.5 * np.sin(0.37 * np.arange(1200.0)): .sum() == 2.2324311600223554
+        // (pairwise; a sequential loop gives 2.232431160022356)
+        let v = crate::exec::gen::generate(0, DType::F64, &[4, 300], 1.0);
+        assert_eq!(v.sum_f64(), 2.2324311600223554);
+        let a = Value::F64(array![1.0, f64::NAN, f64::INFINITY].into_dyn());
+        let c = Value::F32(array![1.0f32 + 1e-7, f32::NAN, f32::INFINITY].into_dyn());
+        assert!(a.allclose(&c, 1e-5, 1e-8));
+        let d = Value::F64(array![1.0, 0.0, f64::INFINITY].into_dyn());
+        assert!(!a.allclose(&d, 1e-5, 1e-8));
     }
 }

@@ -201,7 +201,7 @@ fn folds(op: &Op) -> bool {
 }
 
 fn fold(op: &Op, consts: &[Scalar], arg_tys: &[&Type], out: &Type) -> Option<Scalar> {
-    let vals: Vec<Value> = consts.iter().map(|s| Value::scalar(*s)).collect();
+    let vals: Vec<Value> = consts.iter().map(|s| Value::from_scalar(*s)).collect();
     let refs: Vec<&Value> = vals.iter().collect();
     // Evaluate on 0-D stand-ins of the right dtypes.
     let scalar_tys: Vec<Type> = arg_tys

@@ -1,139 +1,364 @@
 //! Elementwise kernels: unary functions, binary arithmetic, comparisons and
 //! `where`, with NumPy broadcasting of runtime shapes.
 //!
-//! Operands are first converted to the dtype the op computes in (the
-//! result's dtype for arithmetic, the promoted dtype for comparisons), so
-//! each kernel works on one element type.
+//! Owns: [`Arith`] and [`Float`] (the arithmetic of each element type, with
+//! NumPy's semantics: wrapping integers, NaN-propagating maximum/minimum,
+//! `or`/`and` for booleans), runtime broadcasting ([`broadcast_shapes`],
+//! [`zip2`]) and the four kernels. Operands are cast to the computation
+//! dtype before the loop. Must not: decide result dtypes (the caller passes
+//! them, from type inference).
 
-use crate::exec::Value;
-use crate::lang::{BinaryOp, CompareOp, DType, Type, UnaryOp};
-use ndarray::{ArrayD, IxDyn, Zip};
+use crate::exec::value::{shape_str, with_elem, Elem, Value};
+use crate::lang::{BinaryOp, CompareOp, DType, UnaryOp};
+use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
 
-/// The broadcast of runtime shapes, or an error naming both.
-pub fn broadcast_shape(a: &[usize], b: &[usize]) -> Result<Vec<usize>, String> {
-    let n = a.len().max(b.len());
-    let mut out = vec![0; n];
-    for (i, o) in out.iter_mut().enumerate() {
-        let da = (i + a.len()).checked_sub(n).map_or(1, |j| a[j]);
-        let db = (i + b.len()).checked_sub(n).map_or(1, |j| b[j]);
-        *o = if da == db || db == 1 {
-            da
-        } else if da == 1 {
-            db
-        } else {
-            return Err(format!("shapes {a:?} and {b:?} do not broadcast"));
-        };
+/// Arithmetic of one element type, as NumPy computes it in that dtype.
+pub trait Arith: Elem {
+    /// `a + b` (wrapping for `i64`, `or` for bool).
+    fn add(self, o: Self) -> Self;
+    /// `a - b` (wrapping for `i64`; `xor` for bool, which callers reject).
+    fn sub(self, o: Self) -> Self;
+    /// `a * b` (wrapping for `i64`, `and` for bool).
+    fn mul(self, o: Self) -> Self;
+    /// `a ** b`; for `i64` the caller rejects negative exponents first.
+    fn pow(self, o: Self) -> Self;
+    /// NaN-propagating maximum (`or` for bool).
+    fn maximum(self, o: Self) -> Self;
+    /// NaN-propagating minimum (`and` for bool).
+    fn minimum(self, o: Self) -> Self;
+    /// `-a` (wrapping for `i64`; `not` for bool, which callers reject).
+    fn neg(self) -> Self;
+    /// `|a|` (wrapping for `i64`, identity for bool).
+    fn abs(self) -> Self;
+    /// -1, 0 or 1; NaN stays NaN; identity for bool.
+    fn sign(self) -> Self;
+    /// True for a float NaN.
+    fn is_nan(self) -> bool;
+}
+
+/// Floating-point functions of `f32` and `f64`.
+pub trait Float: Arith {
+    /// `a / b`
+    fn div(self, o: Self) -> Self;
+    /// Applies a unary float function (`exp`, `sin`, ...). `Neg`, `Abs` and
+    /// `Sign` are handled by [`Arith`].
+    fn unary(self, op: UnaryOp) -> Self;
+}
+
+macro_rules! float_impls {
+    ($t:ty) => {
+        impl Arith for $t {
+            fn add(self, o: $t) -> $t {
+                self + o
+            }
+            fn sub(self, o: $t) -> $t {
+                self - o
+            }
+            fn mul(self, o: $t) -> $t {
+                self * o
+            }
+            fn pow(self, o: $t) -> $t {
+                self.powf(o)
+            }
+            fn maximum(self, o: $t) -> $t {
+                // NumPy keeps the second operand on ties (maximum(0.0, -0.0) is -0.0).
+                if self.is_nan() || (!o.is_nan() && self > o) {
+                    self
+                } else {
+                    o
+                }
+            }
+            fn minimum(self, o: $t) -> $t {
+                if self.is_nan() || (!o.is_nan() && self < o) {
+                    self
+                } else {
+                    o
+                }
+            }
+            fn neg(self) -> $t {
+                -self
+            }
+            fn abs(self) -> $t {
+                <$t>::abs(self)
+            }
+            fn sign(self) -> $t {
+                if self > 0.0 {
+                    1.0
+                } else if self < 0.0 {
+                    -1.0
+                } else if self == 0.0 {
+                    0.0
+                } else {
+                    self
+                }
+            }
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+        }
+
+        impl Float for $t {
+            fn div(self, o: $t) -> $t {
+                self / o
+            }
+            fn unary(self, op: UnaryOp) -> $t {
+                match op {
+                    UnaryOp::Neg => -self,
+                    UnaryOp::Exp => self.exp(),
+                    UnaryOp::Log => self.ln(),
+                    UnaryOp::Log1p => self.ln_1p(),
+                    UnaryOp::Sqrt => self.sqrt(),
+                    UnaryOp::Tanh => self.tanh(),
+                    UnaryOp::Sigmoid => 1.0 / (1.0 + (-self).exp()),
+                    UnaryOp::Sin => self.sin(),
+                    UnaryOp::Cos => self.cos(),
+                    UnaryOp::Abs => <$t>::abs(self),
+                    UnaryOp::Sign => Arith::sign(self),
+                }
+            }
+        }
+    };
+}
+float_impls!(f64);
+float_impls!(f32);
+
+/// `base ** e` with wrapping multiplication (square and multiply), as NumPy
+/// computes integer powers.
+fn wrapping_ipow(mut base: i64, mut e: u64) -> i64 {
+    let mut acc: i64 = 1;
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = acc.wrapping_mul(base);
+        }
+        e >>= 1;
+        if e > 0 {
+            base = base.wrapping_mul(base);
+        }
+    }
+    acc
+}
+
+impl Arith for i64 {
+    fn add(self, o: i64) -> i64 {
+        self.wrapping_add(o)
+    }
+    fn sub(self, o: i64) -> i64 {
+        self.wrapping_sub(o)
+    }
+    fn mul(self, o: i64) -> i64 {
+        self.wrapping_mul(o)
+    }
+    fn pow(self, o: i64) -> i64 {
+        match u64::try_from(o) {
+            Ok(e) => wrapping_ipow(self, e),
+            // Unreachable through `binary`, which rejects negative exponents.
+            Err(_) => 0,
+        }
+    }
+    fn maximum(self, o: i64) -> i64 {
+        self.max(o)
+    }
+    fn minimum(self, o: i64) -> i64 {
+        self.min(o)
+    }
+    fn neg(self) -> i64 {
+        self.wrapping_neg()
+    }
+    fn abs(self) -> i64 {
+        self.wrapping_abs()
+    }
+    fn sign(self) -> i64 {
+        self.signum()
+    }
+    fn is_nan(self) -> bool {
+        false
+    }
+}
+
+impl Arith for bool {
+    fn add(self, o: bool) -> bool {
+        self | o
+    }
+    fn sub(self, o: bool) -> bool {
+        self ^ o
+    }
+    fn mul(self, o: bool) -> bool {
+        self & o
+    }
+    fn pow(self, o: bool) -> bool {
+        // 0**0 = 1, 0**1 = 0, 1**x = 1
+        self | !o
+    }
+    fn maximum(self, o: bool) -> bool {
+        self | o
+    }
+    fn minimum(self, o: bool) -> bool {
+        self & o
+    }
+    fn neg(self) -> bool {
+        !self
+    }
+    fn abs(self) -> bool {
+        self
+    }
+    fn sign(self) -> bool {
+        self
+    }
+    fn is_nan(self) -> bool {
+        false
+    }
+}
+
+/// NumPy broadcasting of runtime shapes; the error names all the shapes,
+/// e.g. `shapes (5, 64) and (3,) do not broadcast`.
+pub fn broadcast_shapes(shapes: &[&[usize]]) -> Result<Vec<usize>, String> {
+    let n = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut out = vec![1usize; n];
+    for s in shapes {
+        let off = n - s.len();
+        for (i, &d) in s.iter().enumerate() {
+            let o = &mut out[off + i];
+            if *o == 1 {
+                *o = d;
+            } else if d != 1 && d != *o {
+                return Err(broadcast_error(shapes));
+            }
+        }
     }
     Ok(out)
 }
 
-/// Applies `f` to the broadcast pair `(a, b)`.
-fn zip2<A: Clone, B: Clone, C>(
-    a: &ArrayD<A>,
-    b: &ArrayD<B>,
-    f: impl Fn(A, B) -> C,
-) -> Result<ArrayD<C>, String> {
-    let shape = broadcast_shape(a.shape(), b.shape())?;
-    let sh = IxDyn(&shape);
-    let (Some(av), Some(bv)) = (a.broadcast(sh.clone()), b.broadcast(sh)) else {
-        return Err(format!(
-            "shapes {:?} and {:?} do not broadcast",
-            a.shape(),
-            b.shape()
-        ));
+fn broadcast_error(shapes: &[&[usize]]) -> String {
+    let parts: Vec<String> = shapes.iter().map(|s| shape_str(s)).collect();
+    let list = match parts.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => parts.join(""),
     };
-    Ok(Zip::from(&av)
-        .and(&bv)
-        .map_collect(|x, y| f(x.clone(), y.clone())))
+    format!("shapes {list} do not broadcast")
 }
 
-fn nan_max<T: PartialOrd + Copy>(a: T, b: T) -> T {
-    // NaN compares false both ways: propagate whichever is NaN.
-    #[allow(clippy::eq_op)]
-    if a != a {
-        a
-    } else if b != b || b > a {
-        b
-    } else {
-        a
-    }
-}
-
-fn nan_min<T: PartialOrd + Copy>(a: T, b: T) -> T {
-    #[allow(clippy::eq_op)]
-    if a != a {
-        a
-    } else if b != b || b < a {
-        b
-    } else {
-        a
-    }
-}
-
-fn ipow(base: i64, exp: i64) -> Result<i64, String> {
-    if exp < 0 {
-        return Err("integers to negative integer powers are not allowed".into());
-    }
-    let (mut result, mut b, mut e) = (1i64, base, exp as u64);
-    while e > 0 {
-        if e & 1 == 1 {
-            result = result.wrapping_mul(b);
-        }
-        b = b.wrapping_mul(b);
-        e >>= 1;
-    }
-    Ok(result)
-}
-
-macro_rules! float_binary {
-    ($op:expr, $a:expr, $b:expr) => {
-        match $op {
-            BinaryOp::Add => zip2($a, $b, |x, y| x + y),
-            BinaryOp::Sub => zip2($a, $b, |x, y| x - y),
-            BinaryOp::Mul => zip2($a, $b, |x, y| x * y),
-            BinaryOp::Div => zip2($a, $b, |x, y| x / y),
-            BinaryOp::Pow => zip2($a, $b, |x, y| x.powf(y)),
-            BinaryOp::Maximum => zip2($a, $b, nan_max),
-            BinaryOp::Minimum => zip2($a, $b, nan_min),
-        }
-    };
-}
-
-/// Binary arithmetic, computed in `out`'s dtype.
-pub fn binary(op: BinaryOp, a: &Value, b: &Value, out: &Type) -> Result<Value, String> {
-    let (a, b) = (a.cast(out.dtype), b.cast(out.dtype));
-    Ok(match (&a, &b) {
-        (Value::F64(x), Value::F64(y)) => Value::F64(float_binary!(op, x, y)?),
-        (Value::F32(x), Value::F32(y)) => Value::F32(float_binary!(op, x, y)?),
-        (Value::I64(x), Value::I64(y)) => Value::I64(match op {
-            BinaryOp::Add => zip2(x, y, i64::wrapping_add)?,
-            BinaryOp::Sub => zip2(x, y, i64::wrapping_sub)?,
-            BinaryOp::Mul => zip2(x, y, i64::wrapping_mul)?,
-            BinaryOp::Div => return Err("internal: integer division result".into()),
-            BinaryOp::Pow => {
-                let r = zip2(x, y, ipow)?;
-                let mut out = Vec::with_capacity(r.len());
-                for v in r.iter() {
-                    out.push(v.clone()?);
-                }
-                ArrayD::from_shape_vec(r.raw_dim(), out).map_err(|e| e.to_string())?
-            }
-            BinaryOp::Maximum => zip2(x, y, i64::max)?,
-            BinaryOp::Minimum => zip2(x, y, i64::min)?,
-        }),
-        (Value::Bool(x), Value::Bool(y)) => Value::Bool(match op {
-            BinaryOp::Add | BinaryOp::Maximum => zip2(x, y, |p, q| p | q)?,
-            BinaryOp::Mul | BinaryOp::Minimum => zip2(x, y, |p, q| p & q)?,
-            _ => return Err(format!("{} is not defined for bool", op.name())),
-        }),
-        _ => return Err("internal: operands of different dtypes".into()),
+/// A view of `a` broadcast to `shape` (checked by [`broadcast_shapes`]).
+fn bview<'a, A>(a: &'a ArrayViewD<'_, A>, shape: &[usize]) -> Result<ArrayViewD<'a, A>, String> {
+    a.broadcast(IxDyn(shape)).ok_or_else(|| {
+        format!(
+            "shapes {} and {} do not broadcast",
+            shape_str(a.shape()),
+            shape_str(shape)
+        )
     })
 }
 
-fn compare_with<T: PartialOrd + Clone>(
+/// Applies `f` to the broadcast pairs of `a` and `b`.
+pub fn zip2<A: Copy, B: Copy, O>(
+    a: &ArrayViewD<A>,
+    b: &ArrayViewD<B>,
+    f: impl Fn(A, B) -> O,
+) -> Result<ArrayD<O>, String> {
+    if a.shape() == b.shape() {
+        return Ok(Zip::from(a).and(b).map_collect(|&x, &y| f(x, y)));
+    }
+    let shape = broadcast_shapes(&[a.shape(), b.shape()])?;
+    let (av, bv) = (bview(a, &shape)?, bview(b, &shape)?);
+    Ok(Zip::from(&av).and(&bv).map_collect(|&x, &y| f(x, y)))
+}
+
+/// Applies `f` to the broadcast triples of `a`, `b` and `c`.
+pub fn zip3<A: Copy, B: Copy, C: Copy, O>(
+    a: &ArrayViewD<A>,
+    b: &ArrayViewD<B>,
+    c: &ArrayViewD<C>,
+    f: impl Fn(A, B, C) -> O,
+) -> Result<ArrayD<O>, String> {
+    let shape = broadcast_shapes(&[a.shape(), b.shape(), c.shape()])?;
+    let (av, bv, cv) = (bview(a, &shape)?, bview(b, &shape)?, bview(c, &shape)?);
+    Ok(Zip::from(&av)
+        .and(&bv)
+        .and(&cv)
+        .map_collect(|&x, &y, &z| f(x, y, z)))
+}
+
+/// The float dtype a float function computes in when the result is `out`.
+fn float_dtype(out: DType) -> DType {
+    if out == DType::F32 {
+        DType::F32
+    } else {
+        DType::F64
+    }
+}
+
+/// Runs `$body` with `$F` bound to `f32` or `f64`.
+macro_rules! with_float {
+    ($dt:expr, $F:ident => $body:expr) => {
+        if $dt == DType::F32 {
+            type $F = f32;
+            $body
+        } else {
+            type $F = f64;
+            $body
+        }
+    };
+}
+
+/// An elementwise unary op with result dtype `out`. Float functions of
+/// integers or booleans compute in `f64`.
+pub fn unary(op: UnaryOp, x: &Value, out: DType) -> Result<Value, String> {
+    match op {
+        UnaryOp::Neg if out == DType::Bool => {
+            Err("the boolean negative, the `-` operator, is not supported; use logical not".into())
+        }
+        UnaryOp::Neg => Ok(with_elem!(out, T => T::wrap(x.to_array::<T>().mapv(Arith::neg)))),
+        UnaryOp::Abs => Ok(with_elem!(out, T => T::wrap(x.to_array::<T>().mapv(Arith::abs)))),
+        UnaryOp::Sign => Ok(with_elem!(out, T => T::wrap(x.to_array::<T>().mapv(Arith::sign)))),
+        _ => {
+            let v = with_float!(float_dtype(out), F => F::wrap(x.to_array::<F>().mapv(|v| v.unary(op))));
+            Ok(v.into_dtype(out))
+        }
+    }
+}
+
+fn binary_t<T: Arith>(
+    op: BinaryOp,
+    a: &ArrayViewD<T>,
+    b: &ArrayViewD<T>,
+) -> Result<ArrayD<T>, String> {
+    match op {
+        BinaryOp::Add => zip2(a, b, T::add),
+        BinaryOp::Sub => zip2(a, b, T::sub),
+        BinaryOp::Mul => zip2(a, b, T::mul),
+        BinaryOp::Pow => zip2(a, b, T::pow),
+        BinaryOp::Maximum => zip2(a, b, T::maximum),
+        BinaryOp::Minimum => zip2(a, b, T::minimum),
+        // Routed to the float path by `binary`.
+        BinaryOp::Div => Err("internal: division outside the float path".into()),
+    }
+}
+
+/// An elementwise binary op with broadcasting, computed in the result dtype
+/// `out` (division computes in `f64` unless `out` is `f32`).
+pub fn binary(op: BinaryOp, a: &Value, b: &Value, out: DType) -> Result<Value, String> {
+    if op == BinaryOp::Div {
+        let v = with_float!(float_dtype(out), F => {
+            F::wrap(zip2(&a.to_array::<F>().view(), &b.to_array::<F>().view(), F::div)?)
+        });
+        return Ok(v.into_dtype(out));
+    }
+    if op == BinaryOp::Sub && out == DType::Bool {
+        return Err(
+            "the boolean subtract, the `-` operator, is not supported; use logical xor".into(),
+        );
+    }
+    if op == BinaryOp::Pow && out == DType::I64 && b.to_array::<i64>().iter().any(|&e| e < 0) {
+        return Err("integers to negative integer powers are not allowed".into());
+    }
+    Ok(with_elem!(out, T => {
+        T::wrap(binary_t(op, &a.to_array::<T>().view(), &b.to_array::<T>().view())?)
+    }))
+}
+
+fn compare_t<T: Elem>(
     op: CompareOp,
-    a: &ArrayD<T>,
-    b: &ArrayD<T>,
+    a: &ArrayViewD<T>,
+    b: &ArrayViewD<T>,
 ) -> Result<ArrayD<bool>, String> {
     match op {
         CompareOp::Gt => zip2(a, b, |x, y| x > y),
@@ -145,140 +370,283 @@ fn compare_with<T: PartialOrd + Clone>(
     }
 }
 
-/// Comparison, computed in the promoted dtype of the operands.
-pub fn compare(op: CompareOp, a: &Value, b: &Value, ta: &Type, tb: &Type) -> Result<Value, String> {
-    let (dt, _) = crate::lang::dtype::promote(ta.dtype, ta.weak, tb.dtype, tb.weak);
-    let (a, b) = (a.cast(dt), b.cast(dt));
-    Ok(Value::Bool(match (&a, &b) {
-        (Value::F64(x), Value::F64(y)) => compare_with(op, x, y)?,
-        (Value::F32(x), Value::F32(y)) => compare_with(op, x, y)?,
-        (Value::I64(x), Value::I64(y)) => compare_with(op, x, y)?,
-        (Value::Bool(x), Value::Bool(y)) => compare_with(op, x, y)?,
-        _ => return Err("internal: operands of different dtypes".into()),
+/// An elementwise comparison with broadcasting, computed in the dtype
+/// `common` (the promotion of the operand types); the result is `bool`.
+pub fn compare(op: CompareOp, a: &Value, b: &Value, common: DType) -> Result<Value, String> {
+    Ok(Value::Bool(with_elem!(common, T => {
+        compare_t(op, &a.to_array::<T>().view(), &b.to_array::<T>().view())?
+    })))
+}
+
+/// `where(cond, a, b)` with the three shapes broadcast together; `cond` is
+/// read as bool, the branches are cast to `out`.
+pub fn where_(cond: &Value, a: &Value, b: &Value, out: DType) -> Result<Value, String> {
+    let c = cond.to_array::<bool>();
+    Ok(with_elem!(out, T => {
+        T::wrap(zip3(&c.view(), &a.to_array::<T>().view(), &b.to_array::<T>().view(), |c, x, y| {
+            if c { x } else { y }
+        })?)
     }))
-}
-
-/// `where(cond, a, b)` with the branches converted to `out`'s dtype.
-pub fn select(c: &Value, a: &Value, b: &Value, out: &Type) -> Result<Value, String> {
-    let Value::Bool(c) = c.cast(DType::Bool) else {
-        return Err("internal: condition is not bool".into());
-    };
-    let (a, b) = (a.cast(out.dtype), b.cast(out.dtype));
-    let shape = broadcast_shape(&broadcast_shape(c.shape(), a.shape())?, b.shape())?;
-    let sh = IxDyn(&shape);
-    fn pick<T: Clone>(
-        c: &ArrayD<bool>,
-        a: &ArrayD<T>,
-        b: &ArrayD<T>,
-        sh: &IxDyn,
-    ) -> Result<ArrayD<T>, String> {
-        match (
-            c.broadcast(sh.clone()),
-            a.broadcast(sh.clone()),
-            b.broadcast(sh.clone()),
-        ) {
-            (Some(c), Some(a), Some(b)) => Ok(Zip::from(&c)
-                .and(&a)
-                .and(&b)
-                .map_collect(|&c, x, y| if c { x.clone() } else { y.clone() })),
-            _ => Err("operands do not broadcast".into()),
-        }
-    }
-    Ok(match (&a, &b) {
-        (Value::F64(x), Value::F64(y)) => Value::F64(pick(&c, x, y, &sh)?),
-        (Value::F32(x), Value::F32(y)) => Value::F32(pick(&c, x, y, &sh)?),
-        (Value::I64(x), Value::I64(y)) => Value::I64(pick(&c, x, y, &sh)?),
-        (Value::Bool(x), Value::Bool(y)) => Value::Bool(pick(&c, x, y, &sh)?),
-        _ => return Err("internal: branches of different dtypes".into()),
-    })
-}
-
-macro_rules! float_unary {
-    ($op:expr, $a:expr, $t:ty) => {
-        match $op {
-            UnaryOp::Neg => $a.mapv(|x: $t| -x),
-            UnaryOp::Exp => $a.mapv(<$t>::exp),
-            UnaryOp::Log => $a.mapv(<$t>::ln),
-            UnaryOp::Log1p => $a.mapv(<$t>::ln_1p),
-            UnaryOp::Sqrt => $a.mapv(<$t>::sqrt),
-            UnaryOp::Tanh => $a.mapv(<$t>::tanh),
-            UnaryOp::Sigmoid => $a.mapv(|x: $t| 1.0 / (1.0 + (-x).exp())),
-            UnaryOp::Sin => $a.mapv(<$t>::sin),
-            UnaryOp::Cos => $a.mapv(<$t>::cos),
-            UnaryOp::Abs => $a.mapv(<$t>::abs),
-            UnaryOp::Sign => $a.mapv(|x: $t| {
-                if x > 0.0 {
-                    1.0
-                } else if x < 0.0 {
-                    -1.0
-                } else {
-                    x // 0, -0 and NaN stay as they are
-                }
-            }),
-        }
-    };
-}
-
-/// Unary functions, computed in `out`'s dtype.
-pub fn unary(op: UnaryOp, a: &Value, out: &Type) -> Result<Value, String> {
-    Ok(match a.cast(out.dtype) {
-        Value::F64(x) => Value::F64(float_unary!(op, x, f64)),
-        Value::F32(x) => Value::F32(float_unary!(op, x, f32)),
-        Value::I64(x) => Value::I64(match op {
-            UnaryOp::Neg => x.mapv(i64::wrapping_neg),
-            UnaryOp::Abs => x.mapv(i64::wrapping_abs),
-            UnaryOp::Sign => x.mapv(i64::signum),
-            _ => return Err(format!("{} of i64 computes in a float dtype", op.name())),
-        }),
-        Value::Bool(x) => Value::Bool(match op {
-            UnaryOp::Abs => x,
-            _ => return Err(format!("{} is not defined for bool", op.name())),
-        }),
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::ArrayD;
+    use ndarray::{array, Array};
 
-    fn f(shape: &[usize], v: Vec<f64>) -> Value {
-        Value::F64(ArrayD::from_shape_vec(IxDyn(shape), v).unwrap())
+    fn f(v: &[f64], shape: &[usize]) -> Value {
+        Value::F64(Array::from_shape_vec(IxDyn(shape), v.to_vec()).unwrap())
+    }
+    fn i(v: &[i64], shape: &[usize]) -> Value {
+        Value::I64(Array::from_shape_vec(IxDyn(shape), v.to_vec()).unwrap())
+    }
+    fn b(v: &[bool], shape: &[usize]) -> Value {
+        Value::Bool(Array::from_shape_vec(IxDyn(shape), v.to_vec()).unwrap())
     }
 
     #[test]
-    fn broadcasting_and_nan_propagation() {
-        let t = Type::new(DType::F64, vec![]);
-        let r = binary(
+    fn broadcasting() {
+        let x = f(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+        let r = f(&[10.0, 20.0], &[2, 1]);
+        let c = f(&[100.0, 200.0, 300.0], &[3]);
+        let y = binary(BinaryOp::Add, &x, &r, DType::F64).unwrap();
+        assert_eq!(y, f(&[11.0, 12.0, 13.0, 24.0, 25.0, 26.0], &[2, 3]));
+        let z = binary(BinaryOp::Mul, &r, &c, DType::F64).unwrap();
+        assert_eq!(
+            z,
+            f(&[1000.0, 2000.0, 3000.0, 2000.0, 4000.0, 6000.0], &[2, 3])
+        );
+        let s = binary(BinaryOp::Sub, &x, &Value::scalar_f64(1.0), DType::F64).unwrap();
+        assert_eq!(s, f(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], &[2, 3]));
+        // a runtime mismatch is an error, not a panic
+        let bad = f(&[0.0; 3], &[3]);
+        let e = binary(
             BinaryOp::Add,
-            &f(&[2, 1], vec![1., 2.]),
-            &f(&[3], vec![10., 20., 30.]),
-            &t,
-        )
-        .unwrap();
-        assert_eq!(r, f(&[2, 3], vec![11., 21., 31., 12., 22., 32.]));
-        let r = binary(
-            BinaryOp::Maximum,
-            &f(&[2], vec![f64::NAN, 1.]),
-            &f(&[2], vec![0., f64::NAN]),
-            &t,
-        )
-        .unwrap();
-        assert!(r.as_f64_array().iter().all(|x| x.is_nan()));
-        assert!(binary(
-            BinaryOp::Add,
-            &f(&[2], vec![1., 2.]),
-            &f(&[3], vec![1., 2., 3.]),
-            &t
-        )
-        .is_err());
+            &f(&vec![0.0; 5 * 64], &[5, 64]),
+            &bad,
+            DType::F64,
+        );
+        assert_eq!(
+            e,
+            Err("shapes (5, 64) and (3,) do not broadcast".to_string())
+        );
+        assert_eq!(
+            broadcast_shapes(&[&[2, 1], &[3], &[4, 1, 1]]),
+            Ok(vec![4, 2, 3])
+        );
+        assert_eq!(
+            broadcast_shapes(&[&[2], &[3], &[1]]),
+            Err("shapes (2,), (3,) and (1,) do not broadcast".to_string())
+        );
+        assert_eq!(broadcast_shapes(&[&[0], &[1]]), Ok(vec![0]));
     }
 
     #[test]
-    fn integer_power_rules() {
-        let t = Type::new(DType::I64, vec![]);
-        let i = |v: i64| Value::I64(ArrayD::from_elem(IxDyn(&[]), v));
-        assert_eq!(binary(BinaryOp::Pow, &i(3), &i(4), &t).unwrap(), i(81));
-        assert!(binary(BinaryOp::Pow, &i(3), &i(-1), &t).is_err());
+    fn computes_in_the_result_dtype() {
+        // f32 array * literal 2.0 computes in f32
+        let x = Value::F32(array![0.1f32, 3.0].into_dyn());
+        let y = binary(BinaryOp::Mul, &x, &Value::scalar_f64(0.1), DType::F32).unwrap();
+        assert_eq!(
+            y,
+            Value::F32(array![0.1f32 * 0.1f32, 3.0f32 * 0.1f32].into_dyn())
+        );
+        // i64 / i64 is true division in f64
+        let d = binary(
+            BinaryOp::Div,
+            &i(&[1, 7, -7], &[3]),
+            &Value::scalar_i64(2),
+            DType::F64,
+        )
+        .unwrap();
+        assert_eq!(d, f(&[0.5, 3.5, -3.5], &[3]));
+        let z = binary(
+            BinaryOp::Div,
+            &f(&[1.0, -1.0, 0.0], &[3]),
+            &Value::scalar_f64(0.0),
+            DType::F64,
+        )
+        .unwrap()
+        .as_f64_array();
+        assert_eq!(z[0], f64::INFINITY);
+        assert_eq!(z[1], f64::NEG_INFINITY);
+        assert!(z[2].is_nan());
+        // i64 + 0.5 -> f64
+        let h = binary(
+            BinaryOp::Add,
+            &i(&[1, 2], &[2]),
+            &Value::scalar_f64(0.5),
+            DType::F64,
+        )
+        .unwrap();
+        assert_eq!(h, f(&[1.5, 2.5], &[2]));
+    }
+
+    #[test]
+    fn integer_wrapping_and_powers() {
+        let big = i(&[i64::MAX, i64::MIN], &[2]);
+        let one = Value::scalar_i64(1);
+        assert_eq!(
+            binary(BinaryOp::Add, &big, &one, DType::I64).unwrap(),
+            i(&[i64::MIN, i64::MIN + 1], &[2])
+        );
+        assert_eq!(
+            binary(BinaryOp::Mul, &big, &Value::scalar_i64(2), DType::I64).unwrap(),
+            i(&[-2, 0], &[2])
+        );
+        // np.int64(3) ** 50 wraps to 6048575297968530377
+        assert_eq!(
+            binary(
+                BinaryOp::Pow,
+                &Value::scalar_i64(3),
+                &Value::scalar_i64(50),
+                DType::I64
+            )
+            .unwrap(),
+            Value::scalar_i64(6048575297968530377)
+        );
+        assert_eq!(
+            binary(
+                BinaryOp::Pow,
+                &i(&[2, -3, 0], &[3]),
+                &i(&[10, 3, 0], &[3]),
+                DType::I64
+            )
+            .unwrap(),
+            i(&[1024, -27, 1], &[3])
+        );
+        assert_eq!(
+            binary(BinaryOp::Pow, &i(&[2], &[1]), &i(&[-1], &[1]), DType::I64),
+            Err("integers to negative integer powers are not allowed".to_string())
+        );
+        assert_eq!(
+            unary(UnaryOp::Neg, &big, DType::I64).unwrap(),
+            i(&[-i64::MAX, i64::MIN], &[2])
+        );
+        assert_eq!(
+            unary(UnaryOp::Abs, &big, DType::I64).unwrap(),
+            i(&[i64::MAX, i64::MIN], &[2])
+        );
+        assert_eq!(
+            unary(UnaryOp::Sign, &i(&[-5, 0, 9], &[3]), DType::I64).unwrap(),
+            i(&[-1, 0, 1], &[3])
+        );
+    }
+
+    #[test]
+    fn nan_propagation_and_signs() {
+        let nan = f64::NAN;
+        let a = f(&[nan, 1.0, 2.0, 0.0], &[4]);
+        let c = f(&[1.0, nan, 1.0, -0.0], &[4]);
+        let mx = binary(BinaryOp::Maximum, &a, &c, DType::F64)
+            .unwrap()
+            .as_f64_array();
+        let mn = binary(BinaryOp::Minimum, &a, &c, DType::F64)
+            .unwrap()
+            .as_f64_array();
+        assert!(mx[0].is_nan() && mx[1].is_nan() && mn[0].is_nan() && mn[1].is_nan());
+        assert_eq!((mx[2], mn[2]), (2.0, 1.0));
+        // np.maximum(0.0, -0.0) is -0.0
+        assert!(mx[3] == 0.0 && mx[3].is_sign_negative());
+        let s = unary(UnaryOp::Sign, &f(&[-0.0, nan, -2.0, 3.0], &[4]), DType::F64)
+            .unwrap()
+            .as_f64_array();
+        assert!(s[0] == 0.0 && s[0].is_sign_positive() && s[1].is_nan());
+        assert_eq!((s[2], s[3]), (-1.0, 1.0));
+        let cmp = compare(CompareOp::Ne, &a, &a, DType::F64).unwrap();
+        assert_eq!(cmp, b(&[true, false, false, false], &[4]));
+        let cmp = compare(CompareOp::Ge, &a, &c, DType::F64).unwrap();
+        assert_eq!(cmp, b(&[false, false, true, true], &[4]));
+    }
+
+    #[test]
+    fn float_functions() {
+        let x = f(&[0.0, 1.0, -2.0], &[3]);
+        let e = unary(UnaryOp::Sigmoid, &x, DType::F64)
+            .unwrap()
+            .as_f64_array();
+        // 1/(1+np.exp(-x))
+        assert_eq!(
+            e.as_slice().unwrap(),
+            &[0.5, 0.7310585786300049, 0.11920292202211755]
+        );
+        let t = unary(UnaryOp::Tanh, &i(&[1], &[1]), DType::F64).unwrap();
+        assert_eq!(t, f(&[0.7615941559557649], &[1]));
+        let l = unary(UnaryOp::Log, &f(&[-1.0, 0.0], &[2]), DType::F64)
+            .unwrap()
+            .as_f64_array();
+        assert!(l[0].is_nan() && l[1] == f64::NEG_INFINITY);
+        let s = unary(
+            UnaryOp::Sin,
+            &Value::F32(array![1.0f32].into_dyn()),
+            DType::F32,
+        )
+        .unwrap();
+        assert_eq!(s, Value::F32(array![1.0f32.sin()].into_dyn()));
+        assert_eq!(
+            unary(UnaryOp::Sqrt, &b(&[true, false], &[2]), DType::F64).unwrap(),
+            f(&[1.0, 0.0], &[2])
+        );
+    }
+
+    #[test]
+    fn booleans() {
+        let p = b(&[true, true, false, false], &[4]);
+        let q = b(&[true, false, true, false], &[4]);
+        assert_eq!(
+            binary(BinaryOp::Add, &p, &q, DType::Bool).unwrap(),
+            b(&[true, true, true, false], &[4])
+        );
+        assert_eq!(
+            binary(BinaryOp::Mul, &p, &q, DType::Bool).unwrap(),
+            b(&[true, false, false, false], &[4])
+        );
+        assert_eq!(
+            binary(BinaryOp::Minimum, &p, &q, DType::Bool).unwrap(),
+            b(&[true, false, false, false], &[4])
+        );
+        assert_eq!(
+            binary(BinaryOp::Add, &p, &q, DType::I64).unwrap(),
+            i(&[2, 1, 1, 0], &[4])
+        );
+        assert_eq!(unary(UnaryOp::Abs, &p, DType::Bool).unwrap(), p);
+        assert!(binary(BinaryOp::Sub, &p, &q, DType::Bool).is_err());
+        assert!(unary(UnaryOp::Neg, &p, DType::Bool).is_err());
+        assert_eq!(
+            compare(CompareOp::Lt, &p, &q, DType::Bool).unwrap(),
+            b(&[false, false, true, false], &[4])
+        );
+    }
+
+    #[test]
+    fn comparisons_promote() {
+        // int64 array > 2.5 compares in f64
+        let r = compare(
+            CompareOp::Gt,
+            &i(&[2, 3], &[2]),
+            &Value::scalar_f64(2.5),
+            DType::F64,
+        )
+        .unwrap();
+        assert_eq!(r, b(&[false, true], &[2]));
+        // float32 array == 0.1 (weak) compares in f32: True
+        let x = Value::F32(array![0.1f32].into_dyn());
+        let r = compare(CompareOp::Eq, &x, &Value::scalar_f64(0.1), DType::F32).unwrap();
+        assert_eq!(r, b(&[true], &[1]));
+        let r = compare(CompareOp::Eq, &x, &Value::scalar_f64(0.1), DType::F64).unwrap();
+        assert_eq!(r, b(&[false], &[1]));
+    }
+
+    #[test]
+    fn where_broadcasts_and_casts() {
+        let c = b(&[true, false], &[2, 1]);
+        let x = i(&[1, 2, 3], &[3]);
+        let y = Value::scalar_f64(-0.5);
+        let r = where_(&c, &x, &y, DType::F64).unwrap();
+        assert_eq!(r, f(&[1.0, 2.0, 3.0, -0.5, -0.5, -0.5], &[2, 3]));
+        let e = where_(&b(&[true; 2], &[2]), &x, &y, DType::F64);
+        assert_eq!(
+            e,
+            Err("shapes (2,), (3,) and () do not broadcast".to_string())
+        );
     }
 }

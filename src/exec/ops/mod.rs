@@ -1,142 +1,392 @@
-//! Op kernels: `perform` for every op but `scan` (which [`super::run`]
-//! drives). Each family has its file; [`eval`] dispatches on the op set
-//! exhaustively.
+//! Op kernels: what each [`Op`] computes on runtime values, with NumPy's
+//! semantics.
 //!
-//! Static types are already checked (make_node); kernels check runtime
-//! shapes again, because symbolic sizes are only bound now. Errors are
-//! sentences without location; the caller adds the op and its position.
+//! Owns: [`eval`], the single entry point that dispatches an op to its
+//! family (`elementwise`, `reduce`, `linalg`, `shape`, `create`), and
+//! [`normalize_axis`]. The static types were checked by type inference;
+//! `out_ty` is authoritative for the result dtype. Runtime shapes are still
+//! checked: a kernel never panics, whatever its inputs; it returns an error
+//! sentence without location that does not start with the op name (the
+//! caller adds both). Must not: run graphs or scans ([`Op::Input`],
+//! [`Op::Scan`] and [`Op::Proj`] belong to the runner).
 
+pub mod create;
 pub mod elementwise;
 pub mod linalg;
 pub mod reduce;
 pub mod shape;
 
-use crate::exec::Value;
-use crate::lang::{Dim, Op, Scalar, Type};
+use crate::exec::value::Value;
+use crate::lang::dtype::{promote, promote_strong};
+use crate::lang::{Op, Type};
 
-fn eval_shape(t: &Type, bind: &dyn Fn(&str) -> Option<i64>) -> Result<Vec<usize>, String> {
-    t.shape
-        .iter()
-        .map(|d: &Dim| {
-            d.eval(bind)
-                .map(|v| v as usize)
-                .ok_or_else(|| format!("size {d} is not bound"))
-        })
-        .collect()
+/// Normalizes an axis (negative counts from the end) against `ndim` axes.
+pub fn normalize_axis(axis: i64, ndim: usize) -> Result<usize, String> {
+    let n = ndim as i64;
+    let a = if axis < 0 { axis + n } else { axis };
+    if a < 0 || a >= n {
+        Err(format!(
+            "axis {axis} is out of bounds for array of dimension {ndim}"
+        ))
+    } else {
+        Ok(a as usize)
+    }
 }
 
-/// Computes `op` on `args`. `arg_tys` and `out_ty` are the static types of
-/// the arguments and the result (the result's dtype is authoritative);
-/// `bind` gives the values of symbolic sizes.
+fn arity(args: &[&Value], n: usize) -> Result<(), String> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        Err(format!(
+            "internal: expected {n} argument(s), got {}",
+            args.len()
+        ))
+    }
+}
+
+/// Computes `op` on `args`. `arg_tys` are the arguments' static types (their
+/// weak flags decide the dtype comparisons compute in), `out_ty` the result
+/// type; `dims` binds the symbolic sizes. Every op but [`Op::Input`],
+/// [`Op::Scan`] and [`Op::Proj`].
 pub fn eval(
     op: &Op,
     args: &[&Value],
     arg_tys: &[&Type],
     out_ty: &Type,
-    bind: &dyn Fn(&str) -> Option<i64>,
+    dims: &dyn Fn(&str) -> Option<i64>,
 ) -> Result<Value, String> {
-    let arg = |k: usize| -> Result<&Value, String> {
-        args.get(k)
-            .copied()
-            .ok_or_else(|| format!("internal: missing argument {k}"))
-    };
-    let ty = |k: usize| -> Result<&Type, String> {
-        arg_tys
-            .get(k)
-            .copied()
-            .ok_or_else(|| format!("internal: missing argument type {k}"))
-    };
-    match op {
+    let out = out_ty.dtype;
+    let v = match op {
         Op::Input(_) | Op::Scan(_) | Op::Proj(_) => {
-            Err(format!("internal: {} is not a kernel", op.name()))
+            return Err(format!("internal: {} is not an op kernel", op.name()))
         }
-        Op::Literal(s) => Ok(Value::scalar(*s)),
-        Op::Size(name) => bind(name)
-            .map(|v| Value::scalar(Scalar::I64(v)))
-            .ok_or_else(|| format!("symbolic size '{name}' is not bound")),
-        Op::Unary(u) => elementwise::unary(*u, arg(0)?, out_ty),
-        Op::Binary(b) => elementwise::binary(*b, arg(0)?, arg(1)?, out_ty),
-        Op::Compare(c) => elementwise::compare(*c, arg(0)?, arg(1)?, ty(0)?, ty(1)?),
-        Op::Where => elementwise::select(arg(0)?, arg(1)?, arg(2)?, out_ty),
-        Op::Reduce(r, axis) => reduce::reduce(*r, *axis, arg(0)?, out_ty),
-        Op::Cumulative(c, axis) => reduce::cumulative(*c, *axis, arg(0)?, out_ty),
-        Op::Dot => linalg::dot(arg(0)?, arg(1)?, out_ty),
-        Op::Matmul => linalg::matmul(arg(0)?, arg(1)?, out_ty),
-        Op::Transpose(perm) => shape::transpose(arg(0)?, perm.as_deref()),
-        Op::Reshape(dims) => shape::reshape(arg(0)?, dims, bind),
-        Op::ExpandDims(axis) => shape::expand_dims(arg(0)?, *axis),
-        Op::Stack => shape::stack_or_concat(args, None, out_ty),
-        Op::Concat(axis) => shape::stack_or_concat(args, Some(*axis), out_ty),
-        Op::Index => shape::index(arg(0)?, &args[1.min(args.len())..]),
-        Op::Slice { start, stop, step } => shape::slice(arg(0)?, *start, *stop, *step),
-        Op::Fill(t) => {
-            let v = arg(0)?;
-            if !v.shape().is_empty() {
-                return Err(format!(
-                    "the fill value must be a scalar, got shape {:?}",
-                    v.shape()
-                ));
+        Op::Literal(s) => {
+            arity(args, 0)?;
+            return Ok(create::literal(*s));
+        }
+        Op::Size(name) => {
+            arity(args, 0)?;
+            create::size(name, dims)?
+        }
+        Op::Unary(u) => {
+            arity(args, 1)?;
+            elementwise::unary(*u, args[0], out)?
+        }
+        Op::Binary(b) => {
+            arity(args, 2)?;
+            elementwise::binary(*b, args[0], args[1], out)?
+        }
+        Op::Compare(c) => {
+            arity(args, 2)?;
+            let common = match (arg_tys.first(), arg_tys.get(1)) {
+                (Some(a), Some(b)) => promote(a.dtype, a.weak, b.dtype, b.weak).0,
+                _ => promote_strong(args[0].dtype(), args[1].dtype()),
+            };
+            elementwise::compare(*c, args[0], args[1], common)?
+        }
+        Op::Where => {
+            arity(args, 3)?;
+            elementwise::where_(args[0], args[1], args[2], out)?
+        }
+        Op::Reduce(r, axis) => {
+            arity(args, 1)?;
+            reduce::reduce(*r, args[0], *axis, out)?
+        }
+        Op::Cumulative(c, axis) => {
+            arity(args, 1)?;
+            reduce::cumulative(*c, args[0], *axis, out)?
+        }
+        Op::Dot => {
+            arity(args, 2)?;
+            linalg::dot(args[0], args[1], out)?
+        }
+        Op::Matmul => {
+            arity(args, 2)?;
+            linalg::matmul(args[0], args[1], out)?
+        }
+        Op::Transpose(perm) => {
+            arity(args, 1)?;
+            shape::transpose(args[0], perm.as_deref())?
+        }
+        Op::Reshape(sizes) => {
+            arity(args, 1)?;
+            shape::reshape(args[0], sizes, dims)?
+        }
+        Op::ExpandDims(axis) => {
+            arity(args, 1)?;
+            shape::expand_dims(args[0], *axis)?
+        }
+        Op::Stack => shape::stack(args, out)?,
+        Op::Concat(axis) => shape::concat(args, *axis, out)?,
+        Op::Index => {
+            let (x, idx) = args
+                .split_first()
+                .ok_or("internal: index needs an argument")?;
+            shape::index(x, idx)?
+        }
+        Op::Slice { start, stop, step } => {
+            arity(args, 1)?;
+            shape::slice(args[0], *start, *stop, *step)?
+        }
+        Op::Fill(ty) => {
+            arity(args, 1)?;
+            create::fill(ty, args[0], out, dims)?
+        }
+        Op::Zeros(ty) => {
+            arity(args, 0)?;
+            create::zeros(ty, out, dims)?
+        }
+        Op::Ones(ty) => {
+            arity(args, 0)?;
+            create::ones(ty, out, dims)?
+        }
+        Op::Arange(n) => {
+            arity(args, 0)?;
+            create::arange(n, dims)?
+        }
+        Op::Tensor(ty, values) => {
+            arity(args, 0)?;
+            create::tensor(ty, values, out, dims)?
+        }
+        Op::Cast(dt) => {
+            arity(args, 1)?;
+            args[0].cast(*dt)
+        }
+    };
+    // The static type decides the dtype; kernels that keep their input's
+    // dtype (shape ops, index) are cast when the two disagree.
+    Ok(v.into_dtype(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::{BinaryOp, CompareOp, DType, Dim, ReduceOp, Scalar, UnaryOp};
+
+    fn no_dims(_: &str) -> Option<i64> {
+        None
+    }
+
+    #[test]
+    fn dispatch_and_promotion() {
+        let x = Value::F32(ndarray::Array::from_vec(vec![0.1f32, 2.0]).into_dyn());
+        let xt = Type::new(DType::F32, vec![Dim::known(2)]);
+        let lit = Value::scalar_f64(0.1);
+        let lt = Type {
+            dtype: DType::F64,
+            shape: vec![],
+            weak: true,
+        };
+        let bt = Type::new(DType::Bool, vec![Dim::known(2)]);
+        // f32 == weak 0.1 compares in f32
+        let r = eval(
+            &Op::Compare(CompareOp::Eq),
+            &[&x, &lit],
+            &[&xt, &lt],
+            &bt,
+            &no_dims,
+        )
+        .unwrap();
+        assert_eq!(
+            r,
+            Value::Bool(ndarray::Array::from_vec(vec![true, false]).into_dyn())
+        );
+        // ... but against a strong f64 scalar it compares in f64
+        let st = Type::scalar(DType::F64);
+        let r = eval(
+            &Op::Compare(CompareOp::Eq),
+            &[&x, &lit],
+            &[&xt, &st],
+            &bt,
+            &no_dims,
+        )
+        .unwrap();
+        assert_eq!(
+            r,
+            Value::Bool(ndarray::Array::from_vec(vec![false, false]).into_dyn())
+        );
+        let r = eval(
+            &Op::Binary(BinaryOp::Mul),
+            &[&x, &lit],
+            &[&xt, &lt],
+            &xt,
+            &no_dims,
+        )
+        .unwrap();
+        assert_eq!(r.dtype(), DType::F32);
+        let r = eval(&Op::Unary(UnaryOp::Exp), &[&x], &[&xt], &xt, &no_dims).unwrap();
+        assert_eq!(r.dtype(), DType::F32);
+        let s = eval(
+            &Op::Reduce(ReduceOp::Sum, None),
+            &[&x],
+            &[&xt],
+            &Type::scalar(DType::F32),
+            &no_dims,
+        )
+        .unwrap();
+        assert_eq!(s, Value::scalar_f32(2.1f32));
+        let c = eval(
+            &Op::Cast(DType::I64),
+            &[&x],
+            &[&xt],
+            &Type::new(DType::I64, vec![Dim::known(2)]),
+            &no_dims,
+        )
+        .unwrap();
+        assert_eq!(
+            c,
+            Value::I64(ndarray::Array::from_vec(vec![0, 2]).into_dyn())
+        );
+    }
+
+    #[test]
+    fn leaves_and_errors() {
+        let ty = Type::scalar(DType::I64);
+        let dims = |s: &str| (s == "T").then_some(5);
+        assert_eq!(
+            eval(&Op::Size("T".into()), &[], &[], &ty, &dims).unwrap(),
+            Value::scalar_i64(5)
+        );
+        assert_eq!(
+            eval(&Op::Size("N".into()), &[], &[], &ty, &dims),
+            Err("symbolic size 'N' is not bound".to_string())
+        );
+        let weak = Type {
+            dtype: DType::F64,
+            shape: vec![],
+            weak: true,
+        };
+        assert_eq!(
+            eval(&Op::Literal(Scalar::I64(3)), &[], &[], &weak, &dims).unwrap(),
+            Value::scalar_i64(3)
+        );
+        assert!(eval(&Op::Input(0), &[], &[], &ty, &dims)
+            .unwrap_err()
+            .starts_with("internal"));
+        assert!(eval(&Op::Proj(0), &[], &[], &ty, &dims)
+            .unwrap_err()
+            .starts_with("internal"));
+        assert!(eval(
+            &Op::Binary(BinaryOp::Add),
+            &[&Value::scalar_i64(1)],
+            &[],
+            &ty,
+            &dims
+        )
+        .is_err());
+        assert!(eval(&Op::Index, &[], &[], &ty, &dims).is_err());
+        assert_eq!(normalize_axis(-1, 3), Ok(2));
+        assert_eq!(normalize_axis(-3, 3), Ok(0));
+        assert!(normalize_axis(-4, 3).is_err());
+        assert!(normalize_axis(3, 3).is_err());
+        assert!(normalize_axis(0, 0).is_err());
+        assert!(normalize_axis(i64::MIN, 3).is_err());
+    }
+
+    /// Every op on every combination of small shapes (empty, length 1,
+    /// mismatched) and dtypes returns `Ok` or `Err`, never panics.
+    #[test]
+    fn no_panics_on_any_shapes() {
+        use crate::lang::{CumOp, DType::*};
+        let shapes: Vec<Vec<usize>> = vec![
+            vec![],
+            vec![0],
+            vec![1],
+            vec![3],
+            vec![2, 3],
+            vec![3, 1],
+            vec![0, 3],
+            vec![3, 0],
+            vec![2, 1, 3],
+            vec![1, 3, 2],
+        ];
+        let dtypes = [F64, F32, I64, Bool];
+        let values: Vec<Value> = shapes
+            .iter()
+            .flat_map(|s| {
+                dtypes.iter().enumerate().map(move |(k, &dt)| {
+                    // values include negatives, zeros and NaN-free floats
+                    crate::exec::gen::generate(k, dt, s, 7.0)
+                })
+            })
+            .collect();
+        let dims = |s: &str| (s == "T").then_some(3);
+        let mut ops: Vec<Op> = Vec::new();
+        ops.extend(UnaryOp::ALL.iter().map(|&u| Op::Unary(u)));
+        ops.extend(BinaryOp::ALL.iter().map(|&b| Op::Binary(b)));
+        ops.extend(CompareOp::ALL.iter().map(|&c| Op::Compare(c)));
+        for axis in [None, Some(0), Some(1), Some(-1), Some(-3), Some(5)] {
+            ops.extend(ReduceOp::ALL.iter().map(|&r| Op::Reduce(r, axis)));
+        }
+        for axis in [0, 1, -1, -4] {
+            ops.extend(CumOp::ALL.iter().map(|&c| Op::Cumulative(c, axis)));
+            ops.push(Op::ExpandDims(axis));
+            ops.push(Op::Concat(axis));
+        }
+        ops.extend([Op::Dot, Op::Matmul, Op::Where, Op::Stack, Op::Index]);
+        ops.push(Op::Transpose(None));
+        ops.push(Op::Transpose(Some(vec![1, 0])));
+        ops.push(Op::Transpose(Some(vec![-1, 0, 1])));
+        ops.push(Op::Reshape(vec![Dim::known(-1)]));
+        ops.push(Op::Reshape(vec![Dim::known(3), Dim::known(-1)]));
+        ops.push(Op::Reshape(vec![Dim::sym("T"), Dim::known(2)]));
+        for (start, stop, step) in [
+            (None, None, -1),
+            (Some(-2), None, 1),
+            (Some(5), Some(1), -2),
+            (None, None, 0),
+        ] {
+            ops.push(Op::Slice { start, stop, step });
+        }
+        let ty = Type::new(F64, vec![Dim::sym("T"), Dim::known(2)]);
+        ops.push(Op::Fill(ty.clone()));
+        ops.push(Op::Cast(I64));
+        ops.push(Op::Cast(Bool));
+        let mut n = 0;
+        for op in &ops {
+            for out in dtypes {
+                let out_ty = Type::scalar(out);
+                for a in &values {
+                    let at = Type::new(a.dtype(), vec![]);
+                    let _ = eval(op, &[a], &[&at], &out_ty, &dims);
+                    for b in values.iter().step_by(3) {
+                        let bt = Type::new(b.dtype(), vec![]);
+                        let _ = eval(op, &[a, b], &[&at, &bt], &out_ty, &dims);
+                        n += 1;
+                    }
+                    if matches!(op, Op::Where | Op::Stack | Op::Concat(_)) {
+                        for b in values.iter().step_by(5) {
+                            let _ = eval(op, &[a, b, a], &[&at, &at, &at], &out_ty, &dims);
+                        }
+                    }
+                }
             }
-            let shape = eval_shape(t, bind)?;
-            Ok(match v.cast(t.dtype) {
-                Value::F64(a) => Value::F64(
-                    a.broadcast(ndarray::IxDyn(&shape))
-                        .ok_or("bad shape")?
-                        .to_owned(),
-                ),
-                Value::F32(a) => Value::F32(
-                    a.broadcast(ndarray::IxDyn(&shape))
-                        .ok_or("bad shape")?
-                        .to_owned(),
-                ),
-                Value::I64(a) => Value::I64(
-                    a.broadcast(ndarray::IxDyn(&shape))
-                        .ok_or("bad shape")?
-                        .to_owned(),
-                ),
-                Value::Bool(a) => Value::Bool(
-                    a.broadcast(ndarray::IxDyn(&shape))
-                        .ok_or("bad shape")?
-                        .to_owned(),
-                ),
-            })
         }
-        Op::Zeros(t) => Ok(Value::full(t.dtype, &eval_shape(t, bind)?, Scalar::I64(0))),
-        Op::Ones(t) => Ok(Value::full(t.dtype, &eval_shape(t, bind)?, Scalar::I64(1))),
-        Op::Arange(d) => {
-            let n = d
-                .eval(bind)
-                .ok_or_else(|| format!("size {d} is not bound"))?;
-            Ok(Value::I64(
-                ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[n as usize]), (0..n).collect())
-                    .map_err(|e| e.to_string())?,
-            ))
-        }
-        Op::Tensor(t, vals) => {
-            let shape = eval_shape(t, bind)?;
-            let flat: Vec<f64> = vals.iter().map(|v| v.as_f64()).collect();
-            let as_f64 = Value::F64(
-                ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), flat)
-                    .map_err(|e| e.to_string())?,
-            );
-            // Integer literals are exact; go through i64 for i64 tensors.
-            Ok(if t.dtype == crate::lang::DType::I64 {
-                let ints: Vec<i64> = vals
-                    .iter()
-                    .map(|v| match v {
-                        Scalar::I64(i) => *i,
-                        Scalar::Bool(b) => *b as i64,
-                        Scalar::F64(x) => crate::exec::value::f64_to_i64(*x),
-                    })
-                    .collect();
-                Value::I64(
-                    ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), ints)
-                        .map_err(|e| e.to_string())?,
-                )
-            } else {
-                as_f64.cast(t.dtype)
-            })
-        }
-        Op::Cast(dt) => Ok(arg(0)?.cast(*dt)),
+        assert!(n > 10_000);
+    }
+
+    #[test]
+    fn empty_products() {
+        let z = |s: &[usize]| Value::zeros(DType::F64, s);
+        let out = Type::scalar(DType::F64);
+        let r = eval(&Op::Dot, &[&z(&[2, 0]), &z(&[0, 3])], &[], &out, &no_dims).unwrap();
+        assert_eq!(r, z(&[2, 3]));
+        let r = eval(&Op::Dot, &[&z(&[0, 3]), &z(&[3, 2])], &[], &out, &no_dims).unwrap();
+        assert_eq!(r.shape(), &[0, 2]);
+        let r = eval(&Op::Dot, &[&z(&[2, 0]), &z(&[0])], &[], &out, &no_dims).unwrap();
+        assert_eq!(r, z(&[2]));
+        let r = eval(
+            &Op::Matmul,
+            &[&z(&[4, 2, 0]), &z(&[0, 3])],
+            &[],
+            &out,
+            &no_dims,
+        )
+        .unwrap();
+        assert_eq!(r, z(&[4, 2, 3]));
+        let i = Type::scalar(DType::I64);
+        let zi = |s: &[usize]| Value::zeros(DType::I64, s);
+        let r = eval(&Op::Dot, &[&zi(&[2, 0]), &zi(&[0, 3])], &[], &i, &no_dims).unwrap();
+        assert_eq!(r, zi(&[2, 3]));
     }
 }

@@ -1,214 +1,382 @@
-//! Reductions (`sum mean max min prod`, over one axis or all) and running
-//! scans (`cumsum cumprod`).
+//! Reductions (`sum mean max min prod`) and running scans (`cumsum
+//! cumprod`).
+//!
+//! Owns: the reduction kernels and their summation order. Sums follow
+//! NumPy's order on C-contiguous data, so results match NumPy bit for bit
+//! there: reducing all axes or the last axis uses NumPy's pairwise summation
+//! ([`pairwise_sum`]); reducing any other axis adds the slices along it in
+//! order. Products and running scans are sequential. `max`/`min` propagate
+//! NaN and reject an empty reduced axis. Must not: decide result dtypes.
 
-use crate::exec::Value;
-use crate::lang::{CumOp, DType, ReduceOp, Type};
-use ndarray::{ArrayD, Axis, IxDyn};
+use super::elementwise::{Arith, Float};
+use super::normalize_axis;
+use crate::exec::value::{with_elem, Elem, Value};
+use crate::lang::{CumOp, DType, ReduceOp};
+use ndarray::{ArrayD, ArrayView1, ArrayViewD, Axis, IxDyn};
 
-/// Normalizes a possibly negative axis for an `ndim`-D operand.
-pub fn norm_axis(axis: i64, ndim: usize) -> Result<usize, String> {
-    let n = ndim as i64;
-    let a = if axis < 0 { axis + n } else { axis };
-    if (0..n).contains(&a) {
-        Ok(a as usize)
-    } else {
-        Err(format!(
-            "axis {axis} is out of range for a {ndim}-D operand"
-        ))
-    }
-}
-
-fn lanes<T: Clone>(a: &ArrayD<T>, axis: Option<usize>) -> (ArrayD<T>, usize) {
-    // All axes: reduce a flat copy along its only axis.
-    match axis {
-        Some(ax) => (a.clone(), ax),
-        None => {
-            let flat: Vec<T> = a.iter().cloned().collect();
-            let n = flat.len();
-            (
-                ArrayD::from_shape_vec(IxDyn(&[n]), flat)
-                    .unwrap_or_else(|e| unreachable!("a flat vector fits its length: {e}")),
-                0,
-            )
+/// NumPy's pairwise summation (`pairwise_sum` in its loops): runs under 8
+/// elements are summed in order, runs up to 128 with 8 interleaved
+/// accumulators, longer runs are split in two at a multiple of 8.
+pub fn pairwise_sum<T: Arith>(a: &[T]) -> T {
+    let n = a.len();
+    if n < 8 {
+        let mut res = T::zero();
+        for &x in a {
+            res = res.add(x);
         }
-    }
-}
-
-fn reduce_with<T: Clone>(
-    a: &ArrayD<T>,
-    axis: Option<usize>,
-    f: impl Fn(ndarray::ArrayView1<T>) -> Result<T, String>,
-) -> Result<ArrayD<T>, String> {
-    let (a, ax) = lanes(a, axis);
-    let mut err = None;
-    let r = a.map_axis(Axis(ax), |lane| match f(lane) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            err = Some(e);
-            None
-        }
-    });
-    if let Some(e) = err {
-        return Err(e);
-    }
-    Ok(r.mapv(|v| v.expect("every lane succeeded when no error was recorded")))
-}
-
-fn extreme<T: PartialOrd + Copy>(
-    lane: ndarray::ArrayView1<T>,
-    name: &str,
-    better: fn(&T, &T) -> bool,
-) -> Result<T, String> {
-    let mut it = lane.iter();
-    let Some(&first) = it.next() else {
-        return Err(format!(
-            "zero-size array to reduction operation {name} which has no identity"
-        ));
-    };
-    let mut best = first;
-    #[allow(clippy::eq_op)]
-    for &x in it {
-        if best != best {
-            break; // NaN wins
-        }
-        if x != x || better(&x, &best) {
-            best = x;
-        }
-    }
-    Ok(best)
-}
-
-macro_rules! reduce_num {
-    ($op:expr, $a:expr, $ax:expr, $zero:expr, $one:expr, $add:expr, $mul:expr) => {
-        match $op {
-            ReduceOp::Sum | ReduceOp::Mean => {
-                reduce_with($a, $ax, |l| Ok(l.iter().fold($zero, |s, &x| $add(s, x))))
+        res
+    } else if n <= 128 {
+        let mut r = [T::zero(); 8];
+        r.copy_from_slice(&a[..8]);
+        let mut i = 8;
+        while i < n - n % 8 {
+            for (j, rj) in r.iter_mut().enumerate() {
+                *rj = rj.add(a[i + j]);
             }
-            ReduceOp::Prod => reduce_with($a, $ax, |l| Ok(l.iter().fold($one, |s, &x| $mul(s, x)))),
-            ReduceOp::Max => reduce_with($a, $ax, |l| extreme(l, "max", |x, b| x > b)),
-            ReduceOp::Min => reduce_with($a, $ax, |l| extreme(l, "min", |x, b| x < b)),
+            i += 8;
         }
-    };
+        let mut res = (r[0].add(r[1]).add(r[2].add(r[3]))).add(r[4].add(r[5]).add(r[6].add(r[7])));
+        for &x in &a[i..] {
+            res = res.add(x);
+        }
+        res
+    } else {
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        pairwise_sum(&a[..n2]).add(pairwise_sum(&a[n2..]))
+    }
 }
 
-/// A reduction; the operand is first converted to `out`'s dtype.
-pub fn reduce(op: ReduceOp, axis: Option<i64>, a: &Value, out: &Type) -> Result<Value, String> {
-    let ax = match axis {
-        Some(ax) => Some(norm_axis(ax, a.shape().len())?),
+/// Pairwise sum of a 1-D view (copied when not contiguous).
+fn lane_sum<T: Arith>(lane: ArrayView1<T>) -> T {
+    match lane.as_slice() {
+        Some(s) => pairwise_sum(s),
+        None => pairwise_sum(&lane.to_vec()),
+    }
+}
+
+fn sum_t<T: Arith>(a: &ArrayViewD<T>, axis: Option<usize>) -> ArrayD<T> {
+    match axis {
+        None => {
+            let std = a.as_standard_layout();
+            let s = match std.as_slice() {
+                Some(s) => pairwise_sum(s),
+                None => pairwise_sum(&std.iter().copied().collect::<Vec<_>>()),
+            };
+            ArrayD::from_elem(IxDyn(&[]), s)
+        }
+        Some(ax) if ax + 1 == a.ndim() => a.as_standard_layout().map_axis(Axis(ax), lane_sum),
+        Some(ax) => a.fold_axis(Axis(ax), T::zero(), |&acc, &x| acc.add(x)),
+    }
+}
+
+fn prod_t<T: Arith>(a: &ArrayViewD<T>, axis: Option<usize>) -> ArrayD<T> {
+    match axis {
+        None => {
+            let p = a
+                .as_standard_layout()
+                .iter()
+                .fold(T::one(), |acc, &x| acc.mul(x));
+            ArrayD::from_elem(IxDyn(&[]), p)
+        }
+        Some(ax) => a.fold_axis(Axis(ax), T::one(), |&acc, &x| acc.mul(x)),
+    }
+}
+
+/// Max or min; the caller has checked that the reduced extent is not empty.
+fn extreme_t<T: Arith>(a: &ArrayViewD<T>, axis: Option<usize>, max: bool) -> ArrayD<T> {
+    let pick = |x: T, y: T| if max { x.maximum(y) } else { x.minimum(y) };
+    match axis {
+        None => {
+            let mut it = a.iter();
+            let first = it.next().copied().unwrap_or_else(T::zero);
+            let m = it.fold(first, |acc, &x| pick(acc, x));
+            ArrayD::from_elem(IxDyn(&[]), m)
+        }
+        Some(ax) => {
+            let mut sub = a.axis_iter(Axis(ax));
+            let mut res = match sub.next() {
+                Some(first) => first.to_owned(),
+                None => {
+                    let mut s = a.shape().to_vec();
+                    s.remove(ax);
+                    return ArrayD::from_elem(IxDyn(&s), T::zero());
+                }
+            };
+            for s in sub {
+                res.zip_mut_with(&s, |r, &x| *r = pick(*r, x));
+            }
+            res
+        }
+    }
+}
+
+fn mean_t<F: Float>(a: &ArrayViewD<F>, axis: Option<usize>) -> ArrayD<F> {
+    let n = match axis {
+        None => a.len(),
+        Some(ax) => a.len_of(Axis(ax)),
+    };
+    let count = F::from_f64(n as f64);
+    sum_t(a, axis).mapv_into(|s| s.div(count))
+}
+
+/// A reduction over `axis` (negative counts from the end) or all axes,
+/// with result dtype `out`. Sums and products compute in `out` (so bool
+/// and i64 sum in wrapping i64); `mean` computes in `out`'s float type.
+pub fn reduce(op: ReduceOp, x: &Value, axis: Option<i64>, out: DType) -> Result<Value, String> {
+    let axis = match axis {
+        Some(a) => Some(normalize_axis(a, x.ndim())?),
         None => None,
     };
-    let count = match ax {
-        Some(k) => a.shape()[k],
-        None => a.len(),
-    } as f64;
-    Ok(match a.cast(out.dtype) {
-        Value::F64(x) => {
-            let r = reduce_num!(
-                op,
-                &x,
-                ax,
-                0.0,
-                1.0,
-                |s: f64, v: f64| s + v,
-                |s: f64, v: f64| s * v
-            )?;
-            Value::F64(if op == ReduceOp::Mean {
-                r.mapv(|s| s / count)
-            } else {
-                r
-            })
+    let extent = match axis {
+        Some(ax) => x.shape()[ax],
+        None => x.len(),
+    };
+    match op {
+        ReduceOp::Sum => Ok(with_elem!(out, T => T::wrap(sum_t(&x.to_array::<T>().view(), axis)))),
+        ReduceOp::Prod => {
+            Ok(with_elem!(out, T => T::wrap(prod_t(&x.to_array::<T>().view(), axis))))
         }
-        Value::F32(x) => {
-            let r = reduce_num!(
-                op,
-                &x,
-                ax,
-                0.0,
-                1.0,
-                |s: f32, v: f32| s + v,
-                |s: f32, v: f32| s * v
-            )?;
-            Value::F32(if op == ReduceOp::Mean {
-                r.mapv(|s| s / count as f32)
+        ReduceOp::Mean => {
+            let v = if out == DType::F32 {
+                Value::F32(mean_t(&x.to_array::<f32>().view(), axis))
             } else {
-                r
-            })
+                Value::F64(mean_t(&x.to_array::<f64>().view(), axis))
+            };
+            Ok(v.into_dtype(out))
         }
-        Value::I64(x) => Value::I64(reduce_num!(
-            op,
-            &x,
-            ax,
-            0i64,
-            1i64,
-            i64::wrapping_add,
-            i64::wrapping_mul
-        )?),
-        Value::Bool(x) => Value::Bool(match op {
-            ReduceOp::Max => reduce_with(&x, ax, |l| extreme(l, "max", |x, b| x > b))?,
-            ReduceOp::Min => reduce_with(&x, ax, |l| extreme(l, "min", |x, b| x < b))?,
-            _ => return Err(format!("internal: {} of bool", op.name())),
-        }),
-    })
+        ReduceOp::Max | ReduceOp::Min => {
+            let max = op == ReduceOp::Max;
+            if extent == 0 {
+                let name = if max { "maximum" } else { "minimum" };
+                return Err(format!(
+                    "zero-size array to reduction operation {name} which has no identity"
+                ));
+            }
+            Ok(with_elem!(out, T => T::wrap(extreme_t(&x.to_array::<T>().view(), axis, max))))
+        }
+    }
 }
 
-/// A running sum or product along `axis`, in `out`'s dtype.
-pub fn cumulative(op: CumOp, axis: i64, a: &Value, out: &Type) -> Result<Value, String> {
-    let ax = Axis(norm_axis(axis, a.shape().len())?);
-    Ok(match (a.cast(out.dtype), op) {
-        (Value::F64(mut x), CumOp::Cumsum) => {
-            x.accumulate_axis_inplace(ax, |p, c| *c += *p);
-            Value::F64(x)
-        }
-        (Value::F64(mut x), CumOp::Cumprod) => {
-            x.accumulate_axis_inplace(ax, |p, c| *c *= *p);
-            Value::F64(x)
-        }
-        (Value::F32(mut x), CumOp::Cumsum) => {
-            x.accumulate_axis_inplace(ax, |p, c| *c += *p);
-            Value::F32(x)
-        }
-        (Value::F32(mut x), CumOp::Cumprod) => {
-            x.accumulate_axis_inplace(ax, |p, c| *c *= *p);
-            Value::F32(x)
-        }
-        (Value::I64(mut x), CumOp::Cumsum) => {
-            x.accumulate_axis_inplace(ax, |p, c| *c = c.wrapping_add(*p));
-            Value::I64(x)
-        }
-        (Value::I64(mut x), CumOp::Cumprod) => {
-            x.accumulate_axis_inplace(ax, |p, c| *c = c.wrapping_mul(*p));
-            Value::I64(x)
-        }
-        (v, _) => {
-            return Err(format!(
-                "internal: {} computes in {}",
-                op.name(),
-                DType::name(v.dtype())
-            ))
-        }
-    })
+fn cumulative_t<T: Arith>(a: &ArrayViewD<T>, ax: usize, op: CumOp) -> ArrayD<T> {
+    let f = match op {
+        CumOp::Cumsum => T::add,
+        CumOp::Cumprod => T::mul,
+    };
+    let mut out = a.as_standard_layout().into_owned();
+    let n = out.len_of(Axis(ax));
+    let mut view = out.view_mut();
+    for i in 1..n {
+        let (head, mut tail) = view.view_mut().split_at(Axis(ax), i);
+        let prev = head.index_axis(Axis(ax), i - 1);
+        let mut cur = tail.index_axis_mut(Axis(ax), 0);
+        cur.zip_mut_with(&prev, |c, &p| *c = f(p, *c));
+    }
+    out
+}
+
+/// A running sum or product along `axis` (negative counts from the end),
+/// computed in the result dtype `out` (bool gives i64).
+pub fn cumulative(op: CumOp, x: &Value, axis: i64, out: DType) -> Result<Value, String> {
+    let ax = normalize_axis(axis, x.ndim())?;
+    Ok(with_elem!(out, T => T::wrap(cumulative_t(&x.to_array::<T>().view(), ax, op))))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ndarray::Array;
+
+    fn f(v: &[f64], shape: &[usize]) -> Value {
+        Value::F64(Array::from_shape_vec(IxDyn(shape), v.to_vec()).unwrap())
+    }
+    fn i(v: &[i64], shape: &[usize]) -> Value {
+        Value::I64(Array::from_shape_vec(IxDyn(shape), v.to_vec()).unwrap())
+    }
+    fn b(v: &[bool], shape: &[usize]) -> Value {
+        Value::Bool(Array::from_shape_vec(IxDyn(shape), v.to_vec()).unwrap())
+    }
+    /// 0.1 * arange(n) reshaped.
+    fn tenth(shape: &[usize]) -> Value {
+        let n: usize = shape.iter().product();
+        f(&(0..n).map(|k| 0.1 * k as f64).collect::<Vec<_>>(), shape)
+    }
 
     #[test]
-    fn axes_means_and_empty_maxima() {
-        let x = Value::F64(
-            ArrayD::from_shape_vec(IxDyn(&[2, 3]), vec![1., 2., 3., 4., 5., 6.]).unwrap(),
-        );
-        let t = Type::new(DType::F64, vec![]);
-        let s = reduce(ReduceOp::Sum, Some(-1), &x, &t).unwrap();
-        assert_eq!(s.as_f64_array().into_raw_vec_and_offset().0, vec![6., 15.]);
-        let m = reduce(ReduceOp::Mean, None, &x, &t).unwrap();
-        assert_eq!(m.sum_f64(), 3.5);
-        let e = Value::F64(ArrayD::zeros(IxDyn(&[0, 2])));
-        assert!(reduce(ReduceOp::Max, Some(0), &e, &t).is_err());
-        let c = cumulative(CumOp::Cumsum, 1, &x, &t).unwrap();
+    fn sums_match_numpy_bits() {
+        // x = 0.5 * np.sin(0.37 * np.arange(1200.0)).reshape(4, 300) (the
+        // data rule for k = 0); NumPy's pairwise sums differ from sequential
+        // ones in the last bits, e.g. x.sum() == 2.2324311600223554 where a
+        // sequential loop gives 2.232431160022356.
+        let x = crate::exec::gen::generate(0, DType::F64, &[4, 300], 1.0);
         assert_eq!(
-            c.as_f64_array().into_raw_vec_and_offset().0,
-            vec![1., 3., 6., 4., 9., 15.]
+            reduce(ReduceOp::Sum, &x, None, DType::F64).unwrap(),
+            Value::scalar_f64(2.2324311600223554)
         );
+        let s = reduce(ReduceOp::Sum, &x, Some(-1), DType::F64).unwrap();
+        let want = [
+            2.2233859074676396,
+            -0.4435897309691921,
+            -1.7775389088080862,
+            2.230173892331994,
+        ];
+        assert_eq!(s, f(&want, &[4]));
+        let s0 = reduce(ReduceOp::Sum, &x, Some(0), DType::F64)
+            .unwrap()
+            .as_f64_array();
+        assert_eq!(s0[7], 0.26456503032876283);
+        let m = reduce(ReduceOp::Mean, &x, Some(1), DType::F64).unwrap();
+        let want = [
+            0.007411286358225465,
+            -0.0014786324365639737,
+            -0.005925129696026954,
+            0.007433912974439979,
+        ];
+        assert_eq!(m, f(&want, &[4]));
+        // y = same rule reshaped (6, 5, 4): y.sum(axis=1)[2, 3], y.sum(axis=-1)[5, 4]
+        let y = crate::exec::gen::generate(0, DType::F64, &[6, 5, 4], 1.0);
+        let s1 = reduce(ReduceOp::Sum, &y, Some(1), DType::F64)
+            .unwrap()
+            .as_f64_array();
+        assert_eq!(s1[[2, 3]], -0.008031626332582364);
+        let s2 = reduce(ReduceOp::Sum, &y, Some(-1), DType::F64)
+            .unwrap()
+            .as_f64_array();
+        assert_eq!(s2[[5, 4]], -0.8904224333038009);
+    }
+
+    #[test]
+    fn integer_and_bool_reductions() {
+        let x = i(&[1, 2, 3, 4, 5, 6], &[2, 3]);
+        assert_eq!(
+            reduce(ReduceOp::Sum, &x, Some(-2), DType::I64).unwrap(),
+            i(&[5, 7, 9], &[3])
+        );
+        assert_eq!(
+            reduce(ReduceOp::Prod, &x, Some(1), DType::I64).unwrap(),
+            i(&[6, 120], &[2])
+        );
+        assert_eq!(
+            reduce(ReduceOp::Mean, &x, None, DType::F64).unwrap(),
+            Value::scalar_f64(3.5)
+        );
+        assert_eq!(
+            reduce(ReduceOp::Max, &x, Some(-1), DType::I64).unwrap(),
+            i(&[3, 6], &[2])
+        );
+        let w = i(&[i64::MAX, 1], &[2]);
+        assert_eq!(
+            reduce(ReduceOp::Sum, &w, None, DType::I64).unwrap(),
+            Value::scalar_i64(i64::MIN)
+        );
+        let p = b(&[true, false, true, true], &[2, 2]);
+        assert_eq!(
+            reduce(ReduceOp::Sum, &p, None, DType::I64).unwrap(),
+            Value::scalar_i64(3)
+        );
+        assert_eq!(
+            reduce(ReduceOp::Sum, &p, Some(0), DType::I64).unwrap(),
+            i(&[2, 1], &[2])
+        );
+        assert_eq!(
+            reduce(ReduceOp::Max, &p, Some(1), DType::Bool).unwrap(),
+            b(&[true, true], &[2])
+        );
+        assert_eq!(
+            reduce(ReduceOp::Min, &p, Some(1), DType::Bool).unwrap(),
+            b(&[false, true], &[2])
+        );
+        assert_eq!(
+            reduce(ReduceOp::Prod, &p, None, DType::I64).unwrap(),
+            Value::scalar_i64(0)
+        );
+    }
+
+    #[test]
+    fn nan_and_empty() {
+        let nan = f64::NAN;
+        let x = f(&[1.0, nan, 3.0, 4.0], &[2, 2]);
+        let m = reduce(ReduceOp::Max, &x, Some(0), DType::F64)
+            .unwrap()
+            .as_f64_array();
+        assert!(m[1].is_nan() && m[0] == 3.0);
+        let m = reduce(ReduceOp::Min, &x, None, DType::F64)
+            .unwrap()
+            .as_f64_array();
+        assert!(m[[]].is_nan());
+        let e = f(&[], &[3, 0]);
+        assert_eq!(
+            reduce(ReduceOp::Max, &e, Some(1), DType::F64),
+            Err("zero-size array to reduction operation maximum which has no identity".to_string())
+        );
+        assert!(reduce(ReduceOp::Min, &e, None, DType::F64).is_err());
+        // max over a non-empty axis of an empty array is an empty result
+        assert_eq!(
+            reduce(ReduceOp::Max, &e, Some(0), DType::F64).unwrap(),
+            f(&[], &[0])
+        );
+        assert_eq!(
+            reduce(ReduceOp::Sum, &e, Some(1), DType::F64).unwrap(),
+            f(&[0.0; 3], &[3])
+        );
+        assert_eq!(
+            reduce(ReduceOp::Prod, &e, Some(1), DType::F64).unwrap(),
+            f(&[1.0; 3], &[3])
+        );
+        let m = reduce(ReduceOp::Mean, &e, Some(1), DType::F64)
+            .unwrap()
+            .as_f64_array();
+        assert!(m.iter().all(|v| v.is_nan()));
+        assert_eq!(
+            reduce(ReduceOp::Sum, &e, Some(2), DType::F64),
+            Err("axis 2 is out of bounds for array of dimension 2".to_string())
+        );
+        assert!(reduce(ReduceOp::Sum, &e, Some(-3), DType::F64).is_err());
+        assert!(reduce(ReduceOp::Sum, &Value::scalar_f64(1.0), Some(0), DType::F64).is_err());
+        assert_eq!(
+            reduce(ReduceOp::Sum, &Value::scalar_f64(2.0), None, DType::F64).unwrap(),
+            Value::scalar_f64(2.0)
+        );
+    }
+
+    #[test]
+    fn f32_mean_and_sum() {
+        // np.float32 arange(10) * 0.1: mean == 0.45000002
+        let x = Value::F32(Array::from_iter((0..10).map(|k| k as f32 * 0.1f32)).into_dyn());
+        let m = reduce(ReduceOp::Mean, &x, None, DType::F32).unwrap();
+        assert_eq!(m, Value::scalar_f32(0.44999996));
+    }
+
+    #[test]
+    fn running_scans() {
+        let x = i(&[1, 2, 3, 4, 5, 6], &[2, 3]);
+        assert_eq!(
+            cumulative(CumOp::Cumsum, &x, 0, DType::I64).unwrap(),
+            i(&[1, 2, 3, 5, 7, 9], &[2, 3])
+        );
+        assert_eq!(
+            cumulative(CumOp::Cumsum, &x, -1, DType::I64).unwrap(),
+            i(&[1, 3, 6, 4, 9, 15], &[2, 3])
+        );
+        assert_eq!(
+            cumulative(CumOp::Cumprod, &x, 1, DType::I64).unwrap(),
+            i(&[1, 2, 6, 4, 20, 120], &[2, 3])
+        );
+        let p = b(&[true, false, true], &[3]);
+        assert_eq!(
+            cumulative(CumOp::Cumsum, &p, 0, DType::I64).unwrap(),
+            i(&[1, 1, 2], &[3])
+        );
+        let y = tenth(&[4]);
+        // np.cumsum(0.1 * np.arange(4)) == [0, 0.1, 0.30000000000000004, 0.6000000000000001]
+        assert_eq!(
+            cumulative(CumOp::Cumsum, &y, 0, DType::F64).unwrap(),
+            f(&[0.0, 0.1, 0.30000000000000004, 0.6000000000000001], &[4])
+        );
+        assert_eq!(
+            cumulative(CumOp::Cumsum, &f(&[], &[0, 2]), 0, DType::F64).unwrap(),
+            f(&[], &[0, 2])
+        );
+        assert!(cumulative(CumOp::Cumsum, &y, 1, DType::F64).is_err());
     }
 }
