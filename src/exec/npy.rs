@@ -57,8 +57,14 @@ pub fn read_npy(path: &Path) -> Result<Value, ExecError> {
     let bytes =
         std::fs::read(path).map_err(|e| npy_error(path, format!("cannot read the file: {e}")))?;
     let mut rest: &[u8] = &bytes;
-    let header = Header::from_reader(&mut rest)
-        .map_err(|e| npy_error(path, format!("not a valid .npy file: {e}")))?;
+    let header = Header::from_reader(&mut rest).map_err(|e| {
+        let what = e.to_string();
+        if what.contains("fill whole buffer") {
+            npy_error(path, "not a valid .npy file: it ends inside its header")
+        } else {
+            npy_error(path, format!("not a valid .npy file: {what}"))
+        }
+    })?;
     let dtype = descr_dtype(&header.type_descriptor.to_string()).map_err(|m| npy_error(path, m))?;
     let len = checked_len(&header.shape, dtype).map_err(|_| {
         npy_error(

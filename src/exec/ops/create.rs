@@ -85,7 +85,7 @@ pub fn literal(s: Scalar) -> Value {
 pub fn size(name: &str, dims: &dyn Fn(&str) -> Option<i64>) -> Result<Value, String> {
     dims(name)
         .map(Value::scalar_i64)
-        .ok_or_else(|| format!("symbolic size '{name}' is not bound"))
+        .ok_or_else(|| format!("symbolic size '{name}' is not bound: give --dim {name}=N"))
 }
 
 #[cfg(test)]
@@ -116,7 +116,7 @@ mod tests {
         let none = |_: &str| None;
         assert_eq!(
             ones(&ty, DType::I64, &none),
-            Err("symbolic size 'T' is not bound".to_string())
+            Err("symbolic size 'T' is not bound: give --dim T=N".to_string())
         );
         let huge = Type::new(DType::F64, vec![Dim::known(1 << 40), Dim::known(1 << 40)]);
         assert!(zeros(&huge, DType::F64, &dims).is_err());

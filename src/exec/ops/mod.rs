@@ -249,7 +249,7 @@ mod tests {
         );
         assert_eq!(
             eval(&Op::Size("N".into()), &[], &[], &ty, &dims),
-            Err("symbolic size 'N' is not bound".to_string())
+            Err("symbolic size 'N' is not bound: give --dim N=N".to_string())
         );
         let weak = Type {
             dtype: DType::F64,
