@@ -318,7 +318,7 @@ pub fn extract_dag(egraph: &EGraph, root: Id, model: &CostModel) -> (f64, RecExp
             },
         }
     };
-    match dag_expr {
+    let (cost, expr) = match dag_expr {
         Some(e) => {
             let c = dag_cost(&e, model);
             if c <= tree_cost {
@@ -328,7 +328,8 @@ pub fn extract_dag(egraph: &EGraph, root: Id, model: &CostModel) -> (f64, RecExp
             }
         }
         None => (tree_cost, tree_expr),
-    }
+    };
+    (cost, super::unshare_types(&expr))
 }
 
 /// The DAG cost of a term (root: its last node): the sum of
