@@ -15,6 +15,12 @@
 //! cycles through bodies are seen, and so that a class needed both outside
 //! and inside a body is paid once outside plus `steps` times inside.
 //!
+//! Greedy choice is per class, so it misses sharing between siblings (a
+//! class whose cheapest node alone is not the cheapest once another branch
+//! already pays for a child). A local improvement pass follows: for each
+//! selected class, try the nodes whose children are all already selected,
+//! and keep a switch that makes the whole selection cheaper.
+//!
 //! The result is acyclic: a node whose children's sets contain its own
 //! class is never taken, and the final term is built by a depth-first walk
 //! that, should stale sets still have let a cycle through, switches one
@@ -295,30 +301,59 @@ pub fn extract_dag(egraph: &EGraph, root: Id, model: &CostModel) -> (f64, RecExp
         .enumerate()
         .map(|(i, c)| (*c, i))
         .collect();
-    let mut use_tree: HashSet<Id> = HashSet::new();
-    let dag_expr = loop {
-        let choice = |id: Id| -> TNode {
-            let id = egraph.find(id);
-            if !use_tree.contains(&id) {
-                if let Some(set) = index.get(&id).and_then(|i| greedy.best[*i].as_ref()) {
-                    if let Some(n) = egraph[id].nodes.get(set.node) {
-                        return n.clone();
-                    }
-                }
-            }
-            tree.find_best_node(id).clone()
-        };
-        match build(egraph, root, &choice) {
-            Ok(e) => break Some(e),
-            Err(cycle) => match cycle.into_iter().find(|c| !use_tree.contains(c)) {
-                Some(c) => {
-                    use_tree.insert(c);
-                }
-                None => break None,
-            },
+    // The tree extractor's node of each class, as a position in the class.
+    let tree_choice: Vec<usize> = greedy
+        .classes
+        .iter()
+        .map(|c| {
+            let best = tree.find_best_node(*c);
+            egraph[*c].nodes.iter().position(|n| n == best).unwrap_or(0)
+        })
+        .collect();
+    let mut choice: Vec<usize> = greedy
+        .best
+        .iter()
+        .zip(&tree_choice)
+        .map(|(b, t)| b.as_ref().map(|s| s.node).unwrap_or(*t))
+        .collect();
+    let node_of = |choice: &[usize], id: Id| -> TNode {
+        let id = egraph.find(id);
+        let k = index.get(&id).and_then(|i| choice.get(*i)).copied();
+        match k.and_then(|k| egraph[id].nodes.get(k)) {
+            Some(n) => n.clone(),
+            None => tree.find_best_node(id).clone(),
         }
     };
-    match dag_expr {
+    // Stale cost sets may still let a cycle through: switch one class of
+    // it at a time to the tree extractor's node.
+    let mut acyclic = false;
+    for _ in 0..=greedy.classes.len() {
+        match build(egraph, root, &|id| node_of(&choice, id)) {
+            Ok(_) => {
+                acyclic = true;
+                break;
+            }
+            Err(cycle) => {
+                let switch = cycle.into_iter().find_map(|c| {
+                    let i = *index.get(&c)?;
+                    (choice[i] != tree_choice[i]).then_some(i)
+                });
+                match switch {
+                    Some(i) => choice[i] = tree_choice[i],
+                    None => break,
+                }
+            }
+        }
+    }
+    let dag_expr = if acyclic {
+        if let Some(&r) = index.get(&root) {
+            greedy.improve(r, &mut choice, IMPROVE_BUDGET);
+        }
+        build(egraph, root, &|id| node_of(&choice, id)).ok()
+    } else {
+        None
+    };
+    let (cost, expr) = match dag_expr {
         Some(e) => {
             let c = dag_cost(&e, model);
             if c <= tree_cost {
@@ -328,6 +363,137 @@ pub fn extract_dag(egraph: &EGraph, root: Id, model: &CostModel) -> (f64, RecExp
             }
         }
         None => (tree_cost, tree_expr),
+    };
+    (cost, super::unshare_types(&expr))
+}
+
+/// At most this many candidate selections are costed by the local
+/// improvement pass (each costs one walk of the selected term).
+const IMPROVE_BUDGET: usize = 20_000;
+
+impl Greedy {
+    /// The classes reachable from `root` under `choice` (bodies included),
+    /// in a fixed order; `None` if `choice` has a cycle.
+    fn reachable(&self, root: usize, choice: &[usize]) -> Option<Vec<usize>> {
+        // 0 = unseen, 1 = on the stack, 2 = done
+        let mut state = vec![0u8; self.classes.len()];
+        let mut order = Vec::new();
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        state[root] = 1;
+        while let Some((c, next)) = stack.last_mut() {
+            let (c, k) = (*c, *next);
+            let children = &self.nodes[c][choice[c]].children;
+            if let Some(&ch) = children.get(k) {
+                if let Some(top) = stack.last_mut() {
+                    top.1 += 1;
+                }
+                match state[ch] {
+                    0 => {
+                        state[ch] = 1;
+                        stack.push((ch, 0));
+                    }
+                    1 => return None,
+                    _ => {}
+                }
+            } else {
+                state[c] = 2;
+                order.push(c);
+                stack.pop();
+            }
+        }
+        Some(order)
+    }
+
+    /// The DAG cost of the selection `choice` from `root`: each class paid
+    /// once per scope, a scan adding `steps ×` its body's scope.
+    fn selection_cost(&self, root: usize, choice: &[usize]) -> f64 {
+        let mut memo: HashMap<usize, f64> = HashMap::new();
+        self.scope(&[root], choice, &mut memo)
+    }
+
+    fn scope(&self, roots: &[usize], choice: &[usize], memo: &mut HashMap<usize, f64>) -> f64 {
+        let mut seen: HashSet<usize> = HashSet::new();
+        let mut stack: Vec<usize> = roots.to_vec();
+        let mut total = 0.0;
+        while let Some(c) = stack.pop() {
+            if !seen.insert(c) {
+                continue;
+            }
+            let info = &self.nodes[c][choice[c]];
+            let nb = info.scan.map(|(_, nb)| nb).unwrap_or(0);
+            stack.extend(&info.children[nb..]);
+            let mut cost = info.own;
+            if let Some((steps, nb)) = info.scan {
+                let body = match memo.get(&c) {
+                    Some(b) => *b,
+                    None => {
+                        let b = self.scope(&info.children[..nb], choice, memo);
+                        memo.insert(c, b);
+                        b
+                    }
+                };
+                cost += mul_inf(steps, body);
+            }
+            total += cost;
+        }
+        total
+    }
+
+    /// Local improvement of an acyclic selection: greedy extraction picks
+    /// each class's node alone, so it misses sharing between siblings (a
+    /// node whose children another branch already pays for). For each
+    /// selected class, in a fixed order, try every other node whose
+    /// children are all already selected; keep a switch when the whole
+    /// selection gets cheaper and stays acyclic. Repeats while something
+    /// improves, within `budget` costings.
+    fn improve(&self, root: usize, choice: &mut [usize], mut budget: usize) {
+        let Some(mut reach) = self.reachable(root, choice) else {
+            return;
+        };
+        let mut cur = self.selection_cost(root, choice);
+        let mut improved = true;
+        while improved && budget > 0 {
+            improved = false;
+            let mut sorted = reach.clone();
+            sorted.sort_unstable();
+            let in_sel: HashSet<usize> = reach.iter().copied().collect();
+            for &c in &sorted {
+                for k in 0..self.nodes[c].len() {
+                    if k == choice[c] || budget == 0 {
+                        continue;
+                    }
+                    let info = &self.nodes[c][k];
+                    if !info.own.is_finite() || !info.children.iter().all(|ch| in_sel.contains(ch))
+                    {
+                        continue;
+                    }
+                    budget -= 1;
+                    let old = choice[c];
+                    choice[c] = k;
+                    let ok = match self.reachable(root, choice) {
+                        Some(r) => {
+                            let v = self.selection_cost(root, choice);
+                            if v < cur {
+                                cur = v;
+                                reach = r;
+                                improved = true;
+                                true
+                            } else {
+                                false
+                            }
+                        }
+                        None => false,
+                    };
+                    if !ok {
+                        choice[c] = old;
+                    }
+                }
+                if improved {
+                    // The selection changed: recompute the candidates.
+                    break;
+                }
+            }
+        }
     }
 }
 

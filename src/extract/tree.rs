@@ -56,7 +56,8 @@ impl CostFunction<TNode> for TreeCost<'_> {
 /// `egraph` must be rebuilt (`egraph.rebuild()`), as for any `egg`
 /// extraction.
 pub fn extract_tree(egraph: &EGraph, root: Id, model: &CostModel) -> (f64, RecExpr<TNode>) {
-    tree_extractor(egraph, model).find_best(root)
+    let (cost, expr) = tree_extractor(egraph, model).find_best(root);
+    (cost, super::unshare_types(&expr))
 }
 
 /// The tree extractor's choice for every class, for callers that need a
