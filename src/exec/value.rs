@@ -321,7 +321,9 @@ pub fn eval_shape(shape: &[Dim], dims: &dyn Fn(&str) -> Option<i64>) -> Result<V
         .map(|d| match d.eval(dims) {
             Some(n) => usize::try_from(n).map_err(|_| format!("size {n} is negative")),
             None => match d.symbols().find(|s| dims(s).is_none()) {
-                Some(s) => Err(format!("symbolic size '{s}' is not bound")),
+                Some(s) => Err(format!(
+                    "symbolic size '{s}' is not bound: give --dim {s}=N"
+                )),
                 None => Err("a size is not known before the program runs".to_string()),
             },
         })
@@ -629,7 +631,7 @@ mod tests {
         let none = |_: &str| None;
         assert_eq!(
             Value::from_type_zeros(&ty, &none),
-            Err("symbolic size 'T' is not bound".to_string())
+            Err("symbolic size 'T' is not bound: give --dim T=N".to_string())
         );
     }
 

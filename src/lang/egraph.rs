@@ -603,7 +603,9 @@ impl TextGen<'_> {
                 .map(|c| height[usize::from(*c)])
                 .max()
                 .unwrap_or(0);
-            let leaf = node.children.is_empty();
+            // Attributes (a type with its sizes) are written where they are
+            // used: `(let v (f64 3))` would not be a program.
+            let leaf = node.children.is_empty() || matches!(node.head, Head::Type(_));
             if !leaf
                 && (uses[i] > 1 || h > MAX_INLINE)
                 && !matches!(node.head, Head::Op(OpName::Proj))

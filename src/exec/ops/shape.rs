@@ -386,7 +386,7 @@ mod tests {
         );
         assert_eq!(
             reshape(&y, &[Dim::sym("N")], &dims),
-            Err("symbolic size 'N' is not bound".to_string())
+            Err("symbolic size 'N' is not bound: give --dim N=N".to_string())
         );
         assert!(reshape(&y, &[Dim::known(-1), Dim::known(-1)], &dims).is_err());
         assert!(reshape(&ar(&[0]), &[Dim::known(0), Dim::known(-1)], &dims).is_err());
