@@ -187,6 +187,28 @@ fn name_usize(s: &str) -> Result<(String, usize), String> {
     Ok((a.to_string(), v))
 }
 
+macro_rules! emitln {
+    ($($t:tt)*) => { emit(&format!("{}\n", format!($($t)*))) };
+}
+
+macro_rules! emit_fmt {
+    ($($t:tt)*) => { emit(&format!($($t)*)) };
+}
+
+/// Writes to stdout. When the reader has gone (`eqscan dot P | head`), the
+/// rest of the output is dropped quietly instead of panicking.
+fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        std::process::exit(0);
+    }
+}
+
 /// A user error: one sentence, printed on stderr, exit status 1.
 struct UserError(String);
 
@@ -244,7 +266,7 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
     match cli.command {
         Command::Fmt { prog } => {
             let p = load_program(&prog)?;
-            print!("{}", print_program(&p));
+            emit_fmt!("{}", print_program(&p));
             Ok(())
         }
         Command::Optimize { prog, opt, json } => {
@@ -254,9 +276,9 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             let parse_ms = t0.elapsed().as_secs_f64() * 1e3;
             let report = optimize_program(&p, &opt, &Dims::new(), &file)?;
             if json {
-                println!("{}", report.to_json(parse_ms));
+                emitln!("{}", report.to_json(parse_ms));
             } else {
-                print!("{}", print_program(&report.program));
+                emit_fmt!("{}", print_program(&report.program));
             }
             Ok(())
         }
@@ -277,13 +299,14 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             }
             let mut explanation = sat.egraph.explain_equivalence(&original, &best);
             let steps = explanation.make_flat_explanation().len().saturating_sub(1);
-            println!("; {steps} rewrite(s) from the program to its optimized form");
-            println!(
+            emitln!("; {steps} rewrite(s) from the program to its optimized form");
+            emitln!(
                 "; stop reason: {}, {} iteration(s)",
-                sat.stop_reason, sat.iterations
+                sat.stop_reason,
+                sat.iterations
             );
             for line in explanation.get_flat_strings() {
-                println!("{line}");
+                emitln!("{line}");
             }
             Ok(())
         }
@@ -294,9 +317,9 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                 let rewrites = load_rewrites(&opt)?;
                 let sat = saturate(&p, &rewrites, &opt.limits(), false)
                     .map_err(|e| UserError(format!("{file}: {e}")))?;
-                print!("{}", sat.egraph.dot());
+                emit_fmt!("{}", sat.egraph.dot());
             } else {
-                print!("{}", eqscan::lang::dot::program_dot(&p));
+                emit_fmt!("{}", eqscan::lang::dot::program_dot(&p));
             }
             Ok(())
         }
@@ -397,16 +420,16 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                     "peak_bytes": peak,
                     "outputs": outs,
                 });
-                println!("{report}");
+                emitln!("{report}");
             } else {
                 for (k, v) in outputs.iter().enumerate() {
-                    println!("out_{k}: {} {:?} sum={}", v.dtype(), v.shape(), v.sum_f64());
+                    emitln!("out_{k}: {} {:?} sum={}", v.dtype(), v.shape(), v.sum_f64());
                 }
                 if repeat.is_some() {
                     let mut sorted = times.clone();
                     sorted.sort_by(|a, b| a.total_cmp(b));
                     let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
-                    println!("execute: median {median:.3} ms over {} runs", times.len());
+                    emitln!("execute: median {median:.3} ms over {} runs", times.len());
                 }
             }
             Ok(())
