@@ -229,13 +229,7 @@ impl CostModel {
         else {
             return f64::INFINITY;
         };
-        let consts: Vec<Option<Scalar>> = vargs
-            .iter()
-            .map(|a| match egraph[*a].data.ty() {
-                Some(t) if t.weak => egraph[*a].data.konst,
-                _ => None,
-            })
-            .collect();
+        let consts = crate::rules::analysis::literal_args(egraph, &vargs);
         let Ok(out) = infer(&op, &tys, &consts) else {
             return f64::INFINITY;
         };

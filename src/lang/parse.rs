@@ -858,15 +858,7 @@ impl Parser {
                         (_, Some(t)) => t.strong(),
                         _ => bt.clone().strong(),
                     };
-                    let dtype_ok = bt.dtype == st.dtype
-                        || (bt.weak && super::dtype::promote_weak(st.dtype, bt.dtype) == st.dtype);
-                    let shape_ok = bt.ndim() == st.ndim()
-                        && bt
-                            .shape
-                            .iter()
-                            .zip(&st.shape)
-                            .all(|(a, b)| !a.provably_differs(b));
-                    if !dtype_ok || !shape_ok {
+                    if !update_fits_state(&bt, &st) {
                         let ospan = outs[k].2;
                         return Err(type_err(ospan, "scan", format!(
                             "state {state_k}: its init gives steps of type {st}, but fn returns {bt} for it (cast or reshape the init)")));
@@ -1129,15 +1121,7 @@ impl Parser {
             ));
         }
         let bt = body.graph.node(body.graph.outputs[0]).ty().clone();
-        let dtype_ok = bt.dtype == acc.dtype
-            || (bt.weak && super::dtype::promote_weak(acc.dtype, bt.dtype) == acc.dtype);
-        let shape_ok = bt.ndim() == acc.ndim()
-            && bt
-                .shape
-                .iter()
-                .zip(&acc.shape)
-                .all(|(a, b)| !a.provably_differs(b));
-        if !dtype_ok || !shape_ok {
+        if !update_fits_state(&bt, &acc) {
             return Err(type_err(
                 items[2].span(),
                 op,
@@ -1184,6 +1168,21 @@ impl Parser {
             }
         }
     }
+}
+
+/// Whether a fn's result `update` can be the next value of a state of type
+/// `state`: the same dtype (a weak literal may take the state's), the same
+/// number of axes, and no size that certainly differs.
+fn update_fits_state(update: &Type, state: &Type) -> bool {
+    let dtype_ok = update.dtype == state.dtype
+        || (update.weak && super::dtype::promote_weak(state.dtype, update.dtype) == state.dtype);
+    dtype_ok
+        && update.ndim() == state.ndim()
+        && update
+            .shape
+            .iter()
+            .zip(&state.shape)
+            .all(|(a, b)| !a.provably_differs(b))
 }
 
 /// Moves captured parameters right after the declared ones (they are extra

@@ -184,6 +184,17 @@ pub fn node_op(egraph: &EGraph, name: OpName, ch: &[Id]) -> Option<(Op, Vec<Id>)
     })
 }
 
+/// What [`infer`] calls `consts`: the value of each argument that is a
+/// literal (a weak constant), as the parser passes it.
+pub fn literal_args(egraph: &EGraph, args: &[Id]) -> Vec<Option<Scalar>> {
+    args.iter()
+        .map(|a| match egraph[*a].data.ty() {
+            Some(t) if t.weak => egraph[*a].data.konst,
+            _ => None,
+        })
+        .collect()
+}
+
 /// Elementwise ops whose result is uniform when their arguments are.
 fn folds(op: &Op) -> bool {
     matches!(
@@ -358,14 +369,7 @@ impl Analysis<TNode> for TensorAnalysis {
                         d,
                     );
                 };
-                let consts: Vec<Option<Scalar>> = vargs
-                    .iter()
-                    .map(|a| match egraph[*a].data.ty() {
-                        Some(t) if t.weak => egraph[*a].data.konst,
-                        _ => None,
-                    })
-                    .collect();
-                match infer(&op, &tys, &consts) {
+                match infer(&op, &tys, &literal_args(egraph, &vargs)) {
                     Ok(t) => {
                         let all: Option<Vec<Scalar>> =
                             vargs.iter().map(|a| egraph[*a].data.konst).collect();
