@@ -289,7 +289,7 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             let fail = |e: String| UserError(format!("{file}: {e}"));
             let mut sat = saturate(&p, &rewrites, &opt.limits(), true).map_err(fail)?;
             let model = CostModel::default();
-            let (_, best) = eqscan::extract::dag::extract_dag(&sat.egraph, sat.root, &model);
+            let (_, best) = eqscan::optimize::extract(&sat.egraph, sat.root, &model);
             let original = eqscan::lang::egraph::program_to_expr(&p).map_err(fail)?;
             let best_id = sat.egraph.add_expr(&best);
             if sat.egraph.find(best_id) != sat.root {

@@ -5,7 +5,8 @@
 //! `lang` together.
 
 use crate::extract::cost::CostModel;
-use crate::extract::dag::extract_dag;
+use crate::extract::dag::{dag_cost, extract_dag};
+use crate::extract::tree::extract_tree;
 use crate::lang::egraph::TNode;
 use crate::lang::egraph::{expr_to_program, expr_to_text, program_to_expr};
 use crate::lang::{print_program, Program, Type};
@@ -66,13 +67,24 @@ impl Report {
     }
 }
 
+/// Above this many e-classes, extraction is by tree cost (linear), judged
+/// on the DAG measure: the greedy DAG extractor keeps a set of classes per
+/// class, which grows quadratically on long chains.
+pub const DAG_EXTRACTION_MAX_CLASSES: usize = 4000;
+
 /// The cost of `p` as written, on the measure extraction minimizes.
 pub fn program_cost(p: &Program, model: &CostModel) -> Result<f64, String> {
-    let expr = program_to_expr(p)?;
-    let mut egraph = EGraph::new(TensorAnalysis::default());
-    let root = egraph.add_expr(&expr);
-    egraph.rebuild();
-    Ok(extract_dag(&egraph, root, model).0)
+    Ok(dag_cost(&program_to_expr(p)?, model))
+}
+
+/// The best term of `root`'s class on the DAG measure.
+pub fn extract(egraph: &EGraph, root: egg::Id, model: &CostModel) -> (f64, egg::RecExpr<TNode>) {
+    if egraph.number_of_classes() <= DAG_EXTRACTION_MAX_CLASSES {
+        extract_dag(egraph, root, model)
+    } else {
+        let (_, expr) = extract_tree(egraph, root, model);
+        (dag_cost(&expr, model), expr)
+    }
 }
 
 /// Optimizes `p`: saturation with `rewrites` under `limits`, then DAG-aware
@@ -87,7 +99,7 @@ pub fn optimize(
     let cost_before = program_cost(p, model)?;
     let sat = saturate(p, rewrites, limits, false)?;
     let t0 = Instant::now();
-    let (cost_after, expr) = extract_dag(&sat.egraph, sat.root, model);
+    let (cost_after, expr) = extract(&sat.egraph, sat.root, model);
     let inputs: Vec<(String, Type)> = p
         .inputs()
         .map(|(n, t)| (n.to_string(), t.clone()))
