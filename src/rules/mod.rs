@@ -5,3 +5,10 @@
 //! runner with its limits. Must not: contain Scan-specific logic.
 
 pub mod analysis;
+pub mod check;
+pub mod conditions;
+pub mod file;
+
+pub use check::{check_rule, check_rules, Counterexample};
+pub use conditions::{to_rewrites, Cond, TypedApplier};
+pub use file::{load_rules, parse_rules, Rule, RuleError, RuleSpan};
