@@ -188,28 +188,30 @@ fn roles(ast: &PatternAst<TNode>) -> BTreeMap<Var, Role> {
 
 /// A pattern as program text, each variable written by `var`.
 fn pattern_text(ast: &PatternAst<TNode>, var: &dyn Fn(Var) -> String) -> String {
-    fn go(nodes: &[ENodeOrVar<TNode>], i: usize, var: &dyn Fn(Var) -> String) -> String {
-        match &nodes[i] {
-            ENodeOrVar::Var(v) => var(*v),
-            ENodeOrVar::ENode(n) if n.children.is_empty() => match &n.head {
-                Head::Type(_) => format!("({n})"),
-                _ => n.to_string(),
-            },
-            ENodeOrVar::ENode(n) => {
-                let cs: Vec<String> = n
-                    .children
-                    .iter()
-                    .map(|c| go(nodes, usize::from(*c), var))
-                    .collect();
-                format!("({n} {})", cs.join(" "))
-            }
-        }
-    }
     let nodes = ast.as_ref();
     if nodes.is_empty() {
         return String::new();
     }
-    go(nodes, nodes.len() - 1, var)
+    subterm_text(nodes, nodes.len() - 1, var)
+}
+
+/// The text of the subterm at index `i` of a pattern.
+fn subterm_text(nodes: &[ENodeOrVar<TNode>], i: usize, var: &dyn Fn(Var) -> String) -> String {
+    match &nodes[i] {
+        ENodeOrVar::Var(v) => var(*v),
+        ENodeOrVar::ENode(n) if n.children.is_empty() => match &n.head {
+            Head::Type(_) => format!("({n})"),
+            _ => n.to_string(),
+        },
+        ENodeOrVar::ENode(n) => {
+            let cs: Vec<String> = n
+                .children
+                .iter()
+                .map(|c| subterm_text(nodes, usize::from(*c), var))
+                .collect();
+            format!("({n} {})", cs.join(" "))
+        }
+    }
 }
 
 fn uses_exp(ast: &PatternAst<TNode>) -> bool {
@@ -229,6 +231,9 @@ struct Setup<'a> {
 }
 
 impl Setup<'_> {
+    /// A side as a program whose first output is the side and whose other
+    /// outputs are its op subterms (their magnitudes set the rounding
+    /// allowance).
     fn program(&self, side: &PatternAst<TNode>, combo: &[Choice]) -> String {
         let mut text = String::from("(program check\n");
         for (k, c) in combo.iter().enumerate() {
@@ -245,7 +250,17 @@ impl Setup<'_> {
                 None => v.to_string(),
             }
         };
-        text.push_str(&format!("  (output {}))\n", pattern_text(side, &var)));
+        let mut outs = vec![pattern_text(side, &var)];
+        let nodes = side.as_ref();
+        for (i, n) in nodes.iter().enumerate().take(nodes.len().saturating_sub(1)) {
+            if let ENodeOrVar::ENode(TNode {
+                head: Head::Op(_), ..
+            }) = n
+            {
+                outs.push(subterm_text(nodes, i, &var));
+            }
+        }
+        text.push_str(&format!("  (output {}))\n", outs.join(" ")));
         text
     }
 
@@ -397,7 +412,7 @@ fn eps(d: DType) -> f64 {
 }
 
 /// Whether two results agree (see the module docs for the tolerance).
-fn close(a: &Value, b: &Value, inputs: &[Value]) -> bool {
+fn close(a: &Value, b: &Value, inputs: &[Value], inter: &[Value]) -> bool {
     if a.dtype() != b.dtype() || a.shape() != b.shape() {
         return false;
     }
@@ -410,9 +425,13 @@ fn close(a: &Value, b: &Value, inputs: &[Value]) -> bool {
     } else {
         a.dtype()
     };
-    let big = x
+    let big = inputs
         .iter()
-        .chain(y.iter())
+        .chain(inter)
+        .filter(|v| v.dtype().is_float() || v.dtype() == DType::I64)
+        .flat_map(|v| v.as_f64_array().into_iter())
+        .chain(x.iter().copied())
+        .chain(y.iter().copied())
         .filter(|v| v.is_finite())
         .fold(0.0f64, |m, v| m.max(v.abs()));
     let atol = 1e-9 + 64.0 * eps(low) * big;
@@ -543,14 +562,21 @@ pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterex
         let (combo, lp, rp) = &valid[k];
         let inputs = setup.values(combo, &mut rng, t % 3);
         let dims = Dims::new();
-        let Ok(lv) = run_program(lp, inputs.clone(), &dims) else {
+        let Ok(mut louts) = run_program(lp, inputs.clone(), &dims) else {
             continue;
         };
-        let Some(lv) = lv.into_iter().next() else {
+        if louts.is_empty() {
             continue;
-        };
+        }
+        let lv = louts.remove(0);
+        let mut inter = louts;
         let rv = match run_program(rp, inputs.clone(), &dims) {
-            Ok(v) => v.into_iter().next(),
+            Ok(mut v) if !v.is_empty() => {
+                let r = v.remove(0);
+                inter.extend(v);
+                Some(r)
+            }
+            Ok(_) => None,
             Err(e) => {
                 return Err(Counterexample {
                     finding: Finding::Unsound,
@@ -569,7 +595,7 @@ pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterex
                 rhs: show_result(&rv),
             });
         }
-        if !close(&lv, &rv, &inputs) {
+        if !close(&lv, &rv, &inputs, &inter) {
             return Err(Counterexample {
                 finding: Finding::Unsound,
                 bindings: setup.bindings(combo, Some(&inputs)),
