@@ -262,8 +262,12 @@ fn split_rules(text: &str, cx: &mut Ctx<'_>) -> Vec<Vec<At>> {
     let mut out = Vec::new();
     let mut cur: Vec<At> = Vec::new();
     let mut open: Vec<(usize, usize)> = Vec::new();
-    let flush = |cur: &mut Vec<At>, out: &mut Vec<Vec<At>>| {
-        if cur.iter().any(|a| !a.c.is_whitespace()) {
+    // Set when the current rule had a stray ')': it is dropped, not parsed.
+    let mut poisoned = false;
+    let flush = |cur: &mut Vec<At>, out: &mut Vec<Vec<At>>, poisoned: &mut bool| {
+        if std::mem::take(poisoned) {
+            cur.clear();
+        } else if cur.iter().any(|a| !a.c.is_whitespace()) {
             out.push(std::mem::take(cur));
         } else {
             cur.clear();
@@ -279,6 +283,7 @@ fn split_rules(text: &str, cx: &mut Ctx<'_>) -> Vec<Vec<At>> {
             }
             open.clear();
             cur.clear();
+            poisoned = false;
         }
         for (ci, c) in line.chars().enumerate() {
             let col = ci + 1;
@@ -289,8 +294,10 @@ fn split_rules(text: &str, cx: &mut Ctx<'_>) -> Vec<Vec<At>> {
                 '(' => open.push((ln, col)),
                 ')' => {
                     if open.pop().is_none() {
-                        cx.syntax(ln, col, "unbalanced parentheses: this ')' closes nothing");
-                        cur.clear();
+                        if !poisoned {
+                            cx.syntax(ln, col, "unbalanced parentheses: this ')' closes nothing");
+                        }
+                        poisoned = true;
                         continue;
                     }
                 }
@@ -304,14 +311,14 @@ fn split_rules(text: &str, cx: &mut Ctx<'_>) -> Vec<Vec<At>> {
             col: line.chars().count() + 1,
         });
         if open.is_empty() {
-            flush(&mut cur, &mut out);
+            flush(&mut cur, &mut out, &mut poisoned);
         }
     }
     if let Some(&(l, c)) = open.first() {
         cx.syntax(l, c, "unbalanced parentheses: this '(' is never closed");
         cur.clear();
     }
-    flush(&mut cur, &mut out);
+    flush(&mut cur, &mut out, &mut poisoned);
     out
 }
 
