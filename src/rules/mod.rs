@@ -1,8 +1,19 @@
-//! Rule files, conditions, the algebraic rewrites and the saturation runner.
+//! Rule files, conditions, the e-class analysis, the algebraic rewrites and
+//! the saturation runner.
 //!
-//! Empty until the e-graph issue (issue 4) builds it: it will own the
-//! `.rules` format of SPEC §2, loading and checking rules, and the egg
-//! runner with its limits. Must not: contain Scan-specific logic.
+//! Owns: the `.rules` format of SPEC §2 ([`file`]), the predicates of
+//! conditional rules and type-safe rewrites ([`conditions`]), the soundness
+//! checker ([`check`]), the shipped rule sets ([`defaults`]), the e-class
+//! analysis ([`analysis`]) and the egg runner with its limits ([`runner`]).
+//! Must not: contain Scan-specific logic (that is `scan_rules`).
 
 pub mod analysis;
+pub mod check;
+pub mod conditions;
+pub mod defaults;
+pub mod file;
 pub mod runner;
+
+pub use check::{check_rule, check_rules, Counterexample};
+pub use conditions::{to_rewrites, Cond, TypedApplier};
+pub use file::{load_rules, parse_rules, Rule, RuleError, RuleSpan};

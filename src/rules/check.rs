@@ -1,0 +1,617 @@
+//! Soundness of rules by evaluation (`eqscan rules check`, SPEC §3).
+//!
+//! Owns: [`check_rule`] and [`check_rules`]: for a rule, pick types for its
+//! pattern variables (scalars, vectors and matrices of every dtype, and
+//! axes for variables in axis positions), keep the combinations whose
+//! conditions on types hold and whose left side type-checks, and then
+//! 1. statically: the right side must type-check to the very same type
+//!    (dtype, shape, weakness) — else the rule "changes a type or shape";
+//! 2. by running: both sides, written as programs with one input per
+//!    variable, run by the executor on random values and on edge values
+//!    (0, ±1, negative, large), must agree within a tolerance — else the
+//!    rule is "unsound".
+//!
+//! Variables that a value predicate constrains (`is-zero`, `positive`, ...)
+//! are given uniform constants that satisfy it. Overflow is out of scope:
+//! for rules that use `exp`, "large" is 20 instead of 1e6 (real-number
+//! identities such as exp(a+b) = exp(a)·exp(b) fail only by overflowing).
+//! The tolerance is NumPy-like (rtol 1e-6, atol 1e-9, NaN equals NaN) plus
+//! a rounding allowance of 64 ulps of the largest result, in the lowest
+//! float precision involved, as reassociation legitimately rounds
+//! differently; integers and booleans compare exactly.
+//!
+//! Deterministic: a fixed-seed xorshift drives every choice.
+//! Must not: change rules or the e-graph.
+
+use super::conditions::{Cond, ConstNeed};
+use super::file::Rule;
+use crate::exec::run::{run_program, Dims};
+use crate::exec::Value;
+use crate::lang::egraph::{Head, OpName, TNode};
+use crate::lang::print::type_text;
+use crate::lang::{parse_program, DType, Dim, Program, Scalar, Type};
+use egg::{ENodeOrVar, Id, PatternAst, Var};
+use ndarray::{ArrayD, IxDyn};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What is wrong with a rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finding {
+    /// The two sides have different types or shapes (or the right side
+    /// does not type-check) for a binding where the left side does.
+    ChangesType,
+    /// The two sides compute different values.
+    Unsound,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Finding::ChangesType => "changes a type or shape",
+            Finding::Unsound => "unsound",
+        })
+    }
+}
+
+/// One variable of a counterexample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The pattern variable, `?x`.
+    pub var: String,
+    /// Its type (or `axis` for an axis variable).
+    pub ty: String,
+    /// Its value, abbreviated (empty when only types matter).
+    pub value: String,
+}
+
+/// Why a rule fails the check: the bindings and both sides' results.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counterexample {
+    /// What kind of failure.
+    pub finding: Finding,
+    /// The variables' types and values.
+    pub bindings: Vec<Binding>,
+    /// The left side's result (type and abbreviated values).
+    pub lhs: String,
+    /// The right side's result, or why it cannot be built or run.
+    pub rhs: String,
+}
+
+impl fmt::Display for Counterexample {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: with ", self.finding)?;
+        for (i, b) in self.bindings.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{} = {}", b.var, b.ty)?;
+            if !b.value.is_empty() {
+                write!(f, " {}", b.value)?;
+            }
+        }
+        write!(f, "; left gives {}, right gives {}", self.lhs, self.rhs)
+    }
+}
+
+/// A tiny deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15 | 1)
+    }
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// What a variable stands for.
+#[derive(Clone, Debug, PartialEq)]
+enum Role {
+    /// A tensor value (an input of the test programs).
+    Tensor,
+    /// An integer attribute (an axis), written as a literal.
+    Axis,
+}
+
+/// The choice for one variable.
+#[derive(Clone, Debug, PartialEq)]
+enum Choice {
+    Tensor(Type),
+    Axis(i64),
+}
+
+const DTYPES: [DType; 4] = [DType::F64, DType::F32, DType::I64, DType::Bool];
+const SHAPES: [&[i64]; 5] = [&[], &[3], &[2, 3], &[3, 3], &[3, 2]];
+const AXES: [i64; 3] = [0, 1, -1];
+/// At most this many type combinations are tried per rule.
+const MAX_COMBOS: usize = 1500;
+
+fn tensor_types() -> Vec<Type> {
+    let mut out = Vec::new();
+    for s in SHAPES {
+        for d in DTYPES {
+            out.push(Type::new(d, s.iter().map(|k| Dim::known(*k)).collect()));
+        }
+    }
+    out
+}
+
+/// The role of every variable of a pattern, by the position it occupies.
+fn roles(ast: &PatternAst<TNode>) -> BTreeMap<Var, Role> {
+    let nodes = ast.as_ref();
+    let mut out = BTreeMap::new();
+    let attr_child = |id: &Id, out: &mut BTreeMap<Var, Role>| {
+        if let ENodeOrVar::Var(v) = &nodes[usize::from(*id)] {
+            out.insert(*v, Role::Axis);
+        }
+    };
+    for n in nodes {
+        match n {
+            ENodeOrVar::Var(v) => {
+                out.entry(*v).or_insert(Role::Tensor);
+            }
+            ENodeOrVar::ENode(e) => {
+                let Head::Op(op) = &e.head else { continue };
+                let attrs: &[Id] = match op {
+                    OpName::Reduce(_)
+                    | OpName::Cumulative(_)
+                    | OpName::ExpandDims
+                    | OpName::Transpose => e.children.get(1..).unwrap_or(&[]),
+                    OpName::Concat => e.children.get(..1).unwrap_or(&[]),
+                    _ => &[],
+                };
+                for c in attrs {
+                    attr_child(c, &mut out);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A pattern as program text, each variable written by `var`.
+fn pattern_text(ast: &PatternAst<TNode>, var: &dyn Fn(Var) -> String) -> String {
+    let nodes = ast.as_ref();
+    if nodes.is_empty() {
+        return String::new();
+    }
+    subterm_text(nodes, nodes.len() - 1, var)
+}
+
+/// The text of the subterm at index `i` of a pattern.
+fn subterm_text(nodes: &[ENodeOrVar<TNode>], i: usize, var: &dyn Fn(Var) -> String) -> String {
+    match &nodes[i] {
+        ENodeOrVar::Var(v) => var(*v),
+        ENodeOrVar::ENode(n) if n.children.is_empty() => match &n.head {
+            Head::Type(_) => format!("({n})"),
+            _ => n.to_string(),
+        },
+        ENodeOrVar::ENode(n) => {
+            let cs: Vec<String> = n
+                .children
+                .iter()
+                .map(|c| subterm_text(nodes, usize::from(*c), var))
+                .collect();
+            format!("({n} {})", cs.join(" "))
+        }
+    }
+}
+
+fn uses_exp(ast: &PatternAst<TNode>) -> bool {
+    ast.as_ref().iter().any(|n| match n {
+        ENodeOrVar::ENode(e) => e.head == Head::Op(OpName::Unary(crate::lang::UnaryOp::Exp)),
+        _ => false,
+    })
+}
+
+/// Everything about one rule the trials share.
+struct Setup<'a> {
+    rule: &'a Rule,
+    vars: Vec<Var>,
+    roles: BTreeMap<Var, Role>,
+    needs: BTreeMap<Var, ConstNeed>,
+    large: f64,
+}
+
+impl Setup<'_> {
+    /// A side as a program whose first output is the side and whose other
+    /// outputs are its op subterms (their magnitudes set the rounding
+    /// allowance).
+    fn program(&self, side: &PatternAst<TNode>, combo: &[Choice]) -> String {
+        let mut text = String::from("(program check\n");
+        for (k, c) in combo.iter().enumerate() {
+            if let Choice::Tensor(t) = c {
+                text.push_str(&format!("  (input v{k} {})\n", type_text(t)));
+            }
+        }
+        let var = |v: Var| -> String {
+            match self.vars.iter().position(|w| *w == v) {
+                Some(k) => match &combo[k] {
+                    Choice::Tensor(_) => format!("v{k}"),
+                    Choice::Axis(a) => a.to_string(),
+                },
+                None => v.to_string(),
+            }
+        };
+        let mut outs = vec![pattern_text(side, &var)];
+        let nodes = side.as_ref();
+        for (i, n) in nodes.iter().enumerate().take(nodes.len().saturating_sub(1)) {
+            if let ENodeOrVar::ENode(TNode {
+                head: Head::Op(_), ..
+            }) = n
+            {
+                outs.push(subterm_text(nodes, i, &var));
+            }
+        }
+        text.push_str(&format!("  (output {}))\n", outs.join(" ")));
+        text
+    }
+
+    fn type_conds_hold(&self, combo: &[Choice]) -> bool {
+        let ty = |v: Var| -> Option<Type> {
+            let k = self.vars.iter().position(|w| *w == v)?;
+            match &combo[k] {
+                Choice::Tensor(t) => Some(t.clone()),
+                Choice::Axis(_) => Some(Type {
+                    dtype: DType::I64,
+                    shape: vec![],
+                    weak: true,
+                }),
+            }
+        };
+        self.rule
+            .conds
+            .iter()
+            .all(|c| c.check_types(&ty).unwrap_or(true))
+    }
+
+    fn bindings(&self, combo: &[Choice], values: Option<&[Value]>) -> Vec<Binding> {
+        let mut out = Vec::new();
+        let mut input = 0;
+        for (v, c) in self.vars.iter().zip(combo) {
+            match c {
+                Choice::Tensor(t) => {
+                    let value = values
+                        .and_then(|vs| vs.get(input))
+                        .map(show_values)
+                        .unwrap_or_default();
+                    input += 1;
+                    out.push(Binding {
+                        var: v.to_string(),
+                        ty: t.to_string(),
+                        value,
+                    });
+                }
+                Choice::Axis(a) => out.push(Binding {
+                    var: v.to_string(),
+                    ty: "axis".to_string(),
+                    value: a.to_string(),
+                }),
+            }
+        }
+        out
+    }
+
+    /// A number for a free element: random or an edge value.
+    fn number(&self, rng: &mut Rng, edge: bool) -> f64 {
+        if edge {
+            let l = self.large;
+            [0.0, 1.0, -1.0, -2.5, l, -l, 0.5][rng.below(7)]
+        } else {
+            (rng.unit() * 4.0 - 2.0) * if rng.below(4) == 0 { 10.0 } else { 1.0 }
+        }
+    }
+
+    /// A uniform constant of dtype `dtype` that satisfies `need`.
+    fn constant(&self, rng: &mut Rng, need: ConstNeed, dtype: DType, mode: usize) -> f64 {
+        for _ in 0..100 {
+            let x = match need {
+                ConstNeed::Zero => 0.0,
+                ConstNeed::One => 1.0,
+                _ => self.number(rng, mode % 2 == 1),
+            };
+            let x = if need == ConstNeed::Positive { x.abs() } else { x };
+            let x = match dtype {
+                DType::F64 => x,
+                DType::F32 => x as f32 as f64,
+                DType::I64 => x.round(),
+                DType::Bool => (x.round() != 0.0) as u8 as f64,
+            };
+            if Cond::const_ok(need, Scalar::F64(x)) {
+                return x;
+            }
+        }
+        1.0
+    }
+
+    fn values(&self, combo: &[Choice], rng: &mut Rng, mode: usize) -> Vec<Value> {
+        let mut out = Vec::new();
+        for (v, c) in self.vars.iter().zip(combo) {
+            let Choice::Tensor(t) = c else { continue };
+            let shape: Vec<usize> = t
+                .shape
+                .iter()
+                .map(|d| d.as_known().unwrap_or(1).max(0) as usize)
+                .collect();
+            let n: usize = shape.iter().product();
+            let konst = self.needs
+                .get(v)
+                .map(|need| self.constant(rng, *need, t.dtype, mode));
+            let xs: Vec<f64> = (0..n)
+                .map(|_| match konst {
+                    Some(k) => k,
+                    // mode 0: random; 1: edge values; 2: mixed.
+                    None => {
+                        let edge = mode == 1 || (mode == 2 && rng.below(2) == 0);
+                        self.number(rng, edge)
+                    }
+                })
+                .collect();
+            out.push(make_value(t.dtype, &shape, xs));
+        }
+        out
+    }
+}
+
+fn make_value(dtype: DType, shape: &[usize], xs: Vec<f64>) -> Value {
+    let arr = |v: Vec<f64>| {
+        ArrayD::from_shape_vec(IxDyn(shape), v).unwrap_or_else(|_| ArrayD::zeros(IxDyn(shape)))
+    };
+    match dtype {
+        DType::F64 => Value::F64(arr(xs)),
+        DType::F32 => Value::F32(arr(xs).mapv(|x| x as f32)),
+        DType::I64 => Value::I64(arr(xs).mapv(|x| x.round() as i64)),
+        DType::Bool => Value::Bool(arr(xs).mapv(|x| x.round() != 0.0)),
+    }
+}
+
+fn show_values(v: &Value) -> String {
+    let a = v.as_f64_array();
+    let n = a.len();
+    let first: Vec<String> = a.iter().take(6).map(|x| format!("{x}")).collect();
+    let more = if n > 6 { ", ..." } else { "" };
+    if v.shape().is_empty() {
+        first.join("")
+    } else {
+        format!("[{}{more}]", first.join(", "))
+    }
+}
+
+fn show_result(v: &Value) -> String {
+    let shape: Vec<Dim> = v.shape().iter().map(|k| Dim::known(*k as i64)).collect();
+    format!("{} {}", Type::new(v.dtype(), shape), show_values(v))
+}
+
+fn out_type(p: &Program) -> Option<Type> {
+    let o = p.graph.outputs.first()?;
+    Some(p.graph.node(*o).ty().clone())
+}
+
+fn eps(d: DType) -> f64 {
+    match d {
+        DType::F32 => f32::EPSILON as f64,
+        _ => f64::EPSILON,
+    }
+}
+
+/// Whether two results agree (see the module docs for the tolerance).
+fn close(a: &Value, b: &Value, inputs: &[Value], inter: &[Value]) -> bool {
+    if a.dtype() != b.dtype() || a.shape() != b.shape() {
+        return false;
+    }
+    let (x, y) = (a.as_f64_array(), b.as_f64_array());
+    if !a.dtype().is_float() {
+        return x.iter().zip(y.iter()).all(|(p, q)| p == q);
+    }
+    let low = if inputs.iter().any(|v| v.dtype() == DType::F32) {
+        DType::F32
+    } else {
+        a.dtype()
+    };
+    let big = inputs
+        .iter()
+        .chain(inter)
+        .filter(|v| v.dtype().is_float() || v.dtype() == DType::I64)
+        .flat_map(|v| v.as_f64_array().into_iter())
+        .chain(x.iter().copied())
+        .chain(y.iter().copied())
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    let atol = 1e-9 + 64.0 * eps(low) * big;
+    let rtol = 1e-6f64.max(64.0 * eps(low));
+    x.iter().zip(y.iter()).all(|(p, q)| {
+        if p.is_nan() || q.is_nan() {
+            return p.is_nan() && q.is_nan();
+        }
+        if p.is_infinite() || q.is_infinite() {
+            return p == q;
+        }
+        (p - q).abs() <= atol + rtol * p.abs().max(q.abs())
+    })
+}
+
+/// The type combinations to try: every one when there are few, else a
+/// deterministic sample.
+fn combos(setup: &Setup<'_>, rng: &mut Rng) -> Vec<Vec<Choice>> {
+    let tensors = tensor_types();
+    let options: Vec<Vec<Choice>> = setup
+        .vars
+        .iter()
+        .map(|v| match setup.roles.get(v) {
+            Some(Role::Axis) => AXES.iter().map(|a| Choice::Axis(*a)).collect(),
+            _ => tensors.iter().cloned().map(Choice::Tensor).collect(),
+        })
+        .collect();
+    let total = options
+        .iter()
+        .try_fold(1usize, |acc, o| acc.checked_mul(o.len()));
+    let pick = |mut k: usize| -> Vec<Choice> {
+        options
+            .iter()
+            .map(|o| {
+                let c = o[k % o.len()].clone();
+                k /= o.len();
+                c
+            })
+            .collect()
+    };
+    match total {
+        Some(t) if t <= MAX_COMBOS => (0..t).map(pick).collect(),
+        _ => {
+            let mut out = Vec::new();
+            // Every variable of one and the same type first, then random.
+            for k in 0..tensors.len() {
+                out.push(
+                    options
+                        .iter()
+                        .map(|o| o[k % o.len()].clone())
+                        .collect::<Vec<_>>(),
+                );
+            }
+            while out.len() < MAX_COMBOS {
+                out.push(options.iter().map(|o| o[rng.below(o.len())].clone()).collect());
+            }
+            out
+        }
+    }
+}
+
+/// Checks one rule: `trials` evaluations on random and edge values, after
+/// a static type comparison over every tried type combination. `seed`
+/// fixes every choice.
+pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterexample> {
+    let mut rng = Rng::new(seed);
+    let vars = rule.lhs.vars();
+    let mut needs = BTreeMap::new();
+    for c in &rule.conds {
+        if let Some((v, n)) = c.const_need() {
+            needs.insert(v, n);
+        }
+    }
+    let setup = Setup {
+        rule,
+        roles: roles(&rule.lhs.ast),
+        vars,
+        needs,
+        large: if uses_exp(&rule.lhs.ast) || uses_exp(&rule.rhs.ast) {
+            20.0
+        } else {
+            1e6
+        },
+    };
+    // Static phase: keep the combinations where the left side type-checks;
+    // the right side must have the same type.
+    let mut valid: Vec<(Vec<Choice>, Program, Program)> = Vec::new();
+    for combo in combos(&setup, &mut rng) {
+        if !setup.type_conds_hold(&combo) {
+            continue;
+        }
+        let Ok(lp) = parse_program(&setup.program(&rule.lhs.ast, &combo)) else {
+            continue;
+        };
+        let lt = out_type(&lp);
+        let rp = parse_program(&setup.program(&rule.rhs.ast, &combo));
+        let show = |t: &Option<Type>| t.as_ref().map(|t| t.to_string()).unwrap_or_default();
+        match rp {
+            Ok(rp) if out_type(&rp) == lt => valid.push((combo, lp, rp)),
+            Ok(rp) => {
+                return Err(Counterexample {
+                    finding: Finding::ChangesType,
+                    bindings: setup.bindings(&combo, None),
+                    lhs: show(&lt),
+                    rhs: show(&out_type(&rp)),
+                })
+            }
+            Err(e) => {
+                return Err(Counterexample {
+                    finding: Finding::ChangesType,
+                    bindings: setup.bindings(&combo, None),
+                    lhs: show(&lt),
+                    rhs: format!("an ill-typed program ({e})"),
+                })
+            }
+        }
+    }
+    if valid.is_empty() {
+        return Ok(());
+    }
+    // Dynamic phase.
+    for t in 0..trials {
+        let k = if t < valid.len() {
+            (t * 7919) % valid.len()
+        } else {
+            rng.below(valid.len())
+        };
+        let (combo, lp, rp) = &valid[k];
+        let inputs = setup.values(combo, &mut rng, t % 3);
+        let dims = Dims::new();
+        let Ok(mut louts) = run_program(lp, inputs.clone(), &dims) else {
+            continue;
+        };
+        if louts.is_empty() {
+            continue;
+        }
+        let lv = louts.remove(0);
+        let mut inter = louts;
+        let rv = match run_program(rp, inputs.clone(), &dims) {
+            Ok(mut v) if !v.is_empty() => {
+                let r = v.remove(0);
+                inter.extend(v);
+                Some(r)
+            }
+            Ok(_) => None,
+            Err(e) => {
+                return Err(Counterexample {
+                    finding: Finding::Unsound,
+                    bindings: setup.bindings(combo, Some(&inputs)),
+                    lhs: show_result(&lv),
+                    rhs: format!("an error ({e})"),
+                })
+            }
+        };
+        let Some(rv) = rv else { continue };
+        if lv.dtype() != rv.dtype() || lv.shape() != rv.shape() {
+            return Err(Counterexample {
+                finding: Finding::ChangesType,
+                bindings: setup.bindings(combo, Some(&inputs)),
+                lhs: show_result(&lv),
+                rhs: show_result(&rv),
+            });
+        }
+        if !close(&lv, &rv, &inputs, &inter) {
+            return Err(Counterexample {
+                finding: Finding::Unsound,
+                bindings: setup.bindings(combo, Some(&inputs)),
+                lhs: show_result(&lv),
+                rhs: show_result(&rv),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks every rule (200 trials each, a fixed seed); returns the failing
+/// rules with a counterexample each, in rule order.
+pub fn check_rules(rules: &[Rule]) -> Vec<(String, Counterexample)> {
+    rules
+        .iter()
+        .filter_map(|r| check_rule(r, 200, 0x5EED).err().map(|c| (r.name.clone(), c)))
+        .collect()
+}

@@ -1,0 +1,354 @@
+//! Rule conditions and the type-safe rewrites built from rules.
+//!
+//! Owns: the named predicates of rule files ([`Cond`], listed in
+//! `rules/README.md` and [`PREDICATES`]), their evaluation against the
+//! e-class analysis ([`Cond::check`]) and against static types (for the
+//! soundness checker, [`Cond::check_types`]), and [`to_rewrites`]: each
+//! [`Rule`] as an `egg::Rewrite` whose applier ([`TypedApplier`]) checks the
+//! conditions, instantiates the right side and unions it with the matched
+//! class only when both have the same fully known type.
+//! Must not: parse rule files (see [`super::file`]), run the saturation
+//! loop, or contain Scan-specific logic.
+
+use super::analysis::{ClassData, EGraph, Kind, TensorAnalysis};
+use super::file::Rule;
+use crate::lang::infer::infer;
+use crate::lang::{BinaryOp, DType, Dim, Op, Scalar, Type};
+use egg::{Applier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
+use std::fmt;
+
+/// The predicates a rule may use: name, signature, meaning.
+pub const PREDICATES: &[(&str, &str, &str)] = &[
+    ("same-shape", "same-shape(?a, ?b)", "?a and ?b have the same static shape"),
+    ("same-type", "same-type(?a, ?b)", "?a and ?b have the same type (dtype, shape, weakness)"),
+    (
+        "keeps-type",
+        "keeps-type(?a, ?b)",
+        "an elementwise binary op of ?a and ?b (broadcast, promoted) has ?a's type",
+    ),
+    ("is-const", "is-const(?a)", "every element of ?a is the same known number"),
+    ("is-zero", "is-zero(?a)", "?a is a uniform constant 0"),
+    ("is-one", "is-one(?a)", "?a is a uniform constant 1"),
+    ("nonzero", "nonzero(?a)", "?a is a uniform finite constant other than 0"),
+    ("positive", "positive(?a)", "?a is a uniform finite constant greater than 0"),
+    ("is-float", "is-float(?a)", "?a's dtype is f64 or f32"),
+    ("is-int", "is-int(?a)", "?a's dtype is i64"),
+    ("not-bool", "not-bool(?a)", "?a's dtype is a number type (not bool)"),
+    ("is-scalar", "is-scalar(?a)", "?a has no axes"),
+    ("ndim", "ndim(?a, N)", "?a has exactly N axes"),
+    ("no-unknown-dims", "no-unknown-dims(?a)", "no size of ?a's shape is unknown"),
+];
+
+/// A condition of a rule: a named predicate over pattern variables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cond {
+    /// `same-shape(?a, ?b)`
+    SameShape(Var, Var),
+    /// `same-type(?a, ?b)`
+    SameType(Var, Var),
+    /// `keeps-type(?a, ?b)`
+    KeepsType(Var, Var),
+    /// `is-const(?a)`
+    IsConst(Var),
+    /// `is-zero(?a)`
+    IsZero(Var),
+    /// `is-one(?a)`
+    IsOne(Var),
+    /// `nonzero(?a)`
+    Nonzero(Var),
+    /// `positive(?a)`
+    Positive(Var),
+    /// `is-float(?a)`
+    IsFloat(Var),
+    /// `is-int(?a)`
+    IsInt(Var),
+    /// `not-bool(?a)`
+    NotBool(Var),
+    /// `is-scalar(?a)`
+    IsScalar(Var),
+    /// `ndim(?a, N)`
+    Ndim(Var, usize),
+    /// `no-unknown-dims(?a)`
+    NoUnknownDims(Var),
+}
+
+/// An argument of a condition as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CondArg {
+    /// A pattern variable `?x`.
+    Var(Var),
+    /// An integer.
+    Int(i64),
+}
+
+/// Why a condition could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CondError {
+    /// No predicate has this name.
+    Unknown(String),
+    /// The arguments do not fit the predicate's signature.
+    Args(String),
+}
+
+/// What a value-level predicate asks of a variable's uniform constant
+/// (used by the soundness checker to generate inputs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstNeed {
+    /// Any uniform constant.
+    Any,
+    /// The constant 0.
+    Zero,
+    /// The constant 1.
+    One,
+    /// A nonzero constant.
+    Nonzero,
+    /// A positive constant.
+    Positive,
+}
+
+impl Cond {
+    /// Builds the condition `name(args)`.
+    pub fn parse(name: &str, args: &[CondArg]) -> Result<Cond, CondError> {
+        let sig = PREDICATES
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, s, _)| *s)
+            .ok_or_else(|| CondError::Unknown(name.to_string()))?;
+        let bad = || CondError::Args(format!("expected {sig}"));
+        let one = || match args {
+            [CondArg::Var(a)] => Ok(*a),
+            _ => Err(bad()),
+        };
+        let two = || match args {
+            [CondArg::Var(a), CondArg::Var(b)] => Ok((*a, *b)),
+            _ => Err(bad()),
+        };
+        Ok(match name {
+            "same-shape" => two().map(|(a, b)| Cond::SameShape(a, b))?,
+            "same-type" => two().map(|(a, b)| Cond::SameType(a, b))?,
+            "keeps-type" => two().map(|(a, b)| Cond::KeepsType(a, b))?,
+            "is-const" => Cond::IsConst(one()?),
+            "is-zero" => Cond::IsZero(one()?),
+            "is-one" => Cond::IsOne(one()?),
+            "nonzero" => Cond::Nonzero(one()?),
+            "positive" => Cond::Positive(one()?),
+            "is-float" => Cond::IsFloat(one()?),
+            "is-int" => Cond::IsInt(one()?),
+            "not-bool" => Cond::NotBool(one()?),
+            "is-scalar" => Cond::IsScalar(one()?),
+            "no-unknown-dims" => Cond::NoUnknownDims(one()?),
+            "ndim" => match args {
+                [CondArg::Var(a), CondArg::Int(n)] if *n >= 0 => Cond::Ndim(*a, *n as usize),
+                _ => return Err(bad()),
+            },
+            _ => return Err(CondError::Unknown(name.to_string())),
+        })
+    }
+
+    /// The pattern variables the condition reads.
+    pub fn vars(&self) -> Vec<Var> {
+        match self {
+            Cond::SameShape(a, b) | Cond::SameType(a, b) | Cond::KeepsType(a, b) => vec![*a, *b],
+            Cond::IsConst(a)
+            | Cond::IsZero(a)
+            | Cond::IsOne(a)
+            | Cond::Nonzero(a)
+            | Cond::Positive(a)
+            | Cond::IsFloat(a)
+            | Cond::IsInt(a)
+            | Cond::NotBool(a)
+            | Cond::IsScalar(a)
+            | Cond::Ndim(a, _)
+            | Cond::NoUnknownDims(a) => vec![*a],
+        }
+    }
+
+    /// For a predicate on values: the variable and what its uniform
+    /// constant must be. `None` for predicates on types.
+    pub fn const_need(&self) -> Option<(Var, ConstNeed)> {
+        match self {
+            Cond::IsConst(a) => Some((*a, ConstNeed::Any)),
+            Cond::IsZero(a) => Some((*a, ConstNeed::Zero)),
+            Cond::IsOne(a) => Some((*a, ConstNeed::One)),
+            Cond::Nonzero(a) => Some((*a, ConstNeed::Nonzero)),
+            Cond::Positive(a) => Some((*a, ConstNeed::Positive)),
+            _ => None,
+        }
+    }
+
+    /// Evaluates a predicate on types, given each variable's type (`None`
+    /// when the variable is not a value). Returns `None` for predicates on
+    /// values (see [`Cond::const_need`]).
+    pub fn check_types(&self, ty: &dyn Fn(Var) -> Option<Type>) -> Option<bool> {
+        let with = |a: &Var, f: &dyn Fn(&Type) -> bool| ty(*a).is_some_and(|t| f(&t));
+        Some(match self {
+            Cond::SameShape(a, b) => matches!((ty(*a), ty(*b)), (Some(x), Some(y))
+                if x.shape == y.shape && !x.shape.contains(&Dim::Unknown)),
+            Cond::SameType(a, b) => matches!((ty(*a), ty(*b)), (Some(x), Some(y))
+                if x == y && !x.shape.contains(&Dim::Unknown)),
+            Cond::KeepsType(a, b) => match (ty(*a), ty(*b)) {
+                (Some(x), Some(y)) => {
+                    !x.shape.contains(&Dim::Unknown)
+                        && infer(&Op::Binary(BinaryOp::Add), &[&x, &y], &[None, None])
+                            .is_ok_and(|r| r == x)
+                }
+                _ => false,
+            },
+            Cond::IsFloat(a) => with(a, &|t| t.dtype.is_float()),
+            Cond::IsInt(a) => with(a, &|t| t.dtype == DType::I64),
+            Cond::NotBool(a) => with(a, &|t| t.dtype != DType::Bool),
+            Cond::IsScalar(a) => with(a, &|t| t.shape.is_empty()),
+            Cond::Ndim(a, n) => with(a, &|t| t.ndim() == *n),
+            Cond::NoUnknownDims(a) => with(a, &|t| !t.shape.contains(&Dim::Unknown)),
+            Cond::IsConst(_)
+            | Cond::IsZero(_)
+            | Cond::IsOne(_)
+            | Cond::Nonzero(_)
+            | Cond::Positive(_) => return None,
+        })
+    }
+
+    /// Whether a uniform constant satisfies a value predicate.
+    pub fn const_ok(need: ConstNeed, c: Scalar) -> bool {
+        let x = c.as_f64();
+        match need {
+            ConstNeed::Any => true,
+            ConstNeed::Zero => x == 0.0,
+            ConstNeed::One => x == 1.0,
+            ConstNeed::Nonzero => x.is_finite() && x != 0.0,
+            ConstNeed::Positive => x.is_finite() && x > 0.0,
+        }
+    }
+
+    /// Evaluates the condition on the classes a match bound.
+    pub fn check(&self, egraph: &EGraph, subst: &Subst) -> bool {
+        let data = |v: Var| -> Option<&ClassData> { subst.get(v).map(|id| &egraph[*id].data) };
+        if let Some((v, need)) = self.const_need() {
+            return data(v)
+                .and_then(|d| d.konst.filter(|_| d.ty().is_some()))
+                .is_some_and(|c| Cond::const_ok(need, c));
+        }
+        let ty = |v: Var| data(v).and_then(|d| d.ty().cloned());
+        self.check_types(&ty).unwrap_or(false)
+    }
+}
+
+impl fmt::Display for Cond {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (name, vars) = match self {
+            Cond::SameShape(..) => ("same-shape", self.vars()),
+            Cond::SameType(..) => ("same-type", self.vars()),
+            Cond::KeepsType(..) => ("keeps-type", self.vars()),
+            Cond::IsConst(_) => ("is-const", self.vars()),
+            Cond::IsZero(_) => ("is-zero", self.vars()),
+            Cond::IsOne(_) => ("is-one", self.vars()),
+            Cond::Nonzero(_) => ("nonzero", self.vars()),
+            Cond::Positive(_) => ("positive", self.vars()),
+            Cond::IsFloat(_) => ("is-float", self.vars()),
+            Cond::IsInt(_) => ("is-int", self.vars()),
+            Cond::NotBool(_) => ("not-bool", self.vars()),
+            Cond::IsScalar(_) => ("is-scalar", self.vars()),
+            Cond::NoUnknownDims(_) => ("no-unknown-dims", self.vars()),
+            Cond::Ndim(a, n) => return write!(f, "ndim({a}, {n})"),
+        };
+        let vs: Vec<String> = vars.iter().map(|v| v.to_string()).collect();
+        write!(f, "{name}({})", vs.join(", "))
+    }
+}
+
+/// True when a rewrite may union classes of these kinds: the same value
+/// type with every size known (not [`Dim::Unknown`]), or the same scan
+/// output types.
+pub fn kinds_compatible(new: &Kind, matched: &Kind) -> bool {
+    let known = |t: &Type| !t.shape.contains(&Dim::Unknown);
+    match (new, matched) {
+        (Kind::Value(a), Kind::Value(b)) => a == b && known(a),
+        (Kind::Multi(a), Kind::Multi(b)) => a == b && a.iter().all(known),
+        _ => false,
+    }
+}
+
+/// The applier of a rule: checks its conditions, instantiates its right
+/// side, and unions it with the matched class only if the types agree
+/// (otherwise counts a refusal in [`TensorAnalysis::refused`]).
+#[derive(Clone, Debug)]
+pub struct TypedApplier {
+    /// The rule's name (the key of [`TensorAnalysis::refused`]).
+    pub name: String,
+    /// The right side.
+    pub rhs: Pattern<crate::lang::egraph::TNode>,
+    /// The conditions, all of which must hold.
+    pub conds: Vec<Cond>,
+}
+
+type TNode = crate::lang::egraph::TNode;
+
+impl Applier<TNode, TensorAnalysis> for TypedApplier {
+    fn apply_one(
+        &self,
+        egraph: &mut EGraph,
+        eclass: Id,
+        subst: &Subst,
+        searcher_ast: Option<&PatternAst<TNode>>,
+        rule_name: Symbol,
+    ) -> Vec<Id> {
+        if !self.conds.iter().all(|c| c.check(egraph, subst)) {
+            return Vec::new();
+        }
+        let new = egraph.add_instantiation(&self.rhs.ast, subst);
+        if egraph.find(new) == egraph.find(eclass) {
+            return Vec::new();
+        }
+        if !kinds_compatible(&egraph[new].data.kind, &egraph[eclass].data.kind) {
+            *egraph
+                .analysis
+                .refused
+                .entry(self.name.clone())
+                .or_insert(0) += 1;
+            return Vec::new();
+        }
+        let (id, changed) = match searcher_ast {
+            Some(ast) => egraph.union_instantiations(ast, &self.rhs.ast, subst, rule_name),
+            None => (eclass, egraph.union(eclass, new)),
+        };
+        if changed {
+            vec![id]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn get_pattern_ast(&self) -> Option<&PatternAst<TNode>> {
+        Some(&self.rhs.ast)
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        let mut vs = self.rhs.vars();
+        for c in &self.conds {
+            for v in c.vars() {
+                if !vs.contains(&v) {
+                    vs.push(v);
+                }
+            }
+        }
+        vs
+    }
+}
+
+/// One rewrite per rule: the searcher is the left side, the applier a
+/// [`TypedApplier`]. A rule egg refuses (a variable on the right or in a
+/// condition that the left does not bind; the loader rejects such rules)
+/// is left out.
+pub fn to_rewrites(rules: &[Rule]) -> Vec<Rewrite<TNode, TensorAnalysis>> {
+    rules
+        .iter()
+        .filter_map(|r| {
+            let applier = TypedApplier {
+                name: r.name.clone(),
+                rhs: r.rhs.clone(),
+                conds: r.conds.clone(),
+            };
+            Rewrite::new(r.name.as_str(), r.lhs.clone(), applier).ok()
+        })
+        .collect()
+}

@@ -1,0 +1,202 @@
+//! The rule-file layer: loading, errors with spans, soundness checks of the
+//! shipped rules, and type-safe rewriting in the e-graph.
+
+use eqscan::lang::egraph::program_to_expr;
+use eqscan::lang::parse_program;
+use eqscan::rules::analysis::{EGraph, TensorAnalysis};
+use eqscan::rules::check::Finding;
+use eqscan::rules::{check_rule, load_rules, parse_rules, to_rewrites, Rule, RuleError};
+use std::path::PathBuf;
+
+fn shipped() -> Vec<Rule> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules");
+    match load_rules(&[dir]) {
+        Ok(r) => r,
+        Err(es) => panic!(
+            "{}",
+            es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
+        ),
+    }
+}
+
+#[test]
+fn every_shipped_rule_file_loads() {
+    let rules = shipped();
+    assert!(rules.len() > 50, "{} rules", rules.len());
+    for f in ["algebra.rules", "linalg.rules", "reductions.rules"] {
+        assert!(rules.iter().any(|r| r.file.ends_with(f)), "{f}");
+    }
+}
+
+#[test]
+fn every_shipped_rule_passes_the_check() {
+    let mut bad = Vec::new();
+    for r in shipped() {
+        if let Err(c) = check_rule(&r, 200, 7) {
+            bad.push(format!("{} ({}:{}): {c}", r.name, r.file, r.line));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+fn one(text: &str) -> Rule {
+    match parse_rules(text, "t.rules") {
+        Ok(mut r) => r.remove(0),
+        Err(es) => panic!("{es:?}"),
+    }
+}
+
+#[test]
+fn commuted_subtraction_is_unsound() {
+    let r = one("sub-comm: (sub ?a ?b) => (sub ?b ?a)");
+    let c = check_rule(&r, 100, 1).expect_err("sub-comm must fail");
+    assert_eq!(c.finding, Finding::Unsound, "{c}");
+    assert_eq!(c.bindings.len(), 2, "{c}");
+    assert!(c.to_string().starts_with("unsound: with ?a = "), "{c}");
+}
+
+#[test]
+fn times_zero_as_a_scalar_changes_the_shape() {
+    let r = one("mul-zero-bad: (mul ?a 0.0) => 0.0");
+    let c = check_rule(&r, 100, 1).expect_err("must fail");
+    assert_eq!(c.finding, Finding::ChangesType, "{c}");
+    // Either a non-scalar ?a (shape) or a strong ?a (dtype/weakness) is
+    // enough; with a vector or matrix the shape differs.
+    let checked = eqscan::rules::check::check_rule(
+        &one("mul-zero-vec: (mul ?a 0.0) => 0.0 if ndim(?a, 1)"),
+        100,
+        1,
+    )
+    .expect_err("must fail");
+    assert_eq!(checked.finding, Finding::ChangesType);
+    assert!(checked.bindings[0].ty.contains("(3,)"), "{checked}");
+    assert!(checked.rhs.contains("()"), "{checked}");
+}
+
+fn errors(text: &str) -> Vec<String> {
+    match parse_rules(text, "bad.rules") {
+        Ok(r) => panic!("expected errors, got {} rules", r.len()),
+        Err(es) => es.iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+#[test]
+fn bad_rules_report_every_error_with_its_position() {
+    let text = "\
+# a comment
+ok-rule: (add ?x ?y) => (add ?y ?x)
+unknown-op: (frob ?x) => ?x
+unknown-pred: (neg (neg ?x)) => ?x if wobbly(?x)
+rhs-only: (neg ?x) => (add ?x ?y)
+unbalanced: (add ?x (neg ?y) => ?x
+after: (mul ?x ?y) => (mul ?y ?x)
+stray: (mul ?x ?y)) => ?x
+";
+    let es = errors(text);
+    let want = [
+        "bad.rules:3:14: unknown op 'frob'",
+        "bad.rules:4:39: unknown predicate 'wobbly'",
+        "bad.rules:5:31: variable ?y is not bound",
+        "bad.rules:6:13: unbalanced parentheses",
+        "bad.rules:8:19: unbalanced parentheses",
+    ];
+    assert_eq!(es.len(), want.len(), "{es:#?}");
+    for (e, w) in es.iter().zip(want) {
+        assert!(e.starts_with(w), "{e}\n  wanted {w}");
+    }
+}
+
+#[test]
+fn more_bad_rules() {
+    let es = errors(
+        "a: (add ?x) => ?x\nb: (neg ?x) ?x\nc: (neg ?x) => (neg ?x) if ndim(?x)\nd: ?x => (neg ?x)\n\
+         e: (pow ?x 1) <=> ?x\nf: (add ?x zero) => ?x\nf: (neg ?x) => ?x\nf: (exp ?x) => ?x\n",
+    );
+    let want = [
+        "bad.rules:1:5: add does not take 1 argument(s)",
+        "bad.rules:2:1: rule 'b' has no '=>'",
+        "bad.rules:3:28: bad condition 'ndim'",
+        "bad.rules:4:4: the left side of rule 'd' is a bare variable",
+        "bad.rules:5:19: the left side of rule 'e-rev' is a bare variable",
+        "bad.rules:6:12: unknown name 'zero'",
+        "bad.rules:8:1: rule 'f' is defined twice (first at bad.rules:7:1)",
+    ];
+    assert_eq!(es.len(), want.len(), "{es:#?}");
+    for (e, w) in es.iter().zip(want) {
+        assert!(e.starts_with(w), "{e}\n  wanted {w}");
+    }
+}
+
+#[test]
+fn files_and_folders_load_and_errors_name_the_file() {
+    let dir = std::env::temp_dir().join(format!("eqscan-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("b.rules"), "b1: (neg (neg ?x)) => ?x\n").unwrap();
+    std::fs::write(dir.join("a.rules"), "a1: (add ?x ?y) => (add ?y ?x)\n").unwrap();
+    std::fs::write(dir.join("notes.txt"), "not rules").unwrap();
+    let rules = load_rules(&[dir.clone()]).unwrap();
+    let names: Vec<&str> = rules.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["a1", "b1"]);
+    std::fs::write(dir.join("c.rules"), "c1: (sum ?x) => (frob ?x)\n").unwrap();
+    let es = load_rules(&[dir.clone(), dir.join("missing.rules")]).unwrap_err();
+    assert_eq!(es.len(), 2, "{es:?}");
+    assert!(matches!(&es[0], RuleError::UnknownOp { span, .. }
+        if span.file.ends_with("c.rules") && span.line == 1 && span.col == 18));
+    assert!(matches!(&es[1], RuleError::Io { .. }));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn rules_print_back_to_the_same_rules() {
+    for r in shipped() {
+        let again = one(&r.to_string());
+        assert_eq!(again.to_string(), r.to_string());
+    }
+}
+
+#[test]
+fn the_egraph_refuses_type_changes_and_proves_identities() {
+    let p = parse_program(
+        "(program t (input X (f64 3)) (input K (i64 3))
+           (output (add X 0.0) (mul X 0.0) (add K 0.0)))",
+    )
+    .unwrap();
+    let expr = program_to_expr(&p).unwrap();
+    let mut rules: Vec<Rule> = shipped()
+        .into_iter()
+        .filter(|r| r.file.ends_with("algebra.rules"))
+        .collect();
+    // A rule that changes a shape: (mul X 0.0) is a vector, 0.0 a scalar.
+    rules.push(one("mul-zero-bad: (mul ?a 0.0) => 0.0"));
+    let rewrites = to_rewrites(&rules);
+    assert_eq!(rewrites.len(), rules.len());
+    let runner = egg::Runner::<_, TensorAnalysis>::default()
+        .with_explanations_enabled()
+        .with_expr(&expr)
+        .with_iter_limit(4)
+        .with_node_limit(20_000)
+        .run(&rewrites);
+    let eg: &EGraph = &runner.egraph;
+    assert_eq!(eg.analysis.type_conflicts, 0);
+    assert!(
+        eg.analysis.refused.get("mul-zero-bad").copied().unwrap_or(0) > 0,
+        "{:?}",
+        eg.analysis.refused
+    );
+    let root = runner.roots[0];
+    let outs = eg[root].nodes[0].children.clone();
+    // (add X 0.0) == X
+    let xin = eg
+        .classes()
+        .find(|c| c.nodes.iter().any(|n| n.to_string() == "X"))
+        .map(|c| c.id)
+        .unwrap();
+    assert_eq!(eg.find(outs[0]), eg.find(xin));
+    // (add K 0.0) is f64, K is i64: never unioned.
+    let kin = eg
+        .classes()
+        .find(|c| c.nodes.iter().any(|n| n.to_string() == "K"))
+        .map(|c| c.id)
+        .unwrap();
+    assert_ne!(eg.find(outs[2]), eg.find(kin));
+}
