@@ -151,11 +151,7 @@ pub fn node_op(egraph: &EGraph, name: OpName, ch: &[Id]) -> Option<(Op, Vec<Id>)
         OpName::Concat => (Op::Concat(int_of(egraph, x?)?), ch[1..].to_vec()),
         OpName::Slice => {
             let bound = |id: Id| -> Option<Option<i64>> {
-                if egraph[id]
-                    .nodes
-                    .iter()
-                    .any(|n| n.head == Head::NoneBound)
-                {
+                if egraph[id].nodes.iter().any(|n| n.head == Head::NoneBound) {
                     Some(None)
                 } else {
                     int_of(egraph, id).map(Some)
@@ -233,11 +229,7 @@ fn fold(op: &Op, consts: &[Scalar], arg_tys: &[&Type], out: &Type) -> Option<Sca
         }
         other => other.clone(),
     };
-    let cast: Vec<Value> = refs
-        .iter()
-        .zip(&st)
-        .map(|(v, t)| v.cast(t.dtype))
-        .collect();
+    let cast: Vec<Value> = refs.iter().zip(&st).map(|(v, t)| v.cast(t.dtype)).collect();
     let cref: Vec<&Value> = cast.iter().collect();
     let v = eval(&op0, &cref, &st, &out0, &|_| None).ok()?;
     Some(match v {
@@ -331,13 +323,22 @@ impl Analysis<TNode> for TensorAnalysis {
                 let k = enode.children.first().and_then(|c| int_of(egraph, *c));
                 let src = enode.children.get(1).map(|s| &egraph[*s].data);
                 match (k, src) {
-                    (Some(k), Some(ClassData { kind: Kind::Multi(tys), deps: d, .. })) => {
-                        match tys.get(k as usize) {
-                            Some(t) => value(Kind::Value(t.clone()), None, d.clone()),
-                            None => value(Kind::Invalid("no such output".into()), None, d.clone()),
-                        }
-                    }
-                    _ => value(Kind::Invalid("proj of a non-scan".into()), None, BTreeSet::new()),
+                    (
+                        Some(k),
+                        Some(ClassData {
+                            kind: Kind::Multi(tys),
+                            deps: d,
+                            ..
+                        }),
+                    ) => match tys.get(k as usize) {
+                        Some(t) => value(Kind::Value(t.clone()), None, d.clone()),
+                        None => value(Kind::Invalid("no such output".into()), None, d.clone()),
+                    },
+                    _ => value(
+                        Kind::Invalid("proj of a non-scan".into()),
+                        None,
+                        BTreeSet::new(),
+                    ),
                 }
             }
             Head::Op(name) => {
@@ -351,7 +352,11 @@ impl Analysis<TNode> for TensorAnalysis {
                 };
                 let tys: Option<Vec<&Type>> = vargs.iter().map(|a| egraph[*a].data.ty()).collect();
                 let Some(tys) = tys else {
-                    return value(Kind::Invalid(format!("{}: an argument is not a value", name.name())), None, d);
+                    return value(
+                        Kind::Invalid(format!("{}: an argument is not a value", name.name())),
+                        None,
+                        d,
+                    );
                 };
                 let consts: Vec<Option<Scalar>> = vargs
                     .iter()
@@ -409,10 +414,15 @@ impl Analysis<TNode> for TensorAnalysis {
         let (Some(c), Some(t)) = (data.konst, data.ty().cloned()) else {
             return;
         };
-        let has_leaf = egraph[id].nodes.iter().any(|n| {
-            matches!(n.head, Head::Lit(_)) || matches!(n.head, Head::Op(OpName::Fill))
-        });
-        if has_leaf || t.shape.iter().any(|d| d.as_known().is_none() && d.as_sym().is_none()) {
+        let has_leaf = egraph[id]
+            .nodes
+            .iter()
+            .any(|n| matches!(n.head, Head::Lit(_)) || matches!(n.head, Head::Op(OpName::Fill)));
+        if has_leaf
+            || t.shape
+                .iter()
+                .any(|d| d.as_known().is_none() && d.as_sym().is_none())
+        {
             return;
         }
         let new = if t.weak && t.shape.is_empty() {
@@ -423,7 +433,9 @@ impl Analysis<TNode> for TensorAnalysis {
                 dims.push(if let Some(k) = d.as_known() {
                     egraph.add(TNode::lit(Scalar::I64(k)))
                 } else {
-                    egraph.add(TNode::leaf(Head::Size(egg::Symbol::from(d.as_sym().unwrap_or("?")))))
+                    egraph.add(TNode::leaf(Head::Size(egg::Symbol::from(
+                        d.as_sym().unwrap_or("?"),
+                    ))))
                 });
             }
             let ty = egraph.add(TNode {
