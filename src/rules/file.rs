@@ -292,6 +292,7 @@ fn split_rules(text: &str, cx: &mut Ctx<'_>) -> Vec<Vec<At>> {
             }
             match c {
                 '(' => open.push((ln, col)),
+                // The guard pops the matching '(' when there is one.
                 ')' if open.pop().is_none() => {
                     if !poisoned {
                         cx.syntax(ln, col, "unbalanced parentheses: this ')' closes nothing");
