@@ -14,7 +14,10 @@ fn shipped() -> Vec<Rule> {
         Ok(r) => r,
         Err(es) => panic!(
             "{}",
-            es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")
+            es.iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
         ),
     }
 }
@@ -134,7 +137,7 @@ fn files_and_folders_load_and_errors_name_the_file() {
     std::fs::write(dir.join("b.rules"), "b1: (neg (neg ?x)) => ?x\n").unwrap();
     std::fs::write(dir.join("a.rules"), "a1: (add ?x ?y) => (add ?y ?x)\n").unwrap();
     std::fs::write(dir.join("notes.txt"), "not rules").unwrap();
-    let rules = load_rules(&[dir.clone()]).unwrap();
+    let rules = load_rules(std::slice::from_ref(&dir)).unwrap();
     let names: Vec<&str> = rules.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["a1", "b1"]);
     std::fs::write(dir.join("c.rules"), "c1: (sum ?x) => (frob ?x)\n").unwrap();
@@ -179,7 +182,12 @@ fn the_egraph_refuses_type_changes_and_proves_identities() {
     let eg: &EGraph = &runner.egraph;
     assert_eq!(eg.analysis.type_conflicts, 0);
     assert!(
-        eg.analysis.refused.get("mul-zero-bad").copied().unwrap_or(0) > 0,
+        eg.analysis
+            .refused
+            .get("mul-zero-bad")
+            .copied()
+            .unwrap_or(0)
+            > 0,
         "{:?}",
         eg.analysis.refused
     );

@@ -327,7 +327,11 @@ impl Setup<'_> {
                 ConstNeed::One => 1.0,
                 _ => self.number(rng, mode % 2 == 1),
             };
-            let x = if need == ConstNeed::Positive { x.abs() } else { x };
+            let x = if need == ConstNeed::Positive {
+                x.abs()
+            } else {
+                x
+            };
             let x = match dtype {
                 DType::F64 => x,
                 DType::F32 => x as f32 as f64,
@@ -351,7 +355,8 @@ impl Setup<'_> {
                 .map(|d| d.as_known().unwrap_or(1).max(0) as usize)
                 .collect();
             let n: usize = shape.iter().product();
-            let konst = self.needs
+            let konst = self
+                .needs
                 .get(v)
                 .map(|need| self.constant(rng, *need, t.dtype, mode));
             let xs: Vec<f64> = (0..n)
@@ -486,7 +491,12 @@ fn combos(setup: &Setup<'_>, rng: &mut Rng) -> Vec<Vec<Choice>> {
                 );
             }
             while out.len() < MAX_COMBOS {
-                out.push(options.iter().map(|o| o[rng.below(o.len())].clone()).collect());
+                out.push(
+                    options
+                        .iter()
+                        .map(|o| o[rng.below(o.len())].clone())
+                        .collect(),
+                );
             }
             out
         }
@@ -612,6 +622,10 @@ pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterex
 pub fn check_rules(rules: &[Rule]) -> Vec<(String, Counterexample)> {
     rules
         .iter()
-        .filter_map(|r| check_rule(r, 200, 0x5EED).err().map(|c| (r.name.clone(), c)))
+        .filter_map(|r| {
+            check_rule(r, 200, 0x5EED)
+                .err()
+                .map(|c| (r.name.clone(), c))
+        })
         .collect()
 }

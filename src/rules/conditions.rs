@@ -19,24 +19,52 @@ use std::fmt;
 
 /// The predicates a rule may use: name, signature, meaning.
 pub const PREDICATES: &[(&str, &str, &str)] = &[
-    ("same-shape", "same-shape(?a, ?b)", "?a and ?b have the same static shape"),
-    ("same-type", "same-type(?a, ?b)", "?a and ?b have the same type (dtype, shape, weakness)"),
+    (
+        "same-shape",
+        "same-shape(?a, ?b)",
+        "?a and ?b have the same static shape",
+    ),
+    (
+        "same-type",
+        "same-type(?a, ?b)",
+        "?a and ?b have the same type (dtype, shape, weakness)",
+    ),
     (
         "keeps-type",
         "keeps-type(?a, ?b)",
         "an elementwise binary op of ?a and ?b (broadcast, promoted) has ?a's type",
     ),
-    ("is-const", "is-const(?a)", "every element of ?a is the same known number"),
+    (
+        "is-const",
+        "is-const(?a)",
+        "every element of ?a is the same known number",
+    ),
     ("is-zero", "is-zero(?a)", "?a is a uniform constant 0"),
     ("is-one", "is-one(?a)", "?a is a uniform constant 1"),
-    ("nonzero", "nonzero(?a)", "?a is a uniform finite constant other than 0"),
-    ("positive", "positive(?a)", "?a is a uniform finite constant greater than 0"),
+    (
+        "nonzero",
+        "nonzero(?a)",
+        "?a is a uniform finite constant other than 0",
+    ),
+    (
+        "positive",
+        "positive(?a)",
+        "?a is a uniform finite constant greater than 0",
+    ),
     ("is-float", "is-float(?a)", "?a's dtype is f64 or f32"),
     ("is-int", "is-int(?a)", "?a's dtype is i64"),
-    ("not-bool", "not-bool(?a)", "?a's dtype is a number type (not bool)"),
+    (
+        "not-bool",
+        "not-bool(?a)",
+        "?a's dtype is a number type (not bool)",
+    ),
     ("is-scalar", "is-scalar(?a)", "?a has no axes"),
     ("ndim", "ndim(?a, N)", "?a has exactly N axes"),
-    ("no-unknown-dims", "no-unknown-dims(?a)", "no size of ?a's shape is unknown"),
+    (
+        "no-unknown-dims",
+        "no-unknown-dims(?a)",
+        "no size of ?a's shape is unknown",
+    ),
 ];
 
 /// A condition of a rule: a named predicate over pattern variables.

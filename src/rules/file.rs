@@ -292,14 +292,13 @@ fn split_rules(text: &str, cx: &mut Ctx<'_>) -> Vec<Vec<At>> {
             }
             match c {
                 '(' => open.push((ln, col)),
-                ')' => {
-                    if open.pop().is_none() {
-                        if !poisoned {
-                            cx.syntax(ln, col, "unbalanced parentheses: this ')' closes nothing");
-                        }
-                        poisoned = true;
-                        continue;
+                // The guard pops the matching '(' when there is one.
+                ')' if open.pop().is_none() => {
+                    if !poisoned {
+                        cx.syntax(ln, col, "unbalanced parentheses: this ')' closes nothing");
                     }
+                    poisoned = true;
+                    continue;
                 }
                 _ => {}
             }
@@ -367,7 +366,11 @@ fn read_trees(toks: &[Tok], cx: &mut Ctx<'_>) -> Option<Vec<Tree>> {
                 loop {
                     match toks.get(*i) {
                         None => {
-                            cx.syntax(t.line, t.col, "unbalanced parentheses: this '(' is never closed");
+                            cx.syntax(
+                                t.line,
+                                t.col,
+                                "unbalanced parentheses: this '(' is never closed",
+                            );
                             return None;
                         }
                         Some(c) if c.text == ")" => {
@@ -379,7 +382,11 @@ fn read_trees(toks: &[Tok], cx: &mut Ctx<'_>) -> Option<Vec<Tree>> {
                 }
             }
             ")" => {
-                cx.syntax(t.line, t.col, "unbalanced parentheses: this ')' closes nothing");
+                cx.syntax(
+                    t.line,
+                    t.col,
+                    "unbalanced parentheses: this ')' closes nothing",
+                );
                 None
             }
             "," => {
@@ -412,7 +419,8 @@ fn check_tree(t: &Tree, in_type: bool, vars: &mut Vec<(Var, Tok)>, cx: &mut Ctx<
             }
             match TNode::from_op(s, Vec::new()) {
                 Ok(TNode {
-                    head: Head::Size(_), ..
+                    head: Head::Size(_),
+                    ..
                 }) if !in_type => {
                     let span = cx.at(tok);
                     cx.errors.push(RuleError::UnknownName {
@@ -440,7 +448,8 @@ fn check_tree(t: &Tree, in_type: bool, vars: &mut Vec<(Var, Tok)>, cx: &mut Ctx<
             let dummy = vec![Id::from(0usize); args.len()];
             let is_type = match TNode::from_op(&h.text, dummy) {
                 Ok(TNode {
-                    head: Head::Type(_), ..
+                    head: Head::Type(_),
+                    ..
                 }) => true,
                 Ok(_) => false,
                 Err(e) => {
@@ -525,12 +534,20 @@ fn conditions(toks: &[Tok], at: &Tok, cx: &mut Ctx<'_>) -> Option<Vec<(Cond, Tok
     while i < toks.len() {
         let name = toks[i].clone();
         if matches!(name.text.as_str(), "(" | ")" | ",") {
-            cx.syntax(name.line, name.col, "expected a predicate name, e.g. same-shape(?a, ?b)");
+            cx.syntax(
+                name.line,
+                name.col,
+                "expected a predicate name, e.g. same-shape(?a, ?b)",
+            );
             return None;
         }
         i += 1;
         if toks.get(i).map(|t| t.text.as_str()) != Some("(") {
-            cx.syntax(name.line, name.col, format!("expected '(' after the predicate '{}'", name.text));
+            cx.syntax(
+                name.line,
+                name.col,
+                format!("expected '(' after the predicate '{}'", name.text),
+            );
             return None;
         }
         i += 1;
@@ -546,7 +563,11 @@ fn conditions(toks: &[Tok], at: &Tok, cx: &mut Ctx<'_>) -> Option<Vec<(Cond, Tok
                 ")" => break,
                 "," => continue,
                 "(" => {
-                    cx.syntax(t.line, t.col, "a condition's arguments are variables or integers");
+                    cx.syntax(
+                        t.line,
+                        t.col,
+                        "a condition's arguments are variables or integers",
+                    );
                     return None;
                 }
                 s => {
@@ -570,7 +591,8 @@ fn conditions(toks: &[Tok], at: &Tok, cx: &mut Ctx<'_>) -> Option<Vec<(Cond, Tok
             Ok(_) => ok = false,
             Err(CondError::Unknown(n)) => {
                 let span = cx.at(&name);
-                cx.errors.push(RuleError::UnknownPredicate { span, name: n });
+                cx.errors
+                    .push(RuleError::UnknownPredicate { span, name: n });
                 ok = false;
             }
             Err(CondError::Args(msg)) => {
@@ -606,13 +628,22 @@ fn parse_one(chars: &[At], cx: &mut Ctx<'_>) -> Vec<Rule> {
         cx.syntax(line, col, "expected 'NAME: LHS => RHS'");
         return Vec::new();
     };
-    let name: String = chars[..colon].iter().map(|a| a.c).collect::<String>().trim().to_string();
+    let name: String = chars[..colon]
+        .iter()
+        .map(|a| a.c)
+        .collect::<String>()
+        .trim()
+        .to_string();
     if name.is_empty()
         || !name
             .chars()
             .all(|c| c.is_alphanumeric() || c == '-' || c == '_' || c == '.')
     {
-        cx.syntax(line, col, format!("bad rule name '{name}' (use kebab-case words)"));
+        cx.syntax(
+            line,
+            col,
+            format!("bad rule name '{name}' (use kebab-case words)"),
+        );
         return Vec::new();
     }
     let toks = tokenize(&chars[colon + 1..]);
