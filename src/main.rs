@@ -121,6 +121,11 @@ enum Command {
         #[command(flatten)]
         opt: OptArgs,
     },
+    /// Rule files: `eqscan rules check PATH ...`.
+    Rules {
+        #[command(subcommand)]
+        action: RulesAction,
+    },
     /// Print the program's graph (or its saturated e-graph) as Graphviz.
     Dot {
         /// The program file (.sexp).
@@ -130,6 +135,18 @@ enum Command {
         egraph: bool,
         #[command(flatten)]
         opt: OptArgs,
+    },
+}
+
+#[derive(Subcommand)]
+enum RulesAction {
+    /// Parse rule files and test each rule for soundness by evaluating both
+    /// sides on random tensors and edge values; exit 1 if any rule is
+    /// unsound or changes a type or shape.
+    Check {
+        /// Rule files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
     },
 }
 
@@ -226,8 +243,23 @@ fn load_rewrites(
     Vec<egg::Rewrite<eqscan::lang::egraph::TNode, eqscan::rules::analysis::TensorAnalysis>>,
     UserError,
 > {
-    let _ = &opt.rules;
-    Ok(Vec::new())
+    let rules = if opt.rules.is_empty() {
+        eqscan::rules::defaults::default_rules()
+    } else {
+        eqscan::rules::load_rules(&opt.rules)
+    };
+    rules
+        .map(|r| eqscan::rules::to_rewrites(&r))
+        .map_err(|errors| UserError(rule_errors(&errors)))
+}
+
+/// Every rule error, one per line (each names FILE:LINE:COL).
+fn rule_errors(errors: &[eqscan::rules::RuleError]) -> String {
+    errors
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Optimizes `p`, with sizes from `dims` for the cost model.
@@ -281,6 +313,34 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                 emit_fmt!("{}", print_program(&report.program));
             }
             Ok(())
+        }
+        Command::Rules {
+            action: RulesAction::Check { paths },
+        } => {
+            let rules =
+                eqscan::rules::load_rules(&paths).map_err(|e| UserError(rule_errors(&e)))?;
+            let findings = eqscan::rules::check_rules(&rules);
+            for (name, cx) in &findings {
+                let at = rules
+                    .iter()
+                    .find(|r| &r.name == name)
+                    .map(|r| format!("{}:{}:{}: ", r.file, r.line, r.col))
+                    .unwrap_or_default();
+                emitln!("{at}{name}: {cx}");
+            }
+            if findings.is_empty() {
+                emitln!(
+                    "{} rules checked: all sound, none changes a type or shape",
+                    rules.len()
+                );
+                Ok(())
+            } else {
+                Err(UserError(format!(
+                    "{} of {} rules are unsound or change a type or shape",
+                    findings.len(),
+                    rules.len()
+                )))
+            }
         }
         Command::Explain { prog, opt } => {
             let file = prog.display().to_string();

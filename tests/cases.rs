@@ -30,7 +30,27 @@ const GROUPS: &[&str] = &["ops", "scan"];
 /// (e.g. `("optimized", optimized)` once the optimizer exists), and every
 /// case then runs in it too.
 type Prepare = fn(&Program) -> Result<Program, String>;
-const MODES: &[(&str, Prepare)] = &[("unoptimized", unoptimized), ("term", via_term)];
+const MODES: &[(&str, Prepare)] = &[
+    ("unoptimized", unoptimized),
+    ("term", via_term),
+    ("optimized", optimized),
+];
+
+/// Saturated with the shipped rules and extracted by the cost model; the
+/// optimized program must never cost more than the original.
+fn optimized(p: &Program) -> Result<Program, String> {
+    let rewrites = eqscan::rules::defaults::default_rewrites()
+        .map_err(|e| format!("{} rule errors", e.len()))?;
+    let model = eqscan::extract::cost::CostModel::default();
+    let report = eqscan::optimize::optimize(p, &rewrites, &Default::default(), &model)?;
+    if report.cost_after > report.cost_before {
+        return Err(format!(
+            "cost went up: {} -> {}",
+            report.cost_before, report.cost_after
+        ));
+    }
+    Ok(report.program)
+}
 
 fn unoptimized(p: &Program) -> Result<Program, String> {
     Ok(p.clone())

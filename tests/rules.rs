@@ -33,10 +33,20 @@ fn every_shipped_rule_file_loads() {
 
 #[test]
 fn every_shipped_rule_passes_the_check() {
-    let mut bad = Vec::new();
-    for r in shipped() {
-        if let Err(c) = check_rule(&r, 200, 7) {
-            bad.push(format!("{} ({}:{}): {c}", r.name, r.file, r.line));
+    // The same call as `eqscan rules check rules/`, and two more seeds.
+    let rules = shipped();
+    let mut bad: Vec<String> = eqscan::rules::check_rules(&rules)
+        .into_iter()
+        .map(|(name, c)| format!("{name}: {c}"))
+        .collect();
+    for seed in [7, 99] {
+        for r in &rules {
+            if let Err(c) = check_rule(r, 200, seed) {
+                bad.push(format!(
+                    "{} ({}:{}, seed {seed}): {c}",
+                    r.name, r.file, r.line
+                ));
+            }
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));

@@ -175,6 +175,25 @@ fn library(name: &'static str) {
     check_outputs(&w, &outputs);
 }
 
+/// Optimized with the shipped rules, the program still gives reference.py's
+/// outputs, and costs no more than as written.
+fn optimized(name: &'static str) {
+    let w = load(name);
+    let rewrites = eqscan::rules::defaults::default_rewrites().expect("shipped rules load");
+    let model = eqscan::extract::cost::CostModel::with_dims(w.dims.clone());
+    let report = eqscan::optimize::optimize(&w.program, &rewrites, &Default::default(), &model)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(
+        report.cost_after <= report.cost_before,
+        "{name}: cost went up: {} -> {}",
+        report.cost_before,
+        report.cost_after
+    );
+    let outputs = run_program(&report.program, fixture_inputs(&w), &w.dims)
+        .unwrap_or_else(|e| panic!("{}", e.located(&format!("{name} (optimized)"))));
+    check_outputs(&w, &outputs);
+}
+
 fn generated_inputs(name: &'static str) {
     let w = load(name);
     let generated = generate_inputs(&w.program, &w.dims, &scales(name))
@@ -228,6 +247,10 @@ macro_rules! workloads {
             #[test]
             fn library() {
                 super::library(stringify!($name));
+            }
+            #[test]
+            fn optimized() {
+                super::optimized(stringify!($name));
             }
             #[test]
             fn generated_inputs() {

@@ -16,7 +16,8 @@
 //! for rules that use `exp`, "large" is 20 instead of 1e6 (real-number
 //! identities such as exp(a+b) = exp(a)·exp(b) fail only by overflowing).
 //! The tolerance is NumPy-like (rtol 1e-6, atol 1e-9, NaN equals NaN) plus
-//! a rounding allowance of 64 ulps of the largest result, in the lowest
+//! a rounding allowance of 64 ulps of the largest value or product of
+//! values involved (inputs, subterms, results), in the lowest
 //! float precision involved, as reassociation legitimately rounds
 //! differently; integers and booleans compare exactly.
 //!
@@ -439,6 +440,10 @@ fn close(a: &Value, b: &Value, inputs: &[Value], inter: &[Value]) -> bool {
         .chain(y.iter().copied())
         .filter(|v| v.is_finite())
         .fold(0.0f64, |m, v| m.max(v.abs()));
+    // A product inside an op (the terms of a dot's sum) can reach big²
+    // before the sum cancels it: reassociating such sums rounds at that
+    // magnitude, not at the result's.
+    let big = big.max(big * big);
     let atol = 1e-9 + 64.0 * eps(low) * big;
     let rtol = 1e-6f64.max(64.0 * eps(low));
     x.iter().zip(y.iter()).all(|(p, q)| {

@@ -4,16 +4,25 @@
 //! Owns: the list of shipped rule files. Must not: define rules (they are
 //! data, in `rules/*.rules`).
 
-use super::file::{parse_rules, Rule, RuleError};
-use super::conditions::to_rewrites;
 use super::analysis::TensorAnalysis;
+use super::conditions::to_rewrites;
+use super::file::{parse_rules, Rule, RuleError};
 use crate::lang::egraph::TNode;
 
 /// `(file name, text)` of every shipped rule file, in load order.
 pub const DEFAULT_RULE_FILES: &[(&str, &str)] = &[
-    ("rules/algebra.rules", include_str!("../../rules/algebra.rules")),
-    ("rules/linalg.rules", include_str!("../../rules/linalg.rules")),
-    ("rules/reductions.rules", include_str!("../../rules/reductions.rules")),
+    (
+        "rules/algebra.rules",
+        include_str!("../../rules/algebra.rules"),
+    ),
+    (
+        "rules/linalg.rules",
+        include_str!("../../rules/linalg.rules"),
+    ),
+    (
+        "rules/reductions.rules",
+        include_str!("../../rules/reductions.rules"),
+    ),
 ];
 
 /// The shipped rules.
