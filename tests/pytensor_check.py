@@ -62,6 +62,7 @@ check('scan_mixed_outputs', lambda s, n: S(lambda x, a, m2, m1, w: (x*w, a + x, 
 check('scan_go_backwards_nitsot', lambda s, n: S(lambda x: pt.exp(x)*3.0, sequences=[s['X']], go_backwards=True))
 check('scan_go_backwards_sitsot', lambda s, n: S(lambda x, a: a*0.5 + x, sequences=[s['X']], outputs_info=[s['a0']], go_backwards=True))
 check('scan_go_backwards_n_steps', lambda s, n: S(lambda x, a: a*0.5 + x, sequences=[s['X']], outputs_info=[s['a0']], n_steps=4, go_backwards=True))
+check('scan_go_backwards_mitsot', lambda s, n: S(lambda x, a, b: x + (b - 0.5*a), sequences=[s['X']], outputs_info=[dict(initial=s['I'], taps=[-2, -1])], go_backwards=True))
 check('scan_go_backwards_taps', lambda s, n: S(lambda a, b: b - 2.0*a, sequences=[dict(input=s['X'], taps=[-1, 0])], go_backwards=True))
 check('scan_go_backwards_taps_n_steps', lambda s, n: S(lambda a, b: b - 2.0*a, sequences=[dict(input=s['X'], taps=[-1, 0])], n_steps=3, go_backwards=True))
 check('scan_n_steps_shorter', lambda s, n: S(lambda x, a: (a + x, x*a), sequences=[s['X']], outputs_info=[s['a0'], None], n_steps=4))
