@@ -4,7 +4,7 @@
 //! their declared types, symbolic sizes bound from input shapes or given
 //! sizes, nodes evaluated in graph order (each value dropped after its last
 //! use), and `scan` with exactly `pytensor.scan`'s semantics: sequences
-//! tap-sliced, cut to `n_steps` and then reversed when going backwards;
+//! tap-sliced, reversed when going backwards, then cut to `n_steps`;
 //! states read at their taps from the init rows and the steps computed so
 //! far; outputs holding every step without the initial values.
 //! Must not: rewrite programs.
