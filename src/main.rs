@@ -157,6 +157,9 @@ struct OptArgs {
     /// the same as the repository's rules/ folder).
     #[arg(long = "rules", value_name = "PATH")]
     rules: Vec<PathBuf>,
+    /// Saturate with the rule files only, without the Scan rewrites.
+    #[arg(long)]
+    no_scan_rules: bool,
     /// Stop saturating after N iterations.
     #[arg(long, value_name = "N", default_value_t = Limits::default().iter_limit)]
     iter_limit: usize,
@@ -249,7 +252,7 @@ fn load_rewrites(
         eqscan::rules::load_rules(&opt.rules)
     };
     rules
-        .map(|r| eqscan::rules::to_rewrites(&r))
+        .map(|r| eqscan::optimize::rewrites(&r, !opt.no_scan_rules))
         .map_err(|errors| UserError(rule_errors(&errors)))
 }
 

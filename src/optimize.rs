@@ -67,6 +67,26 @@ impl Report {
     }
 }
 
+/// The rewrites of the optimizer: the algebraic `rules` (from rule files)
+/// followed by the Scan rewrites ([`crate::scan_rules`]) unless `scan_rules`
+/// is false.
+pub fn rewrites(
+    rules: &[crate::rules::Rule],
+    scan_rules: bool,
+) -> Vec<Rewrite<TNode, TensorAnalysis>> {
+    let mut r = crate::rules::to_rewrites(rules);
+    if scan_rules {
+        r.extend(crate::scan_rules::scan_rewrites());
+    }
+    r
+}
+
+/// The shipped rule sets and the Scan rewrites.
+pub fn default_rewrites(
+) -> Result<Vec<Rewrite<TNode, TensorAnalysis>>, Vec<crate::rules::RuleError>> {
+    Ok(rewrites(&crate::rules::defaults::default_rules()?, true))
+}
+
 /// Above this many e-classes, extraction is by tree cost (linear), judged
 /// on the DAG measure: the greedy DAG extractor keeps a set of classes per
 /// class, which grows quadratically on long chains.

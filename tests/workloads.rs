@@ -179,7 +179,7 @@ fn library(name: &'static str) {
 /// outputs, and costs no more than as written.
 fn optimized(name: &'static str) {
     let w = load(name);
-    let rewrites = eqscan::rules::defaults::default_rewrites().expect("shipped rules load");
+    let rewrites = eqscan::optimize::default_rewrites().expect("shipped rules load");
     let model = eqscan::extract::cost::CostModel::with_dims(w.dims.clone());
     let report = eqscan::optimize::optimize(&w.program, &rewrites, &Default::default(), &model)
         .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -70,6 +70,18 @@ pub struct TensorAnalysis {
     /// Per rule, the rewrites refused because the two sides' types or
     /// shapes differed (counted by the rule appliers).
     pub refused: std::collections::BTreeMap<String, usize>,
+    /// When saturation must stop: appliers that do much work per match
+    /// (the Scan rewrites) check it, so one rule's matches cannot overrun
+    /// the time limit egg checks only between rules.
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl TensorAnalysis {
+    /// True once the saturation deadline has passed.
+    pub fn out_of_time(&self) -> bool {
+        self.deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+    }
 }
 
 /// Reads a literal attribute child.

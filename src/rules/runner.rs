@@ -69,7 +69,10 @@ pub fn saturate(
 ) -> Result<Saturation, String> {
     let expr = program_to_expr(p)?;
     let start = Instant::now();
-    let mut egraph = EGraph::new(TensorAnalysis::default());
+    let mut egraph = EGraph::new(TensorAnalysis {
+        deadline: Some(start + limits.time_limit),
+        ..TensorAnalysis::default()
+    });
     if explanations {
         egraph = egraph.with_explanations_enabled();
     }
