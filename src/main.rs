@@ -107,6 +107,9 @@ enum Command {
     Optimize {
         /// The program file (.sexp).
         prog: PathBuf,
+        /// The size the cost model gives a symbolic size (default 1000).
+        #[arg(long = "dim", value_name = "NAME=N", value_parser = name_usize)]
+        dims: Vec<(String, usize)>,
         #[command(flatten)]
         opt: OptArgs,
         /// Print the JSON report of SPEC §3 instead of the program.
@@ -118,6 +121,9 @@ enum Command {
     Explain {
         /// The program file (.sexp).
         prog: PathBuf,
+        /// The size the cost model gives a symbolic size (default 1000).
+        #[arg(long = "dim", value_name = "NAME=N", value_parser = name_usize)]
+        dims: Vec<(String, usize)>,
         #[command(flatten)]
         opt: OptArgs,
     },
@@ -266,6 +272,11 @@ fn rule_errors(errors: &[eqscan::rules::RuleError]) -> String {
 }
 
 /// Optimizes `p`, with sizes from `dims` for the cost model.
+/// `--dim NAME=N` pairs as the cost model's sizes.
+fn dims_of(dims: &[(String, usize)]) -> Dims {
+    dims.iter().map(|(k, v)| (k.clone(), *v as i64)).collect()
+}
+
 fn optimize_program(
     p: &Program,
     opt: &OptArgs,
@@ -304,12 +315,17 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             emit_fmt!("{}", print_program(&p));
             Ok(())
         }
-        Command::Optimize { prog, opt, json } => {
+        Command::Optimize {
+            prog,
+            dims,
+            opt,
+            json,
+        } => {
             let file = prog.display().to_string();
             let t0 = Instant::now();
             let p = load_program(&prog)?;
             let parse_ms = t0.elapsed().as_secs_f64() * 1e3;
-            let report = optimize_program(&p, &opt, &Dims::new(), &file)?;
+            let report = optimize_program(&p, &opt, &dims_of(&dims), &file)?;
             if json {
                 emitln!("{}", report.to_json(parse_ms));
             } else {
@@ -345,13 +361,13 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                 )))
             }
         }
-        Command::Explain { prog, opt } => {
+        Command::Explain { prog, dims, opt } => {
             let file = prog.display().to_string();
             let p = load_program(&prog)?;
             let rewrites = load_rewrites(&opt)?;
             let fail = |e: String| UserError(format!("{file}: {e}"));
             let mut sat = saturate(&p, &rewrites, &opt.limits(), true).map_err(fail)?;
-            let model = CostModel::default();
+            let model = CostModel::with_dims(dims_of(&dims));
             let (_, best) = eqscan::optimize::extract(&sat.egraph, sat.root, &model);
             let original = eqscan::lang::egraph::program_to_expr(&p).map_err(fail)?;
             let best_id = sat.egraph.add_expr(&best);
