@@ -51,6 +51,9 @@ pub struct Plan<'a> {
     sources: &'a [Source],
     /// Per source: class → (cost, the chosen node).
     choice: Vec<BTreeMap<Id, (usize, TNode)>>,
+    /// Per source: class → the size of its smallest allowed term (a
+    /// replaced class included).
+    costs: Vec<BTreeMap<Id, usize>>,
 }
 
 fn is_scan(n: &TNode) -> Option<usize> {
@@ -75,6 +78,7 @@ impl<'a> Plan<'a> {
         let mut plan = Plan {
             sources,
             choice: vec![BTreeMap::new(); sources.len()],
+            costs: vec![BTreeMap::new(); sources.len()],
         };
         // The closure of each source, without crossing replaced classes.
         let mut closure: Vec<BTreeSet<Id>> = vec![BTreeSet::new(); sources.len()];
@@ -102,80 +106,128 @@ impl<'a> Plan<'a> {
                 }
             }
         }
-        // Bellman-Ford on node counts until nothing improves.
-        loop {
-            let mut changed = false;
-            for (s, cl) in closure.iter().enumerate() {
-                for &c in cl {
-                    let best = plan.best_node(egraph, s, c);
-                    if best.0 < plan.cost(egraph, s, c) {
-                        let mut node = egraph[c].nodes[best.1].clone();
-                        for ch in node.children.iter_mut() {
-                            *ch = egraph.find(*ch);
-                        }
-                        plan.choice[s].insert(c, (best.0, node));
-                        changed = true;
-                    }
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+        plan.choose(egraph, &closure);
         plan
     }
 
-    /// The cost of class `c` in source `s` (`INF`: no allowed term).
+    /// Knuth's generalization of Dijkstra's algorithm to AND-OR graphs:
+    /// classes are settled in order of their smallest term's size, a node
+    /// becomes available once all its children are settled. Linear in the
+    /// size of the closure (times a log), and the chosen terms are acyclic
+    /// (a node is chosen only after all its children).
+    fn choose(&mut self, egraph: &EGraph, closure: &[BTreeSet<Id>]) {
+        use std::cmp::Reverse;
+        use std::collections::{BinaryHeap, HashMap};
+        struct Cand {
+            vert: usize,
+            base: usize,
+            pending: usize,
+            sum: usize,
+            node: Option<usize>,
+        }
+        let verts: Vec<(usize, Id)> = closure
+            .iter()
+            .enumerate()
+            .flat_map(|(s, cl)| cl.iter().map(move |c| (s, *c)))
+            .collect();
+        let index: HashMap<(usize, Id), usize> =
+            verts.iter().enumerate().map(|(i, v)| (*v, i)).collect();
+        let mut cands: Vec<Cand> = Vec::new();
+        let mut parents: Vec<Vec<usize>> = vec![Vec::new(); verts.len()];
+        let mut add = |cands: &mut Vec<Cand>, v: usize, base, node, children: Vec<usize>| {
+            let id = cands.len();
+            for ch in &children {
+                parents[*ch].push(id);
+            }
+            cands.push(Cand {
+                vert: v,
+                base,
+                pending: children.len(),
+                sum: 0,
+                node,
+            });
+        };
+        let target_child = |t: &Target| -> Option<Option<usize>> {
+            match t {
+                Target::From(s2, c2) => index.get(&(*s2, egraph.find(*c2))).map(|i| Some(*i)),
+                _ => Some(None),
+            }
+        };
+        for (v, &(s, c)) in verts.iter().enumerate() {
+            let src = &self.sources[s];
+            if let Some(t) = src.replace.get(&c) {
+                if let Some(ch) = target_child(t) {
+                    add(&mut cands, v, 0, None, ch.into_iter().collect());
+                }
+                continue;
+            }
+            for (i, n) in egraph[c].nodes.iter().enumerate() {
+                if let Head::Arg(k, _) = &n.head {
+                    if let Some(Some(t)) = src.params.get(*k) {
+                        if let Some(ch) = target_child(t) {
+                            add(&mut cands, v, 1, Some(i), ch.into_iter().collect());
+                        }
+                    }
+                    continue;
+                }
+                if let Some(nb) = is_scan(n) {
+                    if n.children[..nb]
+                        .iter()
+                        .any(|b| !matches!(egraph[*b].data.kind, Kind::Value(_)))
+                    {
+                        continue;
+                    }
+                }
+                let kids = scoped_children(n);
+                if kids
+                    .iter()
+                    .any(|ch| matches!(egraph[*ch].data.kind, Kind::Invalid(_)))
+                {
+                    continue;
+                }
+                let children: Option<Vec<usize>> = kids
+                    .iter()
+                    .map(|ch| index.get(&(s, egraph.find(*ch))).copied())
+                    .collect();
+                if let Some(children) = children {
+                    add(&mut cands, v, 1, Some(i), children);
+                }
+            }
+        }
+        let mut heap: BinaryHeap<Reverse<(usize, usize, usize)>> = cands
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.pending == 0)
+            .map(|(i, c)| Reverse((c.base, c.vert, i)))
+            .collect();
+        let mut settled = vec![false; verts.len()];
+        while let Some(Reverse((cost, v, ci))) = heap.pop() {
+            if settled[v] {
+                continue;
+            }
+            settled[v] = true;
+            let (s, c) = verts[v];
+            self.costs[s].insert(c, cost);
+            if let Some(i) = cands[ci].node {
+                let mut node = egraph[c].nodes[i].clone();
+                for ch in node.children.iter_mut() {
+                    *ch = egraph.find(*ch);
+                }
+                self.choice[s].insert(c, (cost, node));
+            }
+            for &p in &parents[v] {
+                let cand = &mut cands[p];
+                cand.pending -= 1;
+                cand.sum = cand.sum.saturating_add(cost);
+                if cand.pending == 0 && !settled[cand.vert] {
+                    heap.push(Reverse((cand.base.saturating_add(cand.sum), cand.vert, p)));
+                }
+            }
+        }
+    }
+
     fn cost(&self, egraph: &EGraph, s: usize, c: Id) -> usize {
-        let c = egraph.find(c);
-        if let Some(t) = self.sources[s].replace.get(&c) {
-            return self.target_cost(egraph, t);
-        }
-        self.choice[s].get(&c).map(|x| x.0).unwrap_or(INF)
-    }
-
-    fn target_cost(&self, egraph: &EGraph, t: &Target) -> usize {
-        match t {
-            Target::Param(_) | Target::Closed(_) => 0,
-            Target::From(s2, c) => self.cost(egraph, *s2, *c),
-        }
-    }
-
-    fn node_cost(&self, egraph: &EGraph, s: usize, n: &TNode) -> usize {
-        if let Head::Arg(k, _) = &n.head {
-            return match self.sources[s].params.get(*k) {
-                Some(Some(t)) => self.target_cost(egraph, t).saturating_add(1),
-                _ => INF,
-            };
-        }
-        let mut total: usize = 1;
-        if let Some(nb) = is_scan(n) {
-            // A nested scan's body must be a value.
-            if n.children[..nb]
-                .iter()
-                .any(|b| !matches!(egraph[*b].data.kind, Kind::Value(_)))
-            {
-                return INF;
-            }
-        }
-        for ch in scoped_children(n) {
-            if matches!(egraph[*ch].data.kind, Kind::Invalid(_)) {
-                return INF;
-            }
-            total = total.saturating_add(self.cost(egraph, s, *ch));
-        }
-        total
-    }
-
-    fn best_node(&self, egraph: &EGraph, s: usize, c: Id) -> (usize, usize) {
-        let mut best = (INF, 0);
-        for (i, n) in egraph[c].nodes.iter().enumerate() {
-            let k = self.node_cost(egraph, s, n);
-            if k < best.0 {
-                best = (k, i);
-            }
-        }
-        best
+        self.costs[s].get(&egraph.find(c)).copied().unwrap_or(INF)
     }
 
     /// The node chosen for class `c` of source `s` (children canonical).
