@@ -38,6 +38,8 @@ pub struct NewOutput {
     pub step_type: Type,
     /// Its body: a class of a source body.
     pub body: (usize, Id),
+    /// The last steps it keeps (`None`: all).
+    pub keep: Option<usize>,
 }
 
 /// A scan to build. Provisional parameter numbers follow the layout of
@@ -100,6 +102,7 @@ impl NewScan {
                 init: scan.init_outer(i),
                 step_type: Type::new(t.dtype, t.shape.get(1..)?.to_vec()),
                 body: (0, scan.body[i]),
+                keep: scan.sig.kept(i),
             });
         }
         let mut non_seqs = Vec::new();
@@ -325,6 +328,11 @@ impl NewScan {
             n_non_seqs: kept_ns.len(),
             has_n_steps: n_steps.is_some(),
             go_backwards: self.go_backwards,
+            keep: if self.outputs.iter().any(|o| o.keep.is_some()) {
+                self.outputs.iter().map(|o| o.keep).collect()
+            } else {
+                Vec::new()
+            },
         };
         Some(egraph.add(TNode {
             head: Head::Scan(sig),

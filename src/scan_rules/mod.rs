@@ -24,6 +24,7 @@
 //! | `scan-merge` | independent loops with the same steps and direction become one |
 //! | `scan-fuse` | a map over another loop's output reads that loop's step value |
 //! | `scan-to-reduction` | `state ⊕ f(x_t)` read only at its end is a reduction; read at every step, a cumsum / cumprod |
+//! | `scan-save-mem` | an output read only at `-m` from its end keeps its last steps only (`(keep K)`) |
 
 pub mod body;
 pub mod build;
@@ -36,6 +37,7 @@ pub mod merge_outputs;
 pub mod push_out_nonseq;
 pub mod push_out_output;
 pub mod push_out_seq;
+pub mod save_mem;
 pub mod scan_node;
 pub mod tidy_inputs;
 pub mod to_reduction;
@@ -103,6 +105,7 @@ pub fn scan_rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
         fuse::rewrite(),
         to_reduction::rewrite(),
         to_reduction::rewrite_every_step(),
+        save_mem::rewrite(),
     ]
     .into_iter()
     .filter_map(Result::ok)

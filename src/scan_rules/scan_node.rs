@@ -126,8 +126,7 @@ impl ScanNode {
 
     /// The step count, when the analysis knows it.
     pub fn steps(&self, egraph: &EGraph) -> Option<Dim> {
-        let tys = self.output_types(egraph)?;
-        let d = tys.first()?.shape.first()?.clone();
+        let d = crate::rules::analysis::scan_steps(egraph, &self.sig, &self.args);
         (d != Dim::Unknown).then_some(d)
     }
 
