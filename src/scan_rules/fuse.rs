@@ -65,6 +65,8 @@ fn fuse(egraph: &mut EGraph, consumer: &ScanNode, rule: Symbol) -> Vec<Id> {
             }
             for producer in ScanNode::all_in(egraph, p).iter().take(MAX_VARIANTS) {
                 if producer.sig.go_backwards
+                    || !producer.sig.keep.is_empty()
+                    || !consumer.sig.keep.is_empty()
                     || producer.body.len() + consumer.body.len() > MAX_MERGED_OUTPUTS
                     || computes_any(egraph, producer, consumer)
                     || producer.steps(egraph) != consumer.steps(egraph)

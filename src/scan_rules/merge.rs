@@ -7,6 +7,9 @@
 //! loop's. Step counts are equal when the analysis gives both loops the
 //! same size (the same constant or the same symbol).
 //!
+//! Loops that keep only their last steps (`scan-save-mem` variants) are not
+//! merged: their full versions are, and save-mem applies to the result.
+//!
 //! Does not fire on: loops where one reads the other (directly or through
 //! other values: merging would make a cycle), different step counts or
 //! directions, loops nested in a body (only loops whose inputs are
@@ -14,21 +17,80 @@
 
 use super::build::NewScan;
 use super::scan_node::ScanNode;
-use super::{computes_any, proj, union_checked, ScanClasses, MAX_MERGED_OUTPUTS};
+use super::{computes_any, proj, union_checked, MAX_MERGED_OUTPUTS};
 use crate::lang::egraph::{Head, TNode};
 use crate::rules::analysis::{EGraph, TensorAnalysis};
 use egg::{Applier, Id, PatternAst, Rewrite, Subst, Symbol, Var};
 use std::collections::BTreeSet;
 
 /// Loop variants of each class that are paired, at most.
-const PAIRED_VARIANTS: usize = 2;
+const PAIRED_VARIANTS: usize = 1;
+
+/// Matches once per e-graph (the root's class): the applier pairs every
+/// two loops itself, so the classes valid at the top level are computed
+/// once per iteration, not once per loop.
+struct Once;
+
+impl egg::Searcher<TNode, TensorAnalysis> for Once {
+    fn search_eclass_with_limit(
+        &self,
+        egraph: &EGraph,
+        eclass: Id,
+        limit: usize,
+    ) -> Option<egg::SearchMatches<'_, TNode>> {
+        let first_scan = egraph
+            .classes()
+            .filter(|c| c.nodes.iter().any(|n| matches!(n.head, Head::Scan(_))))
+            .map(|c| c.id)
+            .min()?;
+        (limit > 0 && egraph.find(eclass) == first_scan).then(|| egg::SearchMatches {
+            eclass,
+            substs: vec![Subst::default()],
+            ast: None,
+        })
+    }
+
+    fn search_with_limit(
+        &self,
+        egraph: &EGraph,
+        limit: usize,
+    ) -> Vec<egg::SearchMatches<'_, TNode>> {
+        let first_scan = egraph
+            .classes()
+            .filter(|c| c.nodes.iter().any(|n| matches!(n.head, Head::Scan(_))))
+            .map(|c| c.id)
+            .min();
+        match first_scan {
+            Some(c) if limit > 0 => self
+                .search_eclass_with_limit(egraph, c, limit)
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        Vec::new()
+    }
+}
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    Rewrite::new("scan-merge", ScanClasses, Merge)
+    Rewrite::new("scan-merge", Once, Merge)
 }
 
 struct Merge;
+
+/// True when `a` and `b` are one loop that keeps different steps of its
+/// outputs (save-mem variants): merging them would compute it twice.
+fn same_loop(a: &ScanNode, b: &ScanNode) -> bool {
+    let strip = |s: &ScanNode| {
+        let mut sig = s.sig.clone();
+        sig.keep.clear();
+        sig
+    };
+    a.body == b.body && a.args == b.args && strip(a) == strip(b)
+}
 
 /// Every class reachable from `from` through any node's children.
 pub fn reachable(egraph: &EGraph, from: &[Id]) -> BTreeSet<Id> {
@@ -133,53 +195,57 @@ impl Applier<TNode, TensorAnalysis> for Merge {
     fn apply_one(
         &self,
         egraph: &mut EGraph,
-        eclass: Id,
+        _eclass: Id,
         _subst: &Subst,
         _ast: Option<&PatternAst<TNode>>,
         rule: Symbol,
     ) -> Vec<Id> {
-        let eclass = egraph.find(eclass);
-        let others: Vec<Id> = egraph
+        let scans: Vec<Id> = egraph
             .classes()
-            .filter(|c| c.id > eclass && c.nodes.iter().any(|n| matches!(n.head, Head::Scan(_))))
+            .filter(|c| c.nodes.iter().any(|n| matches!(n.head, Head::Scan(_))))
             .map(|c| c.id)
             .collect();
-        if others.is_empty() {
+        if scans.len() < 2 {
             return Vec::new();
         }
         let closed = closed_classes(egraph);
         let top_level = |s: &ScanNode| s.args.iter().all(|a| closed.contains(a));
-        let mut changed = Vec::new();
-        let mine: Vec<ScanNode> = ScanNode::all_in(egraph, eclass)
-            .into_iter()
-            .filter(top_level)
-            .take(PAIRED_VARIANTS)
-            .collect();
-        for a in &mine {
-            let from_a = reachable(egraph, &a.args);
-            for &o in &others {
-                if from_a.contains(&o) {
-                    continue;
-                }
-                let theirs: Vec<ScanNode> = ScanNode::all_in(egraph, o)
+        let variants: Vec<Vec<ScanNode>> = scans
+            .iter()
+            .map(|c| {
+                ScanNode::all_in(egraph, *c)
                     .into_iter()
                     .filter(top_level)
                     .take(PAIRED_VARIANTS)
-                    .collect();
-                for b in &theirs {
-                    if egraph.analysis.out_of_time() {
-                        return changed;
-                    }
-                    if a.steps(egraph) != b.steps(egraph)
-                        || a.body.len() + b.body.len() > MAX_MERGED_OUTPUTS
-                        || computes_any(egraph, a, b)
-                        || a.sig.go_backwards != b.sig.go_backwards
-                        || reachable(egraph, &b.args).contains(&a.class)
-                    {
+                    .collect()
+            })
+            .collect();
+        let mut changed = Vec::new();
+        for (i, mine) in variants.iter().enumerate() {
+            for a in mine {
+                let from_a = reachable(egraph, &a.args);
+                for (j, theirs) in variants.iter().enumerate().skip(i + 1) {
+                    if from_a.contains(&scans[j]) {
                         continue;
                     }
-                    if let Some(m) = merged(egraph, a, b, None) {
-                        changed.extend(union_outputs(egraph, rule, a, b, m));
+                    for b in theirs {
+                        if egraph.analysis.out_of_time() {
+                            return changed;
+                        }
+                        if a.steps(egraph) != b.steps(egraph)
+                            || same_loop(a, b)
+                            || !a.sig.keep.is_empty()
+                            || !b.sig.keep.is_empty()
+                            || a.body.len() + b.body.len() > MAX_MERGED_OUTPUTS
+                            || computes_any(egraph, a, b)
+                            || a.sig.go_backwards != b.sig.go_backwards
+                            || reachable(egraph, &b.args).contains(&a.class)
+                        {
+                            continue;
+                        }
+                        if let Some(m) = merged(egraph, a, b, None) {
+                            changed.extend(union_outputs(egraph, rule, a, b, m));
+                        }
                     }
                 }
             }

@@ -190,4 +190,4 @@ pub const MAX_MERGED_OUTPUTS: usize = 8;
 /// Scans whose nodes a rule examines per class, at most: a class gathers
 /// one variant per rewrite that applied to it, and rules that pair scans
 /// would grow with the square of that.
-pub const MAX_VARIANTS: usize = 6;
+pub const MAX_VARIANTS: usize = 3;
