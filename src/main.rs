@@ -5,9 +5,10 @@ use clap::{Parser, Subcommand};
 use eqscan::exec::run::{bind_inputs, eval_program, generate_missing, Dims};
 use eqscan::exec::{npy, Value};
 use eqscan::extract::cost::CostModel;
+use eqscan::extract::IlpLimits;
 use eqscan::lang::parse::parse_program_bytes;
 use eqscan::lang::{print_program, Program};
-use eqscan::optimize::optimize;
+use eqscan::optimize::{optimize_with, Extractor};
 use eqscan::rules::runner::{saturate, Limits};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
@@ -175,16 +176,48 @@ struct OptArgs {
     /// Stop saturating after SECS seconds.
     #[arg(long, value_name = "SECS", default_value_t = Limits::default().time_limit.as_secs_f64())]
     time_limit: f64,
+    /// How the optimized term is extracted: greedy DAG-aware, tree, or
+    /// exact ILP (greedy when the ILP refuses the e-graph or times out).
+    #[arg(long, value_enum, default_value_t = ExtractorArg::Greedy)]
+    extractor: ExtractorArg,
+    /// Stop the ILP solver after SECS seconds (with --extractor ilp).
+    #[arg(long, value_name = "SECS", default_value_t = IlpLimits::default().time_limit.as_secs_f64())]
+    ilp_time_limit: f64,
+}
+
+/// The values of `--extractor`.
+#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
+enum ExtractorArg {
+    Greedy,
+    Tree,
+    Ilp,
 }
 
 impl OptArgs {
+    fn extractor(&self) -> Extractor {
+        match self.extractor {
+            ExtractorArg::Greedy => Extractor::Greedy,
+            ExtractorArg::Tree => Extractor::Tree,
+            ExtractorArg::Ilp => Extractor::Ilp(IlpLimits {
+                time_limit: seconds(self.ilp_time_limit),
+                ..IlpLimits::default()
+            }),
+        }
+    }
+
     fn limits(&self) -> Limits {
         Limits {
             iter_limit: self.iter_limit,
             node_limit: self.node_limit,
-            time_limit: std::time::Duration::from_secs_f64(self.time_limit.max(0.0)),
+            time_limit: seconds(self.time_limit),
         }
     }
+}
+
+/// A duration of `s` seconds: none when negative or NaN, unbounded when
+/// too large.
+fn seconds(s: f64) -> std::time::Duration {
+    std::time::Duration::try_from_secs_f64(s.max(0.0)).unwrap_or(std::time::Duration::MAX)
 }
 
 fn split_eq(s: &str) -> Result<(&str, &str), String> {
@@ -285,7 +318,8 @@ fn optimize_program(
 ) -> Result<eqscan::optimize::Report, UserError> {
     let rewrites = load_rewrites(opt)?;
     let model = CostModel::with_dims(dims.clone());
-    optimize(p, &rewrites, &opt.limits(), &model).map_err(|e| UserError(format!("{file}: {e}")))
+    optimize_with(p, &rewrites, &opt.limits(), &model, &opt.extractor())
+        .map_err(|e| UserError(format!("{file}: {e}")))
 }
 
 fn main() -> ExitCode {
@@ -368,7 +402,9 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             let fail = |e: String| UserError(format!("{file}: {e}"));
             let mut sat = saturate(&p, &rewrites, &opt.limits(), true).map_err(fail)?;
             let model = CostModel::with_dims(dims_of(&dims));
-            let (_, best) = eqscan::optimize::extract(&sat.egraph, sat.root, &model);
+            let best =
+                eqscan::optimize::extract_with(&sat.egraph, sat.root, &model, &opt.extractor())
+                    .expr;
             let original = eqscan::lang::egraph::program_to_expr(&p).map_err(fail)?;
             let best_id = sat.egraph.add_expr(&best);
             if sat.egraph.find(best_id) != sat.root {

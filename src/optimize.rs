@@ -6,6 +6,7 @@
 
 use crate::extract::cost::CostModel;
 use crate::extract::dag::{dag_cost, extract_dag};
+use crate::extract::ilp::{solve_ilp, IlpLimits};
 use crate::extract::tree::extract_tree;
 use crate::lang::egraph::TNode;
 use crate::lang::egraph::{expr_to_program, expr_to_text, program_to_expr};
@@ -45,6 +46,11 @@ pub struct Report {
     pub saturate_ms: f64,
     /// Milliseconds spent extracting and converting back.
     pub extract_ms: f64,
+    /// The extractor whose term was kept (see [`Extraction::extractor`]).
+    pub extractor: &'static str,
+    /// Why the requested extractor was not the one used, or that its term
+    /// is not proven optimal; `None` when nothing needs saying.
+    pub extractor_note: Option<String>,
 }
 
 impl Report {
@@ -62,6 +68,8 @@ impl Report {
             "cost_after": self.cost_after,
             "scans_before": self.scans_before,
             "scans_after": self.scans_after,
+            "extractor": self.extractor,
+            "extractor_note": self.extractor_note,
             "time_ms": {"parse": parse_ms, "saturate": self.saturate_ms, "extract": self.extract_ms},
         })
     }
@@ -97,13 +105,113 @@ pub fn program_cost(p: &Program, model: &CostModel) -> Result<f64, String> {
     Ok(dag_cost(&program_to_expr(p)?, model))
 }
 
-/// The best term of `root`'s class on the DAG measure.
+/// The best term of `root`'s class on the DAG measure, by the default
+/// extractor ([`Extractor::Greedy`]).
 pub fn extract(egraph: &EGraph, root: egg::Id, model: &CostModel) -> (f64, egg::RecExpr<TNode>) {
-    if egraph.number_of_classes() <= DAG_EXTRACTION_MAX_CLASSES {
-        extract_dag(egraph, root, model)
-    } else {
-        let (_, expr) = extract_tree(egraph, root, model);
-        (dag_cost(&expr, model), expr)
+    let x = extract_with(egraph, root, model, &Extractor::Greedy);
+    (x.cost, x.expr)
+}
+
+/// Which extractor picks the optimized term.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Extractor {
+    /// Greedy DAG-aware extraction (the default); tree extraction above
+    /// [`DAG_EXTRACTION_MAX_CLASSES`] classes.
+    #[default]
+    Greedy,
+    /// `egg`'s tree extraction (a shared value paid once per use), judged
+    /// on the DAG measure.
+    Tree,
+    /// Exact extraction by ILP ([`crate::extract::ilp`]) within these
+    /// limits; greedy DAG when the ILP refuses the e-graph or finds nothing
+    /// better before its time limit.
+    Ilp(IlpLimits),
+}
+
+impl Extractor {
+    /// The name `--extractor` takes: `greedy`, `tree` or `ilp`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Extractor::Greedy => "greedy",
+            Extractor::Tree => "tree",
+            Extractor::Ilp(_) => "ilp",
+        }
+    }
+}
+
+/// A term chosen by [`extract_with`].
+#[derive(Clone, Debug)]
+pub struct Extraction {
+    /// Its cost on the DAG measure ([`dag_cost`]).
+    pub cost: f64,
+    /// The term.
+    pub expr: egg::RecExpr<TNode>,
+    /// The extractor that chose it: `greedy`, `tree` or `ilp`.
+    pub extractor: &'static str,
+    /// Why that is not the extractor asked for, or that an ILP term is not
+    /// proven optimal.
+    pub note: Option<String>,
+}
+
+/// The best term of `root`'s class on the DAG measure, by `extractor`.
+pub fn extract_with(
+    egraph: &EGraph,
+    root: egg::Id,
+    model: &CostModel,
+    extractor: &Extractor,
+) -> Extraction {
+    let greedy = || {
+        if egraph.number_of_classes() <= DAG_EXTRACTION_MAX_CLASSES {
+            let (cost, expr) = extract_dag(egraph, root, model);
+            (cost, expr, "greedy", None)
+        } else {
+            let (_, expr) = extract_tree(egraph, root, model);
+            let note = format!(
+                "greedy DAG extraction skipped above {DAG_EXTRACTION_MAX_CLASSES} e-classes; \
+                 tree extraction used"
+            );
+            (dag_cost(&expr, model), expr, "tree", Some(note))
+        }
+    };
+    let (cost, expr, used, note) = match extractor {
+        Extractor::Greedy => greedy(),
+        Extractor::Tree => {
+            let (_, expr) = extract_tree(egraph, root, model);
+            (dag_cost(&expr, model), expr, "tree", None)
+        }
+        Extractor::Ilp(limits) => match solve_ilp(egraph, root, model, limits) {
+            Ok(x) if x.optimal => (x.cost, x.expr, "ilp", None),
+            Ok(x) if x.cost < x.greedy_cost => {
+                let note = format!(
+                    "ilp: time limit of {} s reached; its best term, not proven optimal, is kept",
+                    limits.time_limit.as_secs_f64()
+                );
+                (x.cost, x.expr, "ilp", Some(note))
+            }
+            Ok(_) => {
+                let (c, e, used, _) = greedy();
+                let note = format!(
+                    "ilp: time limit of {} s reached with nothing better than greedy DAG; \
+                     greedy DAG used",
+                    limits.time_limit.as_secs_f64()
+                );
+                (c, e, used, Some(note))
+            }
+            Err(e) => {
+                let (c, expr, used, fallback) = greedy();
+                let note = match fallback {
+                    Some(f) => format!("ilp: {e}; {f}"),
+                    None => format!("ilp: {e}; greedy DAG used"),
+                };
+                (c, expr, used, Some(note))
+            }
+        },
+    };
+    Extraction {
+        cost,
+        expr,
+        extractor: used,
+        note,
     }
 }
 
@@ -116,10 +224,22 @@ pub fn optimize(
     limits: &Limits,
     model: &CostModel,
 ) -> Result<Report, String> {
+    optimize_with(p, rewrites, limits, model, &Extractor::Greedy)
+}
+
+/// [`optimize`] with the given extractor.
+pub fn optimize_with(
+    p: &Program,
+    rewrites: &[Rewrite<TNode, TensorAnalysis>],
+    limits: &Limits,
+    model: &CostModel,
+    extractor: &Extractor,
+) -> Result<Report, String> {
     let cost_before = program_cost(p, model)?;
     let sat = saturate(p, rewrites, limits, false)?;
     let t0 = Instant::now();
-    let (cost_after, expr) = extract(&sat.egraph, sat.root, model);
+    let x = extract_with(&sat.egraph, sat.root, model, extractor);
+    let (cost_after, expr) = (x.cost, x.expr);
     let inputs: Vec<(String, Type)> = p
         .inputs()
         .map(|(n, t)| (n.to_string(), t.clone()))
@@ -150,5 +270,7 @@ pub fn optimize(
         cost_after,
         saturate_ms: sat.time.as_secs_f64() * 1e3,
         extract_ms: t0.elapsed().as_secs_f64() * 1e3,
+        extractor: x.extractor,
+        extractor_note: x.note,
     })
 }

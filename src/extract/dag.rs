@@ -239,7 +239,7 @@ impl Greedy {
 
 /// Builds the term of `root` from one node per class; `Err` with the
 /// classes of a cycle if the choices have one.
-fn build(
+pub(crate) fn build(
     egraph: &EGraph,
     root: Id,
     choice: &dyn Fn(Id) -> TNode,
