@@ -196,6 +196,31 @@ pub fn node_op(egraph: &EGraph, name: OpName, ch: &[Id]) -> Option<(Op, Vec<Id>)
     })
 }
 
+/// The value of an `i64` scalar class as a size: a literal, a size symbol,
+/// or a sum, difference or product of such (as the parser types
+/// `(n_steps (sub T 1))`); `None` otherwise. `depth` bounds the search.
+fn size_value(egraph: &EGraph, c: Id, depth: usize) -> Option<Dim> {
+    if depth == 0 {
+        return None;
+    }
+    egraph[c].nodes.iter().find_map(|n| match &n.head {
+        Head::Lit(Lit(Scalar::I64(k))) => Some(Dim::known(*k)),
+        Head::Size(s) => Some(Dim::sym(s.as_str())),
+        Head::Op(OpName::Binary(b)) if n.children.len() == 2 => {
+            let x = size_value(egraph, n.children[0], depth - 1)?;
+            let y = size_value(egraph, n.children[1], depth - 1)?;
+            match b {
+                crate::lang::BinaryOp::Add => Some(x.add(&y)),
+                crate::lang::BinaryOp::Sub => Some(x.sub(&y)),
+                crate::lang::BinaryOp::Mul => Some(x.mul(&y)),
+                _ => None,
+            }
+            .filter(|d| *d != Dim::Unknown)
+        }
+        _ => None,
+    })
+}
+
 /// The step count of a scan node with clauses `sig` and outer arguments
 /// `args`: its `n_steps` (a literal or a size symbol), else the sequences'
 /// common length less their tap span ([`Dim::Unknown`] when they differ).
@@ -204,13 +229,7 @@ pub fn scan_steps(egraph: &EGraph, sig: &crate::lang::egraph::ScanSig, args: &[I
     if let Some(k) = layout.n_steps_arg() {
         return args
             .get(k)
-            .and_then(|a| match lit_of(egraph, *a) {
-                Some(Scalar::I64(n)) => Some(Dim::known(n)),
-                _ => egraph[*a].nodes.iter().find_map(|n| match &n.head {
-                    Head::Size(s) => Some(Dim::sym(s.as_str())),
-                    _ => None,
-                }),
-            })
+            .and_then(|a| size_value(egraph, *a, 8))
             .unwrap_or(Dim::Unknown);
     }
     let mut d: Option<Dim> = None;
@@ -226,7 +245,11 @@ pub fn scan_steps(egraph: &EGraph, sig: &crate::lang::egraph::ScanSig, args: &[I
         d = Some(match d {
             None => this,
             Some(p) if p == this => p,
-            Some(_) => Dim::Unknown,
+            // The shortest sequence sets the count, as the parser has it.
+            Some(p) => match (p.as_known(), this.as_known()) {
+                (Some(a), Some(b)) => Dim::known(a.min(b)),
+                _ => Dim::Unknown,
+            },
         });
     }
     d.unwrap_or(Dim::Unknown)

@@ -73,6 +73,11 @@ impl NewScan {
     pub fn like(egraph: &EGraph, scan: &ScanNode) -> Option<NewScan> {
         let steps = scan.steps(egraph)?;
         let tys = scan.output_types(egraph)?;
+        // A loop whose output types are not fully known could not be
+        // unioned with anything (types must match exactly): leave it.
+        if tys.iter().any(|t| t.shape.contains(&Dim::Unknown)) {
+            return None;
+        }
         let mut k = 0;
         let next_type = |k: &mut usize| {
             let t = scan.param_type(egraph, *k);

@@ -7,12 +7,21 @@
 //! after the loop by `scan-push-out-output`). Sequences and non-sequences
 //! only output j read go with it.
 //!
+//! Only outputs worth dropping are tried — an output that nothing reads
+//! (its `proj` has no parent in the e-graph), or one that is also computed
+//! without this loop (its `proj` class holds a non-`proj` term, e.g. from
+//! `scan-push-out-output`) or by another output of the same loop — so the
+//! variants do not grow as the subsets of the outputs.
+//!
 //! Does not fire on: an output whose state another output reads (directly
-//! or through a chain of states); a loop with one output.
+//! or through a chain of states); a loop with one output; an output read
+//! elsewhere and computed only here.
 
 use super::build::NewScan;
 use super::scan_node::ScanNode;
 use super::{per_scan_rule, proj, union_checked};
+use crate::lang::egraph::{Head, OpName, TNode};
+use crate::lang::Scalar;
 use crate::rules::analysis::EGraph;
 use egg::{Id, Symbol};
 
@@ -28,6 +37,9 @@ fn drop_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
         return changed;
     }
     for j in 0..n {
+        if !worth_dropping(egraph, scan, j) {
+            continue;
+        }
         let Some(mut spec) = NewScan::like(egraph, scan) else {
             return changed;
         };
@@ -52,4 +64,26 @@ fn drop_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
         }
     }
     changed
+}
+
+/// True when output `j`'s `proj` is read by nothing, or is computed
+/// otherwise too (see the module docs).
+fn worth_dropping(egraph: &EGraph, scan: &ScanNode, j: usize) -> bool {
+    let Some(kl) = egraph.lookup(TNode::lit(Scalar::I64(j as i64))) else {
+        return true;
+    };
+    let Some(p) = egraph.lookup(TNode {
+        head: Head::Op(OpName::Proj),
+        children: vec![kl, scan.class],
+    }) else {
+        return true;
+    };
+    let class = &egraph[p];
+    class.parents().len() == 0
+        || class.nodes.iter().any(|n| match n.head {
+            Head::Op(OpName::Proj) => {
+                egraph.find(n.children[1]) == scan.class && egraph.find(n.children[0]) != kl
+            }
+            _ => true,
+        })
 }

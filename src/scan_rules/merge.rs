@@ -220,7 +220,10 @@ impl Applier<TNode, TensorAnalysis> for Merge {
                     .collect()
             })
             .collect();
-        let mut changed = Vec::new();
+        // Every pair that may merge; the one with the most outputs is
+        // merged (one merge per iteration, largest first, so n loops merge
+        // in a chain instead of into every subset).
+        let mut pairs: Vec<(usize, ScanNode, ScanNode)> = Vec::new();
         for (i, mine) in variants.iter().enumerate() {
             for a in mine {
                 let from_a = reachable(egraph, &a.args);
@@ -230,27 +233,36 @@ impl Applier<TNode, TensorAnalysis> for Merge {
                     }
                     for b in theirs {
                         if egraph.analysis.out_of_time() {
-                            return changed;
+                            return Vec::new();
                         }
+                        let size = a.body.len() + b.body.len();
                         if a.steps(egraph) != b.steps(egraph)
                             || same_loop(a, b)
                             || !a.sig.keep.is_empty()
                             || !b.sig.keep.is_empty()
-                            || a.body.len() + b.body.len() > MAX_MERGED_OUTPUTS
+                            || size > MAX_MERGED_OUTPUTS
                             || computes_any(egraph, a, b)
                             || a.sig.go_backwards != b.sig.go_backwards
                             || reachable(egraph, &b.args).contains(&a.class)
                         {
                             continue;
                         }
-                        if let Some(m) = merged(egraph, a, b, None) {
-                            changed.extend(union_outputs(egraph, rule, a, b, m));
-                        }
+                        pairs.push((size, a.clone(), b.clone()));
                     }
                 }
             }
         }
-        changed
+        // Stable sort: among equal sizes, the first pair found.
+        pairs.sort_by(|x, y| y.0.cmp(&x.0));
+        for (_, a, b) in pairs {
+            if let Some(m) = merged(egraph, &a, &b, None) {
+                let changed = union_outputs(egraph, rule, &a, &b, m);
+                if !changed.is_empty() {
+                    return changed;
+                }
+            }
+        }
+        Vec::new()
     }
 
     fn vars(&self) -> Vec<Var> {
