@@ -390,7 +390,7 @@ fn a_scan_costs_steps_times_its_body() {
     // One step: exp over 64 elements (8 ops each, 2·64 f64 moved) +
     // overhead + the 64 elements the step's output keeps.
     let body = 8.0 * 64.0 + 2.0 * 64.0;
-    let kept = 64.0;
+    let kept = 64.0 + eqscan::extract::cost::INPUT_STEP_COST;
     assert!(
         (c1 - (body + kept + m.step_overhead)).abs() < 0.01,
         "{c1} vs {}",

@@ -31,6 +31,11 @@ pub const TRANSCENDENTAL_WEIGHT: f64 = 8.0;
 /// index): constant, independent of the size.
 pub const VIEW_COST: f64 = 1.0;
 
+/// Cost of one loop input per step (taking a sequence's row, binding a
+/// parameter): a few operations, so a loop without an unused input is
+/// cheaper than with it.
+pub const INPUT_STEP_COST: f64 = 4.0;
+
 /// Cost of a literal leaf: tiny, so that among equal-work terms the one
 /// with fewer literals wins (other leaves cost 0).
 pub const LIT_COST: f64 = 1e-3;
@@ -167,7 +172,8 @@ impl CostModel {
     /// - copies and creations (stack, concat, slice, fill, zeros, ones,
     ///   tensor, arange, cast): the result's elements;
     /// - leaves, `proj` and the root: 0 ([`LIT_COST`] for a literal);
-    /// - a scan: its loop overhead, `steps × step_overhead`, plus the
+    /// - a scan: its loop overhead, `steps × (step_overhead + inputs ×`
+    ///   [`INPUT_STEP_COST`]`)`, plus the
     ///   elements its outputs keep (all steps, or the last K of an output
     ///   with `(keep K)`); the body is added by the extractors, see
     ///   [`Self::scan_cost`].
@@ -214,11 +220,12 @@ impl CostModel {
                     return f64::INFINITY;
                 }
                 let steps = self.scan_steps_of(egraph, node).unwrap_or(0.0);
+                let inputs = layout.n_body_params() as f64 * INPUT_STEP_COST;
                 let storage = egraph
                     .lookup(node.clone())
                     .map(|c| self.scan_storage(egraph, c))
                     .unwrap_or(0.0);
-                mul_inf(steps, self.step_overhead) + storage
+                mul_inf(steps, self.step_overhead + inputs) + storage
             }
             Head::Op(OpName::Proj) => {
                 let k = node.children.first().and_then(|c| {

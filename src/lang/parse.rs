@@ -910,7 +910,13 @@ impl Parser {
             n_non_seqs,
             has_n_steps: n_steps.is_some(),
             go_backwards,
-            keep,
+            // No output keeps fewer steps: the empty list, as the
+            // combinators write it.
+            keep: if keep.iter().any(|k| k.is_some()) {
+                keep
+            } else {
+                Vec::new()
+            },
             body: body.graph,
         };
         let scan_id = self.push(Op::Scan(Box::new(scan)), args, out_tys.clone(), None, span);

@@ -31,35 +31,56 @@ pub fn rewrite() -> super::ScanRewrite {
 }
 
 fn drop_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
-    let mut changed = Vec::new();
     let n = scan.body.len();
     if n < 2 {
-        return changed;
+        return Vec::new();
     }
-    for j in 0..n {
-        if !worth_dropping(egraph, scan, j) {
-            continue;
-        }
-        let Some(mut spec) = NewScan::like(egraph, scan) else {
+    let droppable: Vec<usize> = (0..n)
+        .filter(|j| worth_dropping(egraph, scan, *j))
+        .collect();
+    if droppable.is_empty() {
+        return Vec::new();
+    }
+    // All at once (one variant, not one per subset); when the outputs that
+    // stay read one of them, each alone.
+    if droppable.len() < n {
+        let changed = without(egraph, scan, &droppable, rule);
+        if !changed.is_empty() {
             return changed;
-        };
-        spec.outputs.remove(j);
-        let out_map = |i: usize| match i.cmp(&j) {
-            std::cmp::Ordering::Less => Some(i),
-            std::cmp::Ordering::Equal => None,
-            std::cmp::Ordering::Greater => Some(i - 1),
-        };
-        let source = spec.source_with(scan, &out_map);
-        let Some(new) = spec.build(egraph, &[source]) else {
-            continue;
-        };
-        for i in 0..n {
-            if let Some(i2) = out_map(i) {
-                let old_p = proj(egraph, scan.class, i);
-                let new_p = proj(egraph, new, i2);
-                if union_checked(egraph, rule, old_p, new_p) {
-                    changed.push(old_p);
-                }
+        }
+    }
+    let mut changed = Vec::new();
+    if droppable.len() > 1 {
+        for j in droppable {
+            changed.extend(without(egraph, scan, &[j], rule));
+        }
+    }
+    changed
+}
+
+/// The loop without the outputs `drop` (sorted), each remaining `proj`
+/// unioned with the smaller loop's; empty if it cannot be built.
+fn without(egraph: &mut EGraph, scan: &ScanNode, drop: &[usize], rule: Symbol) -> Vec<Id> {
+    let mut changed = Vec::new();
+    let Some(mut spec) = NewScan::like(egraph, scan) else {
+        return changed;
+    };
+    for j in drop.iter().rev() {
+        spec.outputs.remove(*j);
+    }
+    let out_map = |i: usize| -> Option<usize> {
+        (!drop.contains(&i)).then(|| i - drop.iter().filter(|d| **d < i).count())
+    };
+    let source = spec.source_with(scan, &out_map);
+    let Some(new) = spec.build(egraph, &[source]) else {
+        return changed;
+    };
+    for i in 0..scan.body.len() {
+        if let Some(i2) = out_map(i) {
+            let old_p = proj(egraph, scan.class, i);
+            let new_p = proj(egraph, new, i2);
+            if union_checked(egraph, rule, old_p, new_p) {
+                changed.push(old_p);
             }
         }
     }

@@ -1,6 +1,5 @@
 ; Five independent maps over the same sequence must saturate quickly and
 ; become five whole-sequence products.
-; known_bug: saturation runs into the time limit: scan-merge joins every subset of the five loops (and scan-drop-output splits them again); four loops take 3 s, eight over 170 s
 ; dims: T=6 N=3
 ; scans_after: 0
 ; fires: scan-push-out-seq

@@ -3,7 +3,6 @@
 ; s_t = tanh(s_{t-1} + x_t), both read; they become one output (here
 ; scan-drop-output unions them first: both smaller loops are one e-node).
 ; dims: T=6 N=3
-; known_bug: the unread duplicate nit-sot stays in the loop: scan-drop-output makes the smaller loop, but an output costs nothing to write in the cost model, so it is not cheaper
 ; scans_after: 1
 ; parts_after: sitsots=1 nitsots=1
 (program pt_a11b_same_value_two_slots_used

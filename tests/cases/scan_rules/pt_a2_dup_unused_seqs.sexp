@@ -2,7 +2,6 @@
 ; v and non-sequences W, W[0], W[0]): one sequence and one non-sequence
 ; remain. The unused vv[0] is longer than v, so the step count stays 2.
 ; scale: v=0.2
-; known_bug: no Scan rewrite fires: the e-graph analysis gives a loop over sequences of lengths 2 and 3 an unknown step count (the parser gives 2)
 ; scans_after: 1
 ; parts_after: seqs=1 nonseqs=1 nitsots=1
 ; fires: scan-tidy-inputs
