@@ -2,8 +2,7 @@
 //!
 //! Owns: [`CostModel`] (the work of one e-node, from the analysis types;
 //! loops cost `steps × (body + step_overhead)`), tree extraction
-//! ([`extract_tree`], `egg`'s extractor: a shared value is paid once per
-//! use) and greedy DAG-aware extraction ([`extract_dag`]: a shared value is
+//! ([`extract_tree`]: a shared value is paid once per use) and greedy DAG-aware extraction ([`extract_dag`]: a shared value is
 //! paid once, the default), and [`dag_cost`], the one measure both are
 //! compared on. Must not: run anything — costs come from static types and
 //! the constants of [`CostModel`] only.
@@ -33,10 +32,11 @@ use egg::{Id, Language, RecExpr};
 
 pub mod cost;
 pub mod dag;
+mod table;
 pub mod tree;
 
 pub use cost::CostModel;
-pub use dag::{dag_cost, extract_dag};
+pub use dag::{dag_cost, extract_dag, extract_dag_until};
 pub use tree::{extract_tree, TreeCost};
 
 /// Gives every use of a type attribute (`(f64 D 3)`) its own copy.
