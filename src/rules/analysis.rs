@@ -70,6 +70,9 @@ pub struct TensorAnalysis {
     /// Per rule, the rewrites refused because the two sides' types or
     /// shapes differed (counted by the rule appliers).
     pub refused: std::collections::BTreeMap<String, usize>,
+    /// When set, rule appliers stop adding to the e-graph once it says a
+    /// limit is reached (see [`crate::rules::runner::ApplyGuard`]).
+    pub guard: Option<crate::rules::runner::ApplyGuard>,
 }
 
 /// Reads a literal attribute child.
