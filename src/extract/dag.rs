@@ -17,9 +17,10 @@
 //!
 //! Greedy choice is per class, so it misses sharing between siblings (a
 //! class whose cheapest node alone is not the cheapest once another branch
-//! already pays for a child). A local improvement pass follows: for each
-//! selected class, try the nodes whose children are all already selected,
-//! and keep a switch that makes the whole selection cheaper.
+//! already pays for a child). A local improvement pass follows
+//! ([`super::improve`]): for each selected class, try the nodes whose
+//! children are all already selected, and keep a switch that makes the
+//! whole selection cheaper.
 //!
 //! The result is acyclic: a node whose children's sets contain its own
 //! class is never taken, and the final term is built by a depth-first walk
@@ -30,6 +31,7 @@
 //! result is never worse than the tree result.
 
 use super::cost::{mul_inf, CostModel};
+use super::improve::improve;
 use super::table::{build_term, NodeTable};
 use super::tree::TreeChoice;
 use crate::lang::egraph::{Head, TNode};
@@ -276,7 +278,7 @@ pub fn extract_dag_until(
     let mut complete = true;
     let dag_expr = if acyclic {
         if let Some(r) = table.dense_of(root) {
-            complete = greedy.improve(r, &mut choice, IMPROVE_BUDGET, deadline);
+            complete = improve(&table, r, &mut choice, IMPROVE_BUDGET, deadline);
         }
         build_term(egraph, root, &|id| node_of(&choice, id)).ok()
     } else {
@@ -296,146 +298,9 @@ pub fn extract_dag_until(
     (cost, super::unshare_types(&expr), complete)
 }
 
-/// At most this many candidate selections are costed by the local
-/// improvement pass (each costs one walk of the selected term).
+/// At most this many candidate switches are tried by the local
+/// improvement pass.
 const IMPROVE_BUDGET: usize = 20_000;
-
-impl Greedy<'_> {
-    /// The classes reachable from `root` under `choice` (bodies included),
-    /// in a fixed order; `None` if `choice` has a cycle.
-    fn reachable(&self, root: usize, choice: &[usize]) -> Option<Vec<usize>> {
-        // 0 = unseen, 1 = on the stack, 2 = done
-        let mut state = vec![0u8; self.t.classes.len()];
-        let mut order = Vec::new();
-        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
-        state[root] = 1;
-        while let Some((c, next)) = stack.last_mut() {
-            let (c, k) = (*c, *next);
-            let children = self.t.info(c, choice[c]).children;
-            if let Some(&ch) = children.get(k) {
-                if let Some(top) = stack.last_mut() {
-                    top.1 += 1;
-                }
-                match state[ch] {
-                    0 => {
-                        state[ch] = 1;
-                        stack.push((ch, 0));
-                    }
-                    1 => return None,
-                    _ => {}
-                }
-            } else {
-                state[c] = 2;
-                order.push(c);
-                stack.pop();
-            }
-        }
-        Some(order)
-    }
-
-    /// The DAG cost of the selection `choice` from `root`: each class paid
-    /// once per scope, a scan adding `steps ×` its body's scope.
-    fn selection_cost(&self, root: usize, choice: &[usize]) -> f64 {
-        let mut memo: HashMap<usize, f64> = HashMap::new();
-        self.scope(&[root], choice, &mut memo)
-    }
-
-    fn scope(&self, roots: &[usize], choice: &[usize], memo: &mut HashMap<usize, f64>) -> f64 {
-        let mut seen: HashSet<usize> = HashSet::new();
-        let mut stack: Vec<usize> = roots.to_vec();
-        let mut total = 0.0;
-        while let Some(c) = stack.pop() {
-            if !seen.insert(c) {
-                continue;
-            }
-            let info = self.t.info(c, choice[c]);
-            let nb = info.scan.map(|(_, nb)| nb).unwrap_or(0);
-            stack.extend(&info.children[nb..]);
-            let mut cost = info.own;
-            if let Some((steps, nb)) = info.scan {
-                let body = match memo.get(&c) {
-                    Some(b) => *b,
-                    None => {
-                        let b = self.scope(&info.children[..nb], choice, memo);
-                        memo.insert(c, b);
-                        b
-                    }
-                };
-                cost += mul_inf(steps, body);
-            }
-            total += cost;
-        }
-        total
-    }
-
-    /// Local improvement of an acyclic selection: greedy extraction picks
-    /// each class's node alone, so it misses sharing between siblings (a
-    /// node whose children another branch already pays for). For each
-    /// selected class, in a fixed order, try every other node whose
-    /// children are all already selected; keep a switch when the whole
-    /// selection gets cheaper and stays acyclic. Repeats while something
-    /// improves, within `budget` costings and `deadline`; `false` when the
-    /// deadline cut it short.
-    fn improve(
-        &self,
-        root: usize,
-        choice: &mut [usize],
-        mut budget: usize,
-        deadline: Option<Instant>,
-    ) -> bool {
-        let Some(mut reach) = self.reachable(root, choice) else {
-            return true;
-        };
-        let mut cur = self.selection_cost(root, choice);
-        let mut improved = true;
-        while improved && budget > 0 {
-            improved = false;
-            let mut sorted = reach.clone();
-            sorted.sort_unstable();
-            let in_sel: HashSet<usize> = reach.iter().copied().collect();
-            for &c in &sorted {
-                for k in 0..self.t.n_nodes(c) {
-                    if k == choice[c] || budget == 0 {
-                        continue;
-                    }
-                    if past(deadline) {
-                        return false;
-                    }
-                    let info = self.t.info(c, k);
-                    if !info.own.is_finite() || !info.children.iter().all(|ch| in_sel.contains(ch))
-                    {
-                        continue;
-                    }
-                    budget -= 1;
-                    let old = choice[c];
-                    choice[c] = k;
-                    let ok = match self.reachable(root, choice) {
-                        Some(r) => {
-                            let v = self.selection_cost(root, choice);
-                            if v < cur {
-                                cur = v;
-                                reach = r;
-                                improved = true;
-                                true
-                            } else {
-                                false
-                            }
-                        }
-                        None => false,
-                    };
-                    if !ok {
-                        choice[c] = old;
-                    }
-                }
-                if improved {
-                    // The selection changed: recompute the candidates.
-                    break;
-                }
-            }
-        }
-        true
-    }
-}
 
 /// The DAG cost of a term (root: its last node): the sum of
 /// [`CostModel::node_cost`] over its distinct nodes, where a scan adds

@@ -32,6 +32,7 @@ use egg::{Id, Language, RecExpr};
 
 pub mod cost;
 pub mod dag;
+mod improve;
 mod table;
 pub mod tree;
 
