@@ -32,46 +32,65 @@
 
 use super::cost::{mul_inf, CostModel};
 use super::improve::improve;
+use super::pmap::PMap;
 use super::table::{build_term, NodeTable};
 use super::tree::TreeChoice;
 use crate::lang::egraph::{Head, TNode};
 use crate::rules::analysis::{EGraph, TensorAnalysis};
 use egg::{Id, Language, RecExpr};
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::rc::Rc;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
 /// Dense class index → cost paid at this level (`Some`), or reached only
-/// inside a loop body whose scan pays it (`None`).
-type Entries = BTreeMap<usize, Option<f64>>;
+/// inside a loop body whose scan pays it (`None`). Persistent: a set shares
+/// its structure with the child set it was made from.
+type Entries = PMap;
 
 #[derive(Clone)]
 struct CostSet {
+    /// The sum of the paid entries.
     total: f64,
-    entries: Rc<Entries>,
+    entries: Entries,
     node: usize,
 }
 
-fn sum_paid(e: &Entries) -> f64 {
-    e.values().flatten().sum()
+/// Adds `other` into `acc`; `as_body` marks every entry as paid inside a
+/// loop. A paid entry wins over a reached-only one. Returns what the paid
+/// entries of `acc` gained.
+fn union_into(acc: &mut Entries, other: &Entries, as_body: bool) -> f64 {
+    let mut gained = 0.0;
+    other.for_each(|k, v| {
+        let v = if as_body { None } else { v };
+        let take = match acc.get(k) {
+            None => true,
+            Some(old) => old.is_none() && v.is_some(),
+        };
+        if take {
+            acc.insert(k, v);
+            gained += v.unwrap_or(0.0);
+        }
+    });
+    gained
 }
 
-/// Adds `other` into `acc`; `as_body` marks every entry as paid inside a
-/// loop. A paid entry wins over a reached-only one.
-fn union_into(acc: &mut Entries, other: &Entries, as_body: bool) {
-    for (k, v) in other {
-        let v = if as_body { None } else { *v };
-        match acc.get_mut(k) {
-            None => {
-                acc.insert(*k, v);
-            }
-            Some(old) => {
-                if old.is_none() && v.is_some() {
-                    *old = v;
-                }
-            }
+/// Unions `sets` starting from the largest (shared, not copied); the union
+/// and the sum of its paid entries.
+fn union_all(sets: &[&CostSet], bound: usize) -> (Entries, f64) {
+    let largest = sets
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, s)| (s.entries.len(), usize::MAX - i))
+        .map(|(i, _)| i);
+    let (mut acc, mut total) = match largest {
+        Some(i) => (sets[i].entries.clone(), sets[i].total),
+        None => (Entries::new(bound), 0.0),
+    };
+    for (i, s) in sets.iter().enumerate() {
+        if Some(i) != largest {
+            total += union_into(&mut acc, &s.entries, false);
         }
     }
+    (acc, total)
 }
 
 struct Greedy<'t> {
@@ -111,39 +130,23 @@ impl<'t> Greedy<'t> {
                 return None;
             }
         }
-        // The outer part: start from the largest set.
-        let largest = outer
-            .iter()
-            .enumerate()
-            .max_by_key(|(i, s)| (s.entries.len(), usize::MAX - i))
-            .map(|(i, _)| i);
-        let mut acc: Entries = match largest {
-            Some(i) => (*outer[i].entries).clone(),
-            None => Entries::new(),
-        };
-        for (i, s) in outer.iter().enumerate() {
-            if Some(i) != largest {
-                union_into(&mut acc, &s.entries, false);
-            }
-        }
+        let bound = self.t.n_classes();
+        let (mut acc, mut total) = union_all(outer, bound);
         let mut own = info.own;
         if info.scan.is_some() {
-            let mut body_acc = Entries::new();
-            for s in body {
-                union_into(&mut body_acc, &s.entries, false);
-            }
+            let (body_acc, body_total) = union_all(body, bound);
             // `own` already holds steps × step_overhead.
-            own += mul_inf(steps, sum_paid(&body_acc));
-            union_into(&mut acc, &body_acc, true);
+            own += mul_inf(steps, body_total);
+            total += union_into(&mut acc, &body_acc, true);
         }
-        if acc.contains_key(&c) || !own.is_finite() {
+        if acc.contains(c) || !own.is_finite() {
             return None;
         }
         acc.insert(c, Some(own));
-        let total = sum_paid(&acc);
+        total += own;
         Some(CostSet {
             total,
-            entries: Rc::new(acc),
+            entries: acc,
             node: k,
         })
     }

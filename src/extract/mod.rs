@@ -33,6 +33,7 @@ use egg::{Id, Language, RecExpr};
 pub mod cost;
 pub mod dag;
 mod improve;
+mod pmap;
 mod table;
 pub mod tree;
 
