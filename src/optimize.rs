@@ -82,9 +82,10 @@ impl Report {
     }
 }
 
-/// Above this many e-classes, extraction is by tree cost (linear), judged
-/// on the DAG measure: the greedy DAG extractor keeps a set of classes per
-/// class, which grows quadratically on long chains.
+/// Above this many e-classes, extraction is by tree cost (`O(n log n)`),
+/// judged on the DAG measure: the greedy DAG extractor keeps a set of
+/// classes per class; sets share structure along chains, but merging the
+/// sets of siblings that share much can still cost up to `O(n²)`.
 pub const DAG_EXTRACTION_MAX_CLASSES: usize = 4000;
 
 /// Time kept back per e-node of the saturated e-graph for extracting from

@@ -62,7 +62,7 @@ impl CostFunction<TNode> for TreeCost<'_> {
 ///
 /// `egraph` must be rebuilt (`egraph.rebuild()`), as for any `egg`
 /// extraction. Each node is costed once and each class settled once
-/// (classes are settled cheapest first), so the time is `O(n log n)` in the e-nodes.
+/// (cheapest first), so the time is `O(n log n)` in the e-nodes.
 pub fn extract_tree(egraph: &EGraph, root: Id, model: &CostModel) -> (f64, RecExpr<TNode>) {
     let table = NodeTable::new(egraph, model);
     let choice = TreeChoice::new(&table);
