@@ -28,7 +28,7 @@ use std::time::Duration;
 type Rewrites = Vec<egg::Rewrite<TNode, TensorAnalysis>>;
 
 fn rewrites() -> Rewrites {
-    eqscan::rules::defaults::default_rewrites().expect("the default rules load")
+    eqscan::optimize::default_rewrites().expect("the default rules load")
 }
 
 /// The sizes of a workload's `(medium: T=200 N=256)` header line.

@@ -5,9 +5,10 @@ use clap::{Parser, Subcommand};
 use eqscan::exec::run::{bind_inputs, eval_program, generate_missing, Dims};
 use eqscan::exec::{npy, Value};
 use eqscan::extract::cost::CostModel;
+use eqscan::extract::IlpLimits;
 use eqscan::lang::parse::parse_program_bytes;
 use eqscan::lang::{print_program, Program};
-use eqscan::optimize::optimize;
+use eqscan::optimize::{optimize_with, Extractor};
 use eqscan::rules::runner::{saturate, Limits};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
@@ -107,6 +108,9 @@ enum Command {
     Optimize {
         /// The program file (.sexp).
         prog: PathBuf,
+        /// The size the cost model gives a symbolic size (default 1000).
+        #[arg(long = "dim", value_name = "NAME=N", value_parser = name_usize)]
+        dims: Vec<(String, usize)>,
         #[command(flatten)]
         opt: OptArgs,
         /// Print the JSON report of SPEC §3 instead of the program.
@@ -118,6 +122,9 @@ enum Command {
     Explain {
         /// The program file (.sexp).
         prog: PathBuf,
+        /// The size the cost model gives a symbolic size (default 1000).
+        #[arg(long = "dim", value_name = "NAME=N", value_parser = name_usize)]
+        dims: Vec<(String, usize)>,
         #[command(flatten)]
         opt: OptArgs,
     },
@@ -157,6 +164,9 @@ struct OptArgs {
     /// the same as the repository's rules/ folder).
     #[arg(long = "rules", value_name = "PATH")]
     rules: Vec<PathBuf>,
+    /// Saturate with the rule files only, without the Scan rewrites.
+    #[arg(long)]
+    no_scan_rules: bool,
     /// Stop saturating after N iterations.
     #[arg(long, value_name = "N", default_value_t = Limits::default().iter_limit)]
     iter_limit: usize,
@@ -166,16 +176,48 @@ struct OptArgs {
     /// Stop saturating after SECS seconds.
     #[arg(long, value_name = "SECS", default_value_t = Limits::default().time_limit.as_secs_f64())]
     time_limit: f64,
+    /// How the optimized term is extracted: greedy DAG-aware, tree, or
+    /// exact ILP (greedy when the ILP refuses the e-graph or times out).
+    #[arg(long, value_enum, default_value_t = ExtractorArg::Greedy)]
+    extractor: ExtractorArg,
+    /// Stop the ILP solver after SECS seconds (with --extractor ilp).
+    #[arg(long, value_name = "SECS", default_value_t = IlpLimits::default().time_limit.as_secs_f64())]
+    ilp_time_limit: f64,
+}
+
+/// The values of `--extractor`.
+#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
+enum ExtractorArg {
+    Greedy,
+    Tree,
+    Ilp,
 }
 
 impl OptArgs {
+    fn extractor(&self) -> Extractor {
+        match self.extractor {
+            ExtractorArg::Greedy => Extractor::Greedy,
+            ExtractorArg::Tree => Extractor::Tree,
+            ExtractorArg::Ilp => Extractor::Ilp(IlpLimits {
+                time_limit: seconds(self.ilp_time_limit),
+                ..IlpLimits::default()
+            }),
+        }
+    }
+
     fn limits(&self) -> Limits {
         Limits {
             iter_limit: self.iter_limit,
             node_limit: self.node_limit,
-            time_limit: std::time::Duration::from_secs_f64(self.time_limit.max(0.0)),
+            time_limit: seconds(self.time_limit),
         }
     }
+}
+
+/// A duration of `s` seconds: none when negative or NaN, unbounded when
+/// too large.
+fn seconds(s: f64) -> std::time::Duration {
+    std::time::Duration::try_from_secs_f64(s.max(0.0)).unwrap_or(std::time::Duration::MAX)
 }
 
 fn split_eq(s: &str) -> Result<(&str, &str), String> {
@@ -249,7 +291,7 @@ fn load_rewrites(
         eqscan::rules::load_rules(&opt.rules)
     };
     rules
-        .map(|r| eqscan::rules::to_rewrites(&r))
+        .map(|r| eqscan::optimize::rewrites(&r, !opt.no_scan_rules))
         .map_err(|errors| UserError(rule_errors(&errors)))
 }
 
@@ -263,6 +305,11 @@ fn rule_errors(errors: &[eqscan::rules::RuleError]) -> String {
 }
 
 /// Optimizes `p`, with sizes from `dims` for the cost model.
+/// `--dim NAME=N` pairs as the cost model's sizes.
+fn dims_of(dims: &[(String, usize)]) -> Dims {
+    dims.iter().map(|(k, v)| (k.clone(), *v as i64)).collect()
+}
+
 fn optimize_program(
     p: &Program,
     opt: &OptArgs,
@@ -271,7 +318,8 @@ fn optimize_program(
 ) -> Result<eqscan::optimize::Report, UserError> {
     let rewrites = load_rewrites(opt)?;
     let model = CostModel::with_dims(dims.clone());
-    optimize(p, &rewrites, &opt.limits(), &model).map_err(|e| UserError(format!("{file}: {e}")))
+    optimize_with(p, &rewrites, &opt.limits(), &model, &opt.extractor())
+        .map_err(|e| UserError(format!("{file}: {e}")))
 }
 
 fn main() -> ExitCode {
@@ -301,12 +349,17 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             emit_fmt!("{}", print_program(&p));
             Ok(())
         }
-        Command::Optimize { prog, opt, json } => {
+        Command::Optimize {
+            prog,
+            dims,
+            opt,
+            json,
+        } => {
             let file = prog.display().to_string();
             let t0 = Instant::now();
             let p = load_program(&prog)?;
             let parse_ms = t0.elapsed().as_secs_f64() * 1e3;
-            let report = optimize_program(&p, &opt, &Dims::new(), &file)?;
+            let report = optimize_program(&p, &opt, &dims_of(&dims), &file)?;
             if json {
                 emitln!("{}", report.to_json(parse_ms));
             } else {
@@ -342,14 +395,16 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                 )))
             }
         }
-        Command::Explain { prog, opt } => {
+        Command::Explain { prog, dims, opt } => {
             let file = prog.display().to_string();
             let p = load_program(&prog)?;
             let rewrites = load_rewrites(&opt)?;
             let fail = |e: String| UserError(format!("{file}: {e}"));
             let mut sat = saturate(&p, &rewrites, &opt.limits(), true).map_err(fail)?;
-            let model = CostModel::default();
-            let (_, best) = eqscan::optimize::extract(&sat.egraph, sat.root, &model);
+            let model = CostModel::with_dims(dims_of(&dims));
+            let best =
+                eqscan::optimize::extract_with(&sat.egraph, sat.root, &model, &opt.extractor())
+                    .expr;
             let original = eqscan::lang::egraph::program_to_expr(&p).map_err(fail)?;
             let best_id = sat.egraph.add_expr(&best);
             if sat.egraph.find(best_id) != sat.root {

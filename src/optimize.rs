@@ -8,15 +8,17 @@
 //! The time limit bounds the whole [`optimize`] call, not only saturation.
 //! Saturation ends early enough to leave [`EXTRACT_TIME_PER_NODE`] per
 //! e-node of the e-graph it built, plus [`final_reserve`] for writing the
-//! result back (see [`crate::rules::runner::Budget`]). Extraction is then
-//! greedy DAG-aware when the e-graph is small (at most
+//! result back (see [`crate::rules::runner::Budget`]). The default
+//! extraction is then greedy DAG-aware when the e-graph is small (at most
 //! [`DAG_EXTRACTION_MAX_CLASSES`] classes) and more time is left than the
 //! tree extractor needs, and stops at the deadline, keeping the best term
 //! found by then; otherwise it is the tree extractor, `O(n log n)` in the
-//! e-nodes.
+//! e-nodes. ILP extraction ([`Extractor::Ilp`]) runs within its own time
+//! limit instead.
 
 use crate::extract::cost::CostModel;
 use crate::extract::dag::{dag_cost, extract_dag_until};
+use crate::extract::ilp::{solve_ilp, IlpLimits};
 use crate::extract::tree::extract_tree;
 use crate::lang::egraph::TNode;
 use crate::lang::egraph::{expr_to_program, expr_to_text, program_to_expr};
@@ -56,9 +58,11 @@ pub struct Report {
     pub saturate_ms: f64,
     /// Milliseconds spent extracting and converting back.
     pub extract_ms: f64,
-    /// How the term was extracted: `"dag"` (greedy DAG-aware), `"dag-cut"`
-    /// (the same, stopped at the deadline) or `"tree"`.
+    /// The extractor whose term was kept (see [`Extraction::extractor`]).
     pub extractor: &'static str,
+    /// Why the requested extractor was not the one used, or that its term
+    /// is not proven optimal; `None` when nothing needs saying.
+    pub extractor_note: Option<String>,
 }
 
 impl Report {
@@ -76,10 +80,31 @@ impl Report {
             "cost_after": self.cost_after,
             "scans_before": self.scans_before,
             "scans_after": self.scans_after,
-            "time_ms": {"parse": parse_ms, "saturate": self.saturate_ms, "extract": self.extract_ms},
             "extractor": self.extractor,
+            "extractor_note": self.extractor_note,
+            "time_ms": {"parse": parse_ms, "saturate": self.saturate_ms, "extract": self.extract_ms},
         })
     }
+}
+
+/// The rewrites of the optimizer: the algebraic `rules` (from rule files)
+/// followed by the Scan rewrites ([`crate::scan_rules`]) unless `scan_rules`
+/// is false.
+pub fn rewrites(
+    rules: &[crate::rules::Rule],
+    scan_rules: bool,
+) -> Vec<Rewrite<TNode, TensorAnalysis>> {
+    let mut r = crate::rules::to_rewrites(rules);
+    if scan_rules {
+        r.extend(crate::scan_rules::scan_rewrites());
+    }
+    r
+}
+
+/// The shipped rule sets and the Scan rewrites.
+pub fn default_rewrites(
+) -> Result<Vec<Rewrite<TNode, TensorAnalysis>>, Vec<crate::rules::RuleError>> {
+    Ok(rewrites(&crate::rules::defaults::default_rules()?, true))
 }
 
 /// Above this many e-classes, extraction is by tree cost (`O(n log n)`),
@@ -106,40 +131,155 @@ pub fn program_cost(p: &Program, model: &CostModel) -> Result<f64, String> {
     Ok(dag_cost(&program_to_expr(p)?, model))
 }
 
-/// The best term of `root`'s class on the DAG measure, without a deadline.
+/// The best term of `root`'s class on the DAG measure, by the default
+/// extractor ([`Extractor::Greedy`]).
 pub fn extract(egraph: &EGraph, root: egg::Id, model: &CostModel) -> (f64, egg::RecExpr<TNode>) {
-    let (cost, expr, _) = extract_until(egraph, root, model, None);
-    (cost, expr)
+    let x = extract_with(egraph, root, model, &Extractor::Greedy);
+    (x.cost, x.expr)
 }
 
-/// The best term of `root`'s class on the DAG measure that can be found by
-/// `deadline`, its cost, and the extractor used (see [`Report::extractor`]):
-/// greedy DAG-aware extraction if the e-graph has at most
-/// [`DAG_EXTRACTION_MAX_CLASSES`] classes and more time is left than
-/// [`EXTRACT_TIME_PER_NODE`] per node, else the tree extractor.
-pub fn extract_until(
+/// Which extractor picks the optimized term.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Extractor {
+    /// Greedy DAG-aware extraction (the default); tree extraction above
+    /// [`DAG_EXTRACTION_MAX_CLASSES`] classes.
+    #[default]
+    Greedy,
+    /// Tree extraction (a shared value paid once per use), judged
+    /// on the DAG measure.
+    Tree,
+    /// Exact extraction by ILP ([`crate::extract::ilp`]) within these
+    /// limits; greedy DAG when the ILP refuses the e-graph or finds nothing
+    /// better before its time limit.
+    Ilp(IlpLimits),
+}
+
+impl Extractor {
+    /// The name `--extractor` takes: `greedy`, `tree` or `ilp`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Extractor::Greedy => "greedy",
+            Extractor::Tree => "tree",
+            Extractor::Ilp(_) => "ilp",
+        }
+    }
+}
+
+/// A term chosen by [`extract_with`].
+#[derive(Clone, Debug)]
+pub struct Extraction {
+    /// Its cost on the DAG measure ([`dag_cost`]).
+    pub cost: f64,
+    /// The term.
+    pub expr: egg::RecExpr<TNode>,
+    /// The extractor that chose it: `greedy`, `tree` or `ilp`.
+    pub extractor: &'static str,
+    /// Why that is not the extractor asked for, or that an ILP term is not
+    /// proven optimal.
+    pub note: Option<String>,
+}
+
+/// The best term of `root`'s class on the DAG measure, by `extractor`,
+/// without a deadline.
+pub fn extract_with(
     egraph: &EGraph,
     root: egg::Id,
     model: &CostModel,
-    deadline: Option<Instant>,
-) -> (f64, egg::RecExpr<TNode>, &'static str) {
-    let small = egraph.number_of_classes() <= DAG_EXTRACTION_MAX_CLASSES;
-    let time_for_dag = deadline.is_none_or(|d| {
-        let tree_time = EXTRACT_TIME_PER_NODE
-            .saturating_mul(u32::try_from(egraph.total_size()).unwrap_or(u32::MAX));
-        Instant::now() + tree_time < d
-    });
-    if small && time_for_dag {
-        let (cost, expr, complete) = extract_dag_until(egraph, root, model, deadline);
-        (cost, expr, if complete { "dag" } else { "dag-cut" })
+    extractor: &Extractor,
+) -> Extraction {
+    extract_within(egraph, root, model, extractor, None)
+}
+
+/// The DAG cost of an extracted term; infinite for the empty term an
+/// extractor gives when the class has none.
+fn term_cost(expr: &egg::RecExpr<TNode>, model: &CostModel) -> f64 {
+    if expr.as_ref().is_empty() {
+        f64::INFINITY
     } else {
-        let (_, expr) = extract_tree(egraph, root, model);
-        let cost = if expr.as_ref().is_empty() {
-            f64::INFINITY
+        dag_cost(expr, model)
+    }
+}
+
+/// [`extract_with`] by `deadline`. Greedy extraction is used only if the
+/// e-graph has at most [`DAG_EXTRACTION_MAX_CLASSES`] classes and more time
+/// is left than [`EXTRACT_TIME_PER_NODE`] per node, and stops at the
+/// deadline with the best term found by then; otherwise the tree
+/// extractor's term is taken (the note says why). The ILP keeps its own
+/// time limit.
+pub fn extract_within(
+    egraph: &EGraph,
+    root: egg::Id,
+    model: &CostModel,
+    extractor: &Extractor,
+    deadline: Option<Instant>,
+) -> Extraction {
+    let greedy = || {
+        let small = egraph.number_of_classes() <= DAG_EXTRACTION_MAX_CLASSES;
+        let time_for_dag = deadline.is_none_or(|d| {
+            let tree_time = EXTRACT_TIME_PER_NODE
+                .saturating_mul(u32::try_from(egraph.total_size()).unwrap_or(u32::MAX));
+            Instant::now() + tree_time < d
+        });
+        if small && time_for_dag {
+            let (cost, expr, complete) = extract_dag_until(egraph, root, model, deadline);
+            let note = (!complete).then(|| {
+                "greedy DAG extraction stopped at the time limit; the best term found by then is kept"
+                    .to_string()
+            });
+            (cost, expr, "greedy", note)
         } else {
-            dag_cost(&expr, model)
-        };
-        (cost, expr, "tree")
+            let (_, expr) = extract_tree(egraph, root, model);
+            let note = if small {
+                "too little of the time limit left for greedy DAG extraction; tree extraction used"
+                    .to_string()
+            } else {
+                format!(
+                    "greedy DAG extraction skipped above {DAG_EXTRACTION_MAX_CLASSES} e-classes; \
+                     tree extraction used"
+                )
+            };
+            (term_cost(&expr, model), expr, "tree", Some(note))
+        }
+    };
+    let (cost, expr, used, note) = match extractor {
+        Extractor::Greedy => greedy(),
+        Extractor::Tree => {
+            let (_, expr) = extract_tree(egraph, root, model);
+            (term_cost(&expr, model), expr, "tree", None)
+        }
+        Extractor::Ilp(limits) => match solve_ilp(egraph, root, model, limits) {
+            Ok(x) if x.optimal => (x.cost, x.expr, "ilp", None),
+            Ok(x) if x.cost < x.greedy_cost => {
+                let note = format!(
+                    "ilp: time limit of {} s reached; its best term, not proven optimal, is kept",
+                    limits.time_limit.as_secs_f64()
+                );
+                (x.cost, x.expr, "ilp", Some(note))
+            }
+            Ok(_) => {
+                let (c, e, used, _) = greedy();
+                let note = format!(
+                    "ilp: time limit of {} s reached with nothing better than greedy DAG; \
+                     greedy DAG used",
+                    limits.time_limit.as_secs_f64()
+                );
+                (c, e, used, Some(note))
+            }
+            Err(e) => {
+                let (c, expr, used, fallback) = greedy();
+                let note = match fallback {
+                    Some(f) => format!("ilp: {e}; {f}"),
+                    None => format!("ilp: {e}; greedy DAG used"),
+                };
+                (c, expr, used, Some(note))
+            }
+        },
+    };
+    Extraction {
+        cost,
+        expr,
+        extractor: used,
+        note,
     }
 }
 
@@ -153,6 +293,17 @@ pub fn optimize(
     limits: &Limits,
     model: &CostModel,
 ) -> Result<Report, String> {
+    optimize_with(p, rewrites, limits, model, &Extractor::Greedy)
+}
+
+/// [`optimize`] with the given extractor.
+pub fn optimize_with(
+    p: &Program,
+    rewrites: &[Rewrite<TNode, TensorAnalysis>],
+    limits: &Limits,
+    model: &CostModel,
+    extractor: &Extractor,
+) -> Result<Report, String> {
     let start = Instant::now();
     let deadline = start + limits.time_limit;
     let reserve = final_reserve(limits.time_limit);
@@ -164,8 +315,14 @@ pub fn optimize(
     let sat = saturate_until(p, rewrites, limits, &budget, false)?;
     let t0 = Instant::now();
     let extract_deadline = budget.deadline.max(t0);
-    let (cost_after, expr, extractor) =
-        extract_until(&sat.egraph, sat.root, model, Some(extract_deadline));
+    let x = extract_within(
+        &sat.egraph,
+        sat.root,
+        model,
+        extractor,
+        Some(extract_deadline),
+    );
+    let (cost_after, expr) = (x.cost, x.expr);
     let inputs: Vec<(String, Type)> = p
         .inputs()
         .map(|(n, t)| (n.to_string(), t.clone()))
@@ -196,6 +353,7 @@ pub fn optimize(
         cost_after,
         saturate_ms: sat.time.as_secs_f64() * 1e3,
         extract_ms: t0.elapsed().as_secs_f64() * 1e3,
-        extractor,
+        extractor: x.extractor,
+        extractor_note: x.note,
     })
 }

@@ -39,8 +39,8 @@ const MODES: &[(&str, Prepare)] = &[
 /// Saturated with the shipped rules and extracted by the cost model; the
 /// optimized program must never cost more than the original.
 fn optimized(p: &Program) -> Result<Program, String> {
-    let rewrites = eqscan::rules::defaults::default_rewrites()
-        .map_err(|e| format!("{} rule errors", e.len()))?;
+    let rewrites =
+        eqscan::optimize::default_rewrites().map_err(|e| format!("{} rule errors", e.len()))?;
     let model = eqscan::extract::cost::CostModel::default();
     let report = eqscan::optimize::optimize(p, &rewrites, &Default::default(), &model)?;
     if report.cost_after > report.cost_before {

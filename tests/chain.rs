@@ -30,7 +30,7 @@ fn chain_programs_parse() {
 
 #[test]
 fn chain_optimized_computes_the_same() {
-    let rewrites = eqscan::rules::defaults::default_rewrites().expect("default rules");
+    let rewrites = eqscan::optimize::default_rewrites().expect("default rules");
     let dims: Dims = [("T".to_string(), 8)].into_iter().collect();
     for k in [1, 2, 4] {
         let p = parse_program(&chain::chain_program(k)).expect("parse");

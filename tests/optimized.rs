@@ -1,7 +1,14 @@
 //! The optimized form of every program in `examples/` and
-//! `benches/programs/`, as `eqscan optimize` prints it (default rules,
-//! default limits, the default cost model), recorded as insta snapshots
+//! `benches/programs/`, as `eqscan optimize` prints it (default rules and
+//! Scan rewrites, default limits, the default cost model), recorded as
+//! insta snapshots
 //! (`tests/snapshots/optimized__bench__NAME.snap`, `..__example__NAME.snap`).
+//!
+//! The time limit is raised to 60 s (as in `tests/scan_rules.rs`) so that
+//! every run stops on saturation or the deterministic iteration and node
+//! limits: `constants` runs to the 30-iteration limit, which takes seconds
+//! on a loaded machine, and a run cut by the clock would make its snapshot
+//! depend on the machine. A run stopped by time fails.
 //!
 //! For each program: optimizing it twice in one process prints the same
 //! text (determinism), and the optimized program computes the original's
@@ -23,6 +30,7 @@ use eqscan::rules::analysis::TensorAnalysis;
 use eqscan::rules::runner::Limits;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::Duration;
 
 const TOL: f64 = 1e-9;
 
@@ -35,7 +43,7 @@ fn run_dims() -> Dims {
 }
 
 fn rewrites() -> Vec<egg::Rewrite<TNode, TensorAnalysis>> {
-    match eqscan::rules::defaults::default_rewrites() {
+    match eqscan::optimize::default_rewrites() {
         Ok(r) => r,
         Err(es) => panic!("the default rules do not load: {es:?}"),
     }
@@ -47,8 +55,18 @@ fn load(path: &Path) -> Program {
 }
 
 fn optimize_default(p: &Program, rewrites: &[egg::Rewrite<TNode, TensorAnalysis>]) -> Report {
-    optimize(p, rewrites, &Limits::default(), &CostModel::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", p.name))
+    let limits = Limits {
+        time_limit: Duration::from_secs(60),
+        ..Limits::default()
+    };
+    let r = optimize(p, rewrites, &limits, &CostModel::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", p.name));
+    assert_ne!(
+        r.stop_reason, "time_limit",
+        "{}: saturation stopped on the time limit: the result depends on the machine",
+        p.name
+    );
+    r
 }
 
 fn outputs(p: &Program, what: &str) -> Vec<Value> {

@@ -179,7 +179,7 @@ fn library(name: &'static str) {
 /// outputs, and costs no more than as written.
 fn optimized(name: &'static str) {
     let w = load(name);
-    let rewrites = eqscan::rules::defaults::default_rewrites().expect("shipped rules load");
+    let rewrites = eqscan::optimize::default_rewrites().expect("shipped rules load");
     let model = eqscan::extract::cost::CostModel::with_dims(w.dims.clone());
     let report = eqscan::optimize::optimize(&w.program, &rewrites, &Default::default(), &model)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -241,6 +241,93 @@ fn command_line(name: &'static str) {
     check_outputs(&w, &outputs);
 }
 
+/// What the optimizer must make of each workload (WORKLOADS.md's "best
+/// hand-written form"): the loops left, the Scan rewrites that get there,
+/// and how many `dot`s stay inside a loop body and how many move out.
+struct BestForm {
+    scans: usize,
+    rules: &'static [&'static str],
+    dots_in_loops: usize,
+    dots_outside: usize,
+}
+
+fn best_form_of(name: &str) -> BestForm {
+    let f = |scans, rules, dots_in_loops, dots_outside| BestForm {
+        scans,
+        rules,
+        dots_in_loops,
+        dots_outside,
+    };
+    match name {
+        // Aᵀ·A hoisted, then the matvec per step becomes one product.
+        "invariant" => f(0, &["scan-push-out-nonseq", "scan-push-out-seq"], 0, 2),
+        // dot(U, x_t) + b as one matmul before the loop.
+        "rnn" => f(1, &["scan-push-out-seq"], 1, 1),
+        "map" => f(0, &["scan-push-out-seq"], 0, 0),
+        "cumsum_last" => f(0, &["scan-to-reduction"], 0, 0),
+        "merge" => f(0, &["scan-push-out-seq"], 0, 0),
+        "fib" => f(1, &[], 0, 0),
+        // dot(V, h_t) after the loop, on the stacked states.
+        "output_push" => f(1, &["scan-push-out-output", "scan-drop-output"], 1, 1),
+        "constants" => f(0, &["scan-inline-constants"], 0, 0),
+        _ => panic!("no best form for {name}"),
+    }
+}
+
+/// `dot`s (and `matmul`s) inside loop bodies and outside them.
+fn count_products(g: &eqscan::lang::program::Graph, in_loop: bool, counts: &mut (usize, usize)) {
+    use eqscan::lang::Op;
+    for n in &g.nodes {
+        match &n.op {
+            Op::Dot | Op::Matmul if in_loop => counts.0 += 1,
+            Op::Dot | Op::Matmul => counts.1 += 1,
+            Op::Scan(s) => count_products(&s.body, true, counts),
+            _ => {}
+        }
+    }
+}
+
+/// `eqscan optimize --json` on the workload at medium size reaches the
+/// structure of the hand-written best form, and says which Scan rules fired.
+fn best_form(name: &'static str) {
+    let want = best_form_of(name);
+    let prog = root().join("benches/programs").join(format!("{name}.sexp"));
+    let res = Command::new(env!("CARGO_BIN_EXE_eqscan"))
+        .arg("optimize")
+        .arg(&prog)
+        .arg("--json")
+        .output()
+        .expect("run eqscan");
+    assert!(
+        res.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&res.stdout).expect("JSON report");
+    let text = report["program"].as_str().expect("program text");
+    assert_eq!(
+        report["scans_after"].as_u64(),
+        Some(want.scans as u64),
+        "{name}: loops left in\n{text}"
+    );
+    for r in want.rules {
+        assert!(
+            report["rules_applied"][r].as_u64().unwrap_or(0) > 0,
+            "{name}: {r} did not fire: {}",
+            report["rules_applied"]
+        );
+    }
+    let p = parse_program(text).expect("the optimized program parses");
+    assert_eq!(p.count_scans(), want.scans);
+    let mut counts = (0, 0);
+    count_products(&p.graph, false, &mut counts);
+    assert_eq!(
+        counts,
+        (want.dots_in_loops, want.dots_outside),
+        "{name}: (dots in loops, dots outside) in\n{text}"
+    );
+}
+
 macro_rules! workloads {
     ($($name:ident),*) => {$(
         mod $name {
@@ -259,6 +346,10 @@ macro_rules! workloads {
             #[test]
             fn command_line() {
                 super::command_line(stringify!($name));
+            }
+            #[test]
+            fn best_form() {
+                super::best_form(stringify!($name));
             }
         }
     )*};

@@ -430,7 +430,18 @@ fn run_scan(
         }
     }
     // Output buffers: allocated once the first step tells their shape
-    // (or from the static type when there are no steps).
+    // (or from the static type when there are no steps). An output with
+    // `(keep K)` has K rows, written and read modulo K (a ring buffer).
+    let rows: Vec<usize> = (0..scan.outputs.len())
+        .map(|k| scan.kept(k).unwrap_or(n))
+        .collect();
+    for (k, r) in rows.iter().enumerate() {
+        if scan.kept(k).is_some() && n < *r {
+            return Err(fail(format!(
+                "output {k} keeps its last {r} steps, but the loop runs {n}"
+            )));
+        }
+    }
     let mut bufs: Vec<Option<Value>> = vec![None; scan.outputs.len()];
     let bind = |s: &str| dims.get(s).copied();
     let non_seqs: Vec<&Value> = scan.non_seq_args().map(|k| args[k]).collect();
@@ -455,7 +466,7 @@ fn run_scan(
                 let at = t as i64 + tap;
                 params.push(if at >= 0 {
                     match &bufs[k] {
-                        Some(b) => row(b, at as usize),
+                        Some(b) => row(b, at as usize % rows[k]),
                         None => return Err(internal(span, "scan", "state read before written")),
                     }
                 } else if matches!(info, OutputInfo::Sitsot) {
@@ -487,11 +498,11 @@ fn run_scan(
                 }
             }
             let buf = bufs[k].get_or_insert_with(|| {
-                let mut shape = vec![n];
+                let mut shape = vec![rows[k]];
                 shape.extend_from_slice(v.shape());
                 alloc(out_ty.dtype, &shape)
             });
-            if !set_row(buf, t, &v) {
+            if !set_row(buf, t % rows[k], &v) {
                 return Err(fail(format!(
                     "output {k}: step {t} has shape {:?}, earlier steps had {:?}",
                     v.shape(),
@@ -506,7 +517,16 @@ fn run_scan(
         .enumerate()
         .map(|(k, info)| {
             if let Some(b) = bufs[k].take() {
-                return Ok(b);
+                // A ring buffer is rotated back to chronological order.
+                let start = n % rows[k];
+                if start == 0 {
+                    return Ok(b);
+                }
+                let mut ordered = alloc(b.dtype(), b.shape());
+                for i in 0..rows[k] {
+                    set_row(&mut ordered, i, &row(&b, (start + i) % rows[k]));
+                }
+                return Ok(ordered);
             }
             let out_ty = node
                 .ty

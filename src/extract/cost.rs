@@ -113,13 +113,26 @@ impl CostModel {
     /// its first output (every output has the same), or
     /// [`Self::default_size`] when the class is not a scan.
     pub fn scan_steps(&self, egraph: &EGraph, class: Id) -> f64 {
+        egraph[class]
+            .nodes
+            .iter()
+            .find_map(|n| match &n.head {
+                Head::Scan(sig) => {
+                    let nb = sig.n_body_outputs().min(n.children.len());
+                    let d = crate::rules::analysis::scan_steps(egraph, sig, &n.children[nb..]);
+                    (d != Dim::Unknown).then(|| self.size(&d))
+                }
+                _ => None,
+            })
+            .unwrap_or(self.default_size as f64)
+    }
+
+    /// The elements a scan's outputs hold (every step, or the steps an
+    /// output keeps): what the loop writes and keeps in memory.
+    pub fn scan_storage(&self, egraph: &EGraph, class: Id) -> f64 {
         match &egraph[class].data.kind {
-            Kind::Multi(tys) => tys
-                .first()
-                .and_then(|t| t.shape.first())
-                .map(|d| self.size(d))
-                .unwrap_or(self.default_size as f64),
-            _ => self.default_size as f64,
+            Kind::Multi(tys) => tys.iter().map(|t| self.elements(t)).sum(),
+            _ => 0.0,
         }
     }
 
@@ -154,8 +167,10 @@ impl CostModel {
     /// - copies and creations (stack, concat, slice, fill, zeros, ones,
     ///   tensor, arange, cast): the result's elements;
     /// - leaves, `proj` and the root: 0 ([`LIT_COST`] for a literal);
-    /// - a scan: its loop overhead only, `steps × step_overhead` (the body
-    ///   is added by the extractors, see [`Self::scan_cost`]).
+    /// - a scan: its loop overhead, `steps × step_overhead`, plus the
+    ///   elements its outputs keep (all steps, or the last K of an output
+    ///   with `(keep K)`); the body is added by the extractors, see
+    ///   [`Self::scan_cost`].
     ///
     /// `f64::INFINITY` for a node that cannot be extracted: a child class
     /// is [`Kind::Invalid`], the attributes are not constants, the
@@ -199,7 +214,11 @@ impl CostModel {
                     return f64::INFINITY;
                 }
                 let steps = self.scan_steps_of(egraph, node).unwrap_or(0.0);
-                mul_inf(steps, self.step_overhead)
+                let storage = egraph
+                    .lookup(node.clone())
+                    .map(|c| self.scan_storage(egraph, c))
+                    .unwrap_or(0.0);
+                mul_inf(steps, self.step_overhead) + storage
             }
             Head::Op(OpName::Proj) => {
                 let k = node.children.first().and_then(|c| {

@@ -49,8 +49,8 @@ impl CostFunction<TNode> for TreeCost<'_> {
                 let steps = self.model.scan_steps_of(self.egraph, enode).unwrap_or(0.0);
                 let body: f64 = enode.children[..nb].iter().map(|c| costs(*c)).sum();
                 let outer: f64 = enode.children[nb..].iter().map(|c| costs(*c)).sum();
-                // `own` is already steps × step_overhead.
-                self.model.scan_cost(steps, body) + outer
+                // `own` is steps × step_overhead plus what the outputs keep.
+                own + super::cost::mul_inf(steps, body) + outer
             }
             _ => own + enode.children.iter().map(|c| costs(*c)).sum::<f64>(),
         }

@@ -213,17 +213,31 @@ pub struct ScanSig {
     pub has_n_steps: bool,
     /// Iterate from the end.
     pub go_backwards: bool,
+    /// Per output, the last steps it keeps (`None`: all); empty: all keep
+    /// every step.
+    pub keep: Vec<Option<usize>>,
 }
 
 impl ScanSig {
     fn of(s: &Scan) -> ScanSig {
+        let keep = if s.keep.iter().any(|k| k.is_some()) {
+            s.keep.clone()
+        } else {
+            Vec::new()
+        };
         ScanSig {
             sequences: s.sequences.clone(),
             outputs: s.outputs.clone(),
             n_non_seqs: s.n_non_seqs,
             has_n_steps: s.has_n_steps,
             go_backwards: s.go_backwards,
+            keep,
         }
+    }
+
+    /// The steps output `k` keeps, if not all.
+    pub fn kept(&self, k: usize) -> Option<usize> {
+        self.keep.get(k).copied().flatten()
     }
 
     /// The same layout as a [`Scan`] with an empty body, for its argument
@@ -235,6 +249,7 @@ impl ScanSig {
             n_non_seqs: self.n_non_seqs,
             has_n_steps: self.has_n_steps,
             go_backwards: self.go_backwards,
+            keep: self.keep.clone(),
             body: Graph::default(),
         }
     }
@@ -700,29 +715,17 @@ impl TextGen<'_> {
                 .collect();
             let _ = write!(s, "\n{pad}(sequences {})", seqs.join(" "));
         }
-        if sig.outputs.iter().any(|o| o.is_state()) {
-            let mut init = layout.init_args();
-            let outs: Vec<String> = sig
-                .outputs
-                .iter()
-                .map(|o| match o {
-                    OutputInfo::Sitsot => format!("(sitsot {})", arg(init.next().unwrap_or(0))),
-                    OutputInfo::Mitsot(t) => {
-                        let ts: Vec<String> = t.iter().map(|x| x.to_string()).collect();
-                        format!(
-                            "(mitsot {} (taps {}))",
-                            arg(init.next().unwrap_or(0)),
-                            ts.join(" ")
-                        )
-                    }
-                    OutputInfo::Nitsot => "(nitsot)".to_string(),
-                })
-                .collect();
-            let _ = write!(s, "\n{pad}(outputs_info {})", outs.join(" "));
-        } else {
-            let outs = vec!["(nitsot)"; sig.outputs.len()];
-            let _ = write!(s, "\n{pad}(outputs_info {})", outs.join(" "));
-        }
+        let mut init = layout.init_args();
+        let outs: Vec<String> = sig
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(k, o)| {
+                let init_text = o.is_state().then(|| arg(init.next().unwrap_or(0)));
+                super::print::output_entry(o, init_text, sig.kept(k))
+            })
+            .collect();
+        let _ = write!(s, "\n{pad}(outputs_info {})", outs.join(" "));
         if sig.n_non_seqs > 0 {
             let ns: Vec<String> = layout.non_seq_args().map(arg).collect();
             let _ = write!(s, "\n{pad}(non_sequences {})", ns.join(" "));

@@ -701,6 +701,7 @@ impl Parser {
         let mut non_seqs: Vec<NodeId> = Vec::new();
         let mut n_steps: Option<NodeId> = None;
         let mut go_backwards = false;
+        let mut keep: Vec<Option<usize>> = Vec::new();
         let mut fn_clause: Option<&Sexp> = None;
         let mut seen: BTreeSet<&str> = BTreeSet::new();
         for clause in &items[1..] {
@@ -733,7 +734,22 @@ impl Parser {
                 "outputs_info" => {
                     has_outputs_info = true;
                     for o in parts {
-                        let oparts = o.list().unwrap_or(&[]);
+                        let mut oparts = o.list().unwrap_or(&[]);
+                        // An optional trailing (keep K): only the last K steps.
+                        let mut kept = None;
+                        if let Some(last) = oparts.last().filter(|l| l.head() == Some("keep")) {
+                            let kp = last.list().unwrap_or(&[]);
+                            if kp.len() != 2 {
+                                return Err(arity(last.span(), "keep", "1 argument", kp.len() - 1));
+                            }
+                            let k = Self::int_param(&kp[1], "keep")?;
+                            if k < 1 {
+                                return Err(syntax(kp[1].span(), format!("an output keeps at least 1 step, got {k}")));
+                            }
+                            kept = Some(k as usize);
+                            oparts = &oparts[..oparts.len() - 1];
+                        }
+                        keep.push(kept);
                         match (o.head(), oparts.len()) {
                             (Some("sitsot"), 2) => {
                                 let init = self.expr(&oparts[1])?;
@@ -744,11 +760,14 @@ impl Parser {
                                 if let Some(t) = taps.iter().find(|&&t| t >= 0) {
                                     return Err(syntax(oparts[2].span(), format!("a mitsot reads past values: taps must be negative, got {t}")));
                                 }
+                                if let Some(k) = kept.filter(|k| (*k as i64) < -taps.iter().min().copied().unwrap_or(-1)) {
+                                    return Err(syntax(o.span(), format!("a mitsot with taps {taps:?} must keep at least {} steps, got (keep {k})", -taps.iter().min().copied().unwrap_or(-1))));
+                                }
                                 let init = self.expr(&oparts[1])?;
                                 outs.push((OutputInfo::Mitsot(taps), Some(init), o.span()));
                             }
                             (Some("nitsot"), 1) => outs.push((OutputInfo::Nitsot, None, o.span())),
-                            _ => return Err(syntax(o.span(), "expected (sitsot INIT), (mitsot INIT (taps T ...)) or (nitsot)")),
+                            _ => return Err(syntax(o.span(), "expected (sitsot INIT), (mitsot INIT (taps T ...)) or (nitsot), each optionally ending in (keep K)")),
                         }
                     }
                 }
@@ -867,7 +886,11 @@ impl Parser {
                     st
                 }
             };
-            let mut shape = vec![steps.clone()];
+            let rows = match keep.get(k).copied().flatten() {
+                Some(kept) => Dim::known(kept as i64),
+                None => steps.clone(),
+            };
+            let mut shape = vec![rows];
             shape.extend(elem.shape.iter().cloned());
             out_tys.push(Type::new(elem.dtype, shape));
         }
@@ -887,6 +910,7 @@ impl Parser {
             n_non_seqs,
             has_n_steps: n_steps.is_some(),
             go_backwards,
+            keep,
             body: body.graph,
         };
         let scan_id = self.push(Op::Scan(Box::new(scan)), args, out_tys.clone(), None, span);
@@ -1075,6 +1099,7 @@ impl Parser {
             n_non_seqs: body.captured.len(),
             has_n_steps: false,
             go_backwards: false,
+            keep: Vec::new(),
             body: body.graph,
         };
         let scan_id = self.push(Op::Scan(Box::new(scan)), args, out_tys.clone(), None, span);
@@ -1141,6 +1166,7 @@ impl Parser {
             n_non_seqs: body.captured.len(),
             has_n_steps: false,
             go_backwards: backwards,
+            keep: Vec::new(),
             body: body.graph,
         };
         let scan_id = self.push(

@@ -278,19 +278,15 @@ impl<'a> GraphPrinter<'a> {
                 .collect();
             let _ = write!(s, "\n{pad}(sequences {})", seqs.join(" "));
         }
-        if scan.outputs.iter().any(|o| o.is_state()) {
+        if scan.outputs.iter().any(|o| o.is_state()) || scan.keep.iter().any(|k| k.is_some()) {
             let mut init = scan.init_args();
             let outs: Vec<String> = scan
                 .outputs
                 .iter()
-                .map(|o| match o {
-                    OutputInfo::Sitsot => format!("(sitsot {})", arg(init.next().unwrap_or(0))),
-                    OutputInfo::Mitsot(t) => format!(
-                        "(mitsot {} (taps {}))",
-                        arg(init.next().unwrap_or(0)),
-                        join(t)
-                    ),
-                    OutputInfo::Nitsot => "(nitsot)".to_string(),
+                .enumerate()
+                .map(|(k, o)| {
+                    let init_text = o.is_state().then(|| arg(init.next().unwrap_or(0)));
+                    output_entry(o, init_text, scan.kept(k))
                 })
                 .collect();
             let _ = write!(s, "\n{pad}(outputs_info {})", outs.join(" "));
@@ -338,4 +334,20 @@ fn join(v: &[i64]) -> String {
         .map(|x| x.to_string())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// One `outputs_info` entry: `(sitsot INIT)`, `(mitsot INIT (taps T ...))`
+/// or `(nitsot)`, with `(keep K)` at its end when the output keeps only its
+/// last K steps.
+pub(crate) fn output_entry(info: &OutputInfo, init: Option<String>, keep: Option<usize>) -> String {
+    let init = init.unwrap_or_default();
+    let keep = keep.map(|k| format!(" (keep {k})")).unwrap_or_default();
+    match info {
+        OutputInfo::Sitsot => format!("(sitsot {init}{keep})"),
+        OutputInfo::Mitsot(t) => {
+            let ts: Vec<String> = t.iter().map(|x| x.to_string()).collect();
+            format!("(mitsot {init} (taps {}){keep})", ts.join(" "))
+        }
+        OutputInfo::Nitsot => format!("(nitsot{keep})"),
+    }
 }

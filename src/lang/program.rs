@@ -200,11 +200,20 @@ pub struct Scan {
     pub has_n_steps: bool,
     /// Iterate the (cut) sequences from the end.
     pub go_backwards: bool,
+    /// Per output, `Some(K)` when the output holds only its last K steps
+    /// (`(keep K)` in its `outputs_info` entry, written by save-mem); an
+    /// empty list or `None` keeps every step.
+    pub keep: Vec<Option<usize>>,
     /// The step function.
     pub body: Graph,
 }
 
 impl Scan {
+    /// The steps output `k` keeps, if not all.
+    pub fn kept(&self, k: usize) -> Option<usize> {
+        self.keep.get(k).copied().flatten()
+    }
+
     /// Number of sequences.
     pub fn n_seqs(&self) -> usize {
         self.sequences.len()

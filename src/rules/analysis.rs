@@ -73,6 +73,21 @@ pub struct TensorAnalysis {
     /// When set, rule appliers stop adding to the e-graph once it says a
     /// limit is reached (see [`crate::rules::runner::ApplyGuard`]).
     pub guard: Option<crate::rules::runner::ApplyGuard>,
+    /// When saturation must stop: appliers that do much work per match
+    /// (the Scan rewrites) check it, so one rule's matches cannot overrun
+    /// the time limit egg checks only between rules.
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl TensorAnalysis {
+    /// True once the saturation deadline has passed, or the
+    /// [`Self::guard`] has stopped rule applications.
+    pub fn out_of_time(&self) -> bool {
+        self.guard.as_ref().is_some_and(|g| g.tripped.is_some())
+            || self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+    }
 }
 
 /// Reads a literal attribute child.
@@ -187,6 +202,42 @@ pub fn node_op(egraph: &EGraph, name: OpName, ch: &[Id]) -> Option<(Op, Vec<Id>)
     })
 }
 
+/// The step count of a scan node with clauses `sig` and outer arguments
+/// `args`: its `n_steps` (a literal or a size symbol), else the sequences'
+/// common length less their tap span ([`Dim::Unknown`] when they differ).
+pub fn scan_steps(egraph: &EGraph, sig: &crate::lang::egraph::ScanSig, args: &[Id]) -> Dim {
+    let layout = sig.layout();
+    if let Some(k) = layout.n_steps_arg() {
+        return args
+            .get(k)
+            .and_then(|a| match lit_of(egraph, *a) {
+                Some(Scalar::I64(n)) => Some(Dim::known(n)),
+                _ => egraph[*a].nodes.iter().find_map(|n| match &n.head {
+                    Head::Size(s) => Some(Dim::sym(s.as_str())),
+                    _ => None,
+                }),
+            })
+            .unwrap_or(Dim::Unknown);
+    }
+    let mut d: Option<Dim> = None;
+    for (k, taps) in layout.seq_args().zip(&sig.sequences) {
+        let len = args
+            .get(k)
+            .and_then(|a| egraph[*a].data.ty().cloned())
+            .and_then(|t| t.shape.first().cloned())
+            .unwrap_or(Dim::Unknown);
+        let lo = taps.iter().copied().min().unwrap_or(0).min(0);
+        let hi = taps.iter().copied().max().unwrap_or(0).max(0);
+        let this = len.sub(&Dim::known(hi - lo));
+        d = Some(match d {
+            None => this,
+            Some(p) if p == this => p,
+            Some(_) => Dim::Unknown,
+        });
+    }
+    d.unwrap_or(Dim::Unknown)
+}
+
 /// What [`infer`] calls `consts`: the value of each argument that is a
 /// literal (a weak constant), as the parser passes it.
 pub fn literal_args(egraph: &EGraph, args: &[Id]) -> Vec<Option<Scalar>> {
@@ -286,37 +337,7 @@ impl Analysis<TNode> for TensorAnalysis {
             Head::Scan(sig) => {
                 let nb = sig.n_body_outputs().min(enode.children.len());
                 let args = &enode.children[nb..];
-                // The outputs: steps × the body's output types.
-                let steps = match sig.layout().n_steps_arg() {
-                    Some(k) => args.get(k).and_then(|a| match lit_of(egraph, *a) {
-                        Some(Scalar::I64(n)) => Some(Dim::known(n)),
-                        _ => egraph[*a].nodes.iter().find_map(|n| match &n.head {
-                            Head::Size(s) => Some(Dim::sym(s.as_str())),
-                            _ => None,
-                        }),
-                    }),
-                    None => None,
-                };
-                let steps = steps.unwrap_or_else(|| {
-                    let layout = sig.layout();
-                    let mut d: Option<Dim> = None;
-                    for (k, taps) in layout.seq_args().zip(&sig.sequences) {
-                        let len = args
-                            .get(k)
-                            .and_then(|a| egraph[*a].data.ty().cloned())
-                            .and_then(|t| t.shape.first().cloned())
-                            .unwrap_or(Dim::Unknown);
-                        let lo = taps.iter().copied().min().unwrap_or(0).min(0);
-                        let hi = taps.iter().copied().max().unwrap_or(0).max(0);
-                        let this = len.sub(&Dim::known(hi - lo));
-                        d = Some(match d {
-                            None => this,
-                            Some(p) if p == this => p,
-                            Some(_) => Dim::Unknown,
-                        });
-                    }
-                    d.unwrap_or(Dim::Unknown)
-                });
+                let steps = scan_steps(egraph, sig, args);
                 let mut tys = Vec::new();
                 for (k, info) in sig.outputs.iter().enumerate() {
                     let Some(bt) = enode.children.get(k).and_then(|b| egraph[*b].data.ty()) else {
@@ -327,7 +348,11 @@ impl Analysis<TNode> for TensorAnalysis {
                         );
                     };
                     let _ = info;
-                    let mut shape = vec![steps.clone()];
+                    let rows = match sig.kept(k) {
+                        Some(kept) => Dim::known(kept as i64),
+                        None => steps.clone(),
+                    };
+                    let mut shape = vec![rows];
                     shape.extend(bt.shape.iter().cloned());
                     tys.push(Type::new(bt.dtype, shape));
                 }

@@ -189,6 +189,7 @@ pub fn saturate_until(
     let start = Instant::now();
     let mut egraph = EGraph::new(TensorAnalysis {
         guard: Some(ApplyGuard::new(limits.node_limit, *budget)),
+        deadline: Some(budget.deadline),
         ..TensorAnalysis::default()
     });
     if explanations {

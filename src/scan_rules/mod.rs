@@ -1,5 +1,199 @@
-//! The Scan rewrites, one file each (push-out non-seq / seq / output, merge,
-//! merge-inouts, constant and unused-input removal, save-mem).
+//! The Scan rewrites, as saturation rules: one file each.
 //!
-//! Empty until the Scan rewrites issue (issue 5). Must not: duplicate the
-//! e-graph analysis.
+//! Owns: every rewrite that looks inside a loop, and the machinery they
+//! share — [`scan_node`] (a scan node taken apart), [`body`] (re-scoping a
+//! body by extract-and-reinsert), [`build`] (adding a new scan, with unused
+//! and duplicate inputs tidied away), [`vectorize`] (a step's term as a
+//! term over all steps). Must not: duplicate the e-graph analysis (types,
+//! constants and dependence sets come from [`crate::rules::analysis`]).
+//!
+//! Each rewrite keeps both forms in the e-graph — the loop and what it
+//! becomes — so the cost model, not an order of passes, decides. A rewrite
+//! unions two classes only when their types (shapes included) are equal;
+//! otherwise it is counted in `rules_refused` and not applied.
+//!
+//! | rule | what it does |
+//! |---|---|
+//! | `scan-push-out-nonseq` | loop-invariant sub-terms become new non-sequences; an invariant output becomes a broadcast |
+//! | `scan-push-out-seq` | sub-terms of sequences and non-sequences become new sequences computed on the whole sequence; such an output becomes that term |
+//! | `scan-push-out-output` | an output computed from other outputs' step values is computed after the loop |
+//! | `scan-inline-constants` | constant outer inputs move into the body |
+//! | `scan-tidy-inputs` | unused sequences and non-sequences are dropped, inputs given twice passed once |
+//! | `scan-drop-output` | an output no other output reads is split off |
+//! | `scan-merge-outputs` | outputs with the same step term are one |
+//! | `scan-merge` | independent loops with the same steps and direction become one |
+//! | `scan-fuse` | a map over another loop's output reads that loop's step value |
+//! | `scan-to-reduction` | `state ⊕ f(x_t)` read only at its end is a reduction; read at every step, a cumsum / cumprod |
+//! | `scan-save-mem` | an output read only at `-m` from its end keeps its last steps only (`(keep K)`) |
+
+pub mod body;
+pub mod build;
+pub mod drop_output;
+pub mod fuse;
+pub mod hoist;
+pub mod inline_constants;
+pub mod merge;
+pub mod merge_outputs;
+pub mod push_out_nonseq;
+pub mod push_out_output;
+pub mod push_out_seq;
+pub mod save_mem;
+pub mod scan_node;
+pub mod tidy_inputs;
+pub mod to_reduction;
+pub mod vectorize;
+
+use crate::lang::egraph::{Head, OpName, TNode};
+use crate::lang::Scalar;
+use crate::rules::analysis::{EGraph, TensorAnalysis};
+use crate::rules::conditions::kinds_compatible;
+use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
+
+/// What a per-scan rule does to one scan node: the classes it changed.
+pub type ScanFn = fn(&mut EGraph, &scan_node::ScanNode, Symbol) -> Vec<Id>;
+
+/// The applier of a rule that examines each scan node of a matched class
+/// (at most [`MAX_VARIANTS`] of them).
+#[derive(Clone)]
+pub struct PerScan(pub ScanFn);
+
+impl Applier<TNode, TensorAnalysis> for PerScan {
+    fn apply_one(
+        &self,
+        egraph: &mut EGraph,
+        eclass: Id,
+        _subst: &Subst,
+        _ast: Option<&PatternAst<TNode>>,
+        rule: Symbol,
+    ) -> Vec<Id> {
+        let size = egraph.total_size();
+        if let Some(guard) = egraph.analysis.guard.as_mut() {
+            if guard.exhausted(size) {
+                return Vec::new();
+            }
+        }
+        let scans = scan_node::ScanNode::all_in(egraph, eclass);
+        let mut changed = Vec::new();
+        for s in scans.iter().take(MAX_VARIANTS) {
+            if egraph.analysis.out_of_time() {
+                break;
+            }
+            changed.extend((self.0)(egraph, s, rule));
+        }
+        changed
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        Vec::new()
+    }
+}
+
+/// A rewrite; egg refuses one only when the applier needs pattern
+/// variables the searcher does not bind, and these bind none.
+pub type ScanRewrite = Result<Rewrite<TNode, TensorAnalysis>, String>;
+
+/// A rule named `name` that runs `f` on every scan node.
+pub fn per_scan_rule(name: &str, f: ScanFn) -> ScanRewrite {
+    Rewrite::new(name, ScanClasses, PerScan(f))
+}
+
+/// Every Scan rewrite, in a fixed order.
+pub fn scan_rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
+    [
+        push_out_nonseq::rewrite(),
+        push_out_seq::rewrite(),
+        push_out_output::rewrite(),
+        inline_constants::rewrite(),
+        tidy_inputs::rewrite(),
+        drop_output::rewrite(),
+        merge_outputs::rewrite(),
+        merge::rewrite(),
+        fuse::rewrite(),
+        to_reduction::rewrite(),
+        to_reduction::rewrite_every_step(),
+        save_mem::rewrite(),
+    ]
+    .into_iter()
+    .filter_map(Result::ok)
+    .collect()
+}
+
+/// Matches every class that holds a scan node (the applier takes the
+/// nodes apart itself).
+#[derive(Clone, Debug, Default)]
+pub struct ScanClasses;
+
+impl Searcher<TNode, TensorAnalysis> for ScanClasses {
+    fn search_eclass_with_limit(
+        &self,
+        egraph: &EGraph,
+        eclass: Id,
+        limit: usize,
+    ) -> Option<SearchMatches<'_, TNode>> {
+        if limit == 0
+            || !egraph[eclass]
+                .nodes
+                .iter()
+                .any(|n| matches!(n.head, Head::Scan(_)))
+        {
+            return None;
+        }
+        Some(SearchMatches {
+            eclass,
+            substs: vec![Subst::default()],
+            ast: None,
+        })
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        Vec::new()
+    }
+}
+
+/// Unions `old` with `new` when their kinds agree (counting a refusal for
+/// `rule` otherwise); true if the e-graph changed.
+pub fn union_checked(egraph: &mut EGraph, rule: Symbol, old: Id, new: Id) -> bool {
+    if egraph.find(old) == egraph.find(new) {
+        return false;
+    }
+    if !kinds_compatible(&egraph[new].data.kind, &egraph[old].data.kind) {
+        *egraph.analysis.refused.entry(rule.to_string()).or_insert(0) += 1;
+        return false;
+    }
+    egraph.union_trusted(old, new, rule)
+}
+
+/// The class of `(proj k scan)`.
+pub fn proj(egraph: &mut EGraph, scan: Id, k: usize) -> Id {
+    let kl = egraph.add(TNode::lit(Scalar::I64(k as i64)));
+    egraph.add(TNode {
+        head: Head::Op(OpName::Proj),
+        children: vec![kl, scan],
+    })
+}
+
+/// True when `a` already computes one of `b`'s outputs (a `proj` of each
+/// is in one class): merging or fusing them again would only grow loops.
+pub fn computes_any(egraph: &EGraph, a: &scan_node::ScanNode, b: &scan_node::ScanNode) -> bool {
+    let projs = |s: &scan_node::ScanNode| -> Vec<Id> {
+        (0..s.body.len())
+            .filter_map(|k| {
+                let kl = egraph.lookup(TNode::lit(Scalar::I64(k as i64)))?;
+                egraph.lookup(TNode {
+                    head: Head::Op(OpName::Proj),
+                    children: vec![kl, s.class],
+                })
+            })
+            .collect()
+    };
+    let pa = projs(a);
+    projs(b).iter().any(|p| pa.contains(p))
+}
+
+/// Outputs a merged or fused loop may have, at most.
+pub const MAX_MERGED_OUTPUTS: usize = 8;
+
+/// Scans whose nodes a rule examines per class, at most: a class gathers
+/// one variant per rewrite that applied to it, and rules that pair scans
+/// would grow with the square of that.
+pub const MAX_VARIANTS: usize = 3;

@@ -1,0 +1,87 @@
+//! `scan-fuse` (map fusion, FractalTensor's `map f ∘ map g = map (f ∘ g)`,
+//! for any loop): a loop whose sequence is another loop's output, read at
+//! tap 0, with the same step count and going forward, becomes one loop in
+//! which the consumer reads the producer's step value directly.
+//!
+//! The stacked output need not exist any more (it stays an output of the
+//! fused loop, which `scan-drop-output` may then remove).
+//!
+//! Does not fire on: a consumer that reads the output at other taps, or
+//! reads the producer's outputs otherwise too (as a whole, or through
+//! other values); loops going backwards; different step counts.
+
+use super::merge::{merged, reachable, union_outputs};
+use super::scan_node::{InnerInput, ScanNode};
+use super::{computes_any, per_scan_rule, MAX_MERGED_OUTPUTS, MAX_VARIANTS};
+use crate::lang::egraph::{Head, OpName};
+use crate::lang::Scalar;
+use crate::rules::analysis::EGraph;
+use egg::{Id, Symbol};
+
+/// The rule.
+pub fn rewrite() -> super::ScanRewrite {
+    per_scan_rule("scan-fuse", fuse)
+}
+
+fn fuse(egraph: &mut EGraph, consumer: &ScanNode, rule: Symbol) -> Vec<Id> {
+    let mut changed = Vec::new();
+    if consumer.sig.go_backwards {
+        return changed;
+    }
+    for (param, input) in consumer.inner_inputs().iter().enumerate() {
+        let InnerInput::Sequence { seq, tap: 0 } = input else {
+            continue;
+        };
+        if consumer.sig.sequences[*seq] != [0] {
+            continue;
+        }
+        let outer = consumer.seq_outer(*seq);
+        let producers: Vec<(usize, Id)> = egraph[outer]
+            .nodes
+            .iter()
+            .filter(|n| n.head == Head::Op(OpName::Proj) && n.children.len() == 2)
+            .filter_map(|n| {
+                let k = egraph[n.children[0]]
+                    .nodes
+                    .iter()
+                    .find_map(|m| match m.head {
+                        Head::Lit(crate::lang::egraph::Lit(Scalar::I64(k))) => Some(k as usize),
+                        _ => None,
+                    })?;
+                Some((k, egraph.find(n.children[1])))
+            })
+            .collect();
+        for (k, p) in producers {
+            // The consumer may read the producer only through this sequence.
+            let other_args: Vec<Id> = consumer
+                .args
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != *seq)
+                .map(|(_, a)| *a)
+                .collect();
+            if reachable(egraph, &other_args).contains(&p) {
+                continue;
+            }
+            for producer in ScanNode::all_in(egraph, p).iter().take(MAX_VARIANTS) {
+                if producer.sig.go_backwards
+                    || !producer.sig.keep.is_empty()
+                    || !consumer.sig.keep.is_empty()
+                    || producer.body.len() + consumer.body.len() > MAX_MERGED_OUTPUTS
+                    || computes_any(egraph, producer, consumer)
+                    || producer.steps(egraph) != consumer.steps(egraph)
+                    || reachable(egraph, &producer.args).contains(&consumer.class)
+                {
+                    continue;
+                }
+                let Some(&body_k) = producer.body.get(k) else {
+                    continue;
+                };
+                if let Some(m) = merged(egraph, producer, consumer, Some((param, body_k))) {
+                    changed.extend(union_outputs(egraph, rule, producer, consumer, m));
+                }
+            }
+        }
+    }
+    changed
+}

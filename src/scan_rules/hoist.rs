@@ -1,0 +1,172 @@
+//! Hoisting sub-terms out of a loop body: the engine of the two push-out
+//! rules.
+//!
+//! Owns: [`hoist`] — find the largest body sub-terms of a kind the caller
+//! chooses, compute them outside on the outer values ([`Vectorizer`]), pass
+//! them in as new inputs, and union the new loop with the old one; an
+//! output that is wholly such a sub-term is unioned with its outer form
+//! directly. Must not: decide which sub-terms qualify (the rules do).
+
+use super::body::{scoped_children, Plan, Source, Target};
+use super::build::{NewScan, NewSeq};
+use super::scan_node::ScanNode;
+use super::vectorize::{Outer, Vectorizer};
+use super::{proj, union_checked};
+use crate::lang::egraph::{Head, OpName, TNode};
+use crate::lang::{BinaryOp, DType, Dim, Scalar, Type};
+use crate::rules::analysis::{EGraph, Kind};
+use egg::{Id, Symbol};
+use std::collections::BTreeSet;
+
+/// What the hoisted terms become.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HoistAs {
+    /// Loop-invariant terms, passed in as new non-sequences.
+    NonSequence,
+    /// Terms of the sequences (and non-sequences), computed for all steps
+    /// and passed in as new sequences.
+    Sequence,
+}
+
+/// True for a class worth hoisting: a value that is not a bare input,
+/// literal or constant.
+fn worth_hoisting(egraph: &EGraph, c: Id) -> bool {
+    let data = &egraph[c].data;
+    matches!(data.kind, Kind::Value(_))
+        && data.konst.is_none()
+        && !egraph[c].nodes.iter().any(|n| {
+            matches!(
+                n.head,
+                Head::Arg(..) | Head::Lit(_) | Head::Input(..) | Head::Size(_)
+            )
+        })
+}
+
+/// Hoists what `how` allows out of `scan`; returns the classes changed.
+pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -> Vec<Id> {
+    let mut changed = Vec::new();
+    let params = Vectorizer::standard_params(egraph, scan, how == HoistAs::Sequence);
+    let Some(mut vz) = Vectorizer::new(scan, egraph, params) else {
+        return changed;
+    };
+    let Some(mut spec) = NewScan::like(egraph, scan) else {
+        return changed;
+    };
+    // Walk the smallest terms of the body from its outputs; stop at the
+    // first class that qualifies on each path.
+    let plain = [spec.source_of(scan)];
+    let roots: Vec<(usize, Id)> = scan.body.iter().map(|b| (0, *b)).collect();
+    let plan = Plan::new(egraph, &plain, &roots);
+    let mut hoisted: Vec<(Id, Outer)> = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<Id> = scan.body.clone();
+    while let Some(c) = stack.pop() {
+        if !seen.insert(c) {
+            continue;
+        }
+        if worth_hoisting(egraph, c) {
+            if let Some(o) = vz.outer(egraph, c) {
+                // A closed term rebuilds to itself: it is a constant, which
+                // `scan-inline-constants` keeps inside.
+                let closed = egraph.find(o.id) == egraph.find(c);
+                if o.batched == (how == HoistAs::Sequence) && !closed {
+                    hoisted.push((c, o));
+                    continue;
+                }
+            }
+        }
+        if let Some(n) = plan.chosen(0, c) {
+            if !matches!(n.head, Head::Arg(..)) {
+                stack.extend(scoped_children(n).iter().rev().copied());
+            }
+        }
+    }
+    if hoisted.is_empty() {
+        return changed;
+    }
+    // A whole output that qualifies equals its outer form.
+    for (j, b) in scan.body.iter().enumerate() {
+        let Some((_, o)) = hoisted.iter().find(|(c, _)| c == b) else {
+            continue;
+        };
+        let whole = if o.batched {
+            Some(o.id)
+        } else {
+            broadcast_steps(egraph, o.id, &spec.steps)
+        };
+        if let Some(w) = whole {
+            let p = proj(egraph, scan.class, j);
+            if union_checked(egraph, rule, p, w) {
+                changed.push(p);
+            }
+        }
+    }
+    // The loop with the hoisted terms passed in.
+    let first_new = match how {
+        HoistAs::NonSequence => spec.non_seqs.len(),
+        HoistAs::Sequence => spec.sequences.len(),
+    };
+    for (c, o) in &hoisted {
+        let Some(t) = egraph[*c].data.ty().cloned() else {
+            return changed;
+        };
+        match how {
+            HoistAs::NonSequence => spec.non_seqs.push((o.id, t.strong())),
+            HoistAs::Sequence => spec.sequences.push(NewSeq {
+                outer: o.id,
+                taps: vec![0],
+                step_type: t.strong(),
+            }),
+        }
+    }
+    let mut source: Source = spec.source_of(scan);
+    for (i, (c, _)) in hoisted.iter().enumerate() {
+        let v = match how {
+            HoistAs::NonSequence => spec.non_seq_param(first_new + i),
+            HoistAs::Sequence => spec.seq_param(first_new + i, 0),
+        };
+        source.replace.insert(*c, Target::Param(v));
+    }
+    if let Some(new) = spec.build(egraph, &[source]) {
+        if union_checked(egraph, rule, scan.class, new) {
+            changed.push(scan.class);
+        }
+    }
+    changed
+}
+
+/// `v` repeated `steps` times along a new leading axis.
+pub fn broadcast_steps(egraph: &mut EGraph, v: Id, steps: &Dim) -> Option<Id> {
+    let t: Type = egraph[v].data.ty()?.clone();
+    let mut dims = vec![super::build::steps_leaf(egraph, steps)?];
+    for d in &t.shape {
+        dims.push(super::build::steps_leaf(egraph, d)?);
+    }
+    let ty = egraph.add(TNode {
+        head: Head::Type(t.dtype),
+        children: dims,
+    });
+    let zero = egraph.add(TNode::lit(Scalar::I64(0)));
+    let row = egraph.add(TNode {
+        head: Head::Op(OpName::ExpandDims),
+        children: vec![v, zero],
+    });
+    if t.dtype == DType::Bool {
+        let ones = egraph.add(TNode {
+            head: Head::Op(OpName::Ones),
+            children: vec![ty],
+        });
+        return Some(egraph.add(TNode {
+            head: Head::Op(OpName::Where),
+            children: vec![ones, row, row],
+        }));
+    }
+    let zeros = egraph.add(TNode {
+        head: Head::Op(OpName::Zeros),
+        children: vec![ty],
+    });
+    Some(egraph.add(TNode {
+        head: Head::Op(OpName::Binary(BinaryOp::Add)),
+        children: vec![zeros, row],
+    }))
+}

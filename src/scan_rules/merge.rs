@@ -1,0 +1,259 @@
+//! `scan-merge` (PyTensor's ScanMerge): two independent loops with the same
+//! step count and direction become one loop computing both.
+//!
+//! The merged loop takes both loops' inputs (an input both take is passed
+//! once, so their common step work becomes one e-class and is paid once)
+//! and has both loops' outputs; each old `proj` is unioned with the merged
+//! loop's. Step counts are equal when the analysis gives both loops the
+//! same size (the same constant or the same symbol).
+//!
+//! Loops that keep only their last steps (`scan-save-mem` variants) are not
+//! merged: their full versions are, and save-mem applies to the result.
+//!
+//! Does not fire on: loops where one reads the other (directly or through
+//! other values: merging would make a cycle), different step counts or
+//! directions, loops nested in a body (only loops whose inputs are
+//! top-level values are paired).
+
+use super::build::NewScan;
+use super::scan_node::ScanNode;
+use super::{computes_any, proj, union_checked, MAX_MERGED_OUTPUTS};
+use crate::lang::egraph::{Head, TNode};
+use crate::rules::analysis::{EGraph, TensorAnalysis};
+use egg::{Applier, Id, PatternAst, Rewrite, Subst, Symbol, Var};
+use std::collections::BTreeSet;
+
+/// Loop variants of each class that are paired, at most.
+const PAIRED_VARIANTS: usize = 1;
+
+/// Matches once per e-graph (the root's class): the applier pairs every
+/// two loops itself, so the classes valid at the top level are computed
+/// once per iteration, not once per loop.
+struct Once;
+
+impl egg::Searcher<TNode, TensorAnalysis> for Once {
+    fn search_eclass_with_limit(
+        &self,
+        egraph: &EGraph,
+        eclass: Id,
+        limit: usize,
+    ) -> Option<egg::SearchMatches<'_, TNode>> {
+        let first_scan = egraph
+            .classes()
+            .filter(|c| c.nodes.iter().any(|n| matches!(n.head, Head::Scan(_))))
+            .map(|c| c.id)
+            .min()?;
+        (limit > 0 && egraph.find(eclass) == first_scan).then(|| egg::SearchMatches {
+            eclass,
+            substs: vec![Subst::default()],
+            ast: None,
+        })
+    }
+
+    fn search_with_limit(
+        &self,
+        egraph: &EGraph,
+        limit: usize,
+    ) -> Vec<egg::SearchMatches<'_, TNode>> {
+        let first_scan = egraph
+            .classes()
+            .filter(|c| c.nodes.iter().any(|n| matches!(n.head, Head::Scan(_))))
+            .map(|c| c.id)
+            .min();
+        match first_scan {
+            Some(c) if limit > 0 => self
+                .search_eclass_with_limit(egraph, c, limit)
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        Vec::new()
+    }
+}
+
+/// The rule.
+pub fn rewrite() -> super::ScanRewrite {
+    Rewrite::new("scan-merge", Once, Merge)
+}
+
+struct Merge;
+
+/// True when `a` and `b` are one loop that keeps different steps of its
+/// outputs (save-mem variants): merging them would compute it twice.
+fn same_loop(a: &ScanNode, b: &ScanNode) -> bool {
+    let strip = |s: &ScanNode| {
+        let mut sig = s.sig.clone();
+        sig.keep.clear();
+        sig
+    };
+    a.body == b.body && a.args == b.args && strip(a) == strip(b)
+}
+
+/// Every class reachable from `from` through any node's children.
+pub fn reachable(egraph: &EGraph, from: &[Id]) -> BTreeSet<Id> {
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<Id> = from.iter().map(|c| egraph.find(*c)).collect();
+    while let Some(c) = stack.pop() {
+        if !seen.insert(c) {
+            continue;
+        }
+        for n in &egraph[c].nodes {
+            stack.extend(n.children.iter().map(|ch| egraph.find(*ch)));
+        }
+    }
+    seen
+}
+
+/// The classes that have a term reading no inner input (valid at the top
+/// level of a program).
+pub fn closed_classes(egraph: &EGraph) -> BTreeSet<Id> {
+    let mut closed = BTreeSet::new();
+    loop {
+        let mut grew = false;
+        for class in egraph.classes() {
+            if closed.contains(&class.id) {
+                continue;
+            }
+            let ok = class.nodes.iter().any(|n| {
+                !matches!(n.head, Head::Arg(..))
+                    && super::body::scoped_children(n)
+                        .iter()
+                        .all(|c| closed.contains(&egraph.find(*c)))
+            });
+            if ok {
+                closed.insert(class.id);
+                grew = true;
+            }
+        }
+        if !grew {
+            return closed;
+        }
+    }
+}
+
+/// The loop computing `a`'s outputs then `b`'s; `b_seq_from_a` makes one
+/// of `b`'s sequence parameters read a class of `a`'s body instead (see
+/// `scan-fuse`).
+pub fn merged(
+    egraph: &mut EGraph,
+    a: &ScanNode,
+    b: &ScanNode,
+    b_seq_from_a: Option<(usize, Id)>,
+) -> Option<Id> {
+    let mut spec = NewScan::like(egraph, a)?;
+    let sb = NewScan::like(egraph, b)?;
+    if sb.steps != spec.steps || sb.go_backwards != spec.go_backwards {
+        return None;
+    }
+    let (n_seq, n_out, n_ns) = (
+        spec.sequences.len(),
+        spec.outputs.len(),
+        spec.non_seqs.len(),
+    );
+    spec.sequences.extend(sb.sequences);
+    spec.outputs.extend(sb.outputs.into_iter().map(|mut o| {
+        o.body.0 = 1;
+        o
+    }));
+    spec.non_seqs.extend(sb.non_seqs);
+    spec.n_steps = spec.n_steps.or(sb.n_steps);
+    let src_a = spec.source_of(a);
+    let mut src_b = spec.source_at(b, n_seq, &|i| Some(n_out + i), n_ns);
+    if let Some((param, class)) = b_seq_from_a {
+        *src_b.params.get_mut(param)? = Some(super::body::Target::From(0, class));
+    }
+    spec.build(egraph, &[src_a, src_b])
+}
+
+/// Unions every output of `a` and `b` with the merged loop's.
+pub fn union_outputs(
+    egraph: &mut EGraph,
+    rule: Symbol,
+    a: &ScanNode,
+    b: &ScanNode,
+    m: Id,
+) -> Vec<Id> {
+    let mut changed = Vec::new();
+    let pairs: Vec<(Id, usize)> = (0..a.body.len())
+        .map(|k| (a.class, k))
+        .chain((0..b.body.len()).map(|k| (b.class, k)))
+        .collect();
+    for (i, (s, k)) in pairs.into_iter().enumerate() {
+        let old = proj(egraph, s, k);
+        let new = proj(egraph, m, i);
+        if union_checked(egraph, rule, old, new) {
+            changed.push(old);
+        }
+    }
+    changed
+}
+
+impl Applier<TNode, TensorAnalysis> for Merge {
+    fn apply_one(
+        &self,
+        egraph: &mut EGraph,
+        _eclass: Id,
+        _subst: &Subst,
+        _ast: Option<&PatternAst<TNode>>,
+        rule: Symbol,
+    ) -> Vec<Id> {
+        let scans: Vec<Id> = egraph
+            .classes()
+            .filter(|c| c.nodes.iter().any(|n| matches!(n.head, Head::Scan(_))))
+            .map(|c| c.id)
+            .collect();
+        if scans.len() < 2 {
+            return Vec::new();
+        }
+        let closed = closed_classes(egraph);
+        let top_level = |s: &ScanNode| s.args.iter().all(|a| closed.contains(a));
+        let variants: Vec<Vec<ScanNode>> = scans
+            .iter()
+            .map(|c| {
+                ScanNode::all_in(egraph, *c)
+                    .into_iter()
+                    .filter(top_level)
+                    .take(PAIRED_VARIANTS)
+                    .collect()
+            })
+            .collect();
+        let mut changed = Vec::new();
+        for (i, mine) in variants.iter().enumerate() {
+            for a in mine {
+                let from_a = reachable(egraph, &a.args);
+                for (j, theirs) in variants.iter().enumerate().skip(i + 1) {
+                    if from_a.contains(&scans[j]) {
+                        continue;
+                    }
+                    for b in theirs {
+                        if egraph.analysis.out_of_time() {
+                            return changed;
+                        }
+                        if a.steps(egraph) != b.steps(egraph)
+                            || same_loop(a, b)
+                            || !a.sig.keep.is_empty()
+                            || !b.sig.keep.is_empty()
+                            || a.body.len() + b.body.len() > MAX_MERGED_OUTPUTS
+                            || computes_any(egraph, a, b)
+                            || a.sig.go_backwards != b.sig.go_backwards
+                            || reachable(egraph, &b.args).contains(&a.class)
+                        {
+                            continue;
+                        }
+                        if let Some(m) = merged(egraph, a, b, None) {
+                            changed.extend(union_outputs(egraph, rule, a, b, m));
+                        }
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,36 @@
+//! `scan-merge-outputs` (the output half of PyTensor's merge-inouts):
+//! two outputs whose step terms are the same class are the same output.
+//!
+//! Row t of an output is its step term evaluated at step t, whatever its
+//! kind, so equal step terms give equal outputs; the duplicate is then
+//! read from the first and split off by `scan-drop-output`. Inputs given
+//! twice are merged by every rebuild ([`super::build`]).
+//!
+//! Does not fire on: outputs whose terms differ, e.g. two states with the
+//! same update that each read their own previous value.
+
+use super::scan_node::ScanNode;
+use super::{per_scan_rule, proj, union_checked};
+use crate::rules::analysis::EGraph;
+use egg::{Id, Symbol};
+
+/// The rule.
+pub fn rewrite() -> super::ScanRewrite {
+    per_scan_rule("scan-merge-outputs", merge_outputs)
+}
+
+fn merge_outputs(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
+    let mut changed = Vec::new();
+    for j in 0..scan.body.len() {
+        for k in j + 1..scan.body.len() {
+            if scan.body[j] == scan.body[k] {
+                let pj = proj(egraph, scan.class, j);
+                let pk = proj(egraph, scan.class, k);
+                if union_checked(egraph, rule, pj, pk) {
+                    changed.push(pj);
+                }
+            }
+        }
+    }
+    changed
+}

@@ -1,0 +1,21 @@
+//! `scan-push-out-nonseq`: loop-invariant code motion.
+//!
+//! A body sub-term that reads only non-sequences (and constants) is the
+//! same at every step: it is computed once before the loop and passed in as
+//! a new non-sequence. An output that is wholly invariant is its value
+//! repeated `n_steps` times — for state outputs too, which PyTensor gets
+//! wrong (it gives them `n_steps` minus the init rows).
+//!
+//! Does not fire on: a sub-term that reads a sequence or a state (it
+//! changes from step to step); a bare constant (kept inside, where it
+//! folds).
+
+use super::hoist::{hoist, HoistAs};
+use super::per_scan_rule;
+
+/// The rule.
+pub fn rewrite() -> super::ScanRewrite {
+    per_scan_rule("scan-push-out-nonseq", |egraph, scan, rule| {
+        hoist(egraph, scan, rule, HoistAs::NonSequence)
+    })
+}

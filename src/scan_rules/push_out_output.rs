@@ -1,0 +1,62 @@
+//! `scan-push-out-output`: an output computed from other outputs' step
+//! values is computed after the loop, on their stacked values.
+//!
+//! With `h_t` a state's new value, `o_t = dot(V, h_t)` is, over all steps,
+//! `dot(H, Vᵀ)` with `H` the stacked states: one matrix product after the
+//! loop instead of a matrix-vector product per step. The output then
+//! stays in the loop only if something else reads it (see
+//! `scan-drop-output`).
+//!
+//! Does not fire on: an output that reads a state's previous value (`h_{t-1}`)
+//! or its own; one that no other output's value appears in (that is
+//! `scan-push-out-seq`'s case).
+
+use super::scan_node::ScanNode;
+use super::vectorize::{Outer, Vectorizer};
+use super::{per_scan_rule, proj, union_checked};
+use crate::rules::analysis::EGraph;
+use egg::{Id, Symbol};
+
+/// The rule.
+pub fn rewrite() -> super::ScanRewrite {
+    per_scan_rule("scan-push-out-output", push_out_output)
+}
+
+fn push_out_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
+    let mut changed = Vec::new();
+    if scan.body.len() < 2 {
+        return changed;
+    }
+    let projs: Vec<Id> = (0..scan.body.len())
+        .map(|k| proj(egraph, scan.class, k))
+        .collect();
+    for j in 0..scan.body.len() {
+        let params = Vectorizer::standard_params(egraph, scan, true);
+        let Some(mut vz) = Vectorizer::new(scan, egraph, params) else {
+            return changed;
+        };
+        let mut any_leaf = false;
+        for (k, b) in scan.body.iter().enumerate() {
+            if k != j && *b != scan.body[j] {
+                vz.set_leaf(
+                    *b,
+                    Outer {
+                        id: projs[k],
+                        batched: true,
+                    },
+                );
+                any_leaf = true;
+            }
+        }
+        if !any_leaf {
+            continue;
+        }
+        let Some(o) = vz.outer(egraph, scan.body[j]) else {
+            continue;
+        };
+        if o.batched && o.id != projs[j] && union_checked(egraph, rule, projs[j], o.id) {
+            changed.push(projs[j]);
+        }
+    }
+    changed
+}

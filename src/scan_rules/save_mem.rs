@@ -1,0 +1,131 @@
+//! `scan-save-mem` (PyTensor's ScanSaveMem): an output read only near its
+//! end keeps only its last steps.
+//!
+//! The reader is modelled explicitly: `(index (proj k S) -m)` reads step
+//! `n - m`, so it equals `(index (proj k S') -m)` where `S'` is `S` with
+//! output k marked `(keep K)`, `K = max(m, the state's deepest tap)`: the
+//! executor then keeps a ring buffer of K steps instead of all n. The
+//! other outputs of `S` and `S'` are the same. Extraction keeps `S'` when
+//! nothing else reads output k whole (the cost model counts the elements
+//! a loop keeps).
+//!
+//! Does not fire on: a non-constant or non-negative index (reads from the
+//! start need every step, or fewer steps, which is not this rule);
+//! an output already keeping at most K steps; a loop whose known step
+//! count is no more than K.
+
+use super::build::NewScan;
+use super::scan_node::ScanNode;
+use super::{proj, union_checked, MAX_VARIANTS};
+use crate::lang::egraph::{Head, Lit, OpName, TNode};
+use crate::lang::{OutputInfo, Scalar};
+use crate::rules::analysis::{EGraph, TensorAnalysis};
+use egg::{Applier, Id, Pattern, PatternAst, Subst, Symbol, Var};
+
+/// The rule.
+pub fn rewrite() -> super::ScanRewrite {
+    let lhs: Pattern<TNode> = "(index (proj ?k ?s) ?m)"
+        .parse()
+        .map_err(|e| format!("{e}"))?;
+    egg::Rewrite::new("scan-save-mem", lhs, SaveMem)
+}
+
+struct SaveMem;
+
+fn int_of(egraph: &EGraph, c: Id) -> Option<i64> {
+    egraph[c].nodes.iter().find_map(|n| match n.head {
+        Head::Lit(Lit(Scalar::I64(v))) => Some(v),
+        _ => None,
+    })
+}
+
+impl Applier<TNode, TensorAnalysis> for SaveMem {
+    fn apply_one(
+        &self,
+        egraph: &mut EGraph,
+        eclass: Id,
+        subst: &Subst,
+        _ast: Option<&PatternAst<TNode>>,
+        rule: Symbol,
+    ) -> Vec<Id> {
+        let var = |v: &str| v.parse::<Var>().ok().and_then(|v| subst.get(v).copied());
+        let (Some(k), Some(s), Some(m)) = (var("?k"), var("?s"), var("?m")) else {
+            return Vec::new();
+        };
+        let (Some(k), Some(m)) = (int_of(egraph, k), int_of(egraph, m)) else {
+            return Vec::new();
+        };
+        if k < 0 || m >= 0 {
+            return Vec::new();
+        }
+        let (k, back) = (k as usize, (-m) as usize);
+        let mut changed = Vec::new();
+        for scan in ScanNode::all_in(egraph, s).iter().take(MAX_VARIANTS) {
+            changed.extend(keep_last(egraph, scan, k, back, m, eclass, rule));
+        }
+        changed
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        ["?k", "?s", "?m"]
+            .iter()
+            .filter_map(|v| v.parse().ok())
+            .collect()
+    }
+}
+
+fn keep_last(
+    egraph: &mut EGraph,
+    scan: &ScanNode,
+    k: usize,
+    back: usize,
+    m: i64,
+    reader: Id,
+    rule: Symbol,
+) -> Vec<Id> {
+    let mut changed = Vec::new();
+    let Some(info) = scan.sig.outputs.get(k) else {
+        return changed;
+    };
+    let need = match info {
+        OutputInfo::Mitsot(taps) => (-taps.iter().copied().min().unwrap_or(-1)) as usize,
+        _ => 1,
+    };
+    let keep = back.max(need);
+    if scan.sig.kept(k).is_some_and(|kept| kept <= keep) {
+        return changed;
+    }
+    let Some(steps) = scan.steps(egraph) else {
+        return changed;
+    };
+    if steps.as_known().is_some_and(|n| n <= keep as i64) {
+        return changed;
+    }
+    let Some(mut spec) = NewScan::like(egraph, scan) else {
+        return changed;
+    };
+    spec.outputs[k].keep = Some(keep);
+    let source = spec.source_of(scan);
+    let Some(new) = spec.build(egraph, &[source]) else {
+        return changed;
+    };
+    let p = proj(egraph, new, k);
+    let ml = egraph.add(TNode::lit(Scalar::I64(m)));
+    let read = egraph.add(TNode {
+        head: Head::Op(OpName::Index),
+        children: vec![p, ml],
+    });
+    if union_checked(egraph, rule, reader, read) {
+        changed.push(reader);
+    }
+    for i in 0..scan.body.len() {
+        if i != k {
+            let old = proj(egraph, scan.class, i);
+            let new_p = proj(egraph, new, i);
+            if union_checked(egraph, rule, old, new_p) {
+                changed.push(old);
+            }
+        }
+    }
+    changed
+}

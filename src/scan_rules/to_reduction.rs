@@ -1,0 +1,208 @@
+//! `scan-to-reduction` and `scan-to-cumulative`: loops that are whole-array
+//! ops (PyTensor has no such rule).
+//!
+//! A state updated as `s_t = s_{t-1} ⊕ f(x_t)`, with `⊕` one of `add`,
+//! `mul`, `maximum`, `minimum` and `f` reading no state, is
+//! `s_0 ⊕ f(x_0) ⊕ ... ⊕ f(x_t)`. Read only at its end (`(index S -1)`),
+//! it is a reduction over the time axis: `s_0 ⊕ reduce(f(X), 0)` (`sum`,
+//! `prod`, `max`, `min`). Read at every step, a running `add` or `mul` is
+//! `cumsum` / `cumprod` of `f(X)` combined with `s_0`. The sum is then
+//! bracketed differently from the loop (NumPy's pairwise sum instead of
+//! left to right), as `reduce` allows.
+//!
+//! Does not fire on: an update that reads the state elsewhere too (a
+//! recurrence that is not a running fold), `f` reading another state,
+//! `sub` or `div` (not associative); `maximum` / `minimum` at every step
+//! (there is no running max op).
+
+use super::scan_node::ScanNode;
+use super::vectorize::Vectorizer;
+use super::{union_checked, MAX_VARIANTS};
+use crate::lang::egraph::{Head, OpName, TNode};
+use crate::lang::{BinaryOp, CumOp, OutputInfo, ReduceOp, Scalar};
+use crate::rules::analysis::{EGraph, TensorAnalysis};
+use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
+
+/// Matches classes that hold a `proj` node.
+#[derive(Clone, Debug, Default)]
+struct ProjClasses;
+
+impl Searcher<TNode, TensorAnalysis> for ProjClasses {
+    fn search_eclass_with_limit(
+        &self,
+        egraph: &EGraph,
+        eclass: Id,
+        limit: usize,
+    ) -> Option<SearchMatches<'_, TNode>> {
+        let has = egraph[eclass]
+            .nodes
+            .iter()
+            .any(|n| n.head == Head::Op(OpName::Proj));
+        (limit > 0 && has).then(|| SearchMatches {
+            eclass,
+            substs: vec![Subst::default()],
+            ast: None,
+        })
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        Vec::new()
+    }
+}
+
+/// Which reads of the state the rule rewrites.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Read {
+    /// `(index S -1)`: a reduction.
+    Last,
+    /// `S` itself: a cumulative op.
+    EveryStep,
+}
+
+#[derive(Clone, Copy)]
+struct ToReduction(Read);
+
+/// The rule for a state read at its end.
+pub fn rewrite() -> super::ScanRewrite {
+    Rewrite::new("scan-to-reduction", ProjClasses, ToReduction(Read::Last))
+}
+
+/// The rule for a state read at every step.
+pub fn rewrite_every_step() -> super::ScanRewrite {
+    Rewrite::new(
+        "scan-to-cumulative",
+        ProjClasses,
+        ToReduction(Read::EveryStep),
+    )
+}
+
+fn lit(egraph: &mut EGraph, s: Scalar) -> Id {
+    egraph.add(TNode::lit(s))
+}
+
+fn op(egraph: &mut EGraph, name: OpName, children: Vec<Id>) -> Id {
+    egraph.add(TNode {
+        head: Head::Op(name),
+        children,
+    })
+}
+
+impl Applier<TNode, TensorAnalysis> for ToReduction {
+    fn apply_one(
+        &self,
+        egraph: &mut EGraph,
+        eclass: Id,
+        _subst: &Subst,
+        _ast: Option<&PatternAst<TNode>>,
+        rule: Symbol,
+    ) -> Vec<Id> {
+        let projs: Vec<(i64, Id)> = egraph[eclass]
+            .nodes
+            .iter()
+            .filter(|n| n.head == Head::Op(OpName::Proj) && n.children.len() == 2)
+            .filter_map(|n| {
+                let k = egraph[n.children[0]]
+                    .nodes
+                    .iter()
+                    .find_map(|m| match m.head {
+                        Head::Lit(crate::lang::egraph::Lit(Scalar::I64(k))) => Some(k),
+                        _ => None,
+                    })?;
+                Some((k, egraph.find(n.children[1])))
+            })
+            .collect();
+        // The class the result equals: the last row, or the proj itself.
+        let target = match self.0 {
+            Read::EveryStep => eclass,
+            Read::Last => {
+                let m1 = lit(egraph, Scalar::I64(-1));
+                let node = TNode {
+                    head: Head::Op(OpName::Index),
+                    children: vec![eclass, m1],
+                };
+                match egraph.lookup(node) {
+                    Some(c) => c,
+                    None => return Vec::new(),
+                }
+            }
+        };
+        let mut changed = Vec::new();
+        for (k, s) in projs {
+            for scan in ScanNode::all_in(egraph, s).iter().take(MAX_VARIANTS) {
+                if let Some(new) = fold_of(egraph, scan, k as usize, self.0) {
+                    if union_checked(egraph, rule, target, new) {
+                        changed.push(target);
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        Vec::new()
+    }
+}
+
+/// The whole-array form of output `k` of `scan`, if it is a running fold.
+fn fold_of(egraph: &mut EGraph, scan: &ScanNode, k: usize, read: Read) -> Option<Id> {
+    if scan.sig.outputs.get(k)? != &OutputInfo::Sitsot {
+        return None;
+    }
+    let state = *scan.state_params(k).first()?;
+    let init = scan.init_outer(k)?;
+    let is_state = |egraph: &EGraph, c: Id| {
+        egraph[c]
+            .nodes
+            .iter()
+            .any(|n| matches!(n.head, Head::Arg(p, _) if p == state))
+    };
+    let body = scan.body[k];
+    let nodes = egraph[body].nodes.clone();
+    for n in nodes {
+        let Head::Op(OpName::Binary(b)) = n.head else {
+            continue;
+        };
+        let (reduce, cum) = match b {
+            BinaryOp::Add => (ReduceOp::Sum, Some(CumOp::Cumsum)),
+            BinaryOp::Mul => (ReduceOp::Prod, Some(CumOp::Cumprod)),
+            BinaryOp::Maximum => (ReduceOp::Max, None),
+            BinaryOp::Minimum => (ReduceOp::Min, None),
+            _ => continue,
+        };
+        let f = match (
+            is_state(egraph, n.children[0]),
+            is_state(egraph, n.children[1]),
+        ) {
+            (true, false) => n.children[1],
+            (false, true) => n.children[0],
+            _ => continue,
+        };
+        let params = Vectorizer::standard_params(egraph, scan, true);
+        let mut vz = Vectorizer::new(scan, egraph, params)?;
+        let Some(v) = vz.outer(egraph, f) else {
+            continue;
+        };
+        if !v.batched {
+            continue;
+        }
+        let state_rank = egraph[init].data.ty()?.ndim();
+        let zero = lit(egraph, Scalar::I64(0));
+        let folded = match read {
+            Read::Last => op(egraph, OpName::Reduce(reduce), vec![v.id, zero]),
+            Read::EveryStep => {
+                let cum = cum?;
+                // Align f's step axes with the state's, after the time axis.
+                let mut x = v.id;
+                let f_rank = egraph[f].data.ty()?.ndim();
+                for _ in f_rank..state_rank {
+                    let one = lit(egraph, Scalar::I64(1));
+                    x = op(egraph, OpName::ExpandDims, vec![x, one]);
+                }
+                op(egraph, OpName::Cumulative(cum), vec![x, zero])
+            }
+        };
+        return Some(op(egraph, OpName::Binary(b), vec![folded, init]));
+    }
+    None
+}
