@@ -3,6 +3,20 @@
 //! previous one's states as its sequence, each with one loop-invariant
 //! product and one elementwise tail.
 
+use eqscan::extract::CostModel;
+
+/// The K the bench runs: 1, 2, 4, ..., 64.
+pub const CHAIN_KS: &[usize] = &[1, 2, 4, 8, 16, 32, 64];
+
+/// The small size of WORKLOADS.md: rnn's T = 500 divided by 10 (its other
+/// sizes, 256 / 4 = 64, are written in the program).
+pub const CHAIN_T: i64 = 50;
+
+/// The cost model chain-K is optimized under: T at the small size.
+pub fn chain_model() -> CostModel {
+    CostModel::with_dims([("T".to_string(), CHAIN_T)].into_iter().collect())
+}
+
 /// The program text of chain-K.
 pub fn chain_program(k: usize) -> String {
     let mut s = String::from(

@@ -1,21 +1,33 @@
 //! The optimizer pipeline: saturate, extract, convert back, report.
 //!
-//! Owns: [`optimize`] and its [`Report`] (the `--json` report of SPEC §3).
+//! Owns: [`optimize`] and its [`Report`] (the `--json` report of SPEC §3),
+//! and the split of the time limit between saturation and extraction.
 //! Must not: hold rules, costs or kernels — it wires `rules`, `extract` and
 //! `lang` together.
+//!
+//! The time limit bounds the whole [`optimize`] call, not only saturation.
+//! Saturation ends early enough to leave [`EXTRACT_TIME_PER_NODE`] per
+//! e-node of the e-graph it built, plus [`final_reserve`] for writing the
+//! result back (see [`crate::rules::runner::Budget`]). The default
+//! extraction is then greedy DAG-aware when the e-graph is small (at most
+//! [`DAG_EXTRACTION_MAX_CLASSES`] classes) and more time is left than the
+//! tree extractor needs, and stops at the deadline, keeping the best term
+//! found by then; otherwise it is the tree extractor, `O(n log n)` in the
+//! e-nodes. ILP extraction ([`Extractor::Ilp`]) runs within its own time
+//! limit instead.
 
 use crate::extract::cost::CostModel;
-use crate::extract::dag::{dag_cost, extract_dag};
+use crate::extract::dag::{dag_cost, extract_dag_until};
 use crate::extract::ilp::{solve_ilp, IlpLimits};
 use crate::extract::tree::extract_tree;
 use crate::lang::egraph::TNode;
 use crate::lang::egraph::{expr_to_program, expr_to_text, program_to_expr};
 use crate::lang::{print_program, Program, Type};
 use crate::rules::analysis::{EGraph, TensorAnalysis};
-use crate::rules::runner::{saturate, Limits};
+use crate::rules::runner::{saturate_until, Budget, Limits};
 use egg::Rewrite;
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Everything `optimize --json` reports.
 #[derive(Clone, Debug)]
@@ -95,10 +107,24 @@ pub fn default_rewrites(
     Ok(rewrites(&crate::rules::defaults::default_rules()?, true))
 }
 
-/// Above this many e-classes, extraction is by tree cost (linear), judged
-/// on the DAG measure: the greedy DAG extractor keeps a set of classes per
-/// class, which grows quadratically on long chains.
+/// Above this many e-classes, extraction is by tree cost (`O(n log n)`),
+/// judged on the DAG measure: the greedy DAG extractor keeps a set of
+/// classes per class; sets share structure along chains, but merging the
+/// sets of siblings that share much can still cost up to `O(n²)`.
 pub const DAG_EXTRACTION_MAX_CLASSES: usize = 4000;
+
+/// Time kept back per e-node of the saturated e-graph for extracting from
+/// it: costing every node once (a type inference each), the tree
+/// extractor's pass, and dropping the e-graph take 1–2 µs a node on a
+/// 2-core machine; this leaves a margin for a loaded one.
+pub const EXTRACT_TIME_PER_NODE: Duration = Duration::from_micros(3);
+
+/// Time kept back, whatever the e-graph's size, for writing the extracted
+/// term back as a program and checking it: a tenth of the time limit, at
+/// most 50 ms.
+pub fn final_reserve(time_limit: Duration) -> Duration {
+    (time_limit / 10).min(Duration::from_millis(50))
+}
 
 /// The cost of `p` as written, on the measure extraction minimizes.
 pub fn program_cost(p: &Program, model: &CostModel) -> Result<f64, String> {
@@ -119,7 +145,7 @@ pub enum Extractor {
     /// [`DAG_EXTRACTION_MAX_CLASSES`] classes.
     #[default]
     Greedy,
-    /// `egg`'s tree extraction (a shared value paid once per use), judged
+    /// Tree extraction (a shared value paid once per use), judged
     /// on the DAG measure.
     Tree,
     /// Exact extraction by ILP ([`crate::extract::ilp`]) within these
@@ -153,31 +179,73 @@ pub struct Extraction {
     pub note: Option<String>,
 }
 
-/// The best term of `root`'s class on the DAG measure, by `extractor`.
+/// The best term of `root`'s class on the DAG measure, by `extractor`,
+/// without a deadline.
 pub fn extract_with(
     egraph: &EGraph,
     root: egg::Id,
     model: &CostModel,
     extractor: &Extractor,
 ) -> Extraction {
+    extract_within(egraph, root, model, extractor, None)
+}
+
+/// The DAG cost of an extracted term; infinite for the empty term an
+/// extractor gives when the class has none.
+fn term_cost(expr: &egg::RecExpr<TNode>, model: &CostModel) -> f64 {
+    if expr.as_ref().is_empty() {
+        f64::INFINITY
+    } else {
+        dag_cost(expr, model)
+    }
+}
+
+/// [`extract_with`] by `deadline`. Greedy extraction is used only if the
+/// e-graph has at most [`DAG_EXTRACTION_MAX_CLASSES`] classes and more time
+/// is left than [`EXTRACT_TIME_PER_NODE`] per node, and stops at the
+/// deadline with the best term found by then; otherwise the tree
+/// extractor's term is taken (the note says why). The ILP keeps its own
+/// time limit.
+pub fn extract_within(
+    egraph: &EGraph,
+    root: egg::Id,
+    model: &CostModel,
+    extractor: &Extractor,
+    deadline: Option<Instant>,
+) -> Extraction {
     let greedy = || {
-        if egraph.number_of_classes() <= DAG_EXTRACTION_MAX_CLASSES {
-            let (cost, expr) = extract_dag(egraph, root, model);
-            (cost, expr, "greedy", None)
+        let small = egraph.number_of_classes() <= DAG_EXTRACTION_MAX_CLASSES;
+        let time_for_dag = deadline.is_none_or(|d| {
+            let tree_time = EXTRACT_TIME_PER_NODE
+                .saturating_mul(u32::try_from(egraph.total_size()).unwrap_or(u32::MAX));
+            Instant::now() + tree_time < d
+        });
+        if small && time_for_dag {
+            let (cost, expr, complete) = extract_dag_until(egraph, root, model, deadline);
+            let note = (!complete).then(|| {
+                "greedy DAG extraction stopped at the time limit; the best term found by then is kept"
+                    .to_string()
+            });
+            (cost, expr, "greedy", note)
         } else {
             let (_, expr) = extract_tree(egraph, root, model);
-            let note = format!(
-                "greedy DAG extraction skipped above {DAG_EXTRACTION_MAX_CLASSES} e-classes; \
-                 tree extraction used"
-            );
-            (dag_cost(&expr, model), expr, "tree", Some(note))
+            let note = if small {
+                "too little of the time limit left for greedy DAG extraction; tree extraction used"
+                    .to_string()
+            } else {
+                format!(
+                    "greedy DAG extraction skipped above {DAG_EXTRACTION_MAX_CLASSES} e-classes; \
+                     tree extraction used"
+                )
+            };
+            (term_cost(&expr, model), expr, "tree", Some(note))
         }
     };
     let (cost, expr, used, note) = match extractor {
         Extractor::Greedy => greedy(),
         Extractor::Tree => {
             let (_, expr) = extract_tree(egraph, root, model);
-            (dag_cost(&expr, model), expr, "tree", None)
+            (term_cost(&expr, model), expr, "tree", None)
         }
         Extractor::Ilp(limits) => match solve_ilp(egraph, root, model, limits) {
             Ok(x) if x.optimal => (x.cost, x.expr, "ilp", None),
@@ -216,8 +284,9 @@ pub fn extract_with(
 }
 
 /// Optimizes `p`: saturation with `rewrites` under `limits`, then DAG-aware
-/// extraction under `model`. The result is never costlier than `p`: if
-/// extraction finds nothing better, `p` comes back unchanged.
+/// extraction under `model`, the whole call within `limits.time_limit`
+/// (see the module documentation). The result is never costlier than `p`:
+/// if extraction finds nothing better, `p` comes back unchanged.
 pub fn optimize(
     p: &Program,
     rewrites: &[Rewrite<TNode, TensorAnalysis>],
@@ -235,16 +304,30 @@ pub fn optimize_with(
     model: &CostModel,
     extractor: &Extractor,
 ) -> Result<Report, String> {
+    let start = Instant::now();
+    let deadline = start + limits.time_limit;
+    let reserve = final_reserve(limits.time_limit);
     let cost_before = program_cost(p, model)?;
-    let sat = saturate(p, rewrites, limits, false)?;
+    let budget = Budget {
+        deadline: deadline.checked_sub(reserve).unwrap_or(start),
+        per_node: EXTRACT_TIME_PER_NODE,
+    };
+    let sat = saturate_until(p, rewrites, limits, &budget, false)?;
     let t0 = Instant::now();
-    let x = extract_with(&sat.egraph, sat.root, model, extractor);
+    let extract_deadline = budget.deadline.max(t0);
+    let x = extract_within(
+        &sat.egraph,
+        sat.root,
+        model,
+        extractor,
+        Some(extract_deadline),
+    );
     let (cost_after, expr) = (x.cost, x.expr);
     let inputs: Vec<(String, Type)> = p
         .inputs()
         .map(|(n, t)| (n.to_string(), t.clone()))
         .collect();
-    let (program, cost_after) = if cost_after < cost_before {
+    let (program, cost_after) = if cost_after < cost_before && !expr.as_ref().is_empty() {
         let q = expr_to_program(&p.name, &inputs, &expr).map_err(|e| {
             format!(
                 "internal error: the extracted program does not type-check ({e}):\n{}",

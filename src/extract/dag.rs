@@ -17,9 +17,10 @@
 //!
 //! Greedy choice is per class, so it misses sharing between siblings (a
 //! class whose cheapest node alone is not the cheapest once another branch
-//! already pays for a child). A local improvement pass follows: for each
-//! selected class, try the nodes whose children are all already selected,
-//! and keep a switch that makes the whole selection cheaper.
+//! already pays for a child). A local improvement pass follows
+//! ([`super::improve`]): for each selected class, try the nodes whose
+//! children are all already selected, and keep a switch that makes the
+//! whole selection cheaper.
 //!
 //! The result is acyclic: a node whose children's sets contain its own
 //! class is never taken, and the final term is built by a depth-first walk
@@ -30,106 +31,78 @@
 //! result is never worse than the tree result.
 
 use super::cost::{mul_inf, CostModel};
-use super::tree::tree_extractor;
+use super::improve::improve;
+use super::pmap::PMap;
+use super::table::{build_term, NodeTable};
+use super::tree::TreeChoice;
 use crate::lang::egraph::{Head, TNode};
 use crate::rules::analysis::{EGraph, TensorAnalysis};
 use egg::{Id, Language, RecExpr};
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::rc::Rc;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::Instant;
 
 /// Dense class index → cost paid at this level (`Some`), or reached only
-/// inside a loop body whose scan pays it (`None`).
-type Entries = BTreeMap<usize, Option<f64>>;
+/// inside a loop body whose scan pays it (`None`). Persistent: a set shares
+/// its structure with the child set it was made from.
+type Entries = PMap;
 
 #[derive(Clone)]
 struct CostSet {
+    /// The sum of the paid entries.
     total: f64,
-    entries: Rc<Entries>,
+    entries: Entries,
     node: usize,
 }
 
-struct NodeInfo {
-    /// Own cost (for a scan, its overhead `steps × step_overhead`).
-    own: f64,
-    /// For a scan: steps and the number of body outputs.
-    scan: Option<(f64, usize)>,
-    /// Dense indices of the children's classes.
-    children: Vec<usize>,
-}
-
-fn sum_paid(e: &Entries) -> f64 {
-    e.values().flatten().sum()
-}
-
 /// Adds `other` into `acc`; `as_body` marks every entry as paid inside a
-/// loop. A paid entry wins over a reached-only one.
-fn union_into(acc: &mut Entries, other: &Entries, as_body: bool) {
-    for (k, v) in other {
-        let v = if as_body { None } else { *v };
-        match acc.get_mut(k) {
-            None => {
-                acc.insert(*k, v);
-            }
-            Some(old) => {
-                if old.is_none() && v.is_some() {
-                    *old = v;
-                }
-            }
+/// loop. A paid entry wins over a reached-only one. Returns what the paid
+/// entries of `acc` gained.
+fn union_into(acc: &mut Entries, other: &Entries, as_body: bool) -> f64 {
+    let mut gained = 0.0;
+    other.for_each(|k, v| {
+        let v = if as_body { None } else { v };
+        let take = match acc.get(k) {
+            None => true,
+            Some(old) => old.is_none() && v.is_some(),
+        };
+        if take {
+            acc.insert(k, v);
+            gained += v.unwrap_or(0.0);
+        }
+    });
+    gained
+}
+
+/// Unions `sets` starting from the largest (shared, not copied); the union
+/// and the sum of its paid entries.
+fn union_all(sets: &[&CostSet], bound: usize) -> (Entries, f64) {
+    let largest = sets
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, s)| (s.entries.len(), usize::MAX - i))
+        .map(|(i, _)| i);
+    let (mut acc, mut total) = match largest {
+        Some(i) => (sets[i].entries.clone(), sets[i].total),
+        None => (Entries::new(bound), 0.0),
+    };
+    for (i, s) in sets.iter().enumerate() {
+        if Some(i) != largest {
+            total += union_into(&mut acc, &s.entries, false);
         }
     }
+    (acc, total)
 }
 
-struct Greedy {
-    classes: Vec<Id>,
-    nodes: Vec<Vec<NodeInfo>>,
+struct Greedy<'t> {
+    t: &'t NodeTable,
     best: Vec<Option<CostSet>>,
 }
 
-impl Greedy {
-    fn new(egraph: &EGraph, model: &CostModel) -> Self {
-        let mut classes: Vec<Id> = egraph.classes().map(|c| c.id).collect();
-        classes.sort();
-        let index: HashMap<Id, usize> = classes.iter().enumerate().map(|(i, c)| (*c, i)).collect();
-        let nodes = classes
-            .iter()
-            .map(|c| {
-                egraph[*c]
-                    .nodes
-                    .iter()
-                    .map(|n| {
-                        let own = model.node_cost(egraph, n);
-                        let scan = match &n.head {
-                            Head::Scan(sig) => Some((
-                                model.scan_steps(egraph, *c),
-                                sig.n_body_outputs().min(n.children.len()),
-                            )),
-                            _ => None,
-                        };
-                        let children = n
-                            .children
-                            .iter()
-                            .map(|ch| index.get(&egraph.find(*ch)).copied().unwrap_or(usize::MAX))
-                            .collect::<Vec<_>>();
-                        // A child outside the graph (not rebuilt) makes the node unusable.
-                        let own = if children.contains(&usize::MAX) {
-                            f64::INFINITY
-                        } else {
-                            own
-                        };
-                        NodeInfo {
-                            own,
-                            scan,
-                            children,
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        let n = classes.len();
+impl<'t> Greedy<'t> {
+    fn new(t: &'t NodeTable) -> Self {
         Greedy {
-            classes,
-            nodes,
-            best: vec![None; n],
+            t,
+            best: vec![None; t.classes.len()],
         }
     }
 
@@ -137,7 +110,7 @@ impl Greedy {
     /// set yet, the node is unusable, it would close a cycle, or it cannot
     /// beat the class's current best.
     fn node_set(&self, c: usize, k: usize) -> Option<CostSet> {
-        let info = &self.nodes[c][k];
+        let info = self.t.info(c, k);
         if !info.own.is_finite() {
             return None;
         }
@@ -157,66 +130,49 @@ impl Greedy {
                 return None;
             }
         }
-        // The outer part: start from the largest set.
-        let largest = outer
-            .iter()
-            .enumerate()
-            .max_by_key(|(i, s)| (s.entries.len(), usize::MAX - i))
-            .map(|(i, _)| i);
-        let mut acc: Entries = match largest {
-            Some(i) => (*outer[i].entries).clone(),
-            None => Entries::new(),
-        };
-        for (i, s) in outer.iter().enumerate() {
-            if Some(i) != largest {
-                union_into(&mut acc, &s.entries, false);
-            }
-        }
+        let bound = self.t.n_classes();
+        let (mut acc, mut total) = union_all(outer, bound);
         let mut own = info.own;
         if info.scan.is_some() {
-            let mut body_acc = Entries::new();
-            for s in body {
-                union_into(&mut body_acc, &s.entries, false);
-            }
+            let (body_acc, body_total) = union_all(body, bound);
             // `own` already holds steps × step_overhead.
-            own += mul_inf(steps, sum_paid(&body_acc));
-            union_into(&mut acc, &body_acc, true);
+            own += mul_inf(steps, body_total);
+            total += union_into(&mut acc, &body_acc, true);
         }
-        if acc.contains_key(&c) || !own.is_finite() {
+        if acc.contains(c) || !own.is_finite() {
             return None;
         }
         acc.insert(c, Some(own));
-        let total = sum_paid(&acc);
+        total += own;
         Some(CostSet {
             total,
-            entries: Rc::new(acc),
+            entries: acc,
             node: k,
         })
     }
 
-    fn run(&mut self) {
-        let n = self.classes.len();
-        let mut parents: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+    /// Runs to a fixed point; `false` if `deadline` passed first (the
+    /// sets are then incomplete).
+    fn run(&mut self, deadline: Option<Instant>) -> bool {
+        let (p_start, p_nodes) = self.t.parents();
         let mut queue: VecDeque<(usize, usize)> = VecDeque::new();
-        let mut queued: Vec<Vec<bool>> =
-            self.nodes.iter().map(|ns| vec![false; ns.len()]).collect();
-        for (c, ns) in self.nodes.iter().enumerate() {
-            for (k, info) in ns.iter().enumerate() {
-                let mut seen = Vec::new();
-                for ch in &info.children {
-                    if !seen.contains(ch) {
-                        seen.push(*ch);
-                        parents[*ch].push((c, k));
-                    }
-                }
-                if info.children.is_empty() {
+        let class_of = self.t.class_of_nodes();
+        let mut queued = vec![false; self.t.total_nodes()];
+        for c in 0..self.t.n_classes() {
+            for k in 0..self.t.n_nodes(c) {
+                if self.t.info(c, k).children.is_empty() {
                     queue.push_back((c, k));
-                    queued[c][k] = true;
+                    queued[self.t.global(c, k)] = true;
                 }
             }
         }
+        let mut popped = 0usize;
         while let Some((c, k)) = queue.pop_front() {
-            queued[c][k] = false;
+            popped += 1;
+            if popped.is_multiple_of(DEADLINE_CHECK_EVERY) && past(deadline) {
+                return false;
+            }
+            queued[self.t.global(c, k)] = false;
             let Some(set) = self.node_set(c, k) else {
                 continue;
             };
@@ -226,56 +182,25 @@ impl Greedy {
             };
             if better {
                 self.best[c] = Some(set);
-                for &(pc, pk) in &parents[c] {
-                    if !queued[pc][pk] {
-                        queued[pc][pk] = true;
-                        queue.push_back((pc, pk));
+                for &pg in &p_nodes[p_start[c]..p_start[c + 1]] {
+                    if !queued[pg] {
+                        queued[pg] = true;
+                        let pc = class_of[pg];
+                        queue.push_back((pc, pg - self.t.global(pc, 0)));
                     }
                 }
             }
         }
+        true
     }
 }
 
-/// Builds the term of `root` from one node per class; `Err` with the
-/// classes of a cycle if the choices have one.
-pub(crate) fn build(
-    egraph: &EGraph,
-    root: Id,
-    choice: &dyn Fn(Id) -> TNode,
-) -> Result<RecExpr<TNode>, Vec<Id>> {
-    let root = egraph.find(root);
-    let mut expr = RecExpr::default();
-    let mut done: HashMap<Id, Id> = HashMap::new();
-    let mut on_stack: HashSet<Id> = HashSet::new();
-    // (class, its chosen node, next child to visit)
-    let mut stack: Vec<(Id, TNode, usize)> = vec![(root, choice(root), 0)];
-    on_stack.insert(root);
-    while let Some((class, node, next)) = stack.last_mut() {
-        if let Some(child) = node.children.get(*next).map(|c| egraph.find(*c)) {
-            *next += 1;
-            if done.contains_key(&child) {
-                continue;
-            }
-            if on_stack.contains(&child) {
-                let from = stack.iter().position(|(c, _, _)| *c == child).unwrap_or(0);
-                return Err(stack[from..].iter().map(|(c, _, _)| *c).collect());
-            }
-            on_stack.insert(child);
-            let n = choice(child);
-            stack.push((child, n, 0));
-        } else {
-            let class = *class;
-            let n = node
-                .clone()
-                .map_children(|c| done.get(&egraph.find(c)).copied().unwrap_or(c));
-            let id = expr.add(n);
-            done.insert(class, id);
-            on_stack.remove(&class);
-            stack.pop();
-        }
-    }
-    Ok(expr)
+/// How many queue entries the greedy pass handles between two looks at
+/// the clock.
+const DEADLINE_CHECK_EVERY: usize = 256;
+
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 /// The cheapest term of class `root` by DAG cost (a class that several
@@ -288,54 +213,62 @@ pub(crate) fn build(
 /// Deterministic: classes and nodes are visited in a fixed order.
 /// `egraph` must be rebuilt.
 pub fn extract_dag(egraph: &EGraph, root: Id, model: &CostModel) -> (f64, RecExpr<TNode>) {
-    let root = egraph.find(root);
-    let tree = tree_extractor(egraph, model);
-    let tree_expr = tree.find_best(root).1;
-    let tree_cost = dag_cost(&tree_expr, model);
+    let (cost, expr, _) = extract_dag_until(egraph, root, model, None);
+    (cost, expr)
+}
 
-    let mut greedy = Greedy::new(egraph, model);
-    greedy.run();
-    let index: HashMap<Id, usize> = greedy
-        .classes
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (*c, i))
-        .collect();
+/// [`extract_dag`] within a deadline: once `deadline` passes, the greedy
+/// pass is abandoned (the tree extractor's term is returned) or the local
+/// improvement pass stops where it is. The flag is `true` when extraction
+/// ran to the end.
+pub fn extract_dag_until(
+    egraph: &EGraph,
+    root: Id,
+    model: &CostModel,
+    deadline: Option<Instant>,
+) -> (f64, RecExpr<TNode>, bool) {
+    let root = egraph.find(root);
+    let table = NodeTable::new(egraph, model);
+    let tree = TreeChoice::new(&table);
+    let (_, tree_expr) = tree.term(egraph, &table, root);
+    let tree_cost = if tree_expr.as_ref().is_empty() {
+        f64::INFINITY
+    } else {
+        dag_cost(&tree_expr, model)
+    };
+
+    let mut greedy = Greedy::new(&table);
+    if !greedy.run(deadline) {
+        return (tree_cost, super::unshare_types(&tree_expr), false);
+    }
     // The tree extractor's node of each class, as a position in the class.
-    let tree_choice: Vec<usize> = greedy
-        .classes
-        .iter()
-        .map(|c| {
-            let best = tree.find_best_node(*c);
-            egraph[*c].nodes.iter().position(|n| n == best).unwrap_or(0)
-        })
-        .collect();
+    let tree_choice: Vec<usize> = tree.node.iter().map(|k| k.unwrap_or(0)).collect();
     let mut choice: Vec<usize> = greedy
         .best
         .iter()
         .zip(&tree_choice)
         .map(|(b, t)| b.as_ref().map(|s| s.node).unwrap_or(*t))
         .collect();
-    let node_of = |choice: &[usize], id: Id| -> TNode {
+    let node_of = |choice: &[usize], id: Id| -> Option<TNode> {
         let id = egraph.find(id);
-        let k = index.get(&id).and_then(|i| choice.get(*i)).copied();
+        let k = table.dense_of(id).and_then(|i| choice.get(i)).copied();
         match k.and_then(|k| egraph[id].nodes.get(k)) {
-            Some(n) => n.clone(),
-            None => tree.find_best_node(id).clone(),
+            Some(n) => Some(n.clone()),
+            None => tree.node_of(egraph, &table, id),
         }
     };
     // Stale cost sets may still let a cycle through: switch one class of
     // it at a time to the tree extractor's node.
     let mut acyclic = false;
-    for _ in 0..=greedy.classes.len() {
-        match build(egraph, root, &|id| node_of(&choice, id)) {
+    for _ in 0..=table.classes.len() {
+        match build_term(egraph, root, &|id| node_of(&choice, id)) {
             Ok(_) => {
                 acyclic = true;
                 break;
             }
             Err(cycle) => {
                 let switch = cycle.into_iter().find_map(|c| {
-                    let i = *index.get(&c)?;
+                    let i = table.dense_of(c)?;
                     (choice[i] != tree_choice[i]).then_some(i)
                 });
                 match switch {
@@ -345,16 +278,17 @@ pub fn extract_dag(egraph: &EGraph, root: Id, model: &CostModel) -> (f64, RecExp
             }
         }
     }
+    let mut complete = true;
     let dag_expr = if acyclic {
-        if let Some(&r) = index.get(&root) {
-            greedy.improve(r, &mut choice, IMPROVE_BUDGET);
+        if let Some(r) = table.dense_of(root) {
+            complete = improve(&table, r, &mut choice, IMPROVE_BUDGET, deadline);
         }
-        build(egraph, root, &|id| node_of(&choice, id)).ok()
+        build_term(egraph, root, &|id| node_of(&choice, id)).ok()
     } else {
         None
     };
     let (cost, expr) = match dag_expr {
-        Some(e) => {
+        Some(e) if !e.as_ref().is_empty() => {
             let c = dag_cost(&e, model);
             if c <= tree_cost {
                 (c, e)
@@ -362,140 +296,14 @@ pub fn extract_dag(egraph: &EGraph, root: Id, model: &CostModel) -> (f64, RecExp
                 (tree_cost, tree_expr)
             }
         }
-        None => (tree_cost, tree_expr),
+        _ => (tree_cost, tree_expr),
     };
-    (cost, super::unshare_types(&expr))
+    (cost, super::unshare_types(&expr), complete)
 }
 
-/// At most this many candidate selections are costed by the local
-/// improvement pass (each costs one walk of the selected term).
+/// At most this many candidate switches are tried by the local
+/// improvement pass.
 const IMPROVE_BUDGET: usize = 20_000;
-
-impl Greedy {
-    /// The classes reachable from `root` under `choice` (bodies included),
-    /// in a fixed order; `None` if `choice` has a cycle.
-    fn reachable(&self, root: usize, choice: &[usize]) -> Option<Vec<usize>> {
-        // 0 = unseen, 1 = on the stack, 2 = done
-        let mut state = vec![0u8; self.classes.len()];
-        let mut order = Vec::new();
-        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
-        state[root] = 1;
-        while let Some((c, next)) = stack.last_mut() {
-            let (c, k) = (*c, *next);
-            let children = &self.nodes[c][choice[c]].children;
-            if let Some(&ch) = children.get(k) {
-                if let Some(top) = stack.last_mut() {
-                    top.1 += 1;
-                }
-                match state[ch] {
-                    0 => {
-                        state[ch] = 1;
-                        stack.push((ch, 0));
-                    }
-                    1 => return None,
-                    _ => {}
-                }
-            } else {
-                state[c] = 2;
-                order.push(c);
-                stack.pop();
-            }
-        }
-        Some(order)
-    }
-
-    /// The DAG cost of the selection `choice` from `root`: each class paid
-    /// once per scope, a scan adding `steps ×` its body's scope.
-    fn selection_cost(&self, root: usize, choice: &[usize]) -> f64 {
-        let mut memo: HashMap<usize, f64> = HashMap::new();
-        self.scope(&[root], choice, &mut memo)
-    }
-
-    fn scope(&self, roots: &[usize], choice: &[usize], memo: &mut HashMap<usize, f64>) -> f64 {
-        let mut seen: HashSet<usize> = HashSet::new();
-        let mut stack: Vec<usize> = roots.to_vec();
-        let mut total = 0.0;
-        while let Some(c) = stack.pop() {
-            if !seen.insert(c) {
-                continue;
-            }
-            let info = &self.nodes[c][choice[c]];
-            let nb = info.scan.map(|(_, nb)| nb).unwrap_or(0);
-            stack.extend(&info.children[nb..]);
-            let mut cost = info.own;
-            if let Some((steps, nb)) = info.scan {
-                let body = match memo.get(&c) {
-                    Some(b) => *b,
-                    None => {
-                        let b = self.scope(&info.children[..nb], choice, memo);
-                        memo.insert(c, b);
-                        b
-                    }
-                };
-                cost += mul_inf(steps, body);
-            }
-            total += cost;
-        }
-        total
-    }
-
-    /// Local improvement of an acyclic selection: greedy extraction picks
-    /// each class's node alone, so it misses sharing between siblings (a
-    /// node whose children another branch already pays for). For each
-    /// selected class, in a fixed order, try every other node whose
-    /// children are all already selected; keep a switch when the whole
-    /// selection gets cheaper and stays acyclic. Repeats while something
-    /// improves, within `budget` costings.
-    fn improve(&self, root: usize, choice: &mut [usize], mut budget: usize) {
-        let Some(mut reach) = self.reachable(root, choice) else {
-            return;
-        };
-        let mut cur = self.selection_cost(root, choice);
-        let mut improved = true;
-        while improved && budget > 0 {
-            improved = false;
-            let mut sorted = reach.clone();
-            sorted.sort_unstable();
-            let in_sel: HashSet<usize> = reach.iter().copied().collect();
-            for &c in &sorted {
-                for k in 0..self.nodes[c].len() {
-                    if k == choice[c] || budget == 0 {
-                        continue;
-                    }
-                    let info = &self.nodes[c][k];
-                    if !info.own.is_finite() || !info.children.iter().all(|ch| in_sel.contains(ch))
-                    {
-                        continue;
-                    }
-                    budget -= 1;
-                    let old = choice[c];
-                    choice[c] = k;
-                    let ok = match self.reachable(root, choice) {
-                        Some(r) => {
-                            let v = self.selection_cost(root, choice);
-                            if v < cur {
-                                cur = v;
-                                reach = r;
-                                improved = true;
-                                true
-                            } else {
-                                false
-                            }
-                        }
-                        None => false,
-                    };
-                    if !ok {
-                        choice[c] = old;
-                    }
-                }
-                if improved {
-                    // The selection changed: recompute the candidates.
-                    break;
-                }
-            }
-        }
-    }
-}
 
 /// The DAG cost of a term (root: its last node): the sum of
 /// [`CostModel::node_cost`] over its distinct nodes, where a scan adds

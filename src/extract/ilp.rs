@@ -61,7 +61,8 @@
 //! exponential in the worst case).
 
 use super::cost::{mul_inf, CostModel};
-use super::dag::{build, dag_cost, extract_dag};
+use super::dag::{dag_cost, extract_dag};
+use super::table::build_term;
 use crate::lang::egraph::{Head, TNode};
 use crate::rules::analysis::EGraph;
 use egg::{Id, Language, RecExpr};
@@ -662,11 +663,11 @@ pub fn solve_ilp(
         }
     }
     let missing = Cell::new(false);
-    let expr = build(egraph, root, &|id| match sel.get(&egraph.find(id)) {
-        Some(n) => n.clone(),
+    let expr = build_term(egraph, root, &|id| match sel.get(&egraph.find(id)) {
+        Some(n) => Some(n.clone()),
         None => {
             missing.set(true);
-            egraph[id].nodes[0].clone()
+            egraph[id].nodes.first().cloned()
         }
     });
     let expr = match expr {

@@ -2,12 +2,12 @@
 //!
 //! Owns: [`CostModel`] (the work of one e-node, from the analysis types;
 //! loops cost `steps × (body + step_overhead)`), tree extraction
-//! ([`extract_tree`], `egg`'s extractor: a shared value is paid once per
-//! use), greedy DAG-aware extraction ([`extract_dag`]: a shared value is
-//! paid once, the default), exact extraction by ILP ([`extract_ilp`], the
-//! yardstick, within size and time limits), and [`dag_cost`], the one
-//! measure all are compared on. Must not: run anything — costs come from
-//! static types and the constants of [`CostModel`] only.
+//! ([`extract_tree`]: a shared value is paid once per use), greedy
+//! DAG-aware extraction ([`extract_dag`]: a shared value is paid once, the
+//! default), exact extraction by ILP ([`extract_ilp`], the yardstick,
+//! within size and time limits), and [`dag_cost`], the one measure all are
+//! compared on. Must not: run anything — costs come from static types and
+//! the constants of [`CostModel`] only.
 //!
 //! ```
 //! use eqscan::extract::{dag_cost, extract_dag, extract_tree, CostModel};
@@ -35,10 +35,13 @@ use egg::{Id, Language, RecExpr};
 pub mod cost;
 pub mod dag;
 pub mod ilp;
+mod improve;
+mod pmap;
+mod table;
 pub mod tree;
 
 pub use cost::CostModel;
-pub use dag::{dag_cost, extract_dag};
+pub use dag::{dag_cost, extract_dag, extract_dag_until};
 pub use ilp::{extract_ilp, solve_ilp, IlpError, IlpExtraction, IlpLimits};
 pub use tree::{extract_tree, TreeCost};
 

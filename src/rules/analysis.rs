@@ -70,6 +70,9 @@ pub struct TensorAnalysis {
     /// Per rule, the rewrites refused because the two sides' types or
     /// shapes differed (counted by the rule appliers).
     pub refused: std::collections::BTreeMap<String, usize>,
+    /// When set, rule appliers stop adding to the e-graph once it says a
+    /// limit is reached (see [`crate::rules::runner::ApplyGuard`]).
+    pub guard: Option<crate::rules::runner::ApplyGuard>,
     /// When saturation must stop: appliers that do much work per match
     /// (the Scan rewrites) check it, so one rule's matches cannot overrun
     /// the time limit egg checks only between rules.
@@ -77,10 +80,13 @@ pub struct TensorAnalysis {
 }
 
 impl TensorAnalysis {
-    /// True once the saturation deadline has passed.
+    /// True once the saturation deadline has passed, or the
+    /// [`Self::guard`] has stopped rule applications.
     pub fn out_of_time(&self) -> bool {
-        self.deadline
-            .is_some_and(|d| std::time::Instant::now() >= d)
+        self.guard.as_ref().is_some_and(|g| g.tripped.is_some())
+            || self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
     }
 }
 

@@ -298,7 +298,9 @@ pub fn kinds_compatible(new: &Kind, matched: &Kind) -> bool {
 
 /// The applier of a rule: checks its conditions, instantiates its right
 /// side, and unions it with the matched class only if the types agree
-/// (otherwise counts a refusal in [`TensorAnalysis::refused`]).
+/// (otherwise counts a refusal in [`TensorAnalysis::refused`]). Applies
+/// nothing once the analysis's [`TensorAnalysis::guard`] says a limit is
+/// reached.
 #[derive(Clone, Debug)]
 pub struct TypedApplier {
     /// The rule's name (the key of [`TensorAnalysis::refused`]).
@@ -320,6 +322,12 @@ impl Applier<TNode, TensorAnalysis> for TypedApplier {
         searcher_ast: Option<&PatternAst<TNode>>,
         rule_name: Symbol,
     ) -> Vec<Id> {
+        let size = egraph.total_size();
+        if let Some(guard) = egraph.analysis.guard.as_mut() {
+            if guard.exhausted(size) {
+                return Vec::new();
+            }
+        }
         if !self.conds.iter().all(|c| c.check(egraph, subst)) {
             return Vec::new();
         }

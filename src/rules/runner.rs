@@ -2,8 +2,19 @@
 //! or a limit.
 //!
 //! Owns: [`Limits`] (iteration, node and time limits, with the defaults the
-//! command line documents), the egg `Runner` with a `BackoffScheduler`, and
-//! the figures of a run ([`Saturation`]). Must not: extract or execute.
+//! command line documents), the [`Budget`] that leaves time for extraction,
+//! the [`ApplyGuard`] that holds rule appliers to both, the egg `Runner`
+//! with a `BackoffScheduler`, and the figures of a run ([`Saturation`]).
+//! Must not: extract or execute.
+//!
+//! egg checks its node and time limits only between two rules, and a rule
+//! may be applied to a hundred thousand matches at once (the scheduler's
+//! match limit grows each time it bans a rule), so an e-graph could end
+//! several times over its node limit, and saturation seconds over its time
+//! limit. The appliers ([`crate::rules::TypedApplier`]) therefore ask the
+//! [`ApplyGuard`] before each application; once it says a limit is reached
+//! they apply nothing, and a runner hook ends the run at the next
+//! iteration.
 
 use super::analysis::{EGraph, TensorAnalysis};
 use crate::lang::egraph::{program_to_expr, TNode};
@@ -33,6 +44,90 @@ impl Default for Limits {
     }
 }
 
+/// When saturation must end, leaving time for what follows.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Saturation ends by this instant...
+    pub deadline: Instant,
+    /// ...less this much per e-node of the e-graph (the time extraction
+    /// will take on it).
+    pub per_node: Duration,
+}
+
+impl Budget {
+    /// The whole time limit from now, nothing kept back.
+    pub fn from_limits(limits: &Limits) -> Budget {
+        Budget {
+            deadline: Instant::now() + limits.time_limit,
+            per_node: Duration::ZERO,
+        }
+    }
+}
+
+/// What rule appliers consult before adding to the e-graph (kept in
+/// [`TensorAnalysis::guard`]): the node limit and the [`Budget`].
+#[derive(Clone, Debug)]
+pub struct ApplyGuard {
+    /// No application once the e-graph has this many nodes.
+    pub node_limit: usize,
+    /// No application once `now + per_node × nodes` reaches the deadline.
+    pub budget: Budget,
+    /// The limit that stopped the appliers, as SPEC §3 names it.
+    pub tripped: Option<&'static str>,
+    /// Applications asked about so far (the clock is read every
+    /// [`ApplyGuard::CLOCK_EVERY`]-th time).
+    calls: usize,
+}
+
+impl ApplyGuard {
+    /// How often, in applications, the guard reads the clock.
+    pub const CLOCK_EVERY: usize = 16;
+
+    /// A guard for `node_limit` and `budget`.
+    pub fn new(node_limit: usize, budget: Budget) -> ApplyGuard {
+        ApplyGuard {
+            node_limit,
+            budget,
+            tripped: None,
+            calls: 0,
+        }
+    }
+
+    /// Whether a limit is reached with an e-graph of `nodes` e-nodes (the
+    /// clock is read only every [`Self::CLOCK_EVERY`]-th call); once it
+    /// is, it stays reached.
+    pub fn exhausted(&mut self, nodes: usize) -> bool {
+        self.calls += 1;
+        let read_clock = self.calls % Self::CLOCK_EVERY == 1;
+        self.check(nodes, read_clock).is_some()
+    }
+
+    /// The limit reached with an e-graph of `nodes` e-nodes, if any,
+    /// reading the clock.
+    pub fn check_now(&mut self, nodes: usize) -> Option<&'static str> {
+        self.check(nodes, true)
+    }
+
+    fn check(&mut self, nodes: usize, read_clock: bool) -> Option<&'static str> {
+        if self.tripped.is_none() {
+            if nodes >= self.node_limit {
+                self.tripped = Some("node_limit");
+            } else if read_clock && self.out_of_time(nodes) {
+                self.tripped = Some("time_limit");
+            }
+        }
+        self.tripped
+    }
+
+    fn out_of_time(&self, nodes: usize) -> bool {
+        let keep = self
+            .budget
+            .per_node
+            .saturating_mul(u32::try_from(nodes).unwrap_or(u32::MAX));
+        Instant::now() + keep >= self.budget.deadline
+    }
+}
+
 /// The outcome of a saturation run.
 pub struct Saturation {
     /// The saturated e-graph.
@@ -56,21 +151,45 @@ pub fn stop_reason_name(r: &Option<StopReason>) -> &'static str {
         Some(StopReason::IterationLimit(_)) => "iteration_limit",
         Some(StopReason::NodeLimit(_)) => "node_limit",
         Some(StopReason::TimeLimit(_)) => "time_limit",
+        Some(StopReason::Other(s)) if s == "time_limit" => "time_limit",
+        Some(StopReason::Other(s)) if s == "node_limit" => "node_limit",
         Some(StopReason::Other(_)) => "other",
     }
 }
 
-/// Puts `p` in an e-graph and saturates it with `rewrites`.
+/// Puts `p` in an e-graph and saturates it with `rewrites` under `limits`
+/// (the time limit counted from now).
 pub fn saturate(
     p: &Program,
     rewrites: &[Rewrite<TNode, TensorAnalysis>],
     limits: &Limits,
     explanations: bool,
 ) -> Result<Saturation, String> {
+    saturate_until(
+        p,
+        rewrites,
+        limits,
+        &Budget::from_limits(limits),
+        explanations,
+    )
+}
+
+/// [`saturate`] under a [`Budget`] instead of `limits.time_limit`: the run
+/// ends once `now + budget.per_node × nodes` reaches `budget.deadline`
+/// (its stop reason is then `time_limit`), or at the iteration or node
+/// limit of `limits`.
+pub fn saturate_until(
+    p: &Program,
+    rewrites: &[Rewrite<TNode, TensorAnalysis>],
+    limits: &Limits,
+    budget: &Budget,
+    explanations: bool,
+) -> Result<Saturation, String> {
     let expr = program_to_expr(p)?;
     let start = Instant::now();
     let mut egraph = EGraph::new(TensorAnalysis {
-        deadline: Some(start + limits.time_limit),
+        guard: Some(ApplyGuard::new(limits.node_limit, *budget)),
+        deadline: Some(budget.deadline),
         ..TensorAnalysis::default()
     });
     if explanations {
@@ -81,8 +200,19 @@ pub fn saturate(
         .with_expr(&expr)
         .with_iter_limit(limits.iter_limit)
         .with_node_limit(limits.node_limit)
-        .with_time_limit(limits.time_limit)
+        .with_time_limit(budget.deadline.saturating_duration_since(start))
         .with_scheduler(BackoffScheduler::default())
+        .with_hook(|runner| {
+            // Before each iteration: end the run if a limit is reached.
+            let nodes = runner.egraph.total_size();
+            match runner.egraph.analysis.guard.as_mut() {
+                Some(g) => match g.check_now(nodes) {
+                    Some(reason) => Err(reason.to_string()),
+                    None => Ok(()),
+                },
+                None => Ok(()),
+            }
+        })
         .run(rewrites.iter());
     let mut applied: BTreeMap<String, usize> = BTreeMap::new();
     for it in &runner.iterations {
@@ -91,12 +221,20 @@ pub fn saturate(
         }
     }
     let root = runner.roots.first().copied().ok_or("no root")?;
+    let mut egraph = runner.egraph;
+    // A limit the appliers hit is why the run ended, even if egg, seeing
+    // nothing applied in the last iteration, took it for saturation.
+    let tripped = egraph.analysis.guard.take().and_then(|g| g.tripped);
+    let stop_reason = match (stop_reason_name(&runner.stop_reason), tripped) {
+        ("saturated" | "iteration_limit", Some(t)) => t,
+        (r, _) => r,
+    };
     Ok(Saturation {
-        root: runner.egraph.find(root),
-        stop_reason: stop_reason_name(&runner.stop_reason),
+        root: egraph.find(root),
+        stop_reason,
         iterations: runner.iterations.len(),
         rules_applied: applied,
-        egraph: runner.egraph,
+        egraph,
         time: start.elapsed(),
     })
 }

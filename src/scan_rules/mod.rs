@@ -66,6 +66,12 @@ impl Applier<TNode, TensorAnalysis> for PerScan {
         _ast: Option<&PatternAst<TNode>>,
         rule: Symbol,
     ) -> Vec<Id> {
+        let size = egraph.total_size();
+        if let Some(guard) = egraph.analysis.guard.as_mut() {
+            if guard.exhausted(size) {
+                return Vec::new();
+            }
+        }
         let scans = scan_node::ScanNode::all_in(egraph, eclass);
         let mut changed = Vec::new();
         for s in scans.iter().take(MAX_VARIANTS) {

@@ -1,0 +1,234 @@
+//! The saturation limits are honoured: the time limit bounds the whole
+//! `optimize` call (saturation, extraction and writing back), the node
+//! limit bounds the e-graph even when one rule matches thousands of times
+//! at once, and the iteration limit bounds the iterations.
+//!
+//! The load is a sum of 24 distinct inputs under blanket add commutativity
+//! and associativity (both directions): the e-graph grows without end (a
+//! class per subset of terms), the case rules/README.md warns about.
+
+mod common;
+
+use eqscan::exec::run::{generate_inputs, run_program, Dims};
+use eqscan::exec::Value;
+use eqscan::extract::CostModel;
+use eqscan::lang::{parse_program, Program};
+use eqscan::optimize::{optimize, Report};
+use eqscan::rules::runner::Limits;
+use eqscan::rules::{parse_rules, to_rewrites};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Commutativity and associativity of add, both directions.
+const AC_RULES: &str = "\
+# x + y == y + x
+add-comm: (add ?x ?y) => (add ?y ?x)
+# (x + y) + z == x + (y + z)
+add-assoc: (add (add ?x ?y) ?z) <=> (add ?x (add ?y ?z))
+";
+
+/// `x0 + x1 + ... + x(n-1)`, a left-leaning chain of adds over vectors of 8.
+fn sum_program(n: usize) -> String {
+    let mut s = String::from("(program sum\n");
+    for i in 0..n {
+        s.push_str(&format!("  (input x{i} (f64 8))\n"));
+    }
+    let mut e = "x0".to_string();
+    for i in 1..n {
+        e = format!("(add {e} x{i})");
+    }
+    s.push_str(&format!("  (output {e}))\n"));
+    s
+}
+
+fn outputs(p: &Program) -> Vec<Value> {
+    let dims = Dims::new();
+    let inputs = generate_inputs(p, &dims, &BTreeMap::new()).expect("inputs");
+    run_program(p, inputs, &dims).expect("run")
+}
+
+fn assert_same_outputs(p: &Program, q: &Program) {
+    let (a, b) = (outputs(p), outputs(q));
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        // Reassociated sums round differently.
+        if let Err(e) = common::compare(y, x, 1e-12, 1e-12) {
+            panic!("the optimized program computes something else: {e}");
+        }
+    }
+}
+
+/// Optimizes the 24-term sum under `limits`, checking the contract; returns
+/// the report and the wall time of the call.
+fn optimize_sum(limits: &Limits) -> (Report, Duration) {
+    let p = parse_program(&sum_program(24)).expect("parse");
+    let rules = parse_rules(AC_RULES, "ac.rules").expect("rules");
+    let rewrites = to_rewrites(&rules);
+    assert_eq!(rewrites.len(), 3);
+    let t0 = Instant::now();
+    let report = optimize(&p, &rewrites, limits, &CostModel::default()).expect("optimize");
+    let wall = t0.elapsed();
+    assert!(
+        report.cost_after <= report.cost_before,
+        "{} > {}",
+        report.cost_after,
+        report.cost_before
+    );
+    assert_same_outputs(&p, &report.program);
+    (report, wall)
+}
+
+fn summary(r: &Report, wall: Duration) -> String {
+    format!(
+        "{:.3} s wall, stop {}, {} iterations, {} nodes, {} classes, saturate {:.0} ms, extract {:.0} ms ({})",
+        wall.as_secs_f64(),
+        r.stop_reason,
+        r.iterations,
+        r.egraph_nodes,
+        r.egraph_classes,
+        r.saturate_ms,
+        r.extract_ms,
+        r.extractor
+    )
+}
+
+/// With the default node and iteration limits, a 1 s time limit: the call
+/// returns within the limit (asserted with a margin for a loaded machine:
+/// under 2 s), stopped by a limit, not by saturation.
+#[test]
+fn time_limit_bounds_the_whole_call() {
+    let limits = Limits {
+        time_limit: Duration::from_secs(1),
+        ..Limits::default()
+    };
+    let (r, wall) = optimize_sum(&limits);
+    eprintln!("default limits, 1 s: {}", summary(&r, wall));
+    assert!(
+        ["time_limit", "node_limit"].contains(&r.stop_reason),
+        "{}",
+        r.stop_reason
+    );
+    assert!(wall.as_secs_f64() < 2.0, "{}", summary(&r, wall));
+}
+
+/// With node and iteration limits out of reach, the time limit is what
+/// stops the run, and extraction of the large e-graph still fits in it.
+#[test]
+fn time_limit_alone_bounds_the_whole_call() {
+    let limits = Limits {
+        time_limit: Duration::from_secs(1),
+        node_limit: 100_000_000,
+        iter_limit: 100_000,
+    };
+    let (r, wall) = optimize_sum(&limits);
+    eprintln!("only the time limit, 1 s: {}", summary(&r, wall));
+    assert_eq!(r.stop_reason, "time_limit");
+    assert!(wall.as_secs_f64() < 2.0, "{}", summary(&r, wall));
+    // Saturation ran up to its share of the budget, not to the whole of
+    // it: extraction was left time of its own.
+    assert!(r.saturate_ms < 1000.0, "{}", summary(&r, wall));
+}
+
+/// A tiny time limit still gives a valid program back quickly.
+#[test]
+fn tiny_time_limit() {
+    let limits = Limits {
+        time_limit: Duration::from_millis(20),
+        ..Limits::default()
+    };
+    let (r, wall) = optimize_sum(&limits);
+    eprintln!("20 ms: {}", summary(&r, wall));
+    assert!(wall.as_secs_f64() < 1.0, "{}", summary(&r, wall));
+}
+
+/// The node limit holds even though one rule application round can add
+/// tens of thousands of nodes (egg alone checks only between rules).
+#[test]
+fn node_limit_bounds_the_egraph_in_the_library() {
+    for node_limit in [1_000, 20_000] {
+        let limits = Limits {
+            node_limit,
+            ..Limits::default()
+        };
+        let (r, wall) = optimize_sum(&limits);
+        eprintln!("node limit {node_limit}: {}", summary(&r, wall));
+        assert_eq!(r.stop_reason, "node_limit");
+        assert!(r.egraph_nodes <= node_limit + 100, "{}", summary(&r, wall));
+    }
+}
+
+// ---- through the command line ----
+
+/// A scratch folder of this test binary with the program and rule file.
+fn scratch() -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("eqscan-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    let prog = dir.join("sum24.sexp");
+    let rules = dir.join("ac.rules");
+    std::fs::write(&prog, sum_program(24)).expect("write program");
+    std::fs::write(&rules, AC_RULES).expect("write rules");
+    (prog, rules)
+}
+
+/// `eqscan optimize PROG --rules ac.rules --json ARGS...`: the report and
+/// the wall time of the process.
+fn cli_optimize(args: &[&str]) -> (serde_json::Value, Duration) {
+    let (prog, rules) = scratch();
+    let t0 = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_eqscan"))
+        .arg("optimize")
+        .arg(&prog)
+        .arg("--rules")
+        .arg(&rules)
+        .arg("--json")
+        .args(args)
+        .output()
+        .expect("run eqscan");
+    let wall = t0.elapsed();
+    assert!(
+        out.status.success(),
+        "eqscan optimize {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let program = json["program"].as_str().expect("program text");
+    parse_program(program).expect("the optimized program parses");
+    (json, wall)
+}
+
+fn field(json: &serde_json::Value, key: &str) -> u64 {
+    json[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} in {json}"))
+}
+
+#[test]
+fn cli_iteration_limit() {
+    for n in [1u64, 3, 6] {
+        let (json, _) = cli_optimize(&["--iter-limit", &n.to_string()]);
+        let iterations = field(&json, "iterations");
+        assert!(iterations <= n, "--iter-limit {n}: {iterations} iterations");
+        assert_eq!(json["stop_reason"], "iteration_limit", "--iter-limit {n}");
+    }
+}
+
+#[test]
+fn cli_node_limit() {
+    for n in [500u64, 5_000, 30_000] {
+        let (json, _) = cli_optimize(&["--node-limit", &n.to_string()]);
+        let nodes = field(&json, "egraph_nodes");
+        // A few nodes over: the last application is let through whole.
+        assert!(nodes <= n + 100, "--node-limit {n}: {nodes} nodes");
+        assert_eq!(json["stop_reason"], "node_limit", "--node-limit {n}");
+    }
+}
+
+#[test]
+fn cli_time_limit() {
+    let (json, wall) = cli_optimize(&["--time-limit", "0.5", "--node-limit", "100000000"]);
+    assert_eq!(json["stop_reason"], "time_limit");
+    // The process: start-up, parse, optimize, print.
+    assert!(wall.as_secs_f64() < 1.5, "{:?}: {json}", wall);
+}

@@ -1,0 +1,134 @@
+//! The optimized form of every program in `examples/` and
+//! `benches/programs/`, as `eqscan optimize` prints it (default rules and
+//! Scan rewrites, default limits, the default cost model), recorded as
+//! insta snapshots
+//! (`tests/snapshots/optimized__bench__NAME.snap`, `..__example__NAME.snap`).
+//!
+//! The time limit is raised to 60 s (as in `tests/scan_rules.rs`) so that
+//! every run stops on saturation or the deterministic iteration and node
+//! limits: `constants` runs to the 30-iteration limit, which takes seconds
+//! on a loaded machine, and a run cut by the clock would make its snapshot
+//! depend on the machine. A run stopped by time fails.
+//!
+//! For each program: optimizing it twice in one process prints the same
+//! text (determinism), and the optimized program computes the original's
+//! outputs within 1e-9 at small sizes, on the data rule's inputs.
+//!
+//! When the rules or the Scan rewrites change, review the new forms and
+//! regenerate: `INSTA_UPDATE=always cargo test --release --test optimized`.
+
+mod common;
+
+use common::{rel, sexp_files, stem};
+use eqscan::exec::run::{generate_inputs, run_program, Dims};
+use eqscan::exec::Value;
+use eqscan::extract::CostModel;
+use eqscan::lang::egraph::TNode;
+use eqscan::lang::{parse_program, print_program, Program};
+use eqscan::optimize::{optimize, Report};
+use eqscan::rules::analysis::TensorAnalysis;
+use eqscan::rules::runner::Limits;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+const TOL: f64 = 1e-9;
+
+/// Sizes the programs run at here (small).
+fn run_dims() -> Dims {
+    [("T", 8), ("D", 5), ("N", 6), ("M", 4)]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+}
+
+fn rewrites() -> Vec<egg::Rewrite<TNode, TensorAnalysis>> {
+    match eqscan::optimize::default_rewrites() {
+        Ok(r) => r,
+        Err(es) => panic!("the default rules do not load: {es:?}"),
+    }
+}
+
+fn load(path: &Path) -> Program {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", rel(path)));
+    parse_program(&text).unwrap_or_else(|e| panic!("{}", e.located(&rel(path))))
+}
+
+fn optimize_default(p: &Program, rewrites: &[egg::Rewrite<TNode, TensorAnalysis>]) -> Report {
+    let limits = Limits {
+        time_limit: Duration::from_secs(60),
+        ..Limits::default()
+    };
+    let r = optimize(p, rewrites, &limits, &CostModel::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", p.name));
+    assert_ne!(
+        r.stop_reason, "time_limit",
+        "{}: saturation stopped on the time limit: the result depends on the machine",
+        p.name
+    );
+    r
+}
+
+fn outputs(p: &Program, what: &str) -> Vec<Value> {
+    let dims = run_dims();
+    let inputs = generate_inputs(p, &dims, &BTreeMap::new())
+        .unwrap_or_else(|e| panic!("{what}: inputs: {e}"));
+    run_program(p, inputs, &dims).unwrap_or_else(|e| panic!("{what}: run: {e}"))
+}
+
+fn check_dir(dir: &str, prefix: &str) {
+    let files = sexp_files(dir);
+    assert!(!files.is_empty(), "no programs in {dir}");
+    let rewrites = rewrites();
+    for path in files {
+        let what = rel(&path);
+        let p = load(&path);
+        let first = optimize_default(&p, &rewrites);
+        let second = optimize_default(&p, &rewrites);
+        let printed = print_program(&first.program);
+        assert_eq!(
+            printed,
+            print_program(&second.program),
+            "{what}: two optimizations in one process differ"
+        );
+        assert!(
+            first.cost_after <= first.cost_before,
+            "{what}: cost {} > {}",
+            first.cost_after,
+            first.cost_before
+        );
+        // The printed form is a program (it parses back to the same one).
+        let reparsed = parse_program(&printed)
+            .unwrap_or_else(|e| panic!("{what}: the optimized text does not parse: {e}"));
+        assert_eq!(reparsed, first.program, "{what}: print/parse");
+
+        let want = outputs(&p, &what);
+        let got = outputs(&first.program, &format!("{what} (optimized)"));
+        assert_eq!(got.len(), want.len(), "{what}: number of outputs");
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            if let Err(e) = common::compare(g, w, TOL, TOL) {
+                panic!("{what}: output {k} of the optimized program: {e}\n{printed}");
+            }
+        }
+        eprintln!(
+            "{what}: {} after {} iteration(s), {} nodes; cost {} -> {} ({})",
+            first.stop_reason,
+            first.iterations,
+            first.egraph_nodes,
+            first.cost_before,
+            first.cost_after,
+            first.extractor
+        );
+        insta::assert_snapshot!(format!("{prefix}__{}", stem(&path)), printed);
+    }
+}
+
+#[test]
+fn optimized_bench_programs() {
+    check_dir("benches/programs", "bench");
+}
+
+#[test]
+fn optimized_examples() {
+    check_dir("examples", "example");
+}
