@@ -113,7 +113,13 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
         match how {
             HoistAs::NonSequence => spec.non_seqs.push((o.id, t.strong())),
             HoistAs::Sequence => spec.sequences.push(NewSeq {
-                outer: o.id,
+                // Stacked in iteration order; a loop going backwards reverses
+                // its sequences, so it gets them in the original order.
+                outer: if spec.go_backwards {
+                    super::vectorize::reversed(egraph, o.id)
+                } else {
+                    o.id
+                },
                 taps: vec![0],
                 step_type: t.strong(),
             }),

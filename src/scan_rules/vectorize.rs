@@ -79,6 +79,11 @@ pub fn sequence_steps(egraph: &mut EGraph, scan: &ScanNode, seq: usize, tap: i64
     })
 }
 
+/// `x` with its leading axis reversed (`(slice x none none -1)`).
+pub fn reversed(egraph: &mut EGraph, x: Id) -> Id {
+    slice(egraph, x, None, None, -1)
+}
+
 fn lit(egraph: &mut EGraph, v: i64) -> Id {
     egraph.add(TNode::lit(Scalar::I64(v)))
 }
