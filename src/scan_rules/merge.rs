@@ -253,7 +253,7 @@ impl Applier<TNode, TensorAnalysis> for Merge {
             }
         }
         // Stable sort: among equal sizes, the first pair found.
-        pairs.sort_by(|x, y| y.0.cmp(&x.0));
+        pairs.sort_by_key(|p| std::cmp::Reverse(p.0));
         for (_, a, b) in pairs {
             if let Some(m) = merged(egraph, &a, &b, None) {
                 let changed = union_outputs(egraph, rule, &a, &b, m);
