@@ -13,8 +13,6 @@
 use super::merge::{merged, reachable, union_outputs};
 use super::scan_node::{InnerInput, ScanNode};
 use super::{computes_any, per_scan_rule, MAX_MERGED_OUTPUTS, MAX_VARIANTS};
-use crate::lang::egraph::{Head, OpName};
-use crate::lang::Scalar;
 use crate::rules::analysis::EGraph;
 use egg::{Id, Symbol};
 
@@ -36,21 +34,7 @@ fn fuse(egraph: &mut EGraph, consumer: &ScanNode, rule: Symbol) -> Vec<Id> {
             continue;
         }
         let outer = consumer.seq_outer(*seq);
-        let producers: Vec<(usize, Id)> = egraph[outer]
-            .nodes
-            .iter()
-            .filter(|n| n.head == Head::Op(OpName::Proj) && n.children.len() == 2)
-            .filter_map(|n| {
-                let k = egraph[n.children[0]]
-                    .nodes
-                    .iter()
-                    .find_map(|m| match m.head {
-                        Head::Lit(crate::lang::egraph::Lit(Scalar::I64(k))) => Some(k as usize),
-                        _ => None,
-                    })?;
-                Some((k, egraph.find(n.children[1])))
-            })
-            .collect();
+        let producers = super::projs_in(egraph, outer);
         for (k, p) in producers {
             // The consumer may read the producer only through this sequence.
             let other_args: Vec<Id> = consumer

@@ -163,6 +163,27 @@ pub fn union_checked(egraph: &mut EGraph, rule: Symbol, old: Id, new: Id) -> boo
     egraph.union_trusted(old, new, rule)
 }
 
+/// Every `(proj k S)` node of `class`: the output index and the scan class.
+pub fn projs_in(egraph: &EGraph, class: Id) -> Vec<(usize, Id)> {
+    egraph[class]
+        .nodes
+        .iter()
+        .filter(|n| n.head == Head::Op(OpName::Proj) && n.children.len() == 2)
+        .filter_map(|n| {
+            let k = egraph[n.children[0]]
+                .nodes
+                .iter()
+                .find_map(|m| match m.head {
+                    Head::Lit(crate::lang::egraph::Lit(Scalar::I64(k))) if k >= 0 => {
+                        Some(k as usize)
+                    }
+                    _ => None,
+                })?;
+            Some((k, egraph.find(n.children[1])))
+        })
+        .collect()
+}
+
 /// The class of `(proj k scan)`.
 pub fn proj(egraph: &mut EGraph, scan: Id, k: usize) -> Id {
     let kl = egraph.add(TNode::lit(Scalar::I64(k as i64)));

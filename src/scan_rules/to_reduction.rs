@@ -96,21 +96,7 @@ impl Applier<TNode, TensorAnalysis> for ToReduction {
         _ast: Option<&PatternAst<TNode>>,
         rule: Symbol,
     ) -> Vec<Id> {
-        let projs: Vec<(i64, Id)> = egraph[eclass]
-            .nodes
-            .iter()
-            .filter(|n| n.head == Head::Op(OpName::Proj) && n.children.len() == 2)
-            .filter_map(|n| {
-                let k = egraph[n.children[0]]
-                    .nodes
-                    .iter()
-                    .find_map(|m| match m.head {
-                        Head::Lit(crate::lang::egraph::Lit(Scalar::I64(k))) => Some(k),
-                        _ => None,
-                    })?;
-                Some((k, egraph.find(n.children[1])))
-            })
-            .collect();
+        let projs = super::projs_in(egraph, eclass);
         // The class the result equals: the last row, or the proj itself.
         let target = match self.0 {
             Read::EveryStep => eclass,
@@ -129,7 +115,7 @@ impl Applier<TNode, TensorAnalysis> for ToReduction {
         let mut changed = Vec::new();
         for (k, s) in projs {
             for scan in ScanNode::all_in(egraph, s).iter().take(MAX_VARIANTS) {
-                if let Some(new) = fold_of(egraph, scan, k as usize, self.0) {
+                if let Some(new) = fold_of(egraph, scan, k, self.0) {
                     if union_checked(egraph, rule, target, new) {
                         changed.push(target);
                     }
