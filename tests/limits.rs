@@ -96,7 +96,7 @@ fn summary(r: &Report, wall: Duration) -> String {
 
 /// With the default node and iteration limits, a 1 s time limit: the call
 /// returns within the limit (asserted with a margin for a loaded machine:
-/// under 2 s), stopped by a limit, not by saturation.
+/// under 3 s), stopped by a limit, not by saturation.
 #[test]
 fn time_limit_bounds_the_whole_call() {
     let limits = Limits {
@@ -110,7 +110,7 @@ fn time_limit_bounds_the_whole_call() {
         "{}",
         r.stop_reason
     );
-    assert!(wall.as_secs_f64() < 2.0, "{}", summary(&r, wall));
+    assert!(wall.as_secs_f64() < 3.0, "{}", summary(&r, wall));
 }
 
 /// With node and iteration limits out of reach, the time limit is what
@@ -125,7 +125,7 @@ fn time_limit_alone_bounds_the_whole_call() {
     let (r, wall) = optimize_sum(&limits);
     eprintln!("only the time limit, 1 s: {}", summary(&r, wall));
     assert_eq!(r.stop_reason, "time_limit");
-    assert!(wall.as_secs_f64() < 2.0, "{}", summary(&r, wall));
+    assert!(wall.as_secs_f64() < 3.0, "{}", summary(&r, wall));
     // Saturation ran up to its share of the budget, not to the whole of
     // it: extraction was left time of its own.
     assert!(r.saturate_ms < 1000.0, "{}", summary(&r, wall));
@@ -162,14 +162,24 @@ fn node_limit_bounds_the_egraph_in_the_library() {
 // ---- through the command line ----
 
 /// A scratch folder of this test binary with the program and rule file.
+///
+/// Written once per process: the tests run in parallel, and rewriting the
+/// files while another test's eqscan reads them let it read a truncated
+/// program (a CI failure: a short sum saturated under `--node-limit`).
 fn scratch() -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("eqscan-limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    let prog = dir.join("sum24.sexp");
-    let rules = dir.join("ac.rules");
-    std::fs::write(&prog, sum_program(24)).expect("write program");
-    std::fs::write(&rules, AC_RULES).expect("write rules");
-    (prog, rules)
+    static FILES: std::sync::OnceLock<(PathBuf, PathBuf)> = std::sync::OnceLock::new();
+    FILES
+        .get_or_init(|| {
+            let dir =
+                std::env::temp_dir().join(format!("eqscan-limits-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).expect("scratch folder");
+            let prog = dir.join("sum24.sexp");
+            let rules = dir.join("ac.rules");
+            std::fs::write(&prog, sum_program(24)).expect("write program");
+            std::fs::write(&rules, AC_RULES).expect("write rules");
+            (prog, rules)
+        })
+        .clone()
 }
 
 /// `eqscan optimize PROG --rules ac.rules --json ARGS...`: the report and
@@ -230,5 +240,5 @@ fn cli_time_limit() {
     let (json, wall) = cli_optimize(&["--time-limit", "0.5", "--node-limit", "100000000"]);
     assert_eq!(json["stop_reason"], "time_limit");
     // The process: start-up, parse, optimize, print.
-    assert!(wall.as_secs_f64() < 1.5, "{:?}: {json}", wall);
+    assert!(wall.as_secs_f64() < 2.5, "{:?}: {json}", wall);
 }
