@@ -67,6 +67,11 @@ impl ClassData {
 pub struct TensorAnalysis {
     /// Unions of classes whose types differed.
     pub type_conflicts: usize,
+    /// Unions of classes holding constants that disagree (see
+    /// [`crate::rules::conditions::konsts_agree`]); appliers refuse such
+    /// unions, so only congruence after a float-inexact rewrite can make
+    /// one. Each is a wrong equation in the e-graph.
+    pub konst_conflicts: usize,
     /// Per rule, the rewrites refused because the two sides' types or
     /// shapes differed (counted by the rule appliers).
     pub refused: std::collections::BTreeMap<String, usize>,
@@ -447,6 +452,9 @@ impl Analysis<TNode> for TensorAnalysis {
                 (_, Kind::Invalid(_)) => {}
                 _ => self.type_conflicts += 1,
             }
+        }
+        if !crate::rules::conditions::konsts_agree(a.konst, b.konst) {
+            self.konst_conflicts += 1;
         }
         if a.konst.is_none() && b.konst.is_some() {
             a.konst = b.konst;

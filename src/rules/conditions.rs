@@ -51,6 +51,11 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
         "positive(?a)",
         "?a is a uniform finite constant greater than 0",
     ),
+    (
+        "exp-safe",
+        "exp-safe(?a)",
+        "?a is not a uniform constant whose exp overflows or underflows (|c| > 700)",
+    ),
     ("is-float", "is-float(?a)", "?a's dtype is f64 or f32"),
     ("is-int", "is-int(?a)", "?a's dtype is i64"),
     (
@@ -66,6 +71,10 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
         "no size of ?a's shape is unknown",
     ),
 ];
+
+/// The largest constant `exp-safe` accepts: `exp(±700)` is a finite,
+/// normal f64 (overflow is at 709.8, subnormals below -708.4).
+pub const EXP_SAFE_BOUND: f64 = 700.0;
 
 /// A condition of a rule: a named predicate over pattern variables.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,6 +95,8 @@ pub enum Cond {
     Nonzero(Var),
     /// `positive(?a)`
     Positive(Var),
+    /// `exp-safe(?a)`
+    ExpSafe(Var),
     /// `is-float(?a)`
     IsFloat(Var),
     /// `is-int(?a)`
@@ -160,6 +171,7 @@ impl Cond {
             "is-one" => Cond::IsOne(one()?),
             "nonzero" => Cond::Nonzero(one()?),
             "positive" => Cond::Positive(one()?),
+            "exp-safe" => Cond::ExpSafe(one()?),
             "is-float" => Cond::IsFloat(one()?),
             "is-int" => Cond::IsInt(one()?),
             "not-bool" => Cond::NotBool(one()?),
@@ -182,6 +194,7 @@ impl Cond {
             | Cond::IsOne(a)
             | Cond::Nonzero(a)
             | Cond::Positive(a)
+            | Cond::ExpSafe(a)
             | Cond::IsFloat(a)
             | Cond::IsInt(a)
             | Cond::NotBool(a)
@@ -222,6 +235,8 @@ impl Cond {
                 }
                 _ => false,
             },
+            // A bound on a constant if there is one: no type needed.
+            Cond::ExpSafe(_) => true,
             Cond::IsFloat(a) => with(a, &|t| t.dtype.is_float()),
             Cond::IsInt(a) => with(a, &|t| t.dtype == DType::I64),
             Cond::NotBool(a) => with(a, &|t| t.dtype != DType::Bool),
@@ -251,6 +266,11 @@ impl Cond {
     /// Evaluates the condition on the classes a match bound.
     pub fn check(&self, egraph: &EGraph, subst: &Subst) -> bool {
         let data = |v: Var| -> Option<&ClassData> { subst.get(v).map(|id| &egraph[*id].data) };
+        if let Cond::ExpSafe(v) = self {
+            return data(*v)
+                .and_then(|d| d.konst)
+                .is_none_or(|c| c.as_f64().abs() <= EXP_SAFE_BOUND);
+        }
         if let Some((v, need)) = self.const_need() {
             return data(v)
                 .and_then(|d| d.konst.filter(|_| d.ty().is_some()))
@@ -272,6 +292,7 @@ impl fmt::Display for Cond {
             Cond::IsOne(_) => ("is-one", self.vars()),
             Cond::Nonzero(_) => ("nonzero", self.vars()),
             Cond::Positive(_) => ("positive", self.vars()),
+            Cond::ExpSafe(_) => ("exp-safe", self.vars()),
             Cond::IsFloat(_) => ("is-float", self.vars()),
             Cond::IsInt(_) => ("is-int", self.vars()),
             Cond::NotBool(_) => ("not-bool", self.vars()),
@@ -296,11 +317,44 @@ pub fn kinds_compatible(new: &Kind, matched: &Kind) -> bool {
     }
 }
 
+/// True when two constants (of classes about to be unioned) are the same
+/// number: equal, or both NaN. Exactly equal, not merely close: a rule
+/// that is an identity of real numbers but not of floats (`exp(a + b) ==
+/// exp(a) * exp(b)` when `exp(a)` underflows, or `(x * y) * z == x * (y *
+/// z)` off by a rounding) must not put two different numbers in one class.
+/// Once 0.0 and 1.0 share a class every program reading either is wrong,
+/// and even a last-bit drift would print `0.9999999999999999` where the
+/// program computes `1.0`.
+pub fn konsts_agree(a: Option<Scalar>, b: Option<Scalar>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return true;
+    };
+    let (x, y) = (a.as_f64(), b.as_f64());
+    x == y || (x.is_nan() && y.is_nan())
+}
+
+/// True when a rewrite may union the class `new` it built with the class
+/// `matched`: their kinds agree ([`kinds_compatible`]) and so do their
+/// constants ([`konsts_agree`]).
+///
+/// A class without a constant is never unioned with a NaN or infinite
+/// constant either: no rule means "this expression is identically NaN",
+/// and such a union is the trace of a float overflow (`0.0 * inf`) in a
+/// rule that holds only for real numbers.
+pub fn union_allowed(new: &ClassData, matched: &ClassData) -> bool {
+    let non_finite = |k: Option<Scalar>| k.is_some_and(|c| !c.as_f64().is_finite());
+    let one_sided_non_finite = (new.konst.is_none() && non_finite(matched.konst))
+        || (matched.konst.is_none() && non_finite(new.konst));
+    kinds_compatible(&new.kind, &matched.kind)
+        && konsts_agree(new.konst, matched.konst)
+        && !one_sided_non_finite
+}
+
 /// The applier of a rule: checks its conditions, instantiates its right
 /// side, and unions it with the matched class only if the types agree
 /// (otherwise counts a refusal in [`TensorAnalysis::refused`]). Applies
-/// nothing once the analysis's [`TensorAnalysis::guard`] says a limit is
-/// reached.
+/// nothing to a class holding a constant, and nothing once the analysis's
+/// [`TensorAnalysis::guard`] says a limit is reached.
 #[derive(Clone, Debug)]
 pub struct TypedApplier {
     /// The rule's name (the key of [`TensorAnalysis::refused`]).
@@ -328,6 +382,13 @@ impl Applier<TNode, TensorAnalysis> for TypedApplier {
                 return Vec::new();
             }
         }
+        // A class holding a constant already has its literal form (the
+        // cheapest there is): rewriting it only adds other spellings of
+        // the number, and with exp/tanh/sigmoid rules these multiply
+        // without end.
+        if egraph[eclass].data.konst.is_some() {
+            return Vec::new();
+        }
         if !self.conds.iter().all(|c| c.check(egraph, subst)) {
             return Vec::new();
         }
@@ -335,7 +396,7 @@ impl Applier<TNode, TensorAnalysis> for TypedApplier {
         if egraph.find(new) == egraph.find(eclass) {
             return Vec::new();
         }
-        if !kinds_compatible(&egraph[new].data.kind, &egraph[eclass].data.kind) {
+        if !union_allowed(&egraph[new].data, &egraph[eclass].data) {
             *egraph
                 .analysis
                 .refused
@@ -387,4 +448,48 @@ pub fn to_rewrites(rules: &[Rule]) -> Vec<Rewrite<TNode, TensorAnalysis>> {
             Rewrite::new(r.name.as_str(), r.lhs.clone(), applier).ok()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod konst_tests {
+    use super::*;
+
+    fn data(konst: Option<Scalar>) -> ClassData {
+        ClassData {
+            kind: Kind::Value(Type {
+                dtype: DType::F64,
+                shape: vec![],
+                weak: false,
+            }),
+            konst,
+            deps: Default::default(),
+        }
+    }
+
+    #[test]
+    fn constants_must_be_exactly_equal() {
+        let f = |x| Some(Scalar::F64(x));
+        assert!(konsts_agree(f(1.0), f(1.0)));
+        assert!(konsts_agree(f(2.0), Some(Scalar::I64(2))));
+        assert!(konsts_agree(f(f64::NAN), f(f64::NAN)));
+        assert!(konsts_agree(None, f(3.0)));
+        assert!(!konsts_agree(f(1.0), f(0.0)));
+        assert!(!konsts_agree(f(1.0), f(0.9999999999999999)));
+        assert!(!konsts_agree(f(f64::INFINITY), f(f64::NAN)));
+    }
+
+    #[test]
+    fn a_non_constant_class_never_becomes_nan_or_infinite() {
+        let none = data(None);
+        assert!(union_allowed(&none, &data(Some(Scalar::F64(0.0)))));
+        assert!(!union_allowed(&none, &data(Some(Scalar::F64(f64::NAN)))));
+        assert!(!union_allowed(
+            &data(Some(Scalar::F64(f64::INFINITY))),
+            &none
+        ));
+        assert!(union_allowed(
+            &data(Some(Scalar::F64(f64::INFINITY))),
+            &data(Some(Scalar::F64(f64::INFINITY)))
+        ));
+    }
 }

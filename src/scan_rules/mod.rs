@@ -46,7 +46,7 @@ pub mod vectorize;
 use crate::lang::egraph::{Head, OpName, TNode};
 use crate::lang::Scalar;
 use crate::rules::analysis::{EGraph, TensorAnalysis};
-use crate::rules::conditions::kinds_compatible;
+use crate::rules::conditions::union_allowed;
 use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
 
 /// What a per-scan rule does to one scan node: the classes it changed.
@@ -150,13 +150,13 @@ impl Searcher<TNode, TensorAnalysis> for ScanClasses {
     }
 }
 
-/// Unions `old` with `new` when their kinds agree (counting a refusal for
+/// Unions `old` with `new` when their kinds and constants agree (counting a refusal for
 /// `rule` otherwise); true if the e-graph changed.
 pub fn union_checked(egraph: &mut EGraph, rule: Symbol, old: Id, new: Id) -> bool {
     if egraph.find(old) == egraph.find(new) {
         return false;
     }
-    if !kinds_compatible(&egraph[new].data.kind, &egraph[old].data.kind) {
+    if !union_allowed(&egraph[new].data, &egraph[old].data) {
         *egraph.analysis.refused.entry(rule.to_string()).or_insert(0) += 1;
         return false;
     }
