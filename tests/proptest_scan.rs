@@ -10,16 +10,19 @@
 //! optimizing twice must print the same program. A panic is a failure.
 //!
 //! Environment:
-//! - `EQSCAN_PROPTEST_CASES` — the number of cases (default 300);
+//! - `EQSCAN_PROPTEST_CASES` — the number of cases (default 250, about a
+//!   minute in `--release`);
 //! - `EQSCAN_PROPTEST_SEED` — a fixed RNG seed (default: proptest's own);
 //! - `EQSCAN_PROPTEST_ITERS`, `_NODES`, `_TIME_MS` — saturation limits
-//!   (default 10 iterations, 20,000 nodes, 2,000 ms);
+//!   (default 10 iterations, 10,000 nodes, 1,000 ms);
 //! - `EQSCAN_PROPTEST_RULES` — `default`, `scan` (the Scan rewrites alone)
 //!   or rule files `a.rules:b.rules` (with the Scan rewrites);
-//! - `EQSCAN_PROPTEST_KEEP_GOING` — record failures and go on; the first
-//!   `EQSCAN_PROPTEST_REDUCE_MAX` (5) are reduced and reported at the end;
-//! - `EQSCAN_PROPTEST_SHRINK_SECS` (120), `EQSCAN_PROPTEST_REDUCE_SECS`
-//!   (300) — time for proptest's shrinking of the decision stream, then for
+//! - `EQSCAN_PROPTEST_KEEP_GOING` — record failures and go on; at the end
+//!   they are grouped (fails with the Scan rewrites alone or not, runs
+//!   backwards or not) and `EQSCAN_PROPTEST_REDUCE_MAX` (2) of each group
+//!   are reduced and reported;
+//! - `EQSCAN_PROPTEST_SHRINK_SECS` (60), `EQSCAN_PROPTEST_REDUCE_SECS`
+//!   (120) — time for proptest's shrinking of the decision stream, then for
 //!   reducing the program text (`progen::reduce`).
 //!
 //! Reduced failing programs are printed and written to
@@ -53,7 +56,7 @@ use std::time::{Duration, Instant};
 
 const RTOL: f64 = 1e-8;
 const ATOL: f64 = 1e-10;
-const DEFAULT_CASES: u32 = 300;
+const DEFAULT_CASES: u32 = 250;
 
 fn env_num(name: &str, default: u64) -> u64 {
     match std::env::var(name) {
@@ -67,8 +70,8 @@ fn env_num(name: &str, default: u64) -> u64 {
 fn limits() -> Limits {
     Limits {
         iter_limit: env_num("EQSCAN_PROPTEST_ITERS", 10) as usize,
-        node_limit: env_num("EQSCAN_PROPTEST_NODES", 20_000) as usize,
-        time_limit: Duration::from_millis(env_num("EQSCAN_PROPTEST_TIME_MS", 2_000)),
+        node_limit: env_num("EQSCAN_PROPTEST_NODES", 10_000) as usize,
+        time_limit: Duration::from_millis(env_num("EQSCAN_PROPTEST_TIME_MS", 1_000)),
     }
 }
 
@@ -286,12 +289,12 @@ fn dims_of(text: &str) -> Dims {
 }
 
 /// Reduces a failing program (see `progen::reduce`) to a smaller one that
-/// fails the same way, within `EQSCAN_PROPTEST_REDUCE_SECS` (default 300).
+/// fails the same way, within `EQSCAN_PROPTEST_REDUCE_SECS` (default 120).
 fn reduce_failure(text: &str, msg: &str, rewrites: &Rewrites) -> (String, String) {
     let dims = dims_of(text);
     let want = kind(msg).to_string();
     let mut last_msg = msg.to_string();
-    let budget = Duration::from_secs(env_num("EQSCAN_PROPTEST_REDUCE_SECS", 300));
+    let budget = Duration::from_secs(env_num("EQSCAN_PROPTEST_REDUCE_SECS", 120));
     let header: String = text
         .lines()
         .filter(|l| l.trim_start().starts_with(';'))
@@ -330,7 +333,7 @@ fn optimized_equals_unoptimized_on_random_loop_programs() {
     let mut config = Config::with_cases(cases);
     config.failure_persistence = None;
     config.max_shrink_iters = 4096;
-    config.max_shrink_time = 1000 * env_num("EQSCAN_PROPTEST_SHRINK_SECS", 120) as u32;
+    config.max_shrink_time = 1000 * env_num("EQSCAN_PROPTEST_SHRINK_SECS", 60) as u32;
     if let Ok(seed) = std::env::var("EQSCAN_PROPTEST_SEED") {
         config.rng_seed = RngSeed::Fixed(seed.parse().expect("EQSCAN_PROPTEST_SEED"));
     }
@@ -351,7 +354,7 @@ fn optimized_equals_unoptimized_on_random_loop_programs() {
                 let dims: Dims = [("T".to_string(), g.t)].into();
                 let mut st = stats.lock().unwrap_or_else(|e| e.into_inner());
                 st.coverage.add(&g);
-                let det = fnv(&g.text) % 8 == 0;
+                let det = fnv(&g.text).is_multiple_of(8);
                 let o = check_program(&g.text, &dims, &rewrites, det, Some(&mut st));
                 SEEN.with(|s| s.borrow_mut().insert(g.text.clone(), o.clone()));
                 o
@@ -426,12 +429,39 @@ fn optimized_equals_unoptimized_on_random_loop_programs() {
             *kinds.entry(kind(m)).or_insert(0) += 1;
         }
         eprintln!("{} failing programs: {kinds:?}", failures.len());
-        let max = env_num("EQSCAN_PROPTEST_REDUCE_MAX", 5) as usize;
+        // Group the failures by a rough signature — whether the Scan
+        // rewrites alone fail too, whether the program runs backwards —
+        // and reduce a few of each group.
+        let scan_only = eqscan::optimize::rewrites(&[], true);
+        let mut groups: BTreeMap<String, Vec<&(String, String)>> = BTreeMap::new();
+        for f in &failures {
+            let alone = matches!(
+                check_program(&f.0, &dims_of(&f.0), &scan_only, false, None),
+                Outcome::Fail(_)
+            );
+            let back = ["go_backwards", "scanr", "foldr"]
+                .iter()
+                .any(|w| f.0.contains(w));
+            let sig = format!(
+                "{}{}",
+                if alone {
+                    "scan rewrites alone"
+                } else {
+                    "needs rule files"
+                },
+                if back { ", backwards" } else { "" }
+            );
+            groups.entry(sig).or_default().push(f);
+        }
+        let per = env_num("EQSCAN_PROPTEST_REDUCE_MAX", 2) as usize;
         let mut seen = std::collections::BTreeSet::new();
-        for (text, msg) in failures.iter().take(max) {
-            let (text, msg) = reduce_failure(text, msg, &rewrites);
-            if seen.insert(text.clone()) {
-                report.push((text, msg));
+        for (sig, fs) in &groups {
+            eprintln!("{sig}: {} failing programs", fs.len());
+            for (text, msg) in fs.iter().take(per) {
+                let (text, msg) = reduce_failure(text, msg, &rewrites);
+                if seen.insert(text.clone()) {
+                    report.push((text, format!("[{sig}] {msg}")));
+                }
             }
         }
     }

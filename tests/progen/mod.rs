@@ -154,6 +154,8 @@ struct Gen<'a> {
     used_inputs: BTreeSet<String>,
     inputs: Vec<(String, String)>,
     features: BTreeSet<&'static str>,
+    /// Outputs of folds: read at their last step more often.
+    folds: BTreeSet<String>,
 }
 
 /// Generates a program from the decision stream `data`.
@@ -171,6 +173,7 @@ pub fn program(data: &[u8]) -> Generated {
         used_inputs: BTreeSet::new(),
         inputs: Vec::new(),
         features: BTreeSet::new(),
+        folds: BTreeSet::new(),
     };
     let text = g.program();
     Generated {
@@ -238,7 +241,12 @@ impl<'a> Gen<'a> {
         let mut lines = Vec::new();
         let stmts = 1 + self.src.below(4);
         for _ in 0..stmts {
-            match self.src.below(10) {
+            match self.src.below(12) {
+                10 | 11 => {
+                    let (line, v) = self.fold(&scope);
+                    lines.push(line);
+                    scope.push(v);
+                }
                 0..=6 => {
                     let (line, outs) = self.scan(&scope, 0, true);
                     lines.push(line);
@@ -296,8 +304,9 @@ impl<'a> Gen<'a> {
             self.feat("out_whole");
             return name;
         };
-        match self.src.below(7) {
-            1 if lead.n >= 1 => {
+        let fold = self.folds.contains(&v.name);
+        match self.src.below(if fold { 9 } else { 7 }) {
+            1 | 7 | 8 if lead.n >= 1 => {
                 self.feat("out_index_last");
                 format!("(index {name} -1)")
             }
@@ -506,11 +515,8 @@ impl<'a> Gen<'a> {
             let shape = self.elem_shape(kind == 0);
             let taps: Vec<i64> = match kind {
                 2 => {
-                    let t: &[i64] =
-                        *self
-                            .src
-                            .pick(&[&[-2, -1][..], &[-3, -1], &[-2], &[-3, -2, -1]]);
-                    t.to_vec()
+                    const MITSOT_TAPS: &[&[i64]] = &[&[-2, -1], &[-3, -1], &[-2], &[-3, -2, -1]];
+                    self.src.pick(MITSOT_TAPS).to_vec()
                 }
                 0 => vec![],
                 _ => vec![-1],
@@ -683,6 +689,98 @@ impl<'a> Gen<'a> {
         (
             format!("(let {binder} (scan{sep}{}))", clauses.join(sep)),
             out_vars,
+        )
+    }
+
+    /// A fold over a sequence of the top level: one running accumulator
+    /// `s ⊕ f(x_t)` (a scan, or the `foldl`, `scanl`, `foldr`, `scanr`,
+    /// `reduce` combinators), so the reduction rewrites have work.
+    fn fold(&mut self, scope: &[Var]) -> (String, Var) {
+        let seqs: Vec<Var> = scope
+            .iter()
+            .filter(|v| !v.shape.is_empty() && v.shape[0].st != St::K && v.shape[0].n >= 1)
+            .filter(|v| v.seq().is_some())
+            .cloned()
+            .collect();
+        let v = seqs[seqs.len() - 1 - self.src.below(seqs.len())].clone();
+        let (lead, elem) = v.seq().unwrap();
+        let seq = self.use_var(&v);
+        let shape = if self.src.chance(30) {
+            self.elem_shape(false)
+        } else {
+            elem.clone()
+        };
+        let init = self.texpr(scope, &shape, 1, true);
+        let (x, acc) = (self.fresh("x"), self.fresh("s"));
+        let mut body: Vec<Var> = scope
+            .iter()
+            .map(|v| Var {
+                state: false,
+                ..v.clone()
+            })
+            .collect();
+        body.push(Var {
+            name: x.clone(),
+            shape: elem.iter().map(|&d| Dm::k(d)).collect(),
+            state: false,
+        });
+        body.push(Var {
+            name: acc.clone(),
+            shape: shape.iter().map(|&d| Dm::k(d)).collect(),
+            state: true,
+        });
+        let update = self.sitsot_update(&body, &shape, &acc);
+        self.feat("fold");
+        let form = self.src.below(6);
+        let name = self.fresh("S");
+        let form = if form == 5 && shape != elem { 1 } else { form };
+        let every_step = matches!(form, 0 | 2 | 4);
+        let text = match form {
+            1 => format!("(foldl (fn ({acc} {x}) {update}) {init} {seq})"),
+            2 => format!("(scanl (fn ({acc} {x}) {update}) {init} {seq})"),
+            3 => format!("(foldr (fn ({acc} {x}) {update}) {init} {seq})"),
+            4 => format!("(scanr (fn ({acc} {x}) {update}) {init} {seq})"),
+            5 if shape == elem => {
+                // Associative updates only, from their identity.
+                let (op, init) = self
+                    .src
+                    .pick(&[
+                        ("add", format!("(zeros {})", shape_text(&shape))),
+                        ("mul", format!("(ones {})", shape_text(&shape))),
+                        ("maximum", init.clone()),
+                        ("minimum", init.clone()),
+                    ])
+                    .clone();
+                format!("(reduce (fn ({acc} {x}) ({op} {acc} {x})) {init} {seq})")
+            }
+            _ => {
+                let back = if self.src.chance(25) {
+                    self.feat("go_backwards");
+                    " (go_backwards)"
+                } else {
+                    ""
+                };
+                format!(
+                    "(scan (sequences {seq}) (outputs_info (sitsot {init})){back} (fn ({x} {acc}) {update}))"
+                )
+            }
+        };
+        if form != 0 {
+            self.feat("combinator");
+        }
+        let mut out_shape = Vec::new();
+        if every_step {
+            out_shape.push(lead);
+            self.folds.insert(name.clone());
+        }
+        out_shape.extend(shape.iter().map(|&d| Dm::k(d)));
+        (
+            format!("(let {name} {text})"),
+            Var {
+                name,
+                shape: out_shape,
+                state: false,
+            },
         )
     }
 
@@ -1014,7 +1112,9 @@ impl Coverage {
 pub const FEATURES: &[&str] = &[
     "accumulator",
     "dot",
+    "combinator",
     "exp_bounded",
+    "fold",
     "go_backwards",
     "mitsot_-2_-1",
     "mitsot_-3_-1",
