@@ -1,13 +1,15 @@
-; Found by tests/proptest_scan.rs (two scanr, reduced by hand), also with
-; the Scan rewrites alone. S6 is a go_backwards map reversed afterwards
-; (what scanr lowers to), so S6 = tanh(Z); the optimized program is
-; (tanh (slice Z none none -1)): one reversal is lost. Without the unused
-; go_backwards scan S3 the result is right, (slice (tanh (slice Z none
-; none -1)) none none -1); with S3 going forwards it is right too.
+; Found by tests/proptest_scan.rs (reduced, then by hand), also with the
+; Scan rewrites alone. A go_backwards scan with a loop-invariant output
+; (A, the constant 0.0) and a varying one (B): reversing B afterwards,
+; (slice B none none -1), is lost — the optimized program is
+; (tanh (slice Z none none -1)) instead of its reverse. Without the
+; invariant output the result is right, (slice (tanh (slice Z none none
+; -1)) none none -1), and so are (slice B 1 none) and (index B 0): it looks
+; as if "reversing an invariant output changes nothing" were applied to
+; every output of the scan. Also found as two scanr, one of them unused
+; with a constant body (scan-merge makes them one scan).
 ; dims: T=5
 (program prop
-  (input X (f64 T))
-  (input Z (f64 T 3))
-  (let S3 (scan (sequences X) (go_backwards) (fn (x) 0.0)))
-  (let S6 (slice (scan (sequences Z) (go_backwards) (fn (x) (tanh x))) none none -1))
-  (output S6))
+  (input Z (f64 T))
+  (let (A B) (scan (sequences Z) (go_backwards) (fn (x) (outputs 0.0 (tanh x)))))
+  (output (slice B none none -1)))
