@@ -278,6 +278,25 @@ pub fn literal_args(egraph: &EGraph, args: &[Id]) -> Vec<Option<Scalar>> {
 }
 
 /// Elementwise ops whose result is uniform when their arguments are.
+/// The constant of an op that only moves, repeats or picks elements: a
+/// uniform constant rearranged is the same constant.
+fn rearranged_konst(op: &Op, egraph: &EGraph, vargs: &[Id]) -> Option<Scalar> {
+    let first = || vargs.first().and_then(|a| egraph[*a].data.konst);
+    match op {
+        Op::Transpose(_) | Op::Reshape(_) | Op::ExpandDims(_) | Op::Index | Op::Slice { .. } => {
+            first()
+        }
+        Op::Stack | Op::Concat(_) => {
+            let c = first()?;
+            let same = vargs
+                .iter()
+                .all(|a| egraph[*a].data.konst.is_some_and(|k| k == c));
+            same.then_some(c)
+        }
+        _ => None,
+    }
+}
+
 fn folds(op: &Op) -> bool {
     matches!(
         op,
@@ -431,7 +450,7 @@ impl Analysis<TNode> for TensorAnalysis {
                             vargs.iter().map(|a| egraph[*a].data.konst).collect();
                         let konst = match (folds(&op), all) {
                             (true, Some(cs)) => fold(&op, &cs, &tys, &t),
-                            _ => None,
+                            _ => rearranged_konst(&op, egraph, &vargs),
                         };
                         value(Kind::Value(t), konst, d)
                     }

@@ -81,6 +81,23 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
             }
         }
     }
+    // A whole output that is a constant (a class holding its literal form,
+    // the same inside the loop and out) is that constant repeated: the
+    // walk above does not hoist constants, which fold inside a body.
+    if how == HoistAs::NonSequence {
+        for (j, b) in scan.body.iter().enumerate() {
+            let data = &egraph[*b].data;
+            if data.konst.is_none() || data.ty().is_none() {
+                continue;
+            }
+            if let Some(w) = broadcast_steps(egraph, *b, &spec.steps) {
+                let p = proj(egraph, scan.class, j);
+                if union_checked(egraph, rule, p, w) {
+                    changed.push(p);
+                }
+            }
+        }
+    }
     if hoisted.is_empty() {
         return changed;
     }

@@ -1,8 +1,9 @@
 ; Ports test_push_out's pushout_nonseq (B7): the constant 2 as a
 ; non-sequence, nit-sots x*x and x over 2 steps: [[4,4],[2,2]]-like rows
-; (here a vector constant). As in PyTensor, a loop output that is a bare
-; non-sequence is not replaced; x*x is computed after the loop from it.
-; scans_after: 1
+; (here a vector constant). PyTensor keeps one loop (a loop output that
+; is a bare non-sequence is not replaced); here the constant moves into
+; the body, both outputs are constants, and no loop is left.
+; scans_after: 0
 (program pt_b7_partial_replacement
   (let c (fill (f64 2) 2.0))
   (let (A B) (scan

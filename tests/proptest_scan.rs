@@ -1,0 +1,529 @@
+//! Property: optimizing a program with loops never changes what it
+//! computes.
+//!
+//! `tests/progen` generates random well-typed programs with scans (every
+//! clause kind, nested scans, scans reading other scans' outputs, running
+//! sums); for each, `optimize` with the default rewrites must return a
+//! program that is no costlier, prints and parses back, and computes the
+//! same outputs on the data rule's inputs (dtype and shape equal, values
+//! within rtol 1e-8 / atol 1e-10, nan equal to nan); in one case of eight,
+//! optimizing twice must print the same program. A panic is a failure.
+//!
+//! Environment:
+//! - `EQSCAN_PROPTEST_CASES` — the number of cases (default 250, about a
+//!   minute in `--release`);
+//! - `EQSCAN_PROPTEST_SEED` — a fixed RNG seed (default: proptest's own);
+//! - `EQSCAN_PROPTEST_ITERS`, `_NODES`, `_TIME_MS` — saturation limits
+//!   (default 10 iterations, 10,000 nodes, 1,000 ms);
+//! - `EQSCAN_PROPTEST_RULES` — `default`, `scan` (the Scan rewrites alone)
+//!   or rule files `a.rules:b.rules` (with the Scan rewrites);
+//! - `EQSCAN_PROPTEST_KEEP_GOING` — record failures and go on; at the end
+//!   they are grouped (fails with the Scan rewrites alone or not, runs
+//!   backwards or not) and `EQSCAN_PROPTEST_REDUCE_MAX` (2) of each group
+//!   are reduced and reported;
+//! - `EQSCAN_PROPTEST_SHRINK_SECS` (60), `EQSCAN_PROPTEST_REDUCE_SECS`
+//!   (120) — time for proptest's shrinking of the decision stream, then for
+//!   reducing the program text (`progen::reduce`).
+//!
+//! Reduced failing programs are printed and written to
+//! `$CARGO_TARGET_TMPDIR/proptest_scan_failures/`; the case being run is
+//! always in `proptest_scan_last.sexp` there (a stack overflow aborts the
+//! process before proptest can report). Minimal failing programs found so
+//! far live in `tests/cases/scan_rules/prop_*.sexp`, and
+//! `saved_prop_cases` checks each of them with the same property;
+//! `reduce_a_file` (ignored) reduces the program in
+//! `EQSCAN_PROPTEST_REDUCE`.
+
+mod common;
+mod progen;
+
+use common::{compare, header_pairs, rel, sexp_files};
+use eqscan::exec::run::{generate_inputs, run_program, Dims};
+use eqscan::extract::cost::CostModel;
+use eqscan::lang::egraph::TNode;
+use eqscan::lang::{parse_program, print_program};
+use eqscan::optimize::{default_rewrites, optimize, Report};
+use eqscan::rules::analysis::TensorAnalysis;
+use eqscan::rules::runner::Limits;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+const RTOL: f64 = 1e-8;
+const ATOL: f64 = 1e-10;
+const DEFAULT_CASES: u32 = 250;
+
+fn env_num(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?} is not a number")),
+        Err(_) => default,
+    }
+}
+
+fn limits() -> Limits {
+    Limits {
+        iter_limit: env_num("EQSCAN_PROPTEST_ITERS", 10) as usize,
+        node_limit: env_num("EQSCAN_PROPTEST_NODES", 10_000) as usize,
+        time_limit: Duration::from_millis(env_num("EQSCAN_PROPTEST_TIME_MS", 1_000)),
+    }
+}
+
+/// The rewrites under test: `EQSCAN_PROPTEST_RULES` unset or `default`
+/// gives the shipped rule sets and the Scan rewrites; `scan` the Scan
+/// rewrites alone; otherwise a `:`-separated list of rule files, used
+/// with the Scan rewrites (to tell a Scan rewrite's failure from an
+/// algebraic rule's).
+fn rewrites_under_test() -> Rewrites {
+    match std::env::var("EQSCAN_PROPTEST_RULES").as_deref() {
+        Err(_) | Ok("default") => default_rewrites().expect("the shipped rules load"),
+        Ok("scan") => eqscan::optimize::rewrites(&[], true),
+        Ok(paths) => {
+            let mut rules = Vec::new();
+            for path in paths.split(':') {
+                let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+                rules.extend(
+                    eqscan::rules::parse_rules(&text, path)
+                        .unwrap_or_else(|e| panic!("{path}: {} rule errors", e.len())),
+                );
+            }
+            eqscan::optimize::rewrites(&rules, true)
+        }
+    }
+}
+
+fn tmp_file(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+type Rewrites = Vec<egg::Rewrite<TNode, TensorAnalysis>>;
+
+/// Figures over the run, printed at the end.
+#[derive(Default)]
+struct Stats {
+    coverage: progen::Coverage,
+    cases: usize,
+    changed: usize,
+    scans_removed: usize,
+    determinism_checks: usize,
+    stop_reasons: BTreeMap<&'static str, usize>,
+    rules: BTreeMap<String, usize>,
+    slowest: (f64, String),
+    /// Optimizing times in ms, to print a distribution.
+    times: Vec<f64>,
+}
+
+/// Optimizes `p`, turning a panic into an error.
+fn optimize_caught(
+    p: &eqscan::lang::Program,
+    rewrites: &Rewrites,
+    limits: &Limits,
+) -> Result<Report, String> {
+    let model = CostModel::default();
+    match catch_unwind(AssertUnwindSafe(|| optimize(p, rewrites, limits, &model))) {
+        Ok(r) => r.map_err(|e| format!("optimize failed: {e}")),
+        Err(e) => {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Err(format!("optimize panicked: {msg}"))
+        }
+    }
+}
+
+/// What checking one program found.
+#[derive(Clone, Debug)]
+enum Outcome {
+    /// The property holds.
+    Pass,
+    /// The program itself does not parse or run (a generator bug, or a
+    /// reducer's candidate to discard).
+    Invalid(String),
+    /// The property fails; the message starts with its kind (up to ':').
+    Fail(String),
+}
+
+/// The kind of a failure: its message up to the first ':'.
+fn kind(msg: &str) -> &str {
+    msg.split(':').next().unwrap_or(msg)
+}
+
+/// Checks the property for one program.
+fn check_program(
+    text: &str,
+    dims: &Dims,
+    rewrites: &Rewrites,
+    check_determinism: bool,
+    stats: Option<&mut Stats>,
+) -> Outcome {
+    let p = match parse_program(text) {
+        Ok(p) => p,
+        Err(e) => return Outcome::Invalid(format!("the program does not parse: {e}")),
+    };
+    let inputs = match generate_inputs(&p, dims, &BTreeMap::new()) {
+        Ok(i) => i,
+        Err(e) => return Outcome::Invalid(format!("generate_inputs: {e}")),
+    };
+    let want = match run_program(&p, inputs.clone(), dims) {
+        Ok(w) => w,
+        Err(e) => return Outcome::Invalid(format!("the program does not run: {e}")),
+    };
+    match check_optimized(
+        &p,
+        text,
+        inputs,
+        want,
+        dims,
+        rewrites,
+        check_determinism,
+        stats,
+    ) {
+        Ok(()) => Outcome::Pass,
+        Err(msg) => Outcome::Fail(msg),
+    }
+}
+
+/// The property for a program that runs, given its inputs and outputs.
+#[allow(clippy::too_many_arguments)]
+fn check_optimized(
+    p: &eqscan::lang::Program,
+    text: &str,
+    inputs: Vec<eqscan::exec::Value>,
+    want: Vec<eqscan::exec::Value>,
+    dims: &Dims,
+    rewrites: &Rewrites,
+    check_determinism: bool,
+    stats: Option<&mut Stats>,
+) -> Result<(), String> {
+    let limits = limits();
+    let t0 = Instant::now();
+    let report = optimize_caught(p, rewrites, &limits)?;
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    let printed = print_program(&report.program);
+    let fail = |msg: String| format!("{msg}\noptimized program:\n{printed}");
+    if report.cost_after > report.cost_before {
+        return Err(fail(format!(
+            "cost went up: {} -> {}",
+            report.cost_before, report.cost_after
+        )));
+    }
+    let reparsed = parse_program(&printed)
+        .map_err(|e| fail(format!("the optimized program does not parse back: {e}")))?;
+    if reparsed != report.program {
+        return Err(fail(
+            "the optimized program prints and parses back differently".into(),
+        ));
+    }
+    let got = run_program(&report.program, inputs, dims)
+        .map_err(|e| fail(format!("the optimized program fails to run: {e}")))?;
+    if got.len() != want.len() {
+        return Err(fail(format!(
+            "{} outputs instead of {}",
+            got.len(),
+            want.len()
+        )));
+    }
+    let mut diffs = Vec::new();
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        if let Err(msg) = compare(g, w, RTOL, ATOL) {
+            diffs.push(format!("output {k}: {msg}"));
+        }
+    }
+    if !diffs.is_empty() {
+        return Err(fail(format!(
+            "outputs differ after optimizing:\n{}",
+            diffs.join("\n")
+        )));
+    }
+    let mut determinism_checked = false;
+    if check_determinism && report.stop_reason != "time_limit" {
+        let again = optimize_caught(p, rewrites, &limits)?;
+        if again.stop_reason != "time_limit" {
+            determinism_checked = true;
+            let printed2 = print_program(&again.program);
+            if printed2 != printed {
+                return Err(fail(format!(
+                    "optimizing twice gives different programs; the second:\n{printed2}"
+                )));
+            }
+        }
+    }
+    if let Some(s) = stats {
+        s.cases += 1;
+        if printed != print_program(p) {
+            s.changed += 1;
+        }
+        s.scans_removed += report.scans_before.saturating_sub(report.scans_after);
+        s.determinism_checks += determinism_checked as usize;
+        *s.stop_reasons.entry(report.stop_reason).or_insert(0) += 1;
+        for (r, n) in &report.rules_applied {
+            if r.starts_with("scan-") {
+                *s.rules.entry(r.clone()).or_insert(0) += n;
+            }
+        }
+        s.times.push(ms);
+        if ms > s.slowest.0 {
+            s.slowest = (ms, text.to_string());
+        }
+    }
+    Ok(())
+}
+
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf29ce484222325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100000001b3)
+    })
+}
+
+/// Splits a program's text into its `; dims:` sizes and the program.
+fn dims_of(text: &str) -> Dims {
+    header_pairs(text, "dims")
+}
+
+/// Reduces a failing program (see `progen::reduce`) to a smaller one that
+/// fails the same way, within `EQSCAN_PROPTEST_REDUCE_SECS` (default 120).
+fn reduce_failure(text: &str, msg: &str, rewrites: &Rewrites) -> (String, String) {
+    let dims = dims_of(text);
+    let want = kind(msg).to_string();
+    let mut last_msg = msg.to_string();
+    let budget = Duration::from_secs(env_num("EQSCAN_PROPTEST_REDUCE_SECS", 120));
+    let header: String = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(';'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let reduced = progen::reduce::reduce(text, budget, &mut |cand| match check_program(
+        cand,
+        &dims,
+        rewrites,
+        want.starts_with("optimizing twice"),
+        None,
+    ) {
+        Outcome::Fail(m) if kind(&m) == want => {
+            last_msg = m;
+            true
+        }
+        _ => false,
+    });
+    // The message of the reduced program.
+    if let Outcome::Fail(m) = check_program(&reduced, &dims, rewrites, true, None) {
+        last_msg = m;
+    }
+    (format!("{header}{reduced}"), last_msg)
+}
+
+thread_local! {
+    /// Results by program text: shrinking often regenerates a program it
+    /// has already tried.
+    static SEEN: RefCell<HashMap<String, Outcome>> = RefCell::new(HashMap::new());
+}
+
+#[test]
+fn optimized_equals_unoptimized_on_random_loop_programs() {
+    let cases = env_num("EQSCAN_PROPTEST_CASES", DEFAULT_CASES as u64) as u32;
+    let keep_going = std::env::var("EQSCAN_PROPTEST_KEEP_GOING").is_ok();
+    let mut config = Config::with_cases(cases);
+    config.failure_persistence = None;
+    config.max_shrink_iters = 4096;
+    config.max_shrink_time = 1000 * env_num("EQSCAN_PROPTEST_SHRINK_SECS", 60) as u32;
+    if let Ok(seed) = std::env::var("EQSCAN_PROPTEST_SEED") {
+        config.rng_seed = RngSeed::Fixed(seed.parse().expect("EQSCAN_PROPTEST_SEED"));
+    }
+    let mut runner = TestRunner::new(config);
+    let rewrites = rewrites_under_test();
+    let stats = Mutex::new(Stats::default());
+    let failures: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+    let last = tmp_file("proptest_scan_last.sexp");
+    let start = Instant::now();
+
+    let result = runner.run(&prop::collection::vec(any::<u8>(), 0..600), |stream| {
+        let g = progen::program(&stream);
+        let _ = std::fs::write(&last, &g.text);
+        let cached = SEEN.with(|s| s.borrow().get(&g.text).cloned());
+        let outcome = match cached {
+            Some(o) => o,
+            None => {
+                let dims: Dims = [("T".to_string(), g.t)].into();
+                let mut st = stats.lock().unwrap_or_else(|e| e.into_inner());
+                st.coverage.add(&g);
+                let det = fnv(&g.text).is_multiple_of(8);
+                let o = check_program(&g.text, &dims, &rewrites, det, Some(&mut st));
+                SEEN.with(|s| s.borrow_mut().insert(g.text.clone(), o.clone()));
+                o
+            }
+        };
+        match outcome {
+            Outcome::Pass => Ok(()),
+            Outcome::Invalid(msg) => panic!("generator bug: {msg}\n{}", g.text),
+            Outcome::Fail(msg) if keep_going => {
+                failures.lock().unwrap().push((g.text.clone(), msg));
+                Ok(())
+            }
+            Outcome::Fail(msg) => Err(TestCaseError::fail(format!("{msg}\nprogram:\n{}", g.text))),
+        }
+    });
+    let secs = start.elapsed().as_secs_f64();
+    let st = stats.into_inner().unwrap_or_else(|e| e.into_inner());
+    eprintln!(
+        "{} programs checked in {secs:.1} s ({} changed by optimize, {} scans removed, \
+         {} determinism checks); stop reasons {:?}",
+        st.cases, st.changed, st.scans_removed, st.determinism_checks, st.stop_reasons
+    );
+    eprintln!("scan rules applied: {:?}", st.rules);
+    let mut times = st.times.clone();
+    times.sort_by(f64::total_cmp);
+    if !times.is_empty() {
+        let q = |f: f64| times[((times.len() - 1) as f64 * f) as usize];
+        eprintln!(
+            "optimize ms: median {:.0}, 90% {:.0}, max {:.0}, total {:.1} s",
+            q(0.5),
+            q(0.9),
+            q(1.0),
+            times.iter().sum::<f64>() / 1e3
+        );
+    }
+    eprintln!("slowest case: {:.0} ms\n{}", st.slowest.0, st.slowest.1);
+    let cov = &st.coverage;
+    let line: Vec<String> = progen::FEATURES
+        .iter()
+        .map(|f| format!("{f}={}", cov.counts.get(f).copied().unwrap_or(0)))
+        .collect();
+    eprintln!(
+        "coverage over {} programs: {}",
+        cov.programs,
+        line.join(" ")
+    );
+
+    let dir = tmp_file("proptest_scan_failures");
+    let mut report = Vec::new();
+    match result {
+        Ok(()) => {}
+        Err(TestError::Fail(_, stream)) => {
+            let g = progen::program(&stream);
+            let Outcome::Fail(msg) = check_program(
+                &g.text,
+                &[("T".to_string(), g.t)].into(),
+                &rewrites,
+                true,
+                None,
+            ) else {
+                panic!("the shrunk program no longer fails:\n{}", g.text);
+            };
+            let (text, msg) = reduce_failure(&g.text, &msg, &rewrites);
+            report.push((text, msg));
+        }
+        Err(e) => panic!("{e}"),
+    }
+    let failures = failures.into_inner().unwrap();
+    if !failures.is_empty() {
+        let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, m) in &failures {
+            *kinds.entry(kind(m)).or_insert(0) += 1;
+        }
+        eprintln!("{} failing programs: {kinds:?}", failures.len());
+        // Group the failures by a rough signature — whether the Scan
+        // rewrites alone fail too, whether the program runs backwards —
+        // and reduce a few of each group.
+        let scan_only = eqscan::optimize::rewrites(&[], true);
+        let mut groups: BTreeMap<String, Vec<&(String, String)>> = BTreeMap::new();
+        for f in &failures {
+            let alone = matches!(
+                check_program(&f.0, &dims_of(&f.0), &scan_only, false, None),
+                Outcome::Fail(_)
+            );
+            let back = ["go_backwards", "scanr", "foldr"]
+                .iter()
+                .any(|w| f.0.contains(w));
+            let sig = format!(
+                "{}{}",
+                if alone {
+                    "scan rewrites alone"
+                } else {
+                    "needs rule files"
+                },
+                if back { ", backwards" } else { "" }
+            );
+            groups.entry(sig).or_default().push(f);
+        }
+        let per = env_num("EQSCAN_PROPTEST_REDUCE_MAX", 2) as usize;
+        let mut seen = std::collections::BTreeSet::new();
+        for (sig, fs) in &groups {
+            eprintln!("{sig}: {} failing programs", fs.len());
+            for (text, msg) in fs.iter().take(per) {
+                let (text, msg) = reduce_failure(text, msg, &rewrites);
+                if seen.insert(text.clone()) {
+                    report.push((text, format!("[{sig}] {msg}")));
+                }
+            }
+        }
+    }
+    if !report.is_empty() {
+        let _ = std::fs::create_dir_all(&dir);
+        let mut all = Vec::new();
+        for (k, (text, msg)) in report.iter().enumerate() {
+            let path = dir.join(format!("{k:03}.sexp"));
+            let _ = std::fs::write(&path, text);
+            all.push(format!("--- {} ---\n{text}{msg}", path.display()));
+        }
+        panic!("property failed; reduced programs:\n{}", all.join("\n\n"));
+    }
+    if cases >= 200 {
+        let missing: Vec<&&str> = progen::FEATURES
+            .iter()
+            .filter(|f| !cov.counts.contains_key(**f))
+            .collect();
+        assert!(missing.is_empty(), "features never generated: {missing:?}");
+    }
+}
+
+/// The minimal failing programs found so far, each checked again.
+#[test]
+fn saved_prop_cases() {
+    let rewrites = default_rewrites().expect("the shipped rules load");
+    let mut failures = Vec::new();
+    for path in sexp_files("tests/cases/scan_rules") {
+        let name = path.file_name().unwrap().to_string_lossy();
+        if !name.starts_with("prop_") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        match check_program(&text, &dims_of(&text), &rewrites, true, None) {
+            Outcome::Pass => {}
+            Outcome::Invalid(e) | Outcome::Fail(e) => failures.push(format!("{}: {e}", rel(&path))),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Reduces the failing program in the file `EQSCAN_PROPTEST_REDUCE` (with
+/// the rewrites of `EQSCAN_PROPTEST_RULES`): `cargo test --release --test
+/// proptest_scan -- --ignored reduce_a_file --nocapture`.
+#[test]
+#[ignore]
+fn reduce_a_file() {
+    let path = std::env::var("EQSCAN_PROPTEST_REDUCE").expect("EQSCAN_PROPTEST_REDUCE=FILE");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let rewrites = rewrites_under_test();
+    match check_program(&text, &dims_of(&text), &rewrites, true, None) {
+        Outcome::Fail(msg) => {
+            let (text, msg) = reduce_failure(&text, &msg, &rewrites);
+            eprintln!("{text}{msg}");
+        }
+        other => panic!("{path} does not fail: {other:?}"),
+    }
+}
+
+#[test]
+fn empty_stream_gives_the_simplest_program() {
+    let g = progen::program(&[]);
+    parse_program(&g.text).unwrap_or_else(|e| panic!("{e}\n{}", g.text));
+    assert!(g.text.contains("(scan"), "{}", g.text);
+}
