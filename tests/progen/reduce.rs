@@ -130,7 +130,7 @@ fn edits(sx: &Sx, path: &[usize]) -> Vec<Sx> {
         out.push(c);
     }
     if !path.is_empty() {
-        for child in &items[1..] {
+        for child in items.iter().skip(1) {
             let mut c = sx.clone();
             *at_mut(&mut c, path) = child.clone();
             out.push(c);
