@@ -22,6 +22,13 @@
 //! children are all already selected, and keep a switch that makes the
 //! whole selection cheaper.
 //!
+//! Neither sees a loop that serves several classes: after `scan-merge`,
+//! each output class of two loops can read the merged loop, but each
+//! class alone pays for all of it. The loop-aware pass
+//! ([`super::loops`]) then switches all the classes a loop can serve at
+//! once, when the whole selection gets cheaper; if it switched anything,
+//! the local pass runs again on the new selection.
+//!
 //! The result is acyclic: a node whose children's sets contain its own
 //! class is never taken, and the final term is built by a depth-first walk
 //! that, should stale sets still have let a cycle through, switches one
@@ -32,6 +39,7 @@
 
 use super::cost::{mul_inf, CostModel};
 use super::improve::improve;
+use super::loops::adopt_loops;
 use super::pmap::PMap;
 use super::table::{build_term, NodeTable};
 use super::tree::TreeChoice;
@@ -219,13 +227,25 @@ pub fn extract_dag(egraph: &EGraph, root: Id, model: &CostModel) -> (f64, RecExp
 
 /// [`extract_dag`] within a deadline: once `deadline` passes, the greedy
 /// pass is abandoned (the tree extractor's term is returned) or the local
-/// improvement pass stops where it is. The flag is `true` when extraction
+/// improvement and loop-aware passes stop where they are. The flag is `true` when extraction
 /// ran to the end.
 pub fn extract_dag_until(
     egraph: &EGraph,
     root: Id,
     model: &CostModel,
     deadline: Option<Instant>,
+) -> (f64, RecExpr<TNode>, bool) {
+    extract_dag_with(egraph, root, model, deadline, true)
+}
+
+/// [`extract_dag_until`], with the loop-aware pass ([`super::loops`]) run
+/// or not (`loops`): the tests compare the two.
+pub(crate) fn extract_dag_with(
+    egraph: &EGraph,
+    root: Id,
+    model: &CostModel,
+    deadline: Option<Instant>,
+    loops: bool,
 ) -> (f64, RecExpr<TNode>, bool) {
     let root = egraph.find(root);
     let table = NodeTable::new(egraph, model);
@@ -282,6 +302,13 @@ pub fn extract_dag_until(
     let dag_expr = if acyclic {
         if let Some(r) = table.dense_of(root) {
             complete = improve(&table, r, &mut choice, IMPROVE_BUDGET, deadline);
+            if complete && loops {
+                let adopted = adopt_loops(egraph, &table, r, &mut choice, LOOPS_BUDGET, deadline);
+                complete = adopted.complete;
+                if adopted.changed && complete {
+                    complete = improve(&table, r, &mut choice, IMPROVE_BUDGET, deadline);
+                }
+            }
         }
         build_term(egraph, root, &|id| node_of(&choice, id)).ok()
     } else {
@@ -304,6 +331,10 @@ pub fn extract_dag_until(
 /// At most this many candidate switches are tried by the local
 /// improvement pass.
 const IMPROVE_BUDGET: usize = 20_000;
+
+/// At most this many loop switches are tried by the loop-aware pass
+/// ([`super::loops`]).
+const LOOPS_BUDGET: usize = 2_000;
 
 /// The DAG cost of a term (root: its last node): the sum of
 /// [`CostModel::node_cost`] over its distinct nodes, where a scan adds

@@ -4,9 +4,11 @@
 //! loops cost `steps × (body + step_overhead)`), tree extraction
 //! ([`extract_tree`]: a shared value is paid once per use), greedy
 //! DAG-aware extraction ([`extract_dag`]: a shared value is paid once, the
-//! default), exact extraction by ILP ([`extract_ilp`], the yardstick,
-//! within size and time limits), and [`dag_cost`], the one measure all are
-//! compared on. Must not: run anything — costs come from static types and
+//! default; followed by local passes that switch one class, or all the
+//! classes a merged loop can serve, when the whole term gets cheaper),
+//! exact extraction by ILP ([`extract_ilp`], the yardstick, within size
+//! and time limits), and [`dag_cost`], the one measure all are compared
+//! on. Must not: run anything — costs come from static types and
 //! the constants of [`CostModel`] only.
 //!
 //! ```
@@ -36,6 +38,7 @@ pub mod cost;
 pub mod dag;
 pub mod ilp;
 mod improve;
+mod loops;
 mod pmap;
 mod table;
 pub mod tree;

@@ -1,6 +1,5 @@
 ; Ports test_merge's basic test, case (c): n_steps 4 and 4 over two
 ; different sequences: one loop.
-; known_bug: scan-merge fires but its loop is never extracted: greedy DAG extraction costs each output class alone, and the merged loop is cheaper only for both together
 ; scans_after: 1
 ; fires: scan-merge
 (program pt_e1c_same_n_steps

@@ -1,7 +1,6 @@
 ; Ports test_merge's constant-inner-output test (E2): bodies returning
 ; (a recurrence, the constant 3) over x and y with n_steps 4 merge into one
 ; loop; the constant outputs are 4 rows of 3.
-; known_bug: scan-merge fires but its loop is never extracted: greedy DAG extraction costs each output class alone, and the merged loop is cheaper only for both together
 ; scans_after: 1
 ; fires: scan-merge
 (program pt_e2_merge_constant_output

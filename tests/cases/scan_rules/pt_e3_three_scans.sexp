@@ -2,7 +2,6 @@
 ; X's output, 4 steps each. PyTensor keeps 2 loops (X and Z depend);
 ; eqscan fuses Z into X (Z reads X's step value) and merges Y: one loop.
 ; dims: T=4
-; known_bug: scan-merge fires but its loop is never extracted: greedy DAG extraction costs each output class alone, and the merged loop is cheaper only for both together
 ; scans_after: 1
 ; fires: scan-merge scan-fuse
 (program pt_e3_three_scans

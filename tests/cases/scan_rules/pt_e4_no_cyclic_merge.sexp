@@ -1,7 +1,6 @@
 ; Ports test_merge's no-cyclic-merge test (E4): A1 (15 steps), B1 (14),
 ; A2 over [x0; B1] (15) and B2 over A1[:-1] (14). Merging A1 with A2 and
 ; B1 with B2 would make a cycle; at most one pair merges (3 loops).
-; known_bug: scan-merge fires but its loop is never extracted: greedy DAG extraction costs each output class alone, and the merged loop is cheaper only for both together
 ; scans_after: 3
 ; fires: scan-merge
 (program pt_e4_no_cyclic_merge

@@ -2,7 +2,6 @@
 ; fixed loops: two different recurrences over x merge into one loop that
 ; takes x once.
 ; dims: T=5
-; known_bug: scan-merge fires but its loop is never extracted: greedy DAG extraction costs each output class alone, and the merged loop is cheaper only for both together
 ; scans_after: 1
 ; parts_after: seqs=1 sitsots=2
 ; fires: scan-merge

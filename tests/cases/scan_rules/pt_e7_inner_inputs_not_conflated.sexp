@@ -2,7 +2,6 @@
 ; [y, -z] read their second sequence the same way in the body; merged,
 ; z and -z must stay two inputs (values checked).
 ; dims: T=5
-; known_bug: scan-merge fires but its loop is never extracted: greedy DAG extraction costs each output class alone, and the merged loop is cheaper only for both together
 ; scans_after: 1
 ; fires: scan-merge
 (program pt_e7_inner_inputs_not_conflated

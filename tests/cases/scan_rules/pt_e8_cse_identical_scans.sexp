@@ -2,7 +2,6 @@
 ; (x, y), c the same body with the sequences swapped; a and b are one
 ; e-class, c merges with it: one loop, three correct outputs.
 ; dims: T=5
-; known_bug: scan-merge fires but its loop is never extracted: greedy DAG extraction costs each output class alone, and the merged loop is cheaper only for both together
 ; scans_after: 1
 (program pt_e8_cse_identical_scans
   (input x (f64 T))
