@@ -126,9 +126,14 @@ pub fn final_reserve(time_limit: Duration) -> Duration {
     (time_limit / 10).min(Duration::from_millis(50))
 }
 
-/// The cost of `p` as written, on the measure extraction minimizes.
+/// The cost of `p` as written: the measure extraction minimizes, with
+/// every node of the program paid (two copies of one loop are two loops;
+/// see [`crate::extract::dag::written_cost`]).
 pub fn program_cost(p: &Program, model: &CostModel) -> Result<f64, String> {
-    Ok(dag_cost(&program_to_expr(p)?, model))
+    Ok(crate::extract::dag::written_cost(
+        &program_to_expr(p)?,
+        model,
+    ))
 }
 
 /// The best term of `root`'s class on the DAG measure, by the default

@@ -16,6 +16,7 @@ mod common;
 use egg::{Id, RecExpr};
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::exec::Value;
+use eqscan::extract::dag::written_cost;
 use eqscan::extract::{
     dag_cost, extract_dag, extract_ilp, extract_tree, solve_ilp, CostModel, IlpError, IlpLimits,
 };
@@ -860,4 +861,32 @@ fn optimize_reports_its_extractor() {
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// A program that computes the same loop twice (under two names) pays for
+/// two loops as written; its DAG measure, which shares equal subterms,
+/// pays for one — the cost of what extraction can return.
+#[test]
+fn written_cost_pays_for_every_copy_of_a_loop() {
+    let text = "(program twice
+      (input x (f64 50))
+      (let A (scan (sequences x) (outputs_info (sitsot 0.0))
+        (fn (s a) (tanh (add (mul a 0.5) s)))))
+      (let B (scan (sequences x) (outputs_info (sitsot 0.0))
+        (fn (t b) (tanh (add (mul b 0.5) t)))))
+      (output A B))";
+    let twice = parse_program(text).expect("parses");
+    let once = parse_program(&text.replace("(output A B)", "(output A A)")).expect("parses");
+    let m = model();
+    let (tw, on) = (
+        program_to_expr(&twice).expect("term"),
+        program_to_expr(&once).expect("term"),
+    );
+    let loop_cost = written_cost(&on, &m);
+    assert!(loop_cost > 50.0, "{loop_cost}");
+    assert_eq!(dag_cost(&tw, &m), dag_cost(&on, &m));
+    assert_eq!(written_cost(&on, &m), dag_cost(&on, &m));
+    let extra = written_cost(&tw, &m) - written_cost(&on, &m);
+    // The second loop: its scan node and its body, 50 steps of three ops.
+    assert!(extra > 0.9 * (loop_cost - 1.0), "{extra} vs {loop_cost}");
 }

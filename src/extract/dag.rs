@@ -342,6 +342,22 @@ const LOOPS_BUDGET: usize = 2_000;
 /// reach, nested scans likewise). Nodes are told apart by their class in
 /// an e-graph of the term alone, so a repeated subterm counts once.
 pub fn dag_cost(expr: &RecExpr<TNode>, model: &CostModel) -> f64 {
+    term_cost(expr, model, true)
+}
+
+/// The cost of a term as an executor runs it: like [`dag_cost`], but an
+/// op or scan node is paid once per occurrence in the term, not once per
+/// distinct subterm — a program that computes the same loop twice under
+/// two names pays for two loops (literals, types and inputs are still
+/// shared). This is the cost of a program as written (whose
+/// term keeps one node per node of its graph); extracted terms have no
+/// repeated subterms, and both measures agree on them.
+pub fn written_cost(expr: &RecExpr<TNode>, model: &CostModel) -> f64 {
+    term_cost(expr, model, false)
+}
+
+/// [`dag_cost`] when `share_equal`, else [`written_cost`].
+fn term_cost(expr: &RecExpr<TNode>, model: &CostModel, share_equal: bool) -> f64 {
     let nodes = expr.as_ref();
     if nodes.is_empty() {
         return 0.0;
@@ -363,57 +379,74 @@ pub fn dag_cost(expr: &RecExpr<TNode>, model: &CostModel) -> f64 {
         })
         .collect();
     let mut memo: HashMap<usize, f64> = HashMap::new();
-    scope_cost(&eg, expr, &canon, &[nodes.len() - 1], model, &mut memo)
+    let scope = Scope {
+        eg: &eg,
+        expr,
+        canon: &canon,
+        model,
+        share_equal,
+    };
+    scope.cost(&[nodes.len() - 1], &mut memo)
+}
+
+/// What [`Scope::cost`] reads: the term, its nodes' canonical forms in an
+/// e-graph of the term alone, the cost model, and whether equal subterms
+/// are paid once.
+struct Scope<'a> {
+    eg: &'a EGraph,
+    expr: &'a RecExpr<TNode>,
+    canon: &'a [TNode],
+    model: &'a CostModel,
+    share_equal: bool,
 }
 
 /// The DAG cost of the nodes reachable from `roots` without entering scan
 /// bodies; each scan adds `steps × ` its body's scope cost.
-fn scope_cost(
-    eg: &EGraph,
-    expr: &RecExpr<TNode>,
-    canon: &[TNode],
-    roots: &[usize],
-    model: &CostModel,
-    memo: &mut HashMap<usize, f64>,
-) -> f64 {
-    let nodes = expr.as_ref();
-    let mut visited: HashSet<usize> = HashSet::new();
-    let mut seen: HashSet<&TNode> = HashSet::new();
-    let mut stack: Vec<usize> = roots.to_vec();
-    let mut total = 0.0;
-    while let Some(i) = stack.pop() {
-        if !visited.insert(i) {
-            continue;
-        }
-        let Some(node) = nodes.get(i) else { continue };
-        let outer_from = match &node.head {
-            Head::Scan(sig) => sig.n_body_outputs().min(node.children.len()),
-            _ => 0,
-        };
-        for c in &node.children[outer_from..] {
-            stack.push(usize::from(*c));
-        }
-        if !seen.insert(&canon[i]) {
-            continue;
-        }
-        let mut cost = model.node_cost(eg, &canon[i]);
-        if let Head::Scan(_) = &node.head {
-            let body = match memo.get(&i) {
-                Some(b) => *b,
-                None => {
-                    let body_roots: Vec<usize> = node.children[..outer_from]
-                        .iter()
-                        .map(|c| usize::from(*c))
-                        .collect();
-                    let b = scope_cost(eg, expr, canon, &body_roots, model, memo);
-                    memo.insert(i, b);
-                    b
-                }
+impl Scope<'_> {
+    fn cost(&self, roots: &[usize], memo: &mut HashMap<usize, f64>) -> f64 {
+        let nodes = self.expr.as_ref();
+        let mut visited: HashSet<usize> = HashSet::new();
+        let mut seen: HashSet<&TNode> = HashSet::new();
+        let mut stack: Vec<usize> = roots.to_vec();
+        let mut total = 0.0;
+        while let Some(i) = stack.pop() {
+            if !visited.insert(i) {
+                continue;
+            }
+            let Some(node) = nodes.get(i) else { continue };
+            let outer_from = match &node.head {
+                Head::Scan(sig) => sig.n_body_outputs().min(node.children.len()),
+                _ => 0,
             };
-            let steps = model.scan_steps_of(eg, &canon[i]).unwrap_or(0.0);
-            cost += mul_inf(steps, body);
+            for c in &node.children[outer_from..] {
+                stack.push(usize::from(*c));
+            }
+            let computes = matches!(node.head, Head::Op(_) | Head::Scan(_));
+            if (self.share_equal || !computes) && !seen.insert(&self.canon[i]) {
+                continue;
+            }
+            let mut cost = self.model.node_cost(self.eg, &self.canon[i]);
+            if let Head::Scan(_) = &node.head {
+                let body = match memo.get(&i) {
+                    Some(b) => *b,
+                    None => {
+                        let body_roots: Vec<usize> = node.children[..outer_from]
+                            .iter()
+                            .map(|c| usize::from(*c))
+                            .collect();
+                        let b = self.cost(&body_roots, memo);
+                        memo.insert(i, b);
+                        b
+                    }
+                };
+                let steps = self
+                    .model
+                    .scan_steps_of(self.eg, &self.canon[i])
+                    .unwrap_or(0.0);
+                cost += mul_inf(steps, body);
+            }
+            total += cost;
         }
-        total += cost;
+        total
     }
-    total
 }

@@ -1,7 +1,6 @@
 ; Ports test_merge's basic test, case (d): the same recurrence twice over
 ; the same sequence is one loop (the two are one e-class; no merge needed).
 ; dims: T=5
-; known_bug: not extraction: the two loops are one e-class, so program_cost (src/optimize.rs) prices the program as written on the DAG measure with one loop; the one-loop term costs the same, and optimize keeps the written program unless extraction is strictly cheaper
 ; scans_after: 1
 (program pt_e1d_same_sequence
   (input x (f64 T))
