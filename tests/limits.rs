@@ -170,8 +170,7 @@ fn scratch() -> (PathBuf, PathBuf) {
     static FILES: std::sync::OnceLock<(PathBuf, PathBuf)> = std::sync::OnceLock::new();
     FILES
         .get_or_init(|| {
-            let dir =
-                std::env::temp_dir().join(format!("eqscan-limits-{}", std::process::id()));
+            let dir = std::env::temp_dir().join(format!("eqscan-limits-{}", std::process::id()));
             std::fs::create_dir_all(&dir).expect("scratch folder");
             let prog = dir.join("sum24.sexp");
             let rules = dir.join("ac.rules");
