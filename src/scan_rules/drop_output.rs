@@ -35,23 +35,7 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule(
-        "scan-drop-output",
-        drop_output,
-        super::Reads::LocalAnd(droppable_key),
-    )
-}
-
-/// What the rule reads outside the loop: how each output is used.
-fn droppable_key(egraph: &EGraph, scan: &ScanNode) -> u64 {
-    (0..scan.body.len()).fold(1u64, |acc, j| {
-        let u = match use_of(egraph, scan, j) {
-            Use::Unread => 1,
-            Use::Elsewhere => 2,
-            Use::Here => 3,
-        };
-        acc.wrapping_mul(31).wrapping_add(u)
-    })
+    per_scan_rule("scan-drop-output", drop_output)
 }
 
 /// How an output of a loop is used.

@@ -19,7 +19,7 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-fuse", fuse, super::Reads::Anything)
+    per_scan_rule("scan-fuse", fuse)
 }
 
 fn fuse(egraph: &mut EGraph, consumer: &ScanNode, rule: Symbol) -> Vec<Id> {

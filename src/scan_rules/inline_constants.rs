@@ -19,11 +19,7 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule(
-        "scan-inline-constants",
-        inline_constants,
-        super::Reads::Local,
-    )
+    per_scan_rule("scan-inline-constants", inline_constants)
 }
 
 /// True when class `c` is a constant with a closed form: folded to one

@@ -242,6 +242,10 @@ impl Applier<TNode, TensorAnalysis> for Merge {
             .iter()
             .map(|vs| vs.iter().map(|s| loops_computing(egraph, s)).collect())
             .collect();
+        let steps: Vec<Vec<Option<crate::lang::Dim>>> = variants
+            .iter()
+            .map(|vs| vs.iter().map(|s| s.steps(egraph)).collect())
+            .collect();
         // Every pair that may merge; the one with the most outputs is
         // merged (one merge per iteration, largest first, so n loops merge
         // in a chain instead of into every subset).
@@ -257,7 +261,7 @@ impl Applier<TNode, TensorAnalysis> for Merge {
                             return Vec::new();
                         }
                         let size = a.body.len() + b.body.len();
-                        if a.steps(egraph) != b.steps(egraph)
+                        if steps[i][ai] != steps[j][bi]
                             || same_loop(a, b)
                             || !a.sig.keep.is_empty()
                             || !b.sig.keep.is_empty()

@@ -16,7 +16,7 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-merge-outputs", merge_outputs, super::Reads::Local)
+    per_scan_rule("scan-merge-outputs", merge_outputs)
 }
 
 fn merge_outputs(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {

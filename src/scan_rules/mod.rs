@@ -50,21 +50,14 @@ use crate::lang::Scalar;
 use crate::rules::analysis::{EGraph, TensorAnalysis};
 use crate::rules::conditions::kinds_compatible;
 use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
-pub use memo::Reads;
 
 /// What a per-scan rule does to one scan node: the classes it changed.
 pub type ScanFn = fn(&mut EGraph, &scan_node::ScanNode, Symbol) -> Vec<Id>;
 
 /// The applier of a rule that examines each scan node of a matched class
-/// (at most [`MAX_VARIANTS`] of them), skipping a node when nothing the
-/// rule reads has changed since it last examined it ([`memo`]).
+/// (at most [`MAX_VARIANTS`] of them).
 #[derive(Clone)]
-pub struct PerScan {
-    /// What the rule does to one scan node.
-    pub f: ScanFn,
-    /// What of the e-graph it reads.
-    pub reads: Reads,
-}
+pub struct PerScan(pub ScanFn);
 
 impl Applier<TNode, TensorAnalysis> for PerScan {
     fn apply_one(
@@ -87,19 +80,7 @@ impl Applier<TNode, TensorAnalysis> for PerScan {
             if egraph.analysis.out_of_time() {
                 break;
             }
-            let fingerprint = memo::fingerprint(egraph, s, self.reads);
-            if let Some(fp) = fingerprint {
-                if egraph.analysis.scan_memo.unchanged(rule, s, fp) {
-                    egraph.analysis.scan_memo.skipped += 1;
-                    continue;
-                }
-            }
-            egraph.analysis.scan_memo.ran += 1;
-            changed.extend((self.f)(egraph, s, rule));
-            // A run cut short by a limit may have done part of its work.
-            if let (Some(fp), false) = (fingerprint, egraph.analysis.out_of_time()) {
-                egraph.analysis.scan_memo.record(rule, s, fp);
-            }
+            changed.extend((self.0)(egraph, s, rule));
         }
         changed
     }
@@ -113,10 +94,9 @@ impl Applier<TNode, TensorAnalysis> for PerScan {
 /// variables the searcher does not bind, and these bind none.
 pub type ScanRewrite = Result<Rewrite<TNode, TensorAnalysis>, String>;
 
-/// A rule named `name` that runs `f` on every scan node, reading what
-/// `reads` says.
-pub fn per_scan_rule(name: &str, f: ScanFn, reads: Reads) -> ScanRewrite {
-    Rewrite::new(name, ScanClasses, PerScan { f, reads })
+/// A rule named `name` that runs `f` on every scan node.
+pub fn per_scan_rule(name: &str, f: ScanFn) -> ScanRewrite {
+    Rewrite::new(name, ScanClasses, PerScan(f))
 }
 
 /// Every Scan rewrite, in a fixed order.

@@ -15,9 +15,7 @@ use super::per_scan_rule;
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule(
-        "scan-push-out-nonseq",
-        |egraph, scan, rule| hoist(egraph, scan, rule, HoistAs::NonSequence),
-        super::Reads::Local,
-    )
+    per_scan_rule("scan-push-out-nonseq", |egraph, scan, rule| {
+        hoist(egraph, scan, rule, HoistAs::NonSequence)
+    })
 }

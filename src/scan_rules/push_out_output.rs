@@ -19,7 +19,7 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-push-out-output", push_out_output, super::Reads::Local)
+    per_scan_rule("scan-push-out-output", push_out_output)
 }
 
 fn push_out_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {

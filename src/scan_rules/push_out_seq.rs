@@ -16,9 +16,7 @@ use super::per_scan_rule;
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule(
-        "scan-push-out-seq",
-        |egraph, scan, rule| hoist(egraph, scan, rule, HoistAs::Sequence),
-        super::Reads::Local,
-    )
+    per_scan_rule("scan-push-out-seq", |egraph, scan, rule| {
+        hoist(egraph, scan, rule, HoistAs::Sequence)
+    })
 }
