@@ -8,18 +8,20 @@
 //! only dropped outputs read go with them.
 //!
 //! Only outputs worth dropping are dropped — an output that nothing reads
-//! (its `proj` has no parent in the e-graph), or one that is also computed
-//! without this loop (its `proj` class holds a non-`proj` term, e.g. from
-//! `scan-push-out-output`) or by another output of the same loop — and the
-//! variants do not grow as the subsets of the outputs:
+//! (its `proj` has no parent in the e-graph), a duplicate of an earlier
+//! output of the same loop, or one that is also computed without this loop
+//! (its `proj` class holds a non-`proj` term, e.g. from
+//! `scan-push-out-output`) — and the variants do not grow as the subsets
+//! of the outputs:
 //!
+//! - one variant without the unread outputs and the duplicates (they are
+//!   of no use);
 //! - when some outputs are read and computed only here, one variant keeps
 //!   just them and the states they read, every other output dropped at
 //!   once;
-//! - when every output is unread or computed elsewhere, which of them the
-//!   loop is still worth computing is for the cost model: each read
-//!   output gets a loop of its own (with the states it reads), one variant
-//!   per output.
+//! - when every read output is also computed elsewhere, which of them the
+//!   loop is still worth computing is for the cost model: each gets a loop
+//!   of its own (with the states it reads), one variant per output.
 //!
 //! Does not fire on: an output whose state a kept output reads (directly
 //! or through a chain of states); a loop with one output; a loop whose
@@ -43,8 +45,10 @@ pub fn rewrite() -> super::ScanRewrite {
 enum Use {
     /// Nothing reads its `proj`.
     Unread,
-    /// Its `proj` is read, and computed otherwise too (a term that is not
-    /// a `proj`, or another output of the same loop).
+    /// It equals an output of the same loop that comes before it.
+    Duplicate,
+    /// Its `proj` is read, and computed otherwise too (its class holds a
+    /// term that is not a `proj`).
     Elsewhere,
     /// Read, and computed only here.
     Here,
@@ -56,43 +60,61 @@ fn drop_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
         return Vec::new();
     }
     let uses: Vec<Use> = (0..n).map(|j| use_of(egraph, scan, j)).collect();
-    let here: Vec<usize> = (0..n).filter(|j| uses[*j] == Use::Here).collect();
-    if here.len() == n {
-        return Vec::new();
+    let of = |u: Use| -> Vec<usize> { (0..n).filter(|j| uses[*j] == u).collect() };
+    let (here, elsewhere) = (of(Use::Here), of(Use::Elsewhere));
+    let mut changed = Vec::new();
+    // Without what is of no use (unread outputs, duplicates).
+    let wanted: Vec<usize> = (0..n)
+        .filter(|j| matches!(uses[*j], Use::Here | Use::Elsewhere))
+        .collect();
+    if wanted.is_empty() {
+        return changed;
+    }
+    if wanted.len() < n {
+        changed.extend(keeping(egraph, scan, &wanted, rule).unwrap_or_default());
+    }
+    if elsewhere.is_empty() {
+        return changed;
     }
     if !here.is_empty() {
-        // One variant: every output that is not needed, dropped at once.
-        let keep = with_states_read(egraph, scan, &here);
-        let drop: Vec<usize> = (0..n).filter(|j| !keep.contains(j)).collect();
-        if drop.is_empty() {
-            return Vec::new();
-        }
-        if let Some(changed) = without(egraph, scan, &drop, rule) {
-            return changed;
-        }
-        // The kept outputs' terms read a dropped state after all (the
-        // dependence sets are a lower bound): each alone.
-        let mut changed = Vec::new();
-        if drop.len() > 1 {
-            for j in drop {
-                changed.extend(without(egraph, scan, &[j], rule).unwrap_or_default());
+        // Also without what is computed elsewhere: one variant.
+        match keeping(egraph, scan, &here, rule) {
+            Some(c) => changed.extend(c),
+            None => {
+                // A kept output's term reads a dropped state after all
+                // (the dependence sets are a lower bound): each alone.
+                for j in elsewhere {
+                    let rest: Vec<usize> = wanted.iter().copied().filter(|k| *k != j).collect();
+                    changed.extend(keeping(egraph, scan, &rest, rule).unwrap_or_default());
+                }
             }
         }
         return changed;
     }
-    // Every output is unread or computed elsewhere too: which outputs the
-    // loop is still worth computing is the cost model's choice, so each
-    // read output gets a loop of its own (with the states it reads), one
-    // variant per output rather than one per subset.
-    let mut changed = Vec::new();
-    for j in (0..n).filter(|j| uses[*j] == Use::Elsewhere) {
-        let keep = with_states_read(egraph, scan, &[j]);
-        let drop: Vec<usize> = (0..n).filter(|k| !keep.contains(k)).collect();
-        if !drop.is_empty() {
-            changed.extend(without(egraph, scan, &drop, rule).unwrap_or_default());
-        }
+    // Every read output is computed elsewhere too: which of them the loop
+    // is still worth computing is the cost model's choice, so each gets a
+    // loop of its own (with the states it reads), one variant per output
+    // rather than one per subset.
+    for j in elsewhere {
+        changed.extend(keeping(egraph, scan, &[j], rule).unwrap_or_default());
     }
     changed
+}
+
+/// The loop with only `outputs` and the states they read (see
+/// [`without`]); nothing when that is every output.
+fn keeping(
+    egraph: &mut EGraph,
+    scan: &ScanNode,
+    outputs: &[usize],
+    rule: Symbol,
+) -> Option<Vec<Id>> {
+    let keep = with_states_read(egraph, scan, outputs);
+    let drop: Vec<usize> = (0..scan.body.len()).filter(|j| !keep.contains(j)).collect();
+    if drop.is_empty() {
+        return Some(Vec::new());
+    }
+    without(egraph, scan, &drop, rule)
 }
 
 /// `outputs` and every output whose state they read, directly or through
@@ -161,13 +183,12 @@ fn use_of(egraph: &EGraph, scan: &ScanNode, j: usize) -> Use {
     if class.parents().len() == 0 {
         return Use::Unread;
     }
-    let elsewhere = class.nodes.iter().any(|n| match n.head {
-        Head::Op(OpName::Proj) => {
-            egraph.find(n.children[1]) == scan.class && egraph.find(n.children[0]) != kl
-        }
-        _ => true,
-    });
-    if elsewhere {
+    let earlier = super::projs_in(egraph, p)
+        .iter()
+        .any(|(k, s)| *s == scan.class && *k < j);
+    if earlier {
+        Use::Duplicate
+    } else if class.nodes.iter().any(|n| n.head != Head::Op(OpName::Proj)) {
         Use::Elsewhere
     } else {
         Use::Here
