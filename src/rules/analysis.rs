@@ -82,6 +82,9 @@ pub struct TensorAnalysis {
     /// (the Scan rewrites) check it, so one rule's matches cannot overrun
     /// the time limit egg checks only between rules.
     pub deadline: Option<std::time::Instant>,
+    /// Work the Scan rewrites share within a saturation iteration (see
+    /// [`crate::scan_rules::memo`]).
+    pub scan_memo: crate::scan_rules::memo::ScanMemo,
 }
 
 impl TensorAnalysis {

@@ -203,7 +203,9 @@ pub fn saturate_until(
         .with_time_limit(budget.deadline.saturating_duration_since(start))
         .with_scheduler(BackoffScheduler::default())
         .with_hook(|runner| {
-            // Before each iteration: end the run if a limit is reached.
+            // Before each iteration: a new generation of the Scan
+            // rewrites' memo, and the end of the run if a limit is reached.
+            runner.egraph.analysis.scan_memo.next_generation();
             let nodes = runner.egraph.total_size();
             match runner.egraph.analysis.guard.as_mut() {
                 Some(g) => match g.check_now(nodes) {

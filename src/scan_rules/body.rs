@@ -20,9 +20,10 @@ use crate::lang::Type;
 use crate::rules::analysis::{EGraph, Kind};
 use egg::Id;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// Where something of a source body goes in the new scan.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
     /// The new scan's parameter with this provisional index (see
     /// [`crate::scan_rules::build::NewScan`]).
@@ -34,7 +35,7 @@ pub enum Target {
 }
 
 /// A body to carry into a new scan.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Source {
     /// For each inner input of the old scan (by parameter position), where
     /// it goes; `None`: it must not be read.
@@ -47,8 +48,9 @@ pub struct Source {
 const INF: usize = usize::MAX;
 
 /// The representative term of every class a set of sources reach.
-pub struct Plan<'a> {
-    sources: &'a [Source],
+#[derive(Debug)]
+pub struct Plan {
+    sources: Vec<Source>,
     /// Per source: class → (cost, the chosen node).
     choice: Vec<BTreeMap<Id, (usize, TNode)>>,
     /// Per source: class → the size of its smallest allowed term (a
@@ -71,12 +73,30 @@ pub fn scoped_children(n: &TNode) -> &[Id] {
     }
 }
 
-impl<'a> Plan<'a> {
+impl Plan {
+    /// [`Plan::new`], or the plan made for the same sources and roots
+    /// earlier in this saturation iteration (loops that share a body share
+    /// its plan; see [`crate::scan_rules::memo`]). A plan made earlier in
+    /// the iteration may miss nodes added since: its terms are still terms
+    /// of their classes, there may only be fewer to choose from.
+    pub fn shared(egraph: &mut EGraph, sources: &[Source], roots: &[(usize, Id)]) -> Arc<Plan> {
+        let roots: Vec<(usize, Id)> = roots.iter().map(|(s, c)| (*s, egraph.find(*c))).collect();
+        if let Some(p) = egraph.analysis.scan_memo.plan(sources, &roots) {
+            return p;
+        }
+        let plan = Arc::new(Plan::new(egraph, sources, &roots));
+        egraph
+            .analysis
+            .scan_memo
+            .keep_plan(sources, &roots, plan.clone());
+        plan
+    }
+
     /// Chooses terms for every class reachable from `roots` (pairs of a
     /// source index and a class of that source's body).
-    pub fn new(egraph: &EGraph, sources: &'a [Source], roots: &[(usize, Id)]) -> Plan<'a> {
+    pub fn new(egraph: &EGraph, sources: &[Source], roots: &[(usize, Id)]) -> Plan {
         let mut plan = Plan {
-            sources,
+            sources: sources.to_vec(),
             choice: vec![BTreeMap::new(); sources.len()],
             costs: vec![BTreeMap::new(); sources.len()],
         };
@@ -85,8 +105,7 @@ impl<'a> Plan<'a> {
         let mut stack: Vec<(usize, Id)> =
             roots.iter().map(|(s, c)| (*s, egraph.find(*c))).collect();
         // Targets that point into another source are roots there too.
-        for (s, src) in sources.iter().enumerate() {
-            let _ = s;
+        for src in sources {
             for t in src.params.iter().flatten().chain(src.replace.values()) {
                 if let Target::From(s2, c) = t {
                     stack.push((*s2, egraph.find(*c)));
@@ -226,8 +245,27 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// The id the plan knows class `c` of source `s` by: the plan keeps
+    /// the ids that were canonical when it was made (a shared plan may be
+    /// used after unions), else `c`'s canonical id.
+    fn local(&self, egraph: &EGraph, s: usize, c: Id) -> Id {
+        let known = |c: &Id| {
+            self.costs.get(s).is_some_and(|m| m.contains_key(c))
+                || self
+                    .sources
+                    .get(s)
+                    .is_some_and(|x| x.replace.contains_key(c))
+        };
+        if known(&c) {
+            c
+        } else {
+            egraph.find(c)
+        }
+    }
+
     fn cost(&self, egraph: &EGraph, s: usize, c: Id) -> usize {
-        self.costs[s].get(&egraph.find(c)).copied().unwrap_or(INF)
+        let c = self.local(egraph, s, c);
+        self.costs[s].get(&c).copied().unwrap_or(INF)
     }
 
     /// The node chosen for class `c` of source `s` (children canonical).
@@ -248,7 +286,7 @@ impl<'a> Plan<'a> {
         let mut stack: Vec<(usize, Id)> = roots.to_vec();
         let mut targets: Vec<Target> = Vec::new();
         while let Some((s, c)) = stack.pop() {
-            let c = egraph.find(c);
+            let c = self.local(egraph, s, c);
             if !seen.insert((s, c)) {
                 continue;
             }

@@ -200,8 +200,12 @@ impl NewScan {
     /// over the parameters its source may read, or the step count cannot
     /// be written.
     pub fn build(&self, egraph: &mut EGraph, sources: &[Source]) -> Option<Id> {
-        let roots: Vec<(usize, Id)> = self.outputs.iter().map(|o| o.body).collect();
-        let plan = Plan::new(egraph, sources, &roots);
+        let roots: Vec<(usize, Id)> = self
+            .outputs
+            .iter()
+            .map(|o| (o.body.0, egraph.find(o.body.1)))
+            .collect();
+        let plan = Plan::shared(egraph, sources, &roots);
         if !roots.iter().all(|(s, c)| plan.has_term(egraph, *s, *c)) {
             return None;
         }

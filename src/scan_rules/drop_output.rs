@@ -1,24 +1,34 @@
-//! `scan-drop-output`: a loop without one of its outputs.
+//! `scan-drop-output`: a loop without some of its outputs.
 //!
-//! When no other output's step term reads output j's state, the loop
+//! When no kept output's step term reads output j's state, the loop
 //! without output j computes the others exactly; each of their `proj`s is
 //! unioned with the smaller loop's. Extraction keeps the smaller loop when
 //! nothing reads output j (or when output j is computed elsewhere, e.g.
 //! after the loop by `scan-push-out-output`). Sequences and non-sequences
-//! only output j read go with it.
+//! only dropped outputs read go with them.
 //!
-//! Only outputs worth dropping are tried — an output that nothing reads
-//! (its `proj` has no parent in the e-graph), or one that is also computed
-//! without this loop (its `proj` class holds a non-`proj` term, e.g. from
-//! `scan-push-out-output`) or by another output of the same loop — so the
-//! variants do not grow as the subsets of the outputs.
+//! Only outputs worth dropping are dropped — an output that nothing reads
+//! (its `proj` has no parent in the e-graph), a duplicate of an earlier
+//! output of the same loop, or one that is also computed without this loop
+//! (its `proj` class holds a non-`proj` term, e.g. from
+//! `scan-push-out-output`) — and the variants do not grow as the subsets
+//! of the outputs:
 //!
-//! Does not fire on: an output whose state another output reads (directly
-//! or through a chain of states); a loop with one output; an output read
-//! elsewhere and computed only here.
+//! - one variant without the unread outputs and the duplicates (they are
+//!   of no use);
+//! - when some outputs are read and computed only here, one variant keeps
+//!   just them and the states they read, every other output dropped at
+//!   once;
+//! - when every read output is also computed elsewhere, which of them the
+//!   loop is still worth computing is for the cost model: each gets a loop
+//!   of its own (with the states it reads), one variant per output.
+//!
+//! Does not fire on: an output whose state a kept output reads (directly
+//! or through a chain of states); a loop with one output; a loop whose
+//! outputs are all read and computed only by it.
 
 use super::build::NewScan;
-use super::scan_node::ScanNode;
+use super::scan_node::{InnerInput, ScanNode};
 use super::{per_scan_rule, proj, union_checked};
 use crate::lang::egraph::{Head, OpName, TNode};
 use crate::lang::Scalar;
@@ -30,41 +40,114 @@ pub fn rewrite() -> super::ScanRewrite {
     per_scan_rule("scan-drop-output", drop_output)
 }
 
+/// How an output of a loop is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Use {
+    /// Nothing reads its `proj`.
+    Unread,
+    /// It equals an output of the same loop that comes before it.
+    Duplicate,
+    /// Its `proj` is read, and computed otherwise too (its class holds a
+    /// term that is not a `proj`).
+    Elsewhere,
+    /// Read, and computed only here.
+    Here,
+}
+
 fn drop_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
     let n = scan.body.len();
     if n < 2 {
         return Vec::new();
     }
-    let droppable: Vec<usize> = (0..n)
-        .filter(|j| worth_dropping(egraph, scan, *j))
-        .collect();
-    if droppable.is_empty() {
-        return Vec::new();
-    }
-    // All at once (one variant, not one per subset); when the outputs that
-    // stay read one of them, each alone.
-    if droppable.len() < n {
-        let changed = without(egraph, scan, &droppable, rule);
-        if !changed.is_empty() {
-            return changed;
-        }
-    }
+    let uses: Vec<Use> = (0..n).map(|j| use_of(egraph, scan, j)).collect();
+    let of = |u: Use| -> Vec<usize> { (0..n).filter(|j| uses[*j] == u).collect() };
+    let (here, elsewhere) = (of(Use::Here), of(Use::Elsewhere));
     let mut changed = Vec::new();
-    if droppable.len() > 1 {
-        for j in droppable {
-            changed.extend(without(egraph, scan, &[j], rule));
+    // Without what is of no use (unread outputs, duplicates).
+    let wanted: Vec<usize> = (0..n)
+        .filter(|j| matches!(uses[*j], Use::Here | Use::Elsewhere))
+        .collect();
+    if wanted.is_empty() {
+        return changed;
+    }
+    if wanted.len() < n {
+        changed.extend(keeping(egraph, scan, &wanted, rule).unwrap_or_default());
+    }
+    if elsewhere.is_empty() {
+        return changed;
+    }
+    if !here.is_empty() {
+        // Also without what is computed elsewhere: one variant.
+        match keeping(egraph, scan, &here, rule) {
+            Some(c) => changed.extend(c),
+            None => {
+                // A kept output's term reads a dropped state after all
+                // (the dependence sets are a lower bound): each alone.
+                for j in elsewhere {
+                    let rest: Vec<usize> = wanted.iter().copied().filter(|k| *k != j).collect();
+                    changed.extend(keeping(egraph, scan, &rest, rule).unwrap_or_default());
+                }
+            }
         }
+        return changed;
+    }
+    // Every read output is computed elsewhere too: which of them the loop
+    // is still worth computing is the cost model's choice, so each gets a
+    // loop of its own (with the states it reads), one variant per output
+    // rather than one per subset.
+    for j in elsewhere {
+        changed.extend(keeping(egraph, scan, &[j], rule).unwrap_or_default());
     }
     changed
 }
 
+/// The loop with only `outputs` and the states they read (see
+/// [`without`]); nothing when that is every output.
+fn keeping(
+    egraph: &mut EGraph,
+    scan: &ScanNode,
+    outputs: &[usize],
+    rule: Symbol,
+) -> Option<Vec<Id>> {
+    let keep = with_states_read(egraph, scan, outputs);
+    let drop: Vec<usize> = (0..scan.body.len()).filter(|j| !keep.contains(j)).collect();
+    if drop.is_empty() {
+        return Some(Vec::new());
+    }
+    without(egraph, scan, &drop, rule)
+}
+
+/// `outputs` and every output whose state they read, directly or through
+/// other states: the outputs a loop computing `outputs` must keep. Read
+/// from the dependence sets, which hold only inputs every term of a class
+/// reads (a lower bound).
+fn with_states_read(egraph: &EGraph, scan: &ScanNode, outputs: &[usize]) -> Vec<usize> {
+    let inputs = scan.inner_inputs();
+    let mut keep: Vec<usize> = outputs.to_vec();
+    let mut i = 0;
+    while i < keep.len() {
+        let Some(&body) = scan.body.get(keep[i]) else {
+            break;
+        };
+        for p in &egraph[body].data.deps {
+            if let Some(InnerInput::State { out, .. }) = inputs.get(*p) {
+                if !keep.contains(out) {
+                    keep.push(*out);
+                }
+            }
+        }
+        i += 1;
+    }
+    keep.sort_unstable();
+    keep
+}
+
 /// The loop without the outputs `drop` (sorted), each remaining `proj`
-/// unioned with the smaller loop's; empty if it cannot be built.
-fn without(egraph: &mut EGraph, scan: &ScanNode, drop: &[usize], rule: Symbol) -> Vec<Id> {
+/// unioned with the smaller loop's: the classes that changed (none if it
+/// was there already); `None` if it cannot be built.
+fn without(egraph: &mut EGraph, scan: &ScanNode, drop: &[usize], rule: Symbol) -> Option<Vec<Id>> {
     let mut changed = Vec::new();
-    let Some(mut spec) = NewScan::like(egraph, scan) else {
-        return changed;
-    };
+    let mut spec = NewScan::like(egraph, scan)?;
     for j in drop.iter().rev() {
         spec.outputs.remove(*j);
     }
@@ -72,9 +155,7 @@ fn without(egraph: &mut EGraph, scan: &ScanNode, drop: &[usize], rule: Symbol) -
         (!drop.contains(&i)).then(|| i - drop.iter().filter(|d| **d < i).count())
     };
     let source = spec.source_with(scan, &out_map);
-    let Some(new) = spec.build(egraph, &[source]) else {
-        return changed;
-    };
+    let new = spec.build(egraph, &[source])?;
     for i in 0..scan.body.len() {
         if let Some(i2) = out_map(i) {
             let old_p = proj(egraph, scan.class, i);
@@ -84,27 +165,32 @@ fn without(egraph: &mut EGraph, scan: &ScanNode, drop: &[usize], rule: Symbol) -
             }
         }
     }
-    changed
+    Some(changed)
 }
 
-/// True when output `j`'s `proj` is read by nothing, or is computed
-/// otherwise too (see the module docs).
-fn worth_dropping(egraph: &EGraph, scan: &ScanNode, j: usize) -> bool {
+/// How output `j` of `scan` is used (see [`Use`]).
+fn use_of(egraph: &EGraph, scan: &ScanNode, j: usize) -> Use {
     let Some(kl) = egraph.lookup(TNode::lit(Scalar::I64(j as i64))) else {
-        return true;
+        return Use::Unread;
     };
     let Some(p) = egraph.lookup(TNode {
         head: Head::Op(OpName::Proj),
         children: vec![kl, scan.class],
     }) else {
-        return true;
+        return Use::Unread;
     };
     let class = &egraph[p];
-    class.parents().len() == 0
-        || class.nodes.iter().any(|n| match n.head {
-            Head::Op(OpName::Proj) => {
-                egraph.find(n.children[1]) == scan.class && egraph.find(n.children[0]) != kl
-            }
-            _ => true,
-        })
+    if class.parents().len() == 0 {
+        return Use::Unread;
+    }
+    let earlier = super::projs_in(egraph, p)
+        .iter()
+        .any(|(k, s)| *s == scan.class && *k < j);
+    if earlier {
+        Use::Duplicate
+    } else if class.nodes.iter().any(|n| n.head != Head::Op(OpName::Proj)) {
+        Use::Elsewhere
+    } else {
+        Use::Here
+    }
 }

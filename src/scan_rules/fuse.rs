@@ -10,7 +10,8 @@
 //! reads the producer's outputs otherwise too (as a whole, or through
 //! other values); loops going backwards; different step counts.
 
-use super::merge::{merged, reachable, union_outputs};
+use super::merge::{merged, union_outputs};
+use super::reach::reaches;
 use super::scan_node::{InnerInput, ScanNode};
 use super::{computes_any, per_scan_rule, MAX_MERGED_OUTPUTS, MAX_VARIANTS};
 use crate::rules::analysis::EGraph;
@@ -44,7 +45,7 @@ fn fuse(egraph: &mut EGraph, consumer: &ScanNode, rule: Symbol) -> Vec<Id> {
                 .filter(|(i, _)| *i != *seq)
                 .map(|(_, a)| *a)
                 .collect();
-            if reachable(egraph, &other_args).contains(&p) {
+            if reaches(egraph, &other_args, p) {
                 continue;
             }
             for producer in ScanNode::all_in(egraph, p).iter().take(MAX_VARIANTS) {
@@ -54,7 +55,7 @@ fn fuse(egraph: &mut EGraph, consumer: &ScanNode, rule: Symbol) -> Vec<Id> {
                     || producer.body.len() + consumer.body.len() > MAX_MERGED_OUTPUTS
                     || computes_any(egraph, producer, consumer)
                     || producer.steps(egraph) != consumer.steps(egraph)
-                    || reachable(egraph, &producer.args).contains(&consumer.class)
+                    || reaches(egraph, &producer.args, consumer.class)
                 {
                     continue;
                 }

@@ -56,7 +56,7 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
     // first class that qualifies on each path.
     let plain = [spec.source_of(scan)];
     let roots: Vec<(usize, Id)> = scan.body.iter().map(|b| (0, *b)).collect();
-    let plan = Plan::new(egraph, &plain, &roots);
+    let plan = Plan::shared(egraph, &plain, &roots);
     let mut hoisted: Vec<(Id, Outer)> = Vec::new();
     let mut seen = BTreeSet::new();
     let mut stack: Vec<Id> = scan.body.clone();
@@ -70,7 +70,8 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
                 // `scan-inline-constants` keeps inside.
                 let closed = egraph.find(o.id) == egraph.find(c);
                 if o.batched == (how == HoistAs::Sequence) && !closed {
-                    hoisted.push((c, o));
+                    // Canonical: a shared plan may know it by an older id.
+                    hoisted.push((egraph.find(c), o));
                     continue;
                 }
             }
@@ -103,7 +104,8 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
     }
     // A whole output that qualifies equals its outer form.
     for (j, b) in scan.body.iter().enumerate() {
-        let Some((_, o)) = hoisted.iter().find(|(c, _)| c == b) else {
+        let b = egraph.find(*b);
+        let Some((_, o)) = hoisted.iter().find(|(c, _)| *c == b) else {
             continue;
         };
         let whole = if o.batched {

@@ -13,12 +13,18 @@
 //! Does not fire on: loops where one reads the other (directly or through
 //! other values: merging would make a cycle), different step counts or
 //! directions, loops nested in a body (only loops whose inputs are
-//! top-level values are paired).
+//! top-level values are paired), two loops whose outputs one loop already
+//! computes (their merge, or the loop `scan-drop-output` split them from).
+//!
+//! Which loops read which is computed once per application, for the whole
+//! e-graph ([`super::reach::ScanReach`]), not once per pair.
 
 use super::build::NewScan;
+use super::reach::ScanReach;
 use super::scan_node::ScanNode;
-use super::{computes_any, proj, union_checked, MAX_MERGED_OUTPUTS};
-use crate::lang::egraph::{Head, TNode};
+use super::{proj, projs_in, union_checked, MAX_MERGED_OUTPUTS};
+use crate::lang::egraph::{Head, OpName, TNode};
+use crate::lang::Scalar;
 use crate::rules::analysis::{EGraph, TensorAnalysis};
 use egg::{Applier, Id, PatternAst, Rewrite, Subst, Symbol, Var};
 use std::collections::BTreeSet;
@@ -92,19 +98,23 @@ fn same_loop(a: &ScanNode, b: &ScanNode) -> bool {
     a.body == b.body && a.args == b.args && strip(a) == strip(b)
 }
 
-/// Every class reachable from `from` through any node's children.
-pub fn reachable(egraph: &EGraph, from: &[Id]) -> BTreeSet<Id> {
-    let mut seen = BTreeSet::new();
-    let mut stack: Vec<Id> = from.iter().map(|c| egraph.find(*c)).collect();
-    while let Some(c) = stack.pop() {
-        if !seen.insert(c) {
+/// The loop classes that compute an output of `s` (a `proj` of theirs is
+/// in the class of one of `s`'s), `s`'s own class included.
+fn loops_computing(egraph: &EGraph, s: &ScanNode) -> BTreeSet<Id> {
+    let mut loops = BTreeSet::from([s.class]);
+    for k in 0..s.body.len() {
+        let Some(kl) = egraph.lookup(TNode::lit(Scalar::I64(k as i64))) else {
             continue;
-        }
-        for n in &egraph[c].nodes {
-            stack.extend(n.children.iter().map(|ch| egraph.find(*ch)));
-        }
+        };
+        let Some(p) = egraph.lookup(TNode {
+            head: Head::Op(OpName::Proj),
+            children: vec![kl, s.class],
+        }) else {
+            continue;
+        };
+        loops.extend(projs_in(egraph, p).into_iter().map(|(_, c)| c));
     }
-    seen
+    loops
 }
 
 /// The classes that have a term reading no inner input (valid at the top
@@ -209,6 +219,11 @@ impl Applier<TNode, TensorAnalysis> for Merge {
             return Vec::new();
         }
         let closed = closed_classes(egraph);
+        let reach = ScanReach::new(egraph);
+        // Whether `to` is reachable from one of `from`; a class the table
+        // does not know of is assumed reachable (no merge).
+        let reads =
+            |egraph: &EGraph, from: &[Id], to: Id| reach.reaches(egraph, from, to).unwrap_or(true);
         let top_level = |s: &ScanNode| s.args.iter().all(|a| closed.contains(a));
         let variants: Vec<Vec<ScanNode>> = scans
             .iter()
@@ -220,30 +235,40 @@ impl Applier<TNode, TensorAnalysis> for Merge {
                     .collect()
             })
             .collect();
+        // Per variant, the loops computing one of its outputs: two loops
+        // one loop already computes outputs of are not merged again (it
+        // is their merge, or more; e.g. when `scan-drop-output` split it).
+        let computing: Vec<Vec<BTreeSet<Id>>> = variants
+            .iter()
+            .map(|vs| vs.iter().map(|s| loops_computing(egraph, s)).collect())
+            .collect();
+        let steps: Vec<Vec<Option<crate::lang::Dim>>> = variants
+            .iter()
+            .map(|vs| vs.iter().map(|s| s.steps(egraph)).collect())
+            .collect();
         // Every pair that may merge; the one with the most outputs is
         // merged (one merge per iteration, largest first, so n loops merge
         // in a chain instead of into every subset).
         let mut pairs: Vec<(usize, ScanNode, ScanNode)> = Vec::new();
         for (i, mine) in variants.iter().enumerate() {
-            for a in mine {
-                let from_a = reachable(egraph, &a.args);
+            for (ai, a) in mine.iter().enumerate() {
                 for (j, theirs) in variants.iter().enumerate().skip(i + 1) {
-                    if from_a.contains(&scans[j]) {
+                    if reads(egraph, &a.args, scans[j]) {
                         continue;
                     }
-                    for b in theirs {
+                    for (bi, b) in theirs.iter().enumerate() {
                         if egraph.analysis.out_of_time() {
                             return Vec::new();
                         }
                         let size = a.body.len() + b.body.len();
-                        if a.steps(egraph) != b.steps(egraph)
+                        if steps[i][ai] != steps[j][bi]
                             || same_loop(a, b)
                             || !a.sig.keep.is_empty()
                             || !b.sig.keep.is_empty()
                             || size > MAX_MERGED_OUTPUTS
-                            || computes_any(egraph, a, b)
+                            || !computing[i][ai].is_disjoint(&computing[j][bi])
                             || a.sig.go_backwards != b.sig.go_backwards
-                            || reachable(egraph, &b.args).contains(&a.class)
+                            || reads(egraph, &b.args, a.class)
                         {
                             continue;
                         }

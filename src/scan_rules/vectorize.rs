@@ -186,16 +186,31 @@ impl Vectorizer {
         if let Some(r) = self.memo.get(&c) {
             return *r;
         }
+        // Every term of the class reads a parameter it may not read (the
+        // dependence set holds only such parameters): no term to try.
+        // Classes given an outer form could be inside one, so only without
+        // them.
+        if self.leaves.is_empty()
+            && egraph[c]
+                .data
+                .deps
+                .iter()
+                .any(|p| !matches!(self.params.get(*p), Some(Some(_))))
+        {
+            self.memo.insert(c, None);
+            return None;
+        }
         if depth > MAX_DEPTH || !self.busy.insert(c) {
             return None;
         }
         let mut result = None;
-        let nodes = egraph[c].nodes.clone();
-        for n in &nodes {
-            if let Some(o) = self.node(egraph, c, n, depth) {
+        let mut i = 0;
+        while let Some(n) = egraph[c].nodes.get(i).cloned() {
+            if let Some(o) = self.node(egraph, c, &n, depth) {
                 result = Some(o);
                 break;
             }
+            i += 1;
         }
         self.busy.remove(&c);
         self.memo.insert(c, result);

@@ -1,6 +1,5 @@
 ; A map with five outputs u_t + k must saturate quickly and become five
 ; whole-sequence adds (minimal form of pt_f1's slowness).
-; known_bug: saturation runs into the time limit: scan-drop-output splits the loop into every subset of its outputs and scan-merge joins them back (over 800 applications each in 120 s)
 ; dims: T=20
 ; scans_after: 0
 ; fires: scan-push-out-seq

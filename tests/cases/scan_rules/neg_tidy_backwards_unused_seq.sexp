@@ -1,6 +1,5 @@
 ; go_backwards over X (6 rows) with an unused sequence of 4 rows that sets
 ; the step count: dropping it must keep 4 steps (reading X[5], ..., X[2]).
-; known_bug: no Scan rewrite fires: the e-graph analysis gives a loop over sequences of lengths 6 and 4 an unknown step count (the parser gives 4)
 ; scans_after: 1
 ; parts_after: seqs=1
 ; fires: scan-tidy-inputs

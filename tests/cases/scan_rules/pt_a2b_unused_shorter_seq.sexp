@@ -2,7 +2,6 @@
 ; front end hides: the unused sequence is the shorter one and sets the step
 ; count, so dropping it must keep 2 steps (an explicit n_steps), not 3.
 ; scale: v=0.2
-; known_bug: no Scan rewrite fires: the e-graph analysis gives a loop over sequences of lengths 3 and 2 an unknown step count (the parser gives 2)
 ; scans_after: 1
 ; parts_after: seqs=1 nonseqs=1 nitsots=1
 ; fires: scan-tidy-inputs

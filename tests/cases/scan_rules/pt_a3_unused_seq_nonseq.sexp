@@ -1,7 +1,6 @@
 ; Ports test_io's remove_unused test for a sequence and a non-sequence (A3):
 ; x_t = x_{t-1}^2 with an unused sequence s (which sets the 4 steps) and an
 ; unused non-sequence ns; after the rewrite only the state remains.
-; known_bug: the tidied loop is extracted only if cheaper, and the cost model prices unused loop inputs at 0, so the original is kept
 ; scans_after: 1
 ; parts_after: seqs=0 nonseqs=0 sitsots=1
 ; fires: scan-tidy-inputs

@@ -2,7 +2,6 @@
 ; x_k = u_t + k over 20 steps read at x1[:2], x2[4], x3[3], x5[-10],
 ; x6[-15]; eqscan needs no step trimming: every output is a whole-sequence
 ; op, no loop.
-; known_bug: saturation runs into the time limit: scan-drop-output and scan-merge split the 7 outputs into subsets and merge them back (3640 and 1323 applications in 60 s)
 ; scans_after: 0
 ; fires: scan-push-out-seq
 (program pt_f1_seven_maps

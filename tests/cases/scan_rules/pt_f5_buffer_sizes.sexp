@@ -2,7 +2,6 @@
 ; nit-sots, a mit-sot with taps -1 -2, a sit-sot, a mit-sot with taps
 ; -3 -1, a sit-sot) read at x1[-7], x2[-3:-1], x3[-6:], x4[-1], x5[-1];
 ; none reads a state, so no loop remains (the states' inits play no part).
-; known_bug: saturation runs into the time limit: scan-drop-output and scan-merge split the 7 outputs into subsets and merge them back (3640 and 1323 applications in 60 s)
 ; scans_after: 0
 ; fires: scan-push-out-seq
 (program pt_f5_buffer_sizes
