@@ -1,0 +1,341 @@
+//! Differential tests of the compiled executor (`eqscan::exec::plan`)
+//! against the reference interpreter (`eqscan::exec::run`).
+//!
+//! Programs: every `examples/*.sexp`; every case under `tests/cases/ops`,
+//! `tests/cases/scan` and `tests/cases/scan_rules`, and the optimized form
+//! of each `scan_rules` case (its insta snapshot); and the eight workloads
+//! of `benches/programs` with their optimized forms
+//! (`tests/snapshots/optimized__*.snap`). Sizes come from a case's
+//! `; dims:` header, else small defaults. Inputs are random (a fixed seed
+//! per program), so index arguments and the like may be out of range: then
+//! the plan must fail with the interpreter's error.
+//!
+//! For each program, with in-place updates enabled and disabled: a call by
+//! reference, a second call with other sizes (the slots are reshaped), a
+//! third with the first sizes again, a call with inputs by value, and a
+//! call returning owned values — every result within 1e-12 of the
+//! interpreter's, and the caller's inputs bit for bit unchanged after each
+//! call by reference.
+
+mod common;
+
+use common::{compare, header_pairs, rel, root, sexp_files};
+use eqscan::exec::plan::{Compiled, PlanOptions};
+use eqscan::exec::run::{input_shapes, run_program, Dims};
+use eqscan::exec::Value;
+use eqscan::lang::{parse_program, DType, Program};
+use ndarray::{ArrayD, IxDyn};
+use std::collections::BTreeSet;
+
+const TOL: f64 = 1e-12;
+
+/// A program to test and the sizes to run it at.
+struct Case {
+    name: String,
+    program: Program,
+    dims: Dims,
+}
+
+fn default_dims() -> Dims {
+    [("T", 8), ("D", 5), ("N", 6), ("M", 4)]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+}
+
+fn dims_of(text: &str) -> Dims {
+    let mut d = default_dims();
+    d.extend(header_pairs::<i64>(text, "dims"));
+    d
+}
+
+/// The program text of an insta snapshot (after its header).
+fn snapshot_program(path: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let body = text.splitn(3, "---\n").nth(2)?;
+    Some(body.to_string())
+}
+
+fn cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    let mut add = |name: String, text: &str, dims: Dims| match parse_program(text) {
+        Ok(program) => out.push(Case {
+            name,
+            program,
+            dims,
+        }),
+        Err(e) => panic!("{name}: {}", e.located(&name)),
+    };
+    for dir in [
+        "examples",
+        "tests/cases/ops",
+        "tests/cases/scan",
+        "tests/cases/scan_rules",
+    ] {
+        for path in sexp_files(dir) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            add(rel(&path), &text, dims_of(&text));
+            if dir == "tests/cases/scan_rules" {
+                let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+                let snap = root().join(format!("tests/snapshots/scan_rules__{stem}.snap"));
+                if let Some(opt) = snapshot_program(&snap) {
+                    add(format!("{} (optimized)", rel(&path)), &opt, dims_of(&text));
+                }
+            }
+        }
+    }
+    for path in sexp_files("benches/programs") {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let dims: Dims = [("T", 9), ("D", 5), ("N", 6), ("M", 4)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        add(rel(&path), &text, dims.clone());
+        let snap = root().join(format!("tests/snapshots/optimized__bench__{stem}.snap"));
+        if let Some(opt) = snapshot_program(&snap) {
+            add(format!("{} (optimized)", rel(&path)), &opt, dims);
+        }
+    }
+    out
+}
+
+/// splitmix64: a small deterministic generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn seed(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+fn random_inputs(p: &Program, dims: &Dims, rng: &mut Rng) -> Result<Vec<Value>, String> {
+    let shapes = input_shapes(p, dims).map_err(|e| e.to_string())?;
+    Ok(p.inputs()
+        .zip(shapes)
+        .map(|((_, ty), shape)| {
+            let n: usize = shape.iter().product();
+            let sh = IxDyn(&shape);
+            match ty.dtype {
+                DType::F64 => Value::F64(
+                    ArrayD::from_shape_vec(sh, (0..n).map(|_| rng.unit() * 2.0 - 0.7).collect())
+                        .unwrap(),
+                ),
+                DType::F32 => Value::F32(
+                    ArrayD::from_shape_vec(
+                        sh,
+                        (0..n).map(|_| (rng.unit() * 2.0 - 0.7) as f32).collect(),
+                    )
+                    .unwrap(),
+                ),
+                DType::I64 => Value::I64(
+                    ArrayD::from_shape_vec(
+                        sh,
+                        (0..n).map(|_| (rng.next() % 5) as i64 - 1).collect(),
+                    )
+                    .unwrap(),
+                ),
+                DType::Bool => Value::Bool(
+                    ArrayD::from_shape_vec(
+                        sh,
+                        (0..n).map(|_| rng.next().is_multiple_of(2)).collect(),
+                    )
+                    .unwrap(),
+                ),
+            }
+        })
+        .collect())
+}
+
+/// Bitwise equality (NaN equal to itself), for "the input is unchanged".
+fn same_bits(a: &Value, b: &Value) -> bool {
+    a.dtype() == b.dtype()
+        && a.shape() == b.shape()
+        && match (a, b) {
+            (Value::F64(x), Value::F64(y)) => {
+                x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+            }
+            (Value::F32(x), Value::F32(y)) => {
+                x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+            }
+            _ => a == b,
+        }
+}
+
+/// The symbols the input types mention (bound by the inputs' shapes).
+fn input_symbols(p: &Program) -> BTreeSet<String> {
+    p.inputs()
+        .flat_map(|(_, t)| {
+            t.shape
+                .iter()
+                .flat_map(|d| d.symbols().map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn check_outputs(
+    what: &str,
+    got: Result<Vec<Value>, String>,
+    want: &Result<Vec<Value>, String>,
+) -> Result<(), String> {
+    match (got, want) {
+        (Ok(g), Ok(w)) => {
+            if g.len() != w.len() {
+                return Err(format!("{what}: {} outputs, expected {}", g.len(), w.len()));
+            }
+            for (k, (a, b)) in g.iter().zip(w).enumerate() {
+                compare(a, b, TOL, TOL).map_err(|e| format!("{what}: output {k}: {e}"))?;
+            }
+            Ok(())
+        }
+        (Err(g), Err(w)) if &g == w => Ok(()),
+        (g, w) => Err(format!(
+            "{what}: got {:?}, the interpreter gave {:?}",
+            g.map(|v| v.len()),
+            w.as_ref().map(|v| v.len())
+        )),
+    }
+}
+
+fn run_case(c: &Case) -> Result<(), String> {
+    let p = &c.program;
+    let mut rng = Rng(seed(&c.name));
+    let inputs = random_inputs(p, &c.dims, &mut rng)?;
+    // Other sizes for the input-bound symbols: one more each.
+    let bound = input_symbols(p);
+    let given: Dims = c
+        .dims
+        .iter()
+        .filter(|(k, _)| !bound.contains(*k))
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    let mut dims2 = c.dims.clone();
+    for (k, v) in dims2.iter_mut() {
+        if bound.contains(k) {
+            *v += 1;
+        }
+    }
+    let inputs2 = random_inputs(p, &dims2, &mut rng)?;
+    let located = |e: eqscan::exec::ExecError| e.located("prog");
+    let want = run_program(p, inputs.clone(), &c.dims).map_err(located);
+    let want2 = run_program(p, inputs2.clone(), &dims2).map_err(located);
+    for inplace in [true, false] {
+        let opts = PlanOptions {
+            inplace,
+            ..PlanOptions::default()
+        };
+        let mode = if inplace { "in-place" } else { "no in-place" };
+        let mut f = Compiled::with_options(p, &given, opts).map_err(located)?;
+        for (round, (ins, want)) in [(&inputs, &want), (&inputs2, &want2), (&inputs, &want)]
+            .into_iter()
+            .enumerate()
+        {
+            let before: Vec<Value> = ins.clone();
+            let refs: Vec<&Value> = ins.iter().collect();
+            let got = f.call(&refs).map(|o| o.to_values()).map_err(located);
+            check_outputs(&format!("{mode}, call {round}"), got, want)?;
+            for (k, (a, b)) in ins.iter().zip(&before).enumerate() {
+                if !same_bits(a, b) {
+                    return Err(format!("{mode}, call {round}: input {k} was modified"));
+                }
+            }
+        }
+        let got = f
+            .call_owned(inputs.clone())
+            .map(|o| o.to_values())
+            .map_err(located);
+        check_outputs(&format!("{mode}, inputs by value"), got, &want)?;
+        let got = f
+            .call_owned(inputs2.clone())
+            .map(|o| o.to_values())
+            .map_err(located);
+        check_outputs(
+            &format!("{mode}, inputs by value, other sizes"),
+            got,
+            &want2,
+        )?;
+        let refs: Vec<&Value> = inputs.iter().collect();
+        let got = f.call_values(&refs).map_err(located);
+        check_outputs(&format!("{mode}, owned results"), got, &want)?;
+        let got = f.call_values(&refs).map_err(located);
+        check_outputs(&format!("{mode}, owned results again"), got, &want)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn plan_agrees_with_the_interpreter() {
+    let cases = cases();
+    assert!(cases.len() > 300, "only {} programs found", cases.len());
+    let mut failures = Vec::new();
+    let mut errors = 0;
+    for c in &cases {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(c)));
+        match r {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => failures.push(format!("{}: {e}", c.name)),
+            Err(_) => failures.push(format!("{}: panicked", c.name)),
+        }
+        let located = |e: eqscan::exec::ExecError| e.located("prog");
+        if run_program(
+            &c.program,
+            random_inputs(&c.program, &c.dims, &mut Rng(seed(&c.name))).unwrap_or_default(),
+            &c.dims,
+        )
+        .map_err(located)
+        .is_err()
+        {
+            errors += 1;
+        }
+    }
+    eprintln!(
+        "{} programs, {errors} of them fail on their random inputs",
+        cases.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// In-place updates happen (the workloads' elementwise chains), and the
+/// plan without them gives the same results (checked above).
+#[test]
+fn inplace_is_planned() {
+    let text =
+        std::fs::read_to_string(root().join("tests/snapshots/optimized__bench__map.snap")).unwrap();
+    let p = parse_program(
+        &snapshot_program(&root().join("tests/snapshots/optimized__bench__map.snap"))
+            .unwrap_or(text),
+    )
+    .unwrap();
+    let f = Compiled::new(&p, &Dims::new()).unwrap();
+    assert!(f.plan().n_inplace() >= 2, "{}", f.plan().n_inplace());
+    let g = Compiled::with_options(
+        &p,
+        &Dims::new(),
+        PlanOptions {
+            inplace: false,
+            ..PlanOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(g.plan().n_inplace(), 0);
+}
