@@ -70,7 +70,7 @@ fn opnd<'a, T: ViewElem>(a: &Arg<'a>) -> Option<Opnd<'a, T>> {
     match a {
         Arg::Dest => Some(Opnd::Dest),
         Arg::View(v) if v.ndim() == 0 => {
-            crate::exec::plan::view::with_view!(v, x => x.iter().next().map(|e| Opnd::Scalar(e.cast::<T>())))
+            crate::exec::plan::view::with_view!(v, x => x.first().map(|e| Opnd::Scalar(e.cast::<T>())))
         }
         Arg::View(v) => T::of_view(v).map(Opnd::Arr),
     }
@@ -106,40 +106,76 @@ fn broadcast(shapes: &[&[usize]]) -> Option<IxDyn> {
     Some(out)
 }
 
-fn dest_shape(dest: &Option<Value>) -> IxDyn {
-    IxDyn(dest.as_ref().map_or(&[][..], |v| v.shape()))
-}
-
-/// The output array for an elementwise result of `shape` over operands
-/// `ops`: the destination as it is when an operand is the destination
-/// (its shape must already be the result's), else the destination
-/// reshaped.
-fn out_for<'v, O: Elem>(
-    dest: &'v mut Option<Value>,
-    shape: &IxDyn,
-    in_place: bool,
-) -> Option<&'v mut ArrayD<O>> {
-    if in_place {
-        let a = dest.as_mut().and_then(O::peek_mut)?;
-        (a.shape() == shape.slice()).then_some(a)
+/// The data of `a` as a slice when it is contiguous, row-major and of
+/// `shape` (no broadcasting): the plain loops below then apply.
+fn flat<'a, T>(a: &'a ArrayViewD<'_, T>, shape: &[usize]) -> Option<&'a [T]> {
+    if a.shape() == shape {
+        a.as_slice()
     } else {
-        ensure::<O>(dest, shape.slice())
+        None
     }
 }
 
 /// `out = f(x)` elementwise (x broadcast to `out`'s shape).
 fn map1<T: Copy>(out: &mut ArrayD<T>, x: &Opnd<'_, T>, f: impl Fn(T) -> T) {
-    match x {
-        Opnd::Dest => out.mapv_inplace(f),
-        Opnd::Scalar(s) => out.fill(f(*s)),
-        Opnd::Arr(a) => Zip::from(out).and_broadcast(a).for_each(|o, &v| *o = f(v)),
+    let fx = match x {
+        Opnd::Arr(a) => flat(a, out.shape()),
+        _ => None,
+    };
+    match (x, fx, out.as_slice_mut()) {
+        (Opnd::Dest, _, Some(o)) => o.iter_mut().for_each(|v| *v = f(*v)),
+        (Opnd::Dest, _, None) => out.mapv_inplace(f),
+        (Opnd::Scalar(s), ..) => out.fill(f(*s)),
+        (Opnd::Arr(_), Some(a), Some(o)) => o.iter_mut().zip(a).for_each(|(v, &w)| *v = f(w)),
+        (Opnd::Arr(a), ..) => Zip::from(out).and_broadcast(a).for_each(|o, &v| *o = f(v)),
     }
+}
+
+/// `out = f(x, y)` over contiguous data of one shape; false when an
+/// operand needs broadcasting or strides.
+fn map2_flat<T: Copy>(
+    out: &mut ArrayD<T>,
+    x: &Opnd<'_, T>,
+    y: &Opnd<'_, T>,
+    f: &impl Fn(T, T) -> T,
+) -> bool {
+    use Opnd::*;
+    let fx = match x {
+        Arr(a) => flat(a, out.shape()),
+        _ => None,
+    };
+    let fy = match y {
+        Arr(a) => flat(a, out.shape()),
+        _ => None,
+    };
+    let Some(o) = out.as_slice_mut() else {
+        return false;
+    };
+    match (x, y, fx, fy) {
+        (Dest, Dest, ..) => o.iter_mut().for_each(|v| *v = f(*v, *v)),
+        (Dest, Scalar(s), ..) => o.iter_mut().for_each(|v| *v = f(*v, *s)),
+        (Scalar(s), Dest, ..) => o.iter_mut().for_each(|v| *v = f(*s, *v)),
+        (Dest, Arr(_), _, Some(b)) => o.iter_mut().zip(b).for_each(|(v, &w)| *v = f(*v, w)),
+        (Arr(_), Dest, Some(a), _) => o.iter_mut().zip(a).for_each(|(v, &w)| *v = f(w, *v)),
+        (Scalar(s), Scalar(t), ..) => o.fill(f(*s, *t)),
+        (Arr(_), Scalar(s), Some(a), _) => o.iter_mut().zip(a).for_each(|(v, &w)| *v = f(w, *s)),
+        (Scalar(s), Arr(_), _, Some(b)) => o.iter_mut().zip(b).for_each(|(v, &w)| *v = f(*s, w)),
+        (Arr(_), Arr(_), Some(a), Some(b)) => o
+            .iter_mut()
+            .zip(a.iter().zip(b))
+            .for_each(|(v, (&p, &q))| *v = f(p, q)),
+        _ => return false,
+    }
+    true
 }
 
 /// `out = f(x, y)` elementwise with broadcasting; either operand may be
 /// the destination.
 fn map2<T: Copy>(out: &mut ArrayD<T>, x: &Opnd<'_, T>, y: &Opnd<'_, T>, f: impl Fn(T, T) -> T) {
     use Opnd::*;
+    if map2_flat(out, x, y, &f) {
+        return;
+    }
     match (x, y) {
         (Dest, Dest) => out.mapv_inplace(|v| f(v, v)),
         (Dest, Scalar(s)) => out.mapv_inplace(|v| f(v, *s)),
@@ -161,6 +197,52 @@ fn map2<T: Copy>(out: &mut ArrayD<T>, x: &Opnd<'_, T>, y: &Opnd<'_, T>, f: impl 
             .and_broadcast(a)
             .and_broadcast(b)
             .for_each(|o, &v, &w| *o = f(v, w)),
+    }
+}
+
+/// True when an operand of shape `a` broadcasts to exactly `target`.
+fn broadcasts_to(a: &[usize], target: &[usize]) -> bool {
+    a.len() <= target.len()
+        && a.iter()
+            .rev()
+            .zip(target.iter().rev())
+            .all(|(&d, &t)| d == t || d == 1)
+}
+
+/// The result array of an elementwise op over `x` and `y`: the
+/// destination itself when an operand is the destination (the other must
+/// broadcast to its shape), else the destination shaped for the result.
+fn out2<'v, T: Elem>(
+    dest: &'v mut Option<Value>,
+    x: &Opnd<'_, T>,
+    y: &Opnd<'_, T>,
+) -> Option<&'v mut ArrayD<T>> {
+    if matches!(x, Opnd::Dest) || matches!(y, Opnd::Dest) {
+        let d = dest.as_mut().and_then(T::peek_mut)?;
+        let fits = |o: &Opnd<'_, T>| match o {
+            Opnd::Arr(a) => broadcasts_to(a.shape(), d.shape()),
+            _ => true,
+        };
+        if !fits(x) || !fits(y) {
+            return None;
+        }
+        return Some(d);
+    }
+    let sx: &[usize] = match x {
+        Opnd::Arr(a) => a.shape(),
+        _ => &[],
+    };
+    let sy: &[usize] = match y {
+        Opnd::Arr(a) => a.shape(),
+        _ => &[],
+    };
+    if sx == sy || sy.is_empty() {
+        ensure::<T>(dest, sx)
+    } else if sx.is_empty() {
+        ensure::<T>(dest, sy)
+    } else {
+        let b = broadcast(&[sx, sy])?;
+        ensure::<T>(dest, b.slice())
     }
 }
 
@@ -192,11 +274,12 @@ fn map2_to<T: Copy, O: Clone>(
 
 fn unary_f<T: Float + ViewElem>(op: UnaryOp, x: &Arg<'_>, dest: &mut Option<Value>) -> bool {
     let Some(x) = opnd::<T>(x) else { return false };
-    let ds = dest_shape(dest);
-    let shape = IxDyn(opnd_shape(&x, ds.slice()));
-    let Some(out) = out_for::<T>(dest, &shape, matches!(x, Opnd::Dest)) else {
-        return false;
+    let out = match &x {
+        Opnd::Dest => dest.as_mut().and_then(T::peek_mut),
+        Opnd::Scalar(_) => ensure::<T>(dest, &[]),
+        Opnd::Arr(a) => ensure::<T>(dest, a.shape()),
     };
+    let Some(out) = out else { return false };
     match op {
         UnaryOp::Neg => map1(out, &x, Arith::neg),
         UnaryOp::Abs => map1(out, &x, Arith::abs),
@@ -222,12 +305,7 @@ fn binary_f<T: Float + ViewElem>(
     let (Some(x), Some(y)) = (opnd::<T>(a), opnd::<T>(b)) else {
         return false;
     };
-    let ds = dest_shape(dest);
-    let Some(shape) = broadcast(&[opnd_shape(&x, ds.slice()), opnd_shape(&y, ds.slice())]) else {
-        return false;
-    };
-    let in_place = matches!(x, Opnd::Dest) || matches!(y, Opnd::Dest);
-    let Some(out) = out_for::<T>(dest, &shape, in_place) else {
+    let Some(out) = out2(dest, &x, &y) else {
         return false;
     };
     match op {

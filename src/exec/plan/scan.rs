@@ -17,7 +17,7 @@
 
 use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
-use super::view::{copy_into, with_view, ValView};
+use super::view::{copy_into, with_view, ValView, ViewElem};
 use crate::exec::error::ExecError;
 use crate::exec::value::{eval_shape, with_elem, Elem, Value};
 use crate::lang::program::{NodeId, OutputInfo, Scan};
@@ -187,13 +187,20 @@ fn shape_buffer(
 /// Copies `src` into row `i` of `dst`, converting as `astype`; false when
 /// the shapes differ.
 fn set_row(dst: &mut Value, i: usize, src: &ValView<'_>) -> bool {
-    fn put<T: Elem>(d: &mut ndarray::ArrayD<T>, i: usize, s: &ValView<'_>) -> bool {
+    fn put<T: ViewElem>(d: &mut ndarray::ArrayD<T>, i: usize, s: &ValView<'_>) -> bool {
         if d.ndim() == 0 || i >= d.shape()[0] {
             return false;
         }
         let mut r = d.index_axis_mut(Axis(0), i);
         if r.shape() != s.shape() {
             return false;
+        }
+        // Same dtype, both contiguous: one memcpy.
+        if let Some(v) = T::of_view(s) {
+            if let (Some(src), Some(dst)) = (v.as_slice(), r.as_slice_mut()) {
+                dst.copy_from_slice(src);
+                return true;
+            }
         }
         with_view!(s, a => r.zip_mut_with(a, |x, y| *x = y.cast::<T>()));
         true
