@@ -211,10 +211,44 @@ fn check_outputs(
     }
 }
 
+/// What the interpreter says a call gives: the program's outputs, then the
+/// shared variables' values after the call (the update values, cast to the
+/// variable's dtype; unchanged where there is no update).
+fn expected(p: &Program, all: &[Value], dims: &Dims) -> Result<Vec<Value>, String> {
+    let located = |e: eqscan::exec::ExecError| e.located("prog");
+    let mut outs = run_program(p, all.to_vec(), dims).map_err(located)?;
+    let updates = outs.split_off(p.n_outputs());
+    let n_in = p.n_inputs();
+    for (j, (_, ty)) in p.shared_vars().enumerate() {
+        let v = match p.shared.updates.iter().position(|&u| u == j) {
+            Some(u) => updates[u].cast(ty.dtype),
+            None => all[n_in + j].clone(),
+        };
+        outs.push(v);
+    }
+    Ok(outs)
+}
+
+/// The shared variables' values now.
+fn state(f: &Compiled, p: &Program) -> Vec<Value> {
+    p.shared_vars()
+        .map(|(n, _)| f.shared(n).cloned().expect("a shared value after a call"))
+        .collect()
+}
+
+/// Sets the shared variables from the tail of `all`.
+fn set_state(f: &mut Compiled, p: &Program, all: &[Value]) {
+    let names: Vec<String> = p.shared_vars().map(|(n, _)| n.to_string()).collect();
+    for (n, v) in names.iter().zip(&all[p.n_inputs()..]) {
+        f.set_shared(n, v.clone()).unwrap();
+    }
+}
+
 fn run_case(c: &Case) -> Result<(), String> {
     let p = &c.program;
+    let n_in = p.n_inputs();
     let mut rng = Rng(seed(&c.name));
-    let inputs = random_inputs(p, &c.dims, &mut rng)?;
+    let all = random_inputs(p, &c.dims, &mut rng)?;
     // Other sizes for the input-bound symbols: one more each.
     let bound = input_symbols(p);
     let given: Dims = c
@@ -229,10 +263,10 @@ fn run_case(c: &Case) -> Result<(), String> {
             *v += 1;
         }
     }
-    let inputs2 = random_inputs(p, &dims2, &mut rng)?;
+    let all2 = random_inputs(p, &dims2, &mut rng)?;
     let located = |e: eqscan::exec::ExecError| e.located("prog");
-    let want = run_program(p, inputs.clone(), &c.dims).map_err(located);
-    let want2 = run_program(p, inputs2.clone(), &dims2).map_err(located);
+    let want = expected(p, &all, &c.dims);
+    let want2 = expected(p, &all2, &dims2);
     for inplace in [true, false] {
         let opts = PlanOptions {
             inplace,
@@ -240,39 +274,55 @@ fn run_case(c: &Case) -> Result<(), String> {
         };
         let mode = if inplace { "in-place" } else { "no in-place" };
         let mut f = Compiled::with_options(p, &given, opts).map_err(located)?;
-        for (round, (ins, want)) in [(&inputs, &want), (&inputs2, &want2), (&inputs, &want)]
+        for (round, (all, want)) in [(&all, &want), (&all2, &want2), (&all, &want)]
             .into_iter()
             .enumerate()
         {
-            let before: Vec<Value> = ins.clone();
-            let refs: Vec<&Value> = ins.iter().collect();
-            let got = f.call(&refs).map(|o| o.to_values()).map_err(located);
+            let before: Vec<Value> = all.clone();
+            let refs: Vec<&Value> = all[..n_in].iter().collect();
+            set_state(&mut f, p, all);
+            let got = f
+                .call(&refs)
+                .map(|o| o.to_values())
+                .map(|mut o| {
+                    o.extend(state(&f, p));
+                    o
+                })
+                .map_err(located);
             check_outputs(&format!("{mode}, call {round}"), got, want)?;
-            for (k, (a, b)) in ins.iter().zip(&before).enumerate() {
+            for (k, (a, b)) in all.iter().zip(&before).enumerate() {
                 if !same_bits(a, b) {
                     return Err(format!("{mode}, call {round}: input {k} was modified"));
                 }
             }
         }
-        let got = f
-            .call_owned(inputs.clone())
-            .map(|o| o.to_values())
-            .map_err(located);
-        check_outputs(&format!("{mode}, inputs by value"), got, &want)?;
-        let got = f
-            .call_owned(inputs2.clone())
-            .map(|o| o.to_values())
-            .map_err(located);
-        check_outputs(
-            &format!("{mode}, inputs by value, other sizes"),
-            got,
-            &want2,
-        )?;
-        let refs: Vec<&Value> = inputs.iter().collect();
-        let got = f.call_values(&refs).map_err(located);
-        check_outputs(&format!("{mode}, owned results"), got, &want)?;
-        let got = f.call_values(&refs).map_err(located);
-        check_outputs(&format!("{mode}, owned results again"), got, &want)?;
+        for (what, all, want) in [
+            ("inputs by value", &all, &want),
+            ("inputs by value, other sizes", &all2, &want2),
+        ] {
+            set_state(&mut f, p, all);
+            let got = f
+                .call_owned(all[..n_in].to_vec())
+                .map(|o| o.to_values())
+                .map(|mut o| {
+                    o.extend(state(&f, p));
+                    o
+                })
+                .map_err(located);
+            check_outputs(&format!("{mode}, {what}"), got, want)?;
+        }
+        let refs: Vec<&Value> = all[..n_in].iter().collect();
+        for what in ["owned results", "owned results again"] {
+            set_state(&mut f, p, &all);
+            let got = f
+                .call_values(&refs)
+                .map(|mut o| {
+                    o.extend(state(&f, p));
+                    o
+                })
+                .map_err(located);
+            check_outputs(&format!("{mode}, {what}"), got, &want)?;
+        }
     }
     Ok(())
 }

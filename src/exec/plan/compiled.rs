@@ -10,7 +10,7 @@
 //! it, since a call takes `&mut self` — or owned values
 //! ([`Compiled::call_values`]). Must not: plan anything per call.
 
-use super::runtime::{Env, GraphRt, Meter, NoParams, Params, RefParams};
+use super::runtime::{Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
 use super::view::{copy_into, Root, ValView};
 use crate::exec::error::ExecError;
@@ -30,7 +30,7 @@ struct Instance {
 
 impl Instance {
     fn new(p: &Program, options: PlanOptions) -> Result<Instance, ExecError> {
-        let plan = GraphPlan::compile(&p.graph, options)?;
+        let plan = GraphPlan::compile_program(p, options)?;
         let rt = GraphRt::new(&plan);
         let n = plan.graph.outputs.len();
         Ok(Instance {
@@ -63,9 +63,10 @@ impl Instance {
         Ok(())
     }
 
-    fn outputs(&self) -> Result<Outputs<'_>, ExecError> {
-        let mut views = Vec::with_capacity(self.plan.graph.outputs.len());
-        for (k, o) in self.plan.graph.outputs.iter().enumerate() {
+    /// The first `n` outputs (the program's own; update values follow).
+    fn outputs(&self, n: usize) -> Result<Outputs<'_>, ExecError> {
+        let mut views = Vec::with_capacity(n);
+        for (k, o) in self.plan.graph.outputs.iter().enumerate().take(n) {
             let v = if matches!(self.rt.locs[o.0].root, Root::Param(_)) {
                 self.copies[k].as_ref().map(ValView::of)
             } else {
@@ -74,6 +75,37 @@ impl Instance {
             views.push(v.ok_or_else(|| not_computed(&self.plan, o.0))?);
         }
         Ok(Outputs { views })
+    }
+
+    /// Output `k` after a run (after [`Instance::settle`]).
+    fn output_view(&self, k: usize) -> Option<ValView<'_>> {
+        let o = self.plan.graph.outputs.get(k)?;
+        if matches!(self.rt.locs[o.0].root, Root::Param(_)) {
+            self.copies[k].as_ref().map(ValView::of)
+        } else {
+            self.rt.view(o.0, &NoParams)
+        }
+    }
+}
+
+/// The parameters of a call: the inputs (by reference; none when they were
+/// handed over and live in slots), then the shared variables.
+struct CallParams<'a> {
+    inputs: &'a [&'a Value],
+    n_inputs: usize,
+    shared: &'a [Option<Value>],
+}
+
+impl Params for CallParams<'_> {
+    fn param(&self, k: usize) -> Option<ValView<'_>> {
+        self.whole(k).map(ValView::of)
+    }
+    fn whole(&self, k: usize) -> Option<&Value> {
+        if k < self.n_inputs {
+            self.inputs.get(k).copied()
+        } else {
+            self.shared.get(k - self.n_inputs)?.as_ref()
+        }
     }
 }
 
@@ -106,13 +138,29 @@ pub struct Compiled {
     options: PlanOptions,
     by_ref: Instance,
     by_value: Option<Instance>,
+    /// The current value of each shared variable (`None`: zeros, made at
+    /// the next call once the sizes are known).
+    shared: Vec<Option<Value>>,
     dims: Dims,
     gen: u64,
     meter: Meter,
 }
 
 /// The results of a call, borrowed from the compiled function: valid until
-/// its next call.
+/// its next call. The borrow checker holds the caller to it:
+///
+/// ```compile_fail
+/// use eqscan::exec::plan::Compiled;
+/// use eqscan::exec::Value;
+/// use eqscan::lang::parse_program;
+///
+/// let p = parse_program("(program f (input x (f64 N)) (output (mul x 2.0)))").unwrap();
+/// let mut f = Compiled::new(&p, &Default::default()).unwrap();
+/// let x = Value::F64(ndarray::array![1.0, 2.0].into_dyn());
+/// let first = f.call(&[&x]).unwrap();
+/// let second = f.call(&[&x]).unwrap(); // `f` is still borrowed by `first`
+/// println!("{:?} {:?}", first.get(0), second.get(0));
+/// ```
 #[derive(Debug)]
 pub struct Outputs<'a> {
     views: Vec<ValView<'a>>,
@@ -169,6 +217,7 @@ impl Compiled {
             options,
             by_ref: Instance::new(p, options)?,
             by_value: None,
+            shared: (0..p.shared.count).map(|_| None).collect(),
             dims: Dims::new(),
             gen: 0,
             meter: Meter::default(),
@@ -182,7 +231,8 @@ impl Compiled {
 
     /// The most bytes the executor's storage has held (slots, copies of
     /// outputs, and the transient copies of reference kernels), since
-    /// compiling or the last [`Compiled::reset_peak`].
+    /// compiling or the last [`Compiled::reset_peak`]. Shared variables are
+    /// the caller's state and not counted.
     pub fn peak_bytes(&self) -> usize {
         self.meter.peak()
     }
@@ -197,21 +247,75 @@ impl Compiled {
         self.meter.reset_peak();
     }
 
-    /// Checks the inputs and binds this call's sizes.
-    fn bind(&mut self, inputs: &[&Value]) -> Result<(), ExecError> {
-        let params = self.program.graph.n_params;
-        if inputs.len() != params {
+    fn shared_index(&self, name: &str) -> Option<usize> {
+        self.program.shared_vars().position(|(n, _)| n == name)
+    }
+
+    /// The current value of shared variable `name` (borrowed: valid until
+    /// the next call or `set_shared`). `None` for an unknown name, or
+    /// before the first call when no value was set (it is zeros then).
+    pub fn shared(&self, name: &str) -> Option<&Value> {
+        self.shared.get(self.shared_index(name)?)?.as_ref()
+    }
+
+    /// Sets shared variable `name`, taking the value over (no copy). Its
+    /// dtype and rank must be the variable's; its sizes are checked with
+    /// the inputs' at the next call.
+    pub fn set_shared(&mut self, name: &str, value: Value) -> Result<(), ExecError> {
+        let Some(j) = self.shared_index(name) else {
             return Err(ExecError::Input {
                 span: Span::default(),
-                name: self.program.name.clone(),
+                name: name.to_string(),
                 msg: format!(
-                    "the program takes {params} inputs, {} were given",
-                    inputs.len()
+                    "the program {} has no shared variable of this name",
+                    self.program.name
+                ),
+            });
+        };
+        let id = self.program.n_inputs() + j;
+        let ty = self.program.graph.nodes[id].ty();
+        if value.dtype() != ty.dtype || value.ndim() != ty.ndim() {
+            return Err(ExecError::Input {
+                span: self.program.graph.span(crate::lang::NodeId(id)),
+                name: name.to_string(),
+                msg: format!(
+                    "expected {}, got {} of shape {}",
+                    crate::lang::print::type_text(ty),
+                    value.dtype(),
+                    value.shape_str()
                 ),
             });
         }
-        let opts: Vec<Option<&Value>> = inputs.iter().map(|v| Some(*v)).collect();
-        let dims = bind_input_refs(&self.program, &opts, &self.given)?;
+        self.shared[j] = Some(value);
+        Ok(())
+    }
+
+    /// Checks the inputs (and the shared variables) and binds this call's
+    /// sizes; shared variables not set yet become zeros.
+    fn bind(&mut self, inputs: &[&Value]) -> Result<(), ExecError> {
+        let n = self.program.n_inputs();
+        if inputs.len() != n {
+            return Err(ExecError::Input {
+                span: Span::default(),
+                name: self.program.name.clone(),
+                msg: format!("the program takes {n} inputs, {} were given", inputs.len()),
+            });
+        }
+        let mut all: Vec<Option<&Value>> = inputs.iter().map(|v| Some(*v)).collect();
+        all.extend(self.shared.iter().map(|v| v.as_ref()));
+        let dims = bind_input_refs(&self.program, &all, &self.given)?;
+        let bind = |s: &str| dims.get(s).copied();
+        for (j, (id, node)) in self.program.graph.params().skip(n).enumerate() {
+            if self.shared[j].is_none() {
+                let v =
+                    Value::from_type_zeros(node.ty(), &bind).map_err(|msg| ExecError::Input {
+                        span: self.program.graph.span(id),
+                        name: node.name.clone().unwrap_or_default(),
+                        msg,
+                    })?;
+                self.shared[j] = Some(v);
+            }
+        }
         if self.gen == 0 || dims != self.dims {
             self.dims = dims;
             self.gen += 1;
@@ -219,19 +323,61 @@ impl Compiled {
         Ok(())
     }
 
+    /// After a run: the update values become the shared variables' values,
+    /// all together (they were all computed before any is written).
+    fn apply_updates(
+        shared: &mut [Option<Value>],
+        program: &Program,
+        inst: &Instance,
+    ) -> Result<(), ExecError> {
+        let n_out = program.n_outputs();
+        let names: Vec<&str> = program.shared_vars().map(|(n, _)| n).collect();
+        for (u, &j) in program.shared.updates.iter().enumerate() {
+            let k = n_out + u;
+            let o = inst.plan.graph.outputs[k].0;
+            let Some(v) = inst.output_view(k) else {
+                return Err(not_computed(&inst.plan, o));
+            };
+            let Some(dst) = shared.get_mut(j).and_then(|d| d.as_mut()) else {
+                return Err(not_computed(&inst.plan, o));
+            };
+            if !copy_into(dst, &v) {
+                return Err(ExecError::Op {
+                    span: inst.plan.graph.span(crate::lang::NodeId(o)),
+                    op: "update".to_string(),
+                    msg: format!(
+                        "the new value of '{}' has shape {}, the variable has shape {}",
+                        names.get(j).copied().unwrap_or("_"),
+                        crate::exec::value::shape_str(v.shape()),
+                        dst.shape_str()
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Runs the program on inputs passed by reference: they are read,
-    /// never written. The results borrow from `self` until the next call.
+    /// never written. The results borrow from `self` until the next call;
+    /// the shared variables take their new values.
     pub fn call(&mut self, inputs: &[&Value]) -> Result<Outputs<'_>, ExecError> {
         self.bind(inputs)?;
-        let params = RefParams(inputs);
         let env = Env {
             dims: &self.dims,
             gen: self.gen,
         };
         let inst = &mut self.by_ref;
-        inst.rt.run(&inst.plan, &params, env, &mut self.meter)?;
-        inst.settle(&params, &mut self.meter)?;
-        inst.outputs()
+        {
+            let params = CallParams {
+                inputs,
+                n_inputs: inputs.len(),
+                shared: &self.shared,
+            };
+            inst.rt.run(&inst.plan, &params, env, &mut self.meter)?;
+            inst.settle(&params, &mut self.meter)?;
+        }
+        Compiled::apply_updates(&mut self.shared, &self.program, inst)?;
+        inst.outputs(self.program.n_outputs())
     }
 
     /// Runs the program on inputs handed over by value: the executor may
@@ -256,6 +402,7 @@ impl Compiled {
                 msg: "internal error: no plan for owned inputs".to_string(),
             });
         };
+        let n_inputs = inputs.len();
         let mut inputs: Vec<Option<Value>> = inputs.into_iter().map(Some).collect();
         for &i in &inst.plan.order {
             let np = &inst.plan.nodes[i];
@@ -272,8 +419,17 @@ impl Compiled {
             dims: &self.dims,
             gen: self.gen,
         };
-        inst.rt.run(&inst.plan, &NoParams, env, &mut self.meter)?;
-        inst.outputs()
+        {
+            let params = CallParams {
+                inputs: &[],
+                n_inputs,
+                shared: &self.shared,
+            };
+            inst.rt.run(&inst.plan, &params, env, &mut self.meter)?;
+            inst.settle(&params, &mut self.meter)?;
+        }
+        Compiled::apply_updates(&mut self.shared, &self.program, inst)?;
+        inst.outputs(self.program.n_outputs())
     }
 
     /// Runs the program on inputs passed by reference and returns owned
@@ -283,8 +439,9 @@ impl Compiled {
         self.call(inputs)?;
         let inst = &mut self.by_ref;
         let outs = &inst.plan.graph.outputs;
-        let mut values = Vec::with_capacity(outs.len());
-        for (k, o) in outs.iter().enumerate() {
+        let n_out = self.program.n_outputs();
+        let mut values = Vec::with_capacity(n_out);
+        for (k, o) in outs.iter().enumerate().take(n_out) {
             let loc = &inst.rt.locs[o.0];
             let movable = match loc.root {
                 Root::Slot(s)

@@ -17,7 +17,7 @@ use super::contract::{destroy_map, role, Role};
 use super::scan::ScanPlan;
 use crate::exec::error::ExecError;
 use crate::lang::dtype::promote;
-use crate::lang::program::{Graph, NodeId};
+use crate::lang::program::{Graph, NodeId, Program};
 use crate::lang::{DType, Dim, Op, Type};
 use petgraph::graph::DiGraph;
 use petgraph::visit::{Dfs, Reversed};
@@ -31,6 +31,7 @@ pub struct PlanOptions {
     pub inplace: bool,
     /// The program's inputs are handed over by the caller (Aesara's
     /// `borrow=True`): they live in slots and may be overwritten once dead.
+    /// (Shared variables never are: they are read-only during a call.)
     pub owned_inputs: bool,
 }
 
@@ -137,9 +138,30 @@ fn same_type(a: &Type, b: &Type) -> bool {
 }
 
 impl GraphPlan {
+    /// Compiles a program's graph; with `owned_inputs`, its inputs (not
+    /// its shared variables) live in slots.
+    pub fn compile_program(p: &Program, options: PlanOptions) -> Result<GraphPlan, ExecError> {
+        let owned = if options.owned_inputs {
+            p.n_inputs()
+        } else {
+            0
+        };
+        GraphPlan::compile_graph(&p.graph, options, owned)
+    }
+
     /// Compiles `g`: schedule, storage, in-place decisions, and the loops
-    /// inside it.
+    /// inside it. With `owned_inputs`, every parameter lives in a slot.
     pub fn compile(g: &Graph, options: PlanOptions) -> Result<GraphPlan, ExecError> {
+        let owned = if options.owned_inputs { g.n_params } else { 0 };
+        GraphPlan::compile_graph(g, options, owned)
+    }
+
+    /// Compiles `g`; its first `owned` parameters are handed over.
+    fn compile_graph(
+        g: &Graph,
+        options: PlanOptions,
+        owned: usize,
+    ) -> Result<GraphPlan, ExecError> {
         let n = g.nodes.len();
         let order = schedule(g)?;
         let mut pos = vec![usize::MAX; n];
@@ -192,8 +214,8 @@ impl GraphPlan {
                 token_pos.len() - 1
             };
             match r {
-                Role::Param(_) => {
-                    if options.owned_inputs {
+                Role::Param(k) => {
+                    if k < owned {
                         let t = new_token(node.ty(), false);
                         own[i].push(t);
                         lives_in[i].push(t);
@@ -264,7 +286,7 @@ impl GraphPlan {
                     let a = node.args[j].0;
                     let whole = match nodes[a].role {
                         Role::Elementwise | Role::Fresh | Role::Proj(_) => true,
-                        Role::Param(_) => options.owned_inputs,
+                        Role::Param(k) => k < owned,
                         Role::Const | Role::View(_) | Role::Loop => false,
                     };
                     let [t] = lives_in[a][..] else { continue };
