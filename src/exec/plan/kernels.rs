@@ -18,7 +18,7 @@ use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::value::{checked_len, Elem, Value};
 use crate::lang::{BinaryOp, CompareOp, DType, Op, UnaryOp};
 use ndarray::linalg::{general_mat_mul, general_mat_vec_mul};
-use ndarray::{ArrayD, ArrayViewD, Dimension, Ix1, Ix2, IxDyn, Zip};
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, Dimension, Ix1, Ix2, IxDyn, Zip};
 
 /// One argument of a kernel: a view, or the destination's current value
 /// (the argument the node overwrites in place).
@@ -57,7 +57,7 @@ pub fn ensure<'v, T: Elem>(
 }
 
 /// An operand of an elementwise kernel over `T`.
-enum Opnd<'a, T> {
+pub enum Opnd<'a, T> {
     /// The destination's current value.
     Dest,
     /// A 0-D operand, converted as `astype` does.
@@ -66,7 +66,8 @@ enum Opnd<'a, T> {
     Arr(ArrayViewD<'a, T>),
 }
 
-fn opnd<'a, T: ViewElem>(a: &Arg<'a>) -> Option<Opnd<'a, T>> {
+/// The operand an argument gives a kernel over `T`, if it can.
+pub fn opnd<'a, T: ViewElem>(a: &Arg<'a>) -> Option<Opnd<'a, T>> {
     match a {
         Arg::Dest => Some(Opnd::Dest),
         Arg::View(v) if v.ndim() == 0 => {
@@ -86,7 +87,7 @@ fn opnd_shape<'s, T>(o: &'s Opnd<'_, T>, dest: &'s [usize]) -> &'s [usize] {
 
 /// NumPy broadcasting of runtime shapes, without allocating for up to
 /// four axes; `None` when they do not broadcast.
-fn broadcast(shapes: &[&[usize]]) -> Option<IxDyn> {
+pub fn broadcast(shapes: &[&[usize]]) -> Option<IxDyn> {
     let n = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
     let mut out = IxDyn::zeros(n);
     for k in 0..n {
@@ -117,7 +118,7 @@ fn flat<'a, T>(a: &'a ArrayViewD<'_, T>, shape: &[usize]) -> Option<&'a [T]> {
 }
 
 /// `out = f(x)` elementwise (x broadcast to `out`'s shape).
-fn map1<T: Copy>(out: &mut ArrayD<T>, x: &Opnd<'_, T>, f: impl Fn(T) -> T) {
+fn map1<T: Copy>(mut out: ArrayViewMutD<'_, T>, x: &Opnd<'_, T>, f: impl Fn(T) -> T) {
     let fx = match x {
         Opnd::Arr(a) => flat(a, out.shape()),
         _ => None,
@@ -134,7 +135,7 @@ fn map1<T: Copy>(out: &mut ArrayD<T>, x: &Opnd<'_, T>, f: impl Fn(T) -> T) {
 /// `out = f(x, y)` over contiguous data of one shape; false when an
 /// operand needs broadcasting or strides.
 fn map2_flat<T: Copy>(
-    out: &mut ArrayD<T>,
+    out: &mut ArrayViewMutD<'_, T>,
     x: &Opnd<'_, T>,
     y: &Opnd<'_, T>,
     f: &impl Fn(T, T) -> T,
@@ -171,9 +172,14 @@ fn map2_flat<T: Copy>(
 
 /// `out = f(x, y)` elementwise with broadcasting; either operand may be
 /// the destination.
-fn map2<T: Copy>(out: &mut ArrayD<T>, x: &Opnd<'_, T>, y: &Opnd<'_, T>, f: impl Fn(T, T) -> T) {
+fn map2<T: Copy>(
+    mut out: ArrayViewMutD<'_, T>,
+    x: &Opnd<'_, T>,
+    y: &Opnd<'_, T>,
+    f: impl Fn(T, T) -> T,
+) {
     use Opnd::*;
-    if map2_flat(out, x, y, &f) {
+    if map2_flat(&mut out, x, y, &f) {
         return;
     }
     match (x, y) {
@@ -272,6 +278,43 @@ fn map2_to<T: Copy, O: Clone>(
     true
 }
 
+/// `out = op(x)` for a float unary op (the reference kernel's element
+/// function), `x` broadcast to `out`.
+pub fn apply_unary<T: Float>(op: UnaryOp, out: ArrayViewMutD<'_, T>, x: &Opnd<'_, T>) {
+    match op {
+        UnaryOp::Neg => map1(out, x, Arith::neg),
+        UnaryOp::Abs => map1(out, x, Arith::abs),
+        UnaryOp::Sign => map1(out, x, Arith::sign),
+        UnaryOp::Exp => map1(out, x, |v| v.unary(UnaryOp::Exp)),
+        UnaryOp::Log => map1(out, x, |v| v.unary(UnaryOp::Log)),
+        UnaryOp::Log1p => map1(out, x, |v| v.unary(UnaryOp::Log1p)),
+        UnaryOp::Sqrt => map1(out, x, |v| v.unary(UnaryOp::Sqrt)),
+        UnaryOp::Tanh => map1(out, x, |v| v.unary(UnaryOp::Tanh)),
+        UnaryOp::Sigmoid => map1(out, x, |v| v.unary(UnaryOp::Sigmoid)),
+        UnaryOp::Sin => map1(out, x, |v| v.unary(UnaryOp::Sin)),
+        UnaryOp::Cos => map1(out, x, |v| v.unary(UnaryOp::Cos)),
+    }
+}
+
+/// `out = op(x, y)` for a float binary op, operands broadcast to `out`
+/// (either may be `out` itself).
+pub fn apply_binary<T: Float>(
+    op: BinaryOp,
+    out: ArrayViewMutD<'_, T>,
+    x: &Opnd<'_, T>,
+    y: &Opnd<'_, T>,
+) {
+    match op {
+        BinaryOp::Add => map2(out, x, y, Arith::add),
+        BinaryOp::Sub => map2(out, x, y, Arith::sub),
+        BinaryOp::Mul => map2(out, x, y, Arith::mul),
+        BinaryOp::Div => map2(out, x, y, Float::div),
+        BinaryOp::Pow => map2(out, x, y, Arith::pow),
+        BinaryOp::Maximum => map2(out, x, y, Arith::maximum),
+        BinaryOp::Minimum => map2(out, x, y, Arith::minimum),
+    }
+}
+
 fn unary_f<T: Float + ViewElem>(op: UnaryOp, x: &Arg<'_>, dest: &mut Option<Value>) -> bool {
     let Some(x) = opnd::<T>(x) else { return false };
     let out = match &x {
@@ -280,19 +323,7 @@ fn unary_f<T: Float + ViewElem>(op: UnaryOp, x: &Arg<'_>, dest: &mut Option<Valu
         Opnd::Arr(a) => ensure::<T>(dest, a.shape()),
     };
     let Some(out) = out else { return false };
-    match op {
-        UnaryOp::Neg => map1(out, &x, Arith::neg),
-        UnaryOp::Abs => map1(out, &x, Arith::abs),
-        UnaryOp::Sign => map1(out, &x, Arith::sign),
-        UnaryOp::Exp => map1(out, &x, |v| v.unary(UnaryOp::Exp)),
-        UnaryOp::Log => map1(out, &x, |v| v.unary(UnaryOp::Log)),
-        UnaryOp::Log1p => map1(out, &x, |v| v.unary(UnaryOp::Log1p)),
-        UnaryOp::Sqrt => map1(out, &x, |v| v.unary(UnaryOp::Sqrt)),
-        UnaryOp::Tanh => map1(out, &x, |v| v.unary(UnaryOp::Tanh)),
-        UnaryOp::Sigmoid => map1(out, &x, |v| v.unary(UnaryOp::Sigmoid)),
-        UnaryOp::Sin => map1(out, &x, |v| v.unary(UnaryOp::Sin)),
-        UnaryOp::Cos => map1(out, &x, |v| v.unary(UnaryOp::Cos)),
-    }
+    apply_unary(op, out.view_mut(), &x);
     true
 }
 
@@ -308,15 +339,7 @@ fn binary_f<T: Float + ViewElem>(
     let Some(out) = out2(dest, &x, &y) else {
         return false;
     };
-    match op {
-        BinaryOp::Add => map2(out, &x, &y, Arith::add),
-        BinaryOp::Sub => map2(out, &x, &y, Arith::sub),
-        BinaryOp::Mul => map2(out, &x, &y, Arith::mul),
-        BinaryOp::Div => map2(out, &x, &y, Float::div),
-        BinaryOp::Pow => map2(out, &x, &y, Arith::pow),
-        BinaryOp::Maximum => map2(out, &x, &y, Arith::maximum),
-        BinaryOp::Minimum => map2(out, &x, &y, Arith::minimum),
-    }
+    apply_binary(op, out.view_mut(), &x, &y);
     true
 }
 

@@ -4,7 +4,8 @@
 //! [`contract`] declares, per op, what it may do with storage (view or
 //! overwrite an argument); [`schedule`] orders the nodes, finds each
 //! value's lifetime, decides which elementwise ops run in place and
-//! assigns storage ("slots") by liveness; [`view`] locates values that live
+//! assigns storage ("slots") by liveness; [`fusion`] runs chains of
+//! elementwise ops as one blocked loop; [`view`] locates values that live
 //! in another value's storage; [`kernels`] computes into a slot's storage
 //! without allocating; [`runtime`] runs a plan's nodes; [`scan`] runs loops
 //! with output buffers filled row by row; [`compiled`] is the library API
@@ -14,6 +15,7 @@
 
 pub mod compiled;
 pub mod contract;
+pub mod fusion;
 pub mod kernels;
 pub mod runtime;
 pub mod scan;

@@ -14,6 +14,7 @@
 //! per node once the slots have their sizes (the error paths aside).
 
 use super::contract::{Role, ViewOp};
+use super::fusion::FusedRt;
 use super::kernels::{self, Arg};
 use super::scan::ScanRt;
 use super::schedule::GraphPlan;
@@ -125,6 +126,8 @@ pub struct GraphRt {
     pub locs: Vec<Loc>,
     /// The runtime of each scan node.
     pub scans: Vec<Option<Box<ScanRt>>>,
+    /// The block buffers of each fused group.
+    pub fused: Vec<Option<FusedRt>>,
     /// The size generation each constant was computed for (0: never).
     consts: Vec<u64>,
 }
@@ -145,6 +148,7 @@ impl GraphRt {
             slots: (0..plan.n_slots).map(|_| Slot::default()).collect(),
             locs: vec![Loc::default(); n],
             scans: (0..n).map(|_| None).collect(),
+            fused: (0..n).map(|_| None).collect(),
             consts: vec![0; n],
         }
     }
@@ -205,6 +209,9 @@ impl GraphRt {
         meter: &mut Meter,
     ) -> Result<(), ExecError> {
         let np = &plan.nodes[i];
+        if np.fusion.is_some() {
+            return super::fusion::exec(self, plan, i, params, env, meter);
+        }
         match np.role {
             Role::Param(k) => {
                 let root = match np.slots.first() {

@@ -14,6 +14,7 @@
 //! grows to the largest value it holds and keeps that capacity).
 
 use super::contract::{destroy_map, role, Role};
+use super::fusion::Fusion;
 use super::scan::ScanPlan;
 use crate::exec::error::ExecError;
 use crate::lang::dtype::promote;
@@ -33,6 +34,10 @@ pub struct PlanOptions {
     /// `borrow=True`): they live in slots and may be overwritten once dead.
     /// (Shared variables never are: they are read-only during a call.)
     pub owned_inputs: bool,
+    /// Run chains of float elementwise ops (and a sum over axis 0 of one)
+    /// as one blocked loop ([`super::fusion`]). Off, every node runs on
+    /// its own.
+    pub fuse: bool,
 }
 
 impl Default for PlanOptions {
@@ -40,6 +45,7 @@ impl Default for PlanOptions {
         PlanOptions {
             inplace: true,
             owned_inputs: false,
+            fuse: true,
         }
     }
 }
@@ -53,13 +59,17 @@ pub struct NodePlan {
     /// the copy it falls back to), one per output for a scan, none for a
     /// parameter the caller keeps or a projection.
     pub slots: Vec<usize>,
-    /// The argument whose storage the result takes over, if any.
+    /// The argument (for a fused group: the leaf) whose storage the result
+    /// takes over, if any.
     pub inplace: Option<usize>,
     /// The loop, for a scan node.
     pub scan: Option<Box<ScanPlan>>,
     /// The dtype a comparison computes in (from the weak flags of its
     /// arguments' static types).
     pub compare_dtype: Option<DType>,
+    /// The fused group this node is the root of, if any (its members do
+    /// not run on their own).
+    pub fusion: Option<Box<Fusion>>,
 }
 
 /// A compiled graph: run `order` to compute `graph.outputs`.
@@ -163,11 +173,33 @@ impl GraphPlan {
         owned: usize,
     ) -> Result<GraphPlan, ExecError> {
         let n = g.nodes.len();
-        let order = schedule(g)?;
+        let mut order = schedule(g)?;
+        let roles: Vec<Role> = g
+            .nodes
+            .iter()
+            .map(|node| {
+                let out = node.ty.first().map(|t| t.dtype).unwrap_or(DType::F64);
+                let arg0 = node.args.first().and_then(|a| g.nodes[a.0].ty.first());
+                role(&node.op, arg0.map(|t| t.dtype), out)
+            })
+            .collect();
+        let mut scheduled = vec![false; n];
+        for &i in &order {
+            scheduled[i] = true;
+        }
+        let (mut fusions, absorbed) = super::fusion::find(g, &roles, &scheduled, options);
+        order.retain(|&i| !absorbed[i]);
         let mut pos = vec![usize::MAX; n];
         for (p, &i) in order.iter().enumerate() {
             pos[i] = p;
         }
+        // What each node reads: a fused root reads its group's leaves.
+        let reads: Vec<Vec<usize>> = (0..n)
+            .map(|i| match &fusions[i] {
+                Some(f) => f.leaves.clone(),
+                None => g.nodes[i].args.iter().map(|a| a.0).collect(),
+            })
+            .collect();
 
         // Roles, and the tokens each node defines and may live in.
         let mut nodes: Vec<NodePlan> = Vec::with_capacity(n);
@@ -177,9 +209,7 @@ impl GraphPlan {
         let mut token_pinned: Vec<bool> = Vec::new();
         let mut token_ty: Vec<Type> = Vec::new();
         for (i, node) in g.nodes.iter().enumerate() {
-            let out = node.ty.first().map(|t| t.dtype).unwrap_or(DType::F64);
-            let arg0 = node.args.first().and_then(|a| g.nodes[a.0].ty.first());
-            let r = role(&node.op, arg0.map(|t| t.dtype), out);
+            let r = roles[i];
             let compare_dtype = match (&node.op, node.args.as_slice()) {
                 (Op::Compare(_), [a, b]) => {
                     let (ta, tb) = (g.nodes[a.0].ty(), g.nodes[b.0].ty());
@@ -203,6 +233,7 @@ impl GraphPlan {
                 inplace: None,
                 scan,
                 compare_dtype,
+                fusion: fusions[i].take().map(Box::new),
             });
             if pos[i] == usize::MAX {
                 continue;
@@ -257,8 +288,8 @@ impl GraphPlan {
         // Liveness: the last position reading each token.
         let mut last = token_pos.clone();
         for &i in &order {
-            for a in &g.nodes[i].args {
-                for &t in &lives_in[a.0] {
+            for &a in &reads[i] {
+                for &t in &lives_in[a] {
                     last[t] = last[t].max(pos[i]);
                 }
             }
@@ -274,16 +305,18 @@ impl GraphPlan {
             }
         }
 
-        // In-place: an elementwise node takes over the storage of an
-        // argument that is a whole value of its type, read by nobody after.
+        // In-place: an elementwise node (or fused elementwise group) takes
+        // over the storage of an argument that is a whole value of its
+        // type, read by nobody after.
         if options.inplace {
             for &i in &order {
                 let node = &g.nodes[i];
-                if nodes[i].role != Role::Elementwise {
+                let fused_reduce = nodes[i].fusion.as_ref().is_some_and(|f| f.reduce);
+                if nodes[i].role != Role::Elementwise || fused_reduce {
                     continue;
                 }
-                for j in destroy_map(nodes[i].role, node.args.len()) {
-                    let a = node.args[j].0;
+                for j in destroy_map(nodes[i].role, reads[i].len()) {
+                    let a = reads[i][j];
                     let whole = match nodes[a].role {
                         Role::Elementwise | Role::Fresh | Role::Proj(_) => true,
                         Role::Param(k) => k < owned,
@@ -311,10 +344,9 @@ impl GraphPlan {
         let mut free: Vec<usize> = Vec::new();
         let mut is_free: Vec<bool> = Vec::new();
         for (p, &i) in order.iter().enumerate() {
-            let node = &g.nodes[i];
             for (k, &t) in own[i].iter().enumerate() {
                 let reuse = match nodes[i].inplace {
-                    Some(j) if k == 0 => lives_in[node.args[j].0].first().map(|&a| slot_of[a]),
+                    Some(j) if k == 0 => lives_in[reads[i][j]].first().map(|&a| slot_of[a]),
                     _ => None,
                 };
                 let s = match reuse {
@@ -359,8 +391,8 @@ impl GraphPlan {
                     free.push(s);
                 }
             };
-            for a in &node.args {
-                for &t in &lives_in[a.0] {
+            for &a in &reads[i] {
+                for &t in &lives_in[a] {
                     release(t);
                 }
             }
