@@ -19,7 +19,7 @@ use super::contract::Role;
 use super::kernels::{self, apply_binary, apply_unary, ensure, Opnd};
 use super::runtime::{internal, Env, GraphRt, Meter, Params};
 use super::schedule::{GraphPlan, PlanOptions};
-use super::view::{Root, ValView, ViewElem};
+use super::view::{Root, ViewElem};
 use crate::exec::error::ExecError;
 use crate::exec::ops::elementwise::Float;
 use crate::exec::ops::{self, normalize_axis};
@@ -30,6 +30,9 @@ use ndarray::{Axis, Dimension, IxDyn, Slice};
 
 /// Elements per block: small enough for the block buffers to stay in cache.
 const BLOCK: usize = 4096;
+
+/// Leaves whose views are resolved once per call rather than per op.
+const CACHED: usize = 8;
 
 /// An operand of a fused op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -287,21 +290,37 @@ fn run<T: Float + ViewElem>(
     let in_dest = |l: usize| rt.locs[l].root == Root::Slot(s) && rt.locs[l].steps.is_empty();
     // The full shape: the leaves broadcast together.
     let mut full = IxDyn::zeros(0);
-    for &l in &fu.leaves {
-        let v = if in_dest(l) {
-            dest.as_ref().map(ValView::of)
-        } else {
-            rt.view(l, params)
-        };
-        let Some(v) = v else {
+    // Leaf views are resolved once per call (up to CACHED leaves).
+    let mut cache: [Option<Opnd<'_, T>>; CACHED] = Default::default();
+    for (k, &l) in fu.leaves.iter().enumerate() {
+        if in_dest(l) {
+            // The leaf the result overwrites: a whole value of the result's
+            // type (the planner checked), read from the destination.
+            match dest.as_ref() {
+                Some(d) if d.dtype() == T::DTYPE => {
+                    match kernels::broadcast(&[full.slice(), d.shape()]) {
+                        Some(b) => full = b,
+                        None => return false,
+                    }
+                }
+                _ => return false,
+            }
+            continue;
+        }
+        let Some(v) = rt.view(l, params) else {
             return false;
         };
         if v.dtype() != T::DTYPE && v.ndim() != 0 {
             return false;
         }
-        match kernels::broadcast(&[full.slice(), v.shape()]) {
-            Some(b) => full = b,
-            None => return false,
+        if v.ndim() != 0 && v.shape() != full.slice() {
+            match kernels::broadcast(&[full.slice(), v.shape()]) {
+                Some(b) => full = b,
+                None => return false,
+            }
+        }
+        if k < CACHED {
+            cache[k] = kernels::opnd::<T>(&kernels::Arg::View(v));
         }
     }
     let rank = full.ndim();
@@ -339,7 +358,7 @@ fn run<T: Float + ViewElem>(
                 if rank > 0 {
                     out.slice_axis_inplace(Axis(0), Slice::from(r0..r1));
                 }
-                let xs = operands::<T>(rt, fu, op, params, frt, None, &in_dest, blk);
+                let xs = operands::<T>(rt, fu, op, params, frt, None, &in_dest, blk, &cache);
                 apply(op, out, xs)
             } else {
                 // Into the op's block buffer (over its operand's buffer
@@ -361,8 +380,17 @@ fn run<T: Float + ViewElem>(
                 };
                 let ok = match target {
                     Some(out) => {
-                        let xs =
-                            operands::<T>(rt, fu, op, params, frt, dest.as_ref(), &in_dest, blk);
+                        let xs = operands::<T>(
+                            rt,
+                            fu,
+                            op,
+                            params,
+                            frt,
+                            dest.as_ref(),
+                            &in_dest,
+                            blk,
+                            &cache,
+                        );
                         apply(op, out.view_mut(), xs)
                     }
                     None => false,
@@ -421,7 +449,7 @@ struct Block {
 /// the op does not write it (a leaf living there is read from it), `None`
 /// when it does (such a leaf is the destination itself).
 #[allow(clippy::too_many_arguments)]
-fn operands<'s, T: ViewElem>(
+fn operands<'s, 'c: 's, T: ViewElem>(
     rt: &'s GraphRt,
     fu: &Fusion,
     op: &FusedOp,
@@ -430,6 +458,7 @@ fn operands<'s, T: ViewElem>(
     dest: Option<&'s Value>,
     in_dest: &dyn Fn(usize) -> bool,
     b: Block,
+    cache: &'s [Option<Opnd<'c, T>>],
 ) -> [Option<Opnd<'s, T>>; 2] {
     let mut xs: [Option<Opnd<'s, T>>; 2] = [None, None];
     for (x, arg) in xs.iter_mut().zip(&op.args) {
@@ -444,9 +473,11 @@ fn operands<'s, T: ViewElem>(
                     Opnd::Arr(v)
                 }),
             },
-            Operand::Leaf(l) => {
-                leaf_block::<T>(rt, fu.leaves[l], params, b.rank, b.rows, b.r0, b.r1)
-            }
+            Operand::Leaf(l) => match cache.get(l) {
+                Some(Some(Opnd::Scalar(x))) => Some(Opnd::Scalar(*x)),
+                Some(Some(Opnd::Arr(a))) => Some(Opnd::Arr(rows_of(a.view(), b))),
+                _ => leaf_block::<T>(rt, fu.leaves[l], params, b.rank, b.rows, b.r0, b.r1),
+            },
             Operand::Op(j) => {
                 let t = fu.ops[j].temp;
                 if t == op.temp {
@@ -462,6 +493,14 @@ fn operands<'s, T: ViewElem>(
         };
     }
     xs
+}
+
+/// The rows of the block, when the leaf has the full leading axis.
+fn rows_of<T>(mut a: ndarray::ArrayViewD<'_, T>, b: Block) -> ndarray::ArrayViewD<'_, T> {
+    if b.rank > 0 && a.ndim() == b.rank && a.shape()[0] == b.rows && b.rows != 1 {
+        a.slice_axis_inplace(Axis(0), Slice::from(b.r0..b.r1));
+    }
+    a
 }
 
 /// Applies a fused op to its operands; false when an operand is missing.
