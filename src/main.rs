@@ -2,7 +2,8 @@
 //! files, formatting results; the work is in the library.
 
 use clap::{Parser, Subcommand};
-use eqscan::exec::run::{bind_inputs, eval_program, generate_missing, Dims};
+use eqscan::exec::plan::Compiled;
+use eqscan::exec::run::{bind_inputs, generate_missing, Dims};
 use eqscan::exec::{npy, Value};
 use eqscan::extract::cost::CostModel;
 use eqscan::extract::IlpLimits;
@@ -10,49 +11,10 @@ use eqscan::lang::parse::parse_program_bytes;
 use eqscan::lang::{print_program, Program};
 use eqscan::optimize::{optimize_with, Extractor};
 use eqscan::rules::runner::{saturate, Limits};
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
-
-/// Counts live heap bytes and their peak, for `run --json`'s `peak_bytes`.
-struct CountingAlloc;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc(layout);
-        if !p.is_null() {
-            let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = System.realloc(ptr, layout, new_size);
-        if !p.is_null() {
-            if new_size >= layout.size() {
-                let now = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed)
-                    + (new_size - layout.size());
-                PEAK.fetch_max(now, Ordering::Relaxed);
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        p
-    }
-}
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
 
 #[derive(Parser)]
 #[command(
@@ -90,10 +52,22 @@ enum Command {
         /// Write each output to DIR/out_K.npy.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// Execute K times after one warm-up run.
+        /// Execute K times after one warm-up run (the program is compiled
+        /// once; every run reuses its plan and storage; each run starts
+        /// from the first values of the shared variables).
         #[arg(long, value_name = "K")]
         repeat: Option<usize>,
-        /// Print a JSON report instead of text.
+        /// The first value of a shared variable (zeros otherwise).
+        #[arg(long = "shared", value_name = "NAME=FILE.npy", value_parser = name_path)]
+        shared: Vec<(String, PathBuf)>,
+        /// Make N calls in a row per run: each call sees the shared
+        /// variables as the previous one left them. Outputs are the last
+        /// call's; --out also writes DIR/shared_NAME.npy, the final values.
+        #[arg(long, value_name = "N", default_value_t = 1,
+              value_parser = clap::value_parser!(u64).range(1..))]
+        calls: u64,
+        /// Print a JSON report instead of text (`peak_bytes` is the most
+        /// the executor's own storage held).
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -447,13 +421,15 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             no_opt,
             out,
             repeat,
+            shared,
+            calls,
             json,
             opt,
         } => {
             let file = prog.display().to_string();
             let p = load_program(&prog)?;
             let given: Dims = dims.into_iter().map(|(k, v)| (k, v as i64)).collect();
-            let mut values: Vec<Option<Value>> = vec![None; p.graph.n_params];
+            let mut values: Vec<Option<Value>> = vec![None; p.n_inputs()];
             let names: Vec<String> = p.inputs().map(|(n, _)| n.to_string()).collect();
             for (name, path) in inputs {
                 let Some(k) = names.iter().position(|n| *n == name) else {
@@ -464,8 +440,38 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                 };
                 values[k] = Some(npy::read_npy(&path).map_err(|e| UserError(e.to_string()))?);
             }
+            let shared_names: Vec<String> = p.shared_vars().map(|(n, _)| n.to_string()).collect();
+            let mut state: Vec<Option<Value>> = vec![None; shared_names.len()];
+            for (name, path) in shared {
+                let Some(k) = shared_names.iter().position(|n| *n == name) else {
+                    return Err(UserError(format!(
+                        "{file}: the program has no shared variable named '{name}' (shared: {})",
+                        shared_names.join(", ")
+                    )));
+                };
+                state[k] = Some(npy::read_npy(&path).map_err(|e| UserError(e.to_string()))?);
+            }
             let located = |e: eqscan::exec::ExecError| UserError(e.located(&file));
-            let dims = bind_inputs(&p, &values, &given).map_err(located)?;
+            let dims = {
+                let mut all = values.clone();
+                all.extend(state.iter().cloned());
+                bind_inputs(&p, &all, &given).map_err(located)?
+            };
+            // Shared variables not given start as zeros.
+            let bind = |s: &str| dims.get(s).copied();
+            let mut first_state = Vec::with_capacity(state.len());
+            for ((id, node), v) in p.graph.params().skip(p.n_inputs()).zip(state) {
+                first_state.push(match v {
+                    Some(v) => v,
+                    None => Value::from_type_zeros(node.ty(), &bind).map_err(|msg| {
+                        located(eqscan::exec::ExecError::Input {
+                            span: p.graph.span(id),
+                            name: node.name.clone().unwrap_or_default(),
+                            msg,
+                        })
+                    })?,
+                });
+            }
             let scales: BTreeMap<String, f64> = scales.into_iter().collect();
             let inputs = if gen {
                 generate_missing(&p, values, &dims, &scales).map_err(located)?
@@ -495,20 +501,35 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             } else {
                 t_opt.elapsed().as_secs_f64() * 1e3
             };
+            // Compiled once; every run reuses the plan and its storage.
+            let mut compiled = Compiled::new(&p, &dims).map_err(located)?;
+            let refs: Vec<&Value> = inputs.iter().collect();
             let runs = repeat.map_or(1, |k| k + 1);
             let mut times = Vec::new();
             let mut outputs = Vec::new();
-            let base = LIVE.load(Ordering::Relaxed);
-            PEAK.store(base, Ordering::Relaxed);
             for r in 0..runs {
+                for (name, v) in shared_names.iter().zip(&first_state) {
+                    compiled.set_shared(name, v.clone()).map_err(located)?;
+                }
                 let t0 = Instant::now();
-                outputs = eval_program(&p, &inputs, &dims).map_err(located)?;
+                for _ in 1..calls {
+                    compiled.call(&refs).map_err(located)?;
+                }
+                let results = compiled.call(&refs).map_err(located)?;
                 let ms = t0.elapsed().as_secs_f64() * 1e3;
                 if repeat.is_none() || r > 0 {
                     times.push(ms);
                 }
+                if r + 1 == runs {
+                    outputs = results.to_values();
+                }
             }
-            let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+            let peak = compiled.peak_bytes();
+            let final_state: Vec<Value> = shared_names
+                .iter()
+                .zip(first_state)
+                .map(|(n, first)| compiled.shared(n).cloned().unwrap_or(first))
+                .collect();
             if let Some(dir) = &out {
                 std::fs::create_dir_all(dir).map_err(|e| {
                     UserError(format!("{}: cannot create the folder: {e}", dir.display()))
@@ -517,28 +538,46 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                     npy::write_npy(&dir.join(format!("out_{k}.npy")), v)
                         .map_err(|e| UserError(e.to_string()))?;
                 }
+                for (name, v) in shared_names.iter().zip(&final_state) {
+                    npy::write_npy(&dir.join(format!("shared_{name}.npy")), v)
+                        .map_err(|e| UserError(e.to_string()))?;
+                }
             }
+            let summary = |v: &Value| {
+                serde_json::json!({
+                    "shape": v.shape(),
+                    "dtype": v.dtype().name(),
+                    "sum": finite_or_null(v.sum_f64()),
+                })
+            };
             if json {
-                let outs: Vec<serde_json::Value> = outputs
-                    .iter()
-                    .map(|v| {
-                        serde_json::json!({
-                            "shape": v.shape(),
-                            "dtype": v.dtype().name(),
-                            "sum": finite_or_null(v.sum_f64()),
-                        })
-                    })
-                    .collect();
-                let report = serde_json::json!({
+                let outs: Vec<serde_json::Value> = outputs.iter().map(summary).collect();
+                let mut report = serde_json::json!({
                     "optimize_ms": optimize_ms,
                     "execute_ms": times,
                     "peak_bytes": peak,
                     "outputs": outs,
                 });
+                if !shared_names.is_empty() {
+                    let state: serde_json::Map<String, serde_json::Value> = shared_names
+                        .iter()
+                        .zip(&final_state)
+                        .map(|(n, v)| (n.clone(), summary(v)))
+                        .collect();
+                    report["shared"] = serde_json::Value::Object(state);
+                }
                 emitln!("{report}");
             } else {
                 for (k, v) in outputs.iter().enumerate() {
                     emitln!("out_{k}: {} {:?} sum={}", v.dtype(), v.shape(), v.sum_f64());
+                }
+                for (name, v) in shared_names.iter().zip(&final_state) {
+                    emitln!(
+                        "shared {name}: {} {:?} sum={}",
+                        v.dtype(),
+                        v.shape(),
+                        v.sum_f64()
+                    );
                 }
                 if repeat.is_some() {
                     let mut sorted = times.clone();

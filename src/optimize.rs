@@ -328,17 +328,21 @@ pub fn optimize_with(
         Some(extract_deadline),
     );
     let (cost_after, expr) = (x.cost, x.expr);
+    // Every parameter, the shared variables included (they are read like
+    // inputs; the update values are the graph's last outputs).
     let inputs: Vec<(String, Type)> = p
-        .inputs()
-        .map(|(n, t)| (n.to_string(), t.clone()))
+        .graph
+        .params()
+        .map(|(_, n)| (n.name.clone().unwrap_or_default(), n.ty().clone()))
         .collect();
     let (program, cost_after) = if cost_after < cost_before && !expr.as_ref().is_empty() {
-        let q = expr_to_program(&p.name, &inputs, &expr).map_err(|e| {
+        let mut q = expr_to_program(&p.name, &inputs, &expr).map_err(|e| {
             format!(
                 "internal error: the extracted program does not type-check ({e}):\n{}",
                 expr_to_text(&p.name, &inputs, &expr)
             )
         })?;
+        q.shared = p.shared.clone();
         (q, cost_after)
     } else {
         (p.clone(), cost_before)

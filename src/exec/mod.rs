@@ -1,13 +1,15 @@
 //! The reference executor over `ndarray`.
 //!
 //! Owns: runtime values, op kernels, binding symbolic sizes, running graphs
-//! and scans, reading/writing .npy files and generating workload data.
+//! and scans — by the reference interpreter ([`run`]) and by compiled plans
+//! ([`plan`]) — reading/writing .npy files and generating workload data.
 //! Must not: rewrite programs.
 
 pub mod error;
 pub mod gen;
 pub mod npy;
 pub mod ops;
+pub mod plan;
 pub mod run;
 pub mod value;
 

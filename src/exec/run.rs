@@ -50,13 +50,23 @@ pub fn bind_dims(p: &Program, inputs: &[Value], given: &Dims) -> Result<Dims, Ex
             ),
         });
     }
-    let opts: Vec<Option<Value>> = inputs.iter().cloned().map(Some).collect();
-    bind_inputs(p, &opts, given)
+    let refs: Vec<Option<&Value>> = inputs.iter().map(Some).collect();
+    bind_input_refs(p, &refs, given)
 }
 
 /// Like [`bind_dims`] for inputs some of which are not given yet (`None`):
 /// checks the given ones and binds the sizes their shapes fix.
 pub fn bind_inputs(p: &Program, inputs: &[Option<Value>], given: &Dims) -> Result<Dims, ExecError> {
+    let refs: Vec<Option<&Value>> = inputs.iter().map(|v| v.as_ref()).collect();
+    bind_input_refs(p, &refs, given)
+}
+
+/// [`bind_inputs`] on borrowed inputs (nothing is copied).
+pub fn bind_input_refs(
+    p: &Program,
+    inputs: &[Option<&Value>],
+    given: &Dims,
+) -> Result<Dims, ExecError> {
     let mut dims = given.clone();
     for ((id, node), v) in p.graph.params().zip(inputs) {
         let Some(v) = v else { continue };

@@ -49,6 +49,10 @@ pub trait Elem: Copy + PartialEq + PartialOrd + Debug + Default + Send + Sync + 
     fn wrap(a: ArrayD<Self>) -> Value;
     /// The array inside `v` if `v` has this dtype.
     fn peek(v: &Value) -> Option<&ArrayD<Self>>;
+    /// The array inside `v`, mutably, if `v` has this dtype.
+    fn peek_mut(v: &mut Value) -> Option<&mut ArrayD<Self>>;
+    /// The array inside `v` if `v` has this dtype, else `v` back.
+    fn unwrap(v: Value) -> Result<ArrayD<Self>, Value>;
 }
 
 /// `f64` → `i64` as NumPy's `astype` does on x86-64: truncation toward zero,
@@ -99,6 +103,18 @@ impl Elem for f64 {
             _ => None,
         }
     }
+    fn peek_mut(v: &mut Value) -> Option<&mut ArrayD<f64>> {
+        match v {
+            Value::F64(a) => Some(a),
+            _ => None,
+        }
+    }
+    fn unwrap(v: Value) -> Result<ArrayD<f64>, Value> {
+        match v {
+            Value::F64(a) => Ok(a),
+            other => Err(other),
+        }
+    }
 }
 
 impl Elem for f32 {
@@ -138,6 +154,18 @@ impl Elem for f32 {
             _ => None,
         }
     }
+    fn peek_mut(v: &mut Value) -> Option<&mut ArrayD<f32>> {
+        match v {
+            Value::F32(a) => Some(a),
+            _ => None,
+        }
+    }
+    fn unwrap(v: Value) -> Result<ArrayD<f32>, Value> {
+        match v {
+            Value::F32(a) => Ok(a),
+            other => Err(other),
+        }
+    }
 }
 
 impl Elem for i64 {
@@ -170,6 +198,18 @@ impl Elem for i64 {
         match v {
             Value::I64(a) => Some(a),
             _ => None,
+        }
+    }
+    fn peek_mut(v: &mut Value) -> Option<&mut ArrayD<i64>> {
+        match v {
+            Value::I64(a) => Some(a),
+            _ => None,
+        }
+    }
+    fn unwrap(v: Value) -> Result<ArrayD<i64>, Value> {
+        match v {
+            Value::I64(a) => Ok(a),
+            other => Err(other),
         }
     }
 }
@@ -208,6 +248,18 @@ impl Elem for bool {
         match v {
             Value::Bool(a) => Some(a),
             _ => None,
+        }
+    }
+    fn peek_mut(v: &mut Value) -> Option<&mut ArrayD<bool>> {
+        match v {
+            Value::Bool(a) => Some(a),
+            _ => None,
+        }
+    }
+    fn unwrap(v: Value) -> Result<ArrayD<bool>, Value> {
+        match v {
+            Value::Bool(a) => Ok(a),
+            other => Err(other),
         }
     }
 }

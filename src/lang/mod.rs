@@ -20,5 +20,5 @@ pub use error::LangError;
 pub use op::{BinaryOp, CompareOp, CumOp, Op, ReduceOp, Scalar, UnaryOp};
 pub use parse::parse_program;
 pub use print::print_program;
-pub use program::{Graph, Node, NodeId, OutputInfo, Program, Scan, Span};
+pub use program::{Graph, Node, NodeId, OutputInfo, Program, Scan, SharedVars, Span};
 pub use shape::{Dim, Shape, Type};

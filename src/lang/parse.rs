@@ -13,7 +13,7 @@ use super::dtype::DType;
 use super::error::LangError;
 use super::infer::infer;
 use super::op::{BinaryOp, CompareOp, CumOp, Op, ReduceOp, Scalar, UnaryOp};
-use super::program::{Graph, Node, NodeId, OutputInfo, Program, Scan, Span};
+use super::program::{Graph, Node, NodeId, OutputInfo, Program, Scan, SharedVars, Span};
 use super::sexp::{decode, read_all, Sexp};
 use super::shape::{Dim, Type};
 use std::collections::{BTreeSet, HashMap};
@@ -159,18 +159,38 @@ impl Parser {
         };
         let mut outputs = None;
         let mut seen_let = false;
+        // Shared variables: (name, type, where declared).
+        let mut shared: Vec<(String, Type, Span)> = Vec::new();
+        // Updates: (shared index, value) in the order written.
+        let mut updates: Vec<(usize, NodeId)> = Vec::new();
         for item in &items[2..] {
             let span = item.span();
-            let parts = item
-                .list()
-                .ok_or_else(|| syntax(span, "expected (input ...), (let ...) or (output ...)"))?;
+            let parts = item.list().ok_or_else(|| {
+                syntax(
+                    span,
+                    "expected (input ...), (shared ...), (let ...), (update ...) or (output ...)",
+                )
+            })?;
             match item.head() {
-                Some("input") => {
+                Some(kw @ ("input" | "shared")) => {
                     if seen_let {
-                        return Err(syntax(span, "inputs must come before the first let"));
+                        return Err(syntax(
+                            span,
+                            format!(
+                                "{} must come before the first let",
+                                if kw == "input" {
+                                    "inputs"
+                                } else {
+                                    "shared variables"
+                                }
+                            ),
+                        ));
+                    }
+                    if kw == "input" && !shared.is_empty() {
+                        return Err(syntax(span, "inputs must come before the shared variables"));
                     }
                     if parts.len() != 3 {
-                        return Err(arity(span, "input", "a name and a type", parts.len() - 1));
+                        return Err(arity(span, kw, "a name and a type", parts.len() - 1));
                     }
                     let name = self.binder_name(&parts[1])?;
                     let ty = self.parse_type(&parts[2])?;
@@ -178,16 +198,57 @@ impl Parser {
                     let id = self.push(
                         Op::Input(k),
                         vec![],
-                        vec![ty],
+                        vec![ty.clone()],
                         Some(name.clone()),
                         parts[1].span(),
                     );
                     self.frame().graph.n_params += 1;
                     self.bind(&name, id, parts[1].span())?;
+                    if kw == "shared" {
+                        shared.push((name, ty, parts[1].span()));
+                    }
                 }
                 Some("let") => {
                     seen_let = true;
                     self.let_clause(item)?;
+                }
+                Some("update") => {
+                    seen_let = true;
+                    if parts.len() != 3 {
+                        return Err(arity(
+                            span,
+                            "update",
+                            "a shared variable and an expression",
+                            parts.len() - 1,
+                        ));
+                    }
+                    let name = parts[1]
+                        .atom()
+                        .ok_or_else(|| syntax(parts[1].span(), "expected a shared variable"))?;
+                    let Some(j) = shared.iter().position(|(n, _, _)| n == name) else {
+                        return Err(syntax(
+                            parts[1].span(),
+                            format!("'{name}' is not a shared variable"),
+                        ));
+                    };
+                    if updates.iter().any(|(k, _)| *k == j) {
+                        return Err(syntax(
+                            parts[1].span(),
+                            format!("'{name}' is updated twice"),
+                        ));
+                    }
+                    let id = self.expr(&parts[2])?;
+                    let (vt, st) = (self.ty(id).clone(), &shared[j].1);
+                    if !update_fits_state(&vt, st) {
+                        return Err(type_err(
+                            parts[2].span(),
+                            "update",
+                            format!(
+                                "the new value of '{name}' has type {vt}, the variable has type {st}"
+                            ),
+                        ));
+                    }
+                    updates.push((j, id));
                 }
                 Some("output") => {
                     if outputs.is_some() {
@@ -202,28 +263,25 @@ impl Parser {
                     }
                     outputs = Some(outs);
                 }
-                Some("shared") | Some("update") => {
-                    return Err(syntax(
-                        span,
-                        "shared variables are not supported yet (a later issue adds them)",
-                    ))
-                }
-                _ => {
-                    return Err(syntax(
-                        span,
-                        "expected (input ...), (let ...) or (output ...)",
-                    ))
-                }
+                _ => return Err(syntax(
+                    span,
+                    "expected (input ...), (shared ...), (let ...), (update ...) or (output ...)",
+                )),
             }
         }
-        let Some(outputs) = outputs else {
+        let Some(mut outputs) = outputs else {
             return Err(syntax(s.span(), "the program has no (output ...) clause"));
         };
+        outputs.extend(updates.iter().map(|(_, id)| *id));
         let mut frame = self.frames.pop().unwrap_or_else(Frame::new);
         frame.graph.outputs = outputs;
         Ok(Program {
             name,
             graph: frame.graph,
+            shared: SharedVars {
+                count: shared.len(),
+                updates: updates.into_iter().map(|(j, _)| j).collect(),
+            },
         })
     }
 

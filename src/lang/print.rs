@@ -21,10 +21,12 @@ const MAX_INLINE_HEIGHT: usize = 64;
 pub fn print_program(p: &Program) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "(program {}", p.name);
-    for (_, n) in p.graph.params() {
+    let n_inputs = p.n_inputs();
+    for (k, (_, n)) in p.graph.params().enumerate() {
         let _ = writeln!(
             out,
-            "  (input {} {})",
+            "  ({} {} {})",
+            if k < n_inputs { "input" } else { "shared" },
             n.name.as_deref().unwrap_or("_"),
             type_text(n.ty())
         );
@@ -36,7 +38,16 @@ pub fn print_program(p: &Program) -> String {
         out.push_str(&line);
         out.push('\n');
     }
-    let outs: Vec<String> = p.graph.outputs.iter().map(|&o| g.expr(o, 2)).collect();
+    let n_out = p.n_outputs();
+    let shared: Vec<&str> = p.shared_vars().map(|(n, _)| n).collect();
+    for (&o, &j) in p.graph.outputs[n_out..].iter().zip(&p.shared.updates) {
+        let name = shared.get(j).copied().unwrap_or("_");
+        let _ = writeln!(out, "  (update {name} {})", g.expr(o, 2));
+    }
+    let outs: Vec<String> = p.graph.outputs[..n_out]
+        .iter()
+        .map(|&o| g.expr(o, 2))
+        .collect();
     let _ = writeln!(out, "  (output {}))", outs.join(" "));
     out
 }

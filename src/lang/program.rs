@@ -119,21 +119,63 @@ impl Graph {
 }
 
 /// A whole program: a name and its top-level graph, whose parameters are the
-/// program's inputs.
+/// program's inputs followed by its shared variables, and whose outputs are
+/// the program's outputs followed by the new values of shared variables.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
     /// The name after `program`.
     pub name: String,
     /// The top-level graph.
     pub graph: Graph,
+    /// The shared variables and their updates (SPEC §1); empty for a
+    /// program without state.
+    pub shared: SharedVars,
+}
+
+/// The state a program keeps across calls (`(shared NAME TYPE)` and
+/// `(update NAME EXPR)`).
+///
+/// The shared variables are the last `count` parameters of the graph, in
+/// declaration order. The updates are the last `updates.len()` outputs of
+/// the graph: `updates[j]` is the shared variable (0-based among the
+/// shared ones) that the j-th of them becomes after a call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SharedVars {
+    /// Number of shared variables.
+    pub count: usize,
+    /// For each trailing update output, the variable it updates.
+    pub updates: Vec<usize>,
 }
 
 impl Program {
-    /// The inputs: `(name, type)` in declaration order.
+    /// The inputs: `(name, type)` in declaration order (the shared
+    /// variables excluded).
     pub fn inputs(&self) -> impl Iterator<Item = (&str, &Type)> {
         self.graph
             .params()
+            .take(self.n_inputs())
             .map(|(_, n)| (n.name.as_deref().unwrap_or(""), n.ty()))
+    }
+
+    /// Number of inputs (parameters that are not shared variables).
+    pub fn n_inputs(&self) -> usize {
+        self.graph.n_params.saturating_sub(self.shared.count)
+    }
+
+    /// The shared variables: `(name, type)` in declaration order.
+    pub fn shared_vars(&self) -> impl Iterator<Item = (&str, &Type)> {
+        self.graph
+            .params()
+            .skip(self.n_inputs())
+            .map(|(_, n)| (n.name.as_deref().unwrap_or(""), n.ty()))
+    }
+
+    /// Number of outputs of the program (update values excluded).
+    pub fn n_outputs(&self) -> usize {
+        self.graph
+            .outputs
+            .len()
+            .saturating_sub(self.shared.updates.len())
     }
 
     /// Number of scan nodes in the program, nested ones included.

@@ -1,0 +1,148 @@
+//! The executor's time: one call of a compiled program (`Compiled::call`,
+//! inputs by reference, results borrowed; the plan and its storage reused
+//! from call to call, as `eqscan run --repeat` does).
+//!
+//! - `execute/NAME/optimized` and `execute/NAME/unoptimized`: each workload
+//!   of `benches/programs/` at its medium sizes (the `(medium: T=... N=...)`
+//!   line of its header) on the data rule's inputs (WORKLOADS.md scales),
+//!   optimized with the default rules and limits, or as written;
+//! - `fib_step/N`: the `fib` loop with states of N = 1 and 1024 elements,
+//!   throughput in steps, so the time per step — the executor's per-step
+//!   overhead at N = 1 — can be read off.
+//!
+//! `cargo bench --bench execute` (quick: 10 samples, ~2 s a case).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use eqscan::exec::plan::Compiled;
+use eqscan::exec::run::{generate_inputs, Dims};
+use eqscan::exec::Value;
+use eqscan::extract::CostModel;
+use eqscan::lang::{parse_program, Program};
+use eqscan::optimize::optimize;
+use eqscan::rules::runner::Limits;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The sizes of a workload's `(medium: T=200 N=256)` header line.
+fn medium_dims(text: &str, file: &str) -> Dims {
+    let start = text
+        .find("(medium:")
+        .unwrap_or_else(|| panic!("{file}: no '(medium: ...)' line"));
+    let rest = &text[start + "(medium:".len()..];
+    let end = rest.find(')').unwrap_or_else(|| panic!("{file}: unclosed"));
+    rest[..end]
+        .split_whitespace()
+        .map(|kv| {
+            let (k, v) = kv
+                .split_once('=')
+                .unwrap_or_else(|| panic!("{file}: bad size {kv}"));
+            (
+                k.to_string(),
+                v.parse()
+                    .unwrap_or_else(|_| panic!("{file}: bad size {kv}")),
+            )
+        })
+        .collect()
+}
+
+/// Input scales of the data rule, from WORKLOADS.md (1 when not listed).
+fn scales(name: &str) -> BTreeMap<String, f64> {
+    let list: &[(&str, f64)] = match name {
+        "invariant" => &[("A", 1.0 / 16.0)],
+        "rnn" => &[("W", 1.0 / 16.0), ("U", 1.0 / 16.0)],
+        "output_push" => &[("W", 1.0 / 11.0), ("V", 1.0 / 11.0)],
+        _ => &[],
+    };
+    list.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+}
+
+/// The workload programs, sorted by name, with their medium sizes.
+fn workloads() -> Vec<(String, Program, Dims)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/programs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("benches/programs")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sexp"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let name = path
+                .file_stem()
+                .expect("file name")
+                .to_string_lossy()
+                .into_owned();
+            let text = std::fs::read_to_string(&path).expect("read");
+            let p = parse_program(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let dims = medium_dims(&text, &name);
+            (name, p, dims)
+        })
+        .collect()
+}
+
+fn quick<'c>(
+    c: &'c mut Criterion,
+    name: &str,
+) -> criterion::BenchmarkGroup<'c, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    g
+}
+
+fn bench_workloads(c: &mut Criterion) {
+    let rewrites = eqscan::optimize::default_rewrites().expect("the default rules load");
+    let mut g = quick(c, "execute");
+    for (name, p, dims) in workloads() {
+        let inputs = generate_inputs(&p, &dims, &scales(&name)).expect("inputs");
+        let refs: Vec<&Value> = inputs.iter().collect();
+        let model = CostModel::with_dims(dims.clone());
+        let opt = optimize(&p, &rewrites, &Limits::default(), &model)
+            .expect("optimize")
+            .program;
+        for (variant, prog) in [("optimized", &opt), ("unoptimized", &p)] {
+            let mut f = Compiled::new(prog, &dims).expect("compile");
+            f.call(&refs).expect("first call");
+            eprintln!(
+                "{name}/{variant}: the executor holds {} bytes",
+                f.peak_bytes()
+            );
+            g.bench_function(BenchmarkId::new(&name, variant), |b| {
+                b.iter(|| {
+                    f.call(&refs).expect("call");
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+fn bench_fib_step(c: &mut Criterion) {
+    let text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/programs/fib.sexp"),
+    )
+    .expect("fib.sexp");
+    let p = parse_program(&text).expect("fib parses");
+    let mut g = quick(c, "fib_step");
+    for n in [1i64, 1024] {
+        let steps = 5000;
+        let dims: Dims = [("T".to_string(), steps), ("N".to_string(), n)].into();
+        let inputs = generate_inputs(&p, &dims, &Default::default()).expect("inputs");
+        let refs: Vec<&Value> = inputs.iter().collect();
+        let mut f = Compiled::new(&p, &dims).expect("compile");
+        f.call(&refs).expect("first call");
+        g.throughput(Throughput::Elements(steps as u64));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| {
+                f.call(&refs).expect("call");
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_workloads, bench_fib_step);
+criterion_main!(benches);

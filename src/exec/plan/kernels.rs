@@ -1,0 +1,550 @@
+//! Kernels that write into output storage the plan keeps across calls.
+//!
+//! Owns: [`fast`], the allocation-free paths of the hot ops — elementwise
+//! unary, binary, comparison and `where` on `f64`/`f32` (a 0-D operand of
+//! any dtype is read as a scalar; an operand may be the destination
+//! itself, for in-place runs), and `dot`/`matmul` of 1-D and 2-D floats —
+//! and [`ensure`], which shapes a slot's storage for a result, reusing its
+//! buffer. Each path computes exactly what the reference kernel in
+//! [`crate::exec::ops`] computes (the same element functions, the same
+//! matrix routines), so results agree bit for bit; anything else — other
+//! dtypes, runtime shape errors, empty matrix products — answers "not
+//! handled" and the runtime calls the reference kernel instead.
+//! Must not: report errors (the reference kernel words them), or allocate
+//! once a slot has reached its size.
+
+use super::view::{ValView, ViewElem};
+use crate::exec::ops::elementwise::{Arith, Float};
+use crate::exec::value::{checked_len, Elem, Value};
+use crate::lang::{BinaryOp, CompareOp, DType, Op, UnaryOp};
+use ndarray::linalg::{general_mat_mul, general_mat_vec_mul};
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, Dimension, Ix1, Ix2, IxDyn, Zip};
+
+/// One argument of a kernel: a view, or the destination's current value
+/// (the argument the node overwrites in place).
+#[derive(Clone, Debug)]
+pub enum Arg<'a> {
+    /// The destination slot holds this argument.
+    Dest,
+    /// Read-only data elsewhere.
+    View(ValView<'a>),
+}
+
+/// Shapes `dest` to hold a `T` array of `shape`, reusing its buffer (the
+/// contents are left unspecified). `None` when the size is absurd or
+/// memory cannot be reserved; the reference kernel then reports it.
+pub fn ensure<'v, T: Elem>(
+    dest: &'v mut Option<Value>,
+    shape: &[usize],
+) -> Option<&'v mut ArrayD<T>> {
+    let fits = matches!(
+        dest.as_ref().and_then(T::peek),
+        Some(a) if a.shape() == shape && a.is_standard_layout()
+    );
+    if !fits {
+        let n = checked_len(shape, T::DTYPE).ok()?;
+        let mut data: Vec<T> = match dest.take().map(T::unwrap) {
+            Some(Ok(a)) => a.into_raw_vec_and_offset().0,
+            _ => Vec::new(),
+        };
+        if n > data.len() {
+            data.try_reserve_exact(n - data.len()).ok()?;
+        }
+        data.resize(n, T::zero());
+        *dest = Some(T::wrap(ArrayD::from_shape_vec(IxDyn(shape), data).ok()?));
+    }
+    dest.as_mut().and_then(T::peek_mut)
+}
+
+/// An operand of an elementwise kernel over `T`.
+pub enum Opnd<'a, T> {
+    /// The destination's current value.
+    Dest,
+    /// A 0-D operand, converted as `astype` does.
+    Scalar(T),
+    /// An array of the computation dtype.
+    Arr(ArrayViewD<'a, T>),
+}
+
+/// The operand an argument gives a kernel over `T`, if it can.
+pub fn opnd<'a, T: ViewElem>(a: &Arg<'a>) -> Option<Opnd<'a, T>> {
+    match a {
+        Arg::Dest => Some(Opnd::Dest),
+        Arg::View(v) if v.ndim() == 0 => {
+            crate::exec::plan::view::with_view!(v, x => x.first().map(|e| Opnd::Scalar(e.cast::<T>())))
+        }
+        Arg::View(v) => T::of_view(v).map(Opnd::Arr),
+    }
+}
+
+fn opnd_shape<'s, T>(o: &'s Opnd<'_, T>, dest: &'s [usize]) -> &'s [usize] {
+    match o {
+        Opnd::Dest => dest,
+        Opnd::Scalar(_) => &[],
+        Opnd::Arr(a) => a.shape(),
+    }
+}
+
+/// NumPy broadcasting of runtime shapes, without allocating for up to
+/// four axes; `None` when they do not broadcast.
+pub fn broadcast(shapes: &[&[usize]]) -> Option<IxDyn> {
+    let n = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut out = IxDyn::zeros(n);
+    for k in 0..n {
+        out[k] = 1;
+    }
+    for s in shapes {
+        let off = n - s.len();
+        for (i, &d) in s.iter().enumerate() {
+            let o = &mut out[off + i];
+            if *o == 1 {
+                *o = d;
+            } else if d != 1 && d != *o {
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The data of `a` as a slice when it is contiguous, row-major and of
+/// `shape` (no broadcasting): the plain loops below then apply.
+fn flat<'a, T>(a: &'a ArrayViewD<'_, T>, shape: &[usize]) -> Option<&'a [T]> {
+    if a.shape() == shape {
+        a.as_slice()
+    } else {
+        None
+    }
+}
+
+/// `out = f(x)` elementwise (x broadcast to `out`'s shape).
+fn map1<T: Copy>(mut out: ArrayViewMutD<'_, T>, x: &Opnd<'_, T>, f: impl Fn(T) -> T) {
+    let fx = match x {
+        Opnd::Arr(a) => flat(a, out.shape()),
+        _ => None,
+    };
+    match (x, fx, out.as_slice_mut()) {
+        (Opnd::Dest, _, Some(o)) => o.iter_mut().for_each(|v| *v = f(*v)),
+        (Opnd::Dest, _, None) => out.mapv_inplace(f),
+        (Opnd::Scalar(s), ..) => out.fill(f(*s)),
+        (Opnd::Arr(_), Some(a), Some(o)) => o.iter_mut().zip(a).for_each(|(v, &w)| *v = f(w)),
+        (Opnd::Arr(a), ..) => Zip::from(out).and_broadcast(a).for_each(|o, &v| *o = f(v)),
+    }
+}
+
+/// `out = f(x, y)` over contiguous data of one shape; false when an
+/// operand needs broadcasting or strides.
+fn map2_flat<T: Copy>(
+    out: &mut ArrayViewMutD<'_, T>,
+    x: &Opnd<'_, T>,
+    y: &Opnd<'_, T>,
+    f: &impl Fn(T, T) -> T,
+) -> bool {
+    use Opnd::*;
+    let fx = match x {
+        Arr(a) => flat(a, out.shape()),
+        _ => None,
+    };
+    let fy = match y {
+        Arr(a) => flat(a, out.shape()),
+        _ => None,
+    };
+    let Some(o) = out.as_slice_mut() else {
+        return false;
+    };
+    match (x, y, fx, fy) {
+        (Dest, Dest, ..) => o.iter_mut().for_each(|v| *v = f(*v, *v)),
+        (Dest, Scalar(s), ..) => o.iter_mut().for_each(|v| *v = f(*v, *s)),
+        (Scalar(s), Dest, ..) => o.iter_mut().for_each(|v| *v = f(*s, *v)),
+        (Dest, Arr(_), _, Some(b)) => o.iter_mut().zip(b).for_each(|(v, &w)| *v = f(*v, w)),
+        (Arr(_), Dest, Some(a), _) => o.iter_mut().zip(a).for_each(|(v, &w)| *v = f(w, *v)),
+        (Scalar(s), Scalar(t), ..) => o.fill(f(*s, *t)),
+        (Arr(_), Scalar(s), Some(a), _) => o.iter_mut().zip(a).for_each(|(v, &w)| *v = f(w, *s)),
+        (Scalar(s), Arr(_), _, Some(b)) => o.iter_mut().zip(b).for_each(|(v, &w)| *v = f(*s, w)),
+        (Arr(_), Arr(_), Some(a), Some(b)) => o
+            .iter_mut()
+            .zip(a.iter().zip(b))
+            .for_each(|(v, (&p, &q))| *v = f(p, q)),
+        _ => return false,
+    }
+    true
+}
+
+/// `out = f(x, y)` elementwise with broadcasting; either operand may be
+/// the destination.
+fn map2<T: Copy>(
+    mut out: ArrayViewMutD<'_, T>,
+    x: &Opnd<'_, T>,
+    y: &Opnd<'_, T>,
+    f: impl Fn(T, T) -> T,
+) {
+    use Opnd::*;
+    if map2_flat(&mut out, x, y, &f) {
+        return;
+    }
+    match (x, y) {
+        (Dest, Dest) => out.mapv_inplace(|v| f(v, v)),
+        (Dest, Scalar(s)) => out.mapv_inplace(|v| f(v, *s)),
+        (Scalar(s), Dest) => out.mapv_inplace(|v| f(*s, v)),
+        (Dest, Arr(b)) => Zip::from(out)
+            .and_broadcast(b)
+            .for_each(|o, &v| *o = f(*o, v)),
+        (Arr(a), Dest) => Zip::from(out)
+            .and_broadcast(a)
+            .for_each(|o, &v| *o = f(v, *o)),
+        (Scalar(s), Scalar(t)) => out.fill(f(*s, *t)),
+        (Arr(a), Scalar(s)) => Zip::from(out)
+            .and_broadcast(a)
+            .for_each(|o, &v| *o = f(v, *s)),
+        (Scalar(s), Arr(b)) => Zip::from(out)
+            .and_broadcast(b)
+            .for_each(|o, &v| *o = f(*s, v)),
+        (Arr(a), Arr(b)) => Zip::from(out)
+            .and_broadcast(a)
+            .and_broadcast(b)
+            .for_each(|o, &v, &w| *o = f(v, w)),
+    }
+}
+
+/// True when an operand of shape `a` broadcasts to exactly `target`.
+fn broadcasts_to(a: &[usize], target: &[usize]) -> bool {
+    a.len() <= target.len()
+        && a.iter()
+            .rev()
+            .zip(target.iter().rev())
+            .all(|(&d, &t)| d == t || d == 1)
+}
+
+/// The result array of an elementwise op over `x` and `y`: the
+/// destination itself when an operand is the destination (the other must
+/// broadcast to its shape), else the destination shaped for the result.
+fn out2<'v, T: Elem>(
+    dest: &'v mut Option<Value>,
+    x: &Opnd<'_, T>,
+    y: &Opnd<'_, T>,
+) -> Option<&'v mut ArrayD<T>> {
+    if matches!(x, Opnd::Dest) || matches!(y, Opnd::Dest) {
+        let d = dest.as_mut().and_then(T::peek_mut)?;
+        let fits = |o: &Opnd<'_, T>| match o {
+            Opnd::Arr(a) => broadcasts_to(a.shape(), d.shape()),
+            _ => true,
+        };
+        if !fits(x) || !fits(y) {
+            return None;
+        }
+        return Some(d);
+    }
+    let sx: &[usize] = match x {
+        Opnd::Arr(a) => a.shape(),
+        _ => &[],
+    };
+    let sy: &[usize] = match y {
+        Opnd::Arr(a) => a.shape(),
+        _ => &[],
+    };
+    if sx == sy || sy.is_empty() {
+        ensure::<T>(dest, sx)
+    } else if sx.is_empty() {
+        ensure::<T>(dest, sy)
+    } else {
+        let b = broadcast(&[sx, sy])?;
+        ensure::<T>(dest, b.slice())
+    }
+}
+
+/// `out = f(x, y)` into an array of another element type (no operand is
+/// the destination).
+fn map2_to<T: Copy, O: Clone>(
+    out: &mut ArrayD<O>,
+    x: &Opnd<'_, T>,
+    y: &Opnd<'_, T>,
+    f: impl Fn(T, T) -> O,
+) -> bool {
+    use Opnd::*;
+    match (x, y) {
+        (Dest, _) | (_, Dest) => return false,
+        (Scalar(s), Scalar(t)) => out.fill(f(*s, *t)),
+        (Arr(a), Scalar(s)) => Zip::from(out)
+            .and_broadcast(a)
+            .for_each(|o, &v| *o = f(v, *s)),
+        (Scalar(s), Arr(b)) => Zip::from(out)
+            .and_broadcast(b)
+            .for_each(|o, &v| *o = f(*s, v)),
+        (Arr(a), Arr(b)) => Zip::from(out)
+            .and_broadcast(a)
+            .and_broadcast(b)
+            .for_each(|o, &v, &w| *o = f(v, w)),
+    }
+    true
+}
+
+/// `out = op(x)` for a float unary op (the reference kernel's element
+/// function), `x` broadcast to `out`.
+pub fn apply_unary<T: Float>(op: UnaryOp, out: ArrayViewMutD<'_, T>, x: &Opnd<'_, T>) {
+    match op {
+        UnaryOp::Neg => map1(out, x, Arith::neg),
+        UnaryOp::Abs => map1(out, x, Arith::abs),
+        UnaryOp::Sign => map1(out, x, Arith::sign),
+        UnaryOp::Exp => map1(out, x, |v| v.unary(UnaryOp::Exp)),
+        UnaryOp::Log => map1(out, x, |v| v.unary(UnaryOp::Log)),
+        UnaryOp::Log1p => map1(out, x, |v| v.unary(UnaryOp::Log1p)),
+        UnaryOp::Sqrt => map1(out, x, |v| v.unary(UnaryOp::Sqrt)),
+        UnaryOp::Tanh => map1(out, x, |v| v.unary(UnaryOp::Tanh)),
+        UnaryOp::Sigmoid => map1(out, x, |v| v.unary(UnaryOp::Sigmoid)),
+        UnaryOp::Sin => map1(out, x, |v| v.unary(UnaryOp::Sin)),
+        UnaryOp::Cos => map1(out, x, |v| v.unary(UnaryOp::Cos)),
+    }
+}
+
+/// `out = op(x, y)` for a float binary op, operands broadcast to `out`
+/// (either may be `out` itself).
+pub fn apply_binary<T: Float>(
+    op: BinaryOp,
+    out: ArrayViewMutD<'_, T>,
+    x: &Opnd<'_, T>,
+    y: &Opnd<'_, T>,
+) {
+    match op {
+        BinaryOp::Add => map2(out, x, y, Arith::add),
+        BinaryOp::Sub => map2(out, x, y, Arith::sub),
+        BinaryOp::Mul => map2(out, x, y, Arith::mul),
+        BinaryOp::Div => map2(out, x, y, Float::div),
+        BinaryOp::Pow => map2(out, x, y, Arith::pow),
+        BinaryOp::Maximum => map2(out, x, y, Arith::maximum),
+        BinaryOp::Minimum => map2(out, x, y, Arith::minimum),
+    }
+}
+
+fn unary_f<T: Float + ViewElem>(op: UnaryOp, x: &Arg<'_>, dest: &mut Option<Value>) -> bool {
+    let Some(x) = opnd::<T>(x) else { return false };
+    let out = match &x {
+        Opnd::Dest => dest.as_mut().and_then(T::peek_mut),
+        Opnd::Scalar(_) => ensure::<T>(dest, &[]),
+        Opnd::Arr(a) => ensure::<T>(dest, a.shape()),
+    };
+    let Some(out) = out else { return false };
+    apply_unary(op, out.view_mut(), &x);
+    true
+}
+
+fn binary_f<T: Float + ViewElem>(
+    op: BinaryOp,
+    a: &Arg<'_>,
+    b: &Arg<'_>,
+    dest: &mut Option<Value>,
+) -> bool {
+    let (Some(x), Some(y)) = (opnd::<T>(a), opnd::<T>(b)) else {
+        return false;
+    };
+    let Some(out) = out2(dest, &x, &y) else {
+        return false;
+    };
+    apply_binary(op, out.view_mut(), &x, &y);
+    true
+}
+
+fn compare_f<T: Float + ViewElem>(
+    op: CompareOp,
+    a: &Arg<'_>,
+    b: &Arg<'_>,
+    dest: &mut Option<Value>,
+) -> bool {
+    let (Some(x), Some(y)) = (opnd::<T>(a), opnd::<T>(b)) else {
+        return false;
+    };
+    let Some(shape) = broadcast(&[opnd_shape(&x, &[]), opnd_shape(&y, &[])]) else {
+        return false;
+    };
+    if matches!(x, Opnd::Dest) || matches!(y, Opnd::Dest) {
+        return false;
+    }
+    let Some(out) = ensure::<bool>(dest, shape.slice()) else {
+        return false;
+    };
+    match op {
+        CompareOp::Gt => map2_to(out, &x, &y, |v, w| v > w),
+        CompareOp::Ge => map2_to(out, &x, &y, |v, w| v >= w),
+        CompareOp::Lt => map2_to(out, &x, &y, |v, w| v < w),
+        CompareOp::Le => map2_to(out, &x, &y, |v, w| v <= w),
+        CompareOp::Eq => map2_to(out, &x, &y, |v, w| v == w),
+        CompareOp::Ne => map2_to(out, &x, &y, |v, w| v != w),
+    }
+}
+
+/// A 0-D view of a scalar operand (kept in `cell`), or the operand's view.
+fn view_of<'r, T: Copy>(o: &'r Opnd<'_, T>, cell: &'r [T; 1]) -> Option<ArrayViewD<'r, T>> {
+    match o {
+        Opnd::Arr(v) => Some(v.view()),
+        Opnd::Scalar(_) => ArrayViewD::from_shape(IxDyn(&[]), &cell[..]).ok(),
+        Opnd::Dest => None,
+    }
+}
+
+fn scalar_of<T: Elem>(o: &Opnd<'_, T>) -> T {
+    match o {
+        Opnd::Scalar(s) => *s,
+        _ => T::zero(),
+    }
+}
+
+fn where_f<T: Float + ViewElem>(
+    c: &Arg<'_>,
+    a: &Arg<'_>,
+    b: &Arg<'_>,
+    dest: &mut Option<Value>,
+) -> bool {
+    let (Some(c), Some(x), Some(y)) = (opnd::<bool>(c), opnd::<T>(a), opnd::<T>(b)) else {
+        return false;
+    };
+    let cells = ([scalar_of(&c)], [scalar_of(&x)], [scalar_of(&y)]);
+    let (Some(cv), Some(xv), Some(yv)) = (
+        view_of(&c, &cells.0),
+        view_of(&x, &cells.1),
+        view_of(&y, &cells.2),
+    ) else {
+        return false;
+    };
+    let Some(shape) = broadcast(&[cv.shape(), xv.shape(), yv.shape()]) else {
+        return false;
+    };
+    let Some(out) = ensure::<T>(dest, shape.slice()) else {
+        return false;
+    };
+    Zip::from(out)
+        .and_broadcast(&cv)
+        .and_broadcast(&xv)
+        .and_broadcast(&yv)
+        .for_each(|o, &k, &v, &w| *o = if k { v } else { w });
+    true
+}
+
+fn dot_f<T: Float + ViewElem + ndarray::LinalgScalar>(
+    a: &Arg<'_>,
+    b: &Arg<'_>,
+    dest: &mut Option<Value>,
+) -> bool {
+    let (Arg::View(a), Arg::View(b)) = (a, b) else {
+        return false;
+    };
+    let (Some(a), Some(b)) = (T::of_view(a), T::of_view(b)) else {
+        return false;
+    };
+    // Empty products and mismatched inner sizes go to the reference kernel.
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    match (a.ndim(), b.ndim()) {
+        (2, 2) => {
+            let (Ok(a), Ok(b)) = (
+                a.into_dimensionality::<Ix2>(),
+                b.into_dimensionality::<Ix2>(),
+            ) else {
+                return false;
+            };
+            if a.ncols() != b.nrows() {
+                return false;
+            }
+            let Some(out) = ensure::<T>(dest, &[a.nrows(), b.ncols()]) else {
+                return false;
+            };
+            let Ok(mut c) = out.view_mut().into_dimensionality::<Ix2>() else {
+                return false;
+            };
+            general_mat_mul(<T as Elem>::one(), &a, &b, <T as Elem>::zero(), &mut c);
+        }
+        (2, 1) => {
+            let (Ok(a), Ok(x)) = (
+                a.into_dimensionality::<Ix2>(),
+                b.into_dimensionality::<Ix1>(),
+            ) else {
+                return false;
+            };
+            if a.ncols() != x.len() {
+                return false;
+            }
+            let Some(out) = ensure::<T>(dest, &[a.nrows()]) else {
+                return false;
+            };
+            let Ok(mut y) = out.view_mut().into_dimensionality::<Ix1>() else {
+                return false;
+            };
+            general_mat_vec_mul(<T as Elem>::one(), &a, &x, <T as Elem>::zero(), &mut y);
+        }
+        (1, 2) => {
+            let (Ok(x), Ok(b)) = (
+                a.into_dimensionality::<Ix1>(),
+                b.into_dimensionality::<Ix2>(),
+            ) else {
+                return false;
+            };
+            if b.nrows() != x.len() {
+                return false;
+            }
+            let Some(out) = ensure::<T>(dest, &[b.ncols()]) else {
+                return false;
+            };
+            let Ok(mut y) = out.view_mut().into_dimensionality::<Ix1>() else {
+                return false;
+            };
+            general_mat_vec_mul(<T as Elem>::one(), &b.t(), &x, <T as Elem>::zero(), &mut y);
+        }
+        (1, 1) => {
+            let (Ok(x), Ok(y)) = (
+                a.into_dimensionality::<Ix1>(),
+                b.into_dimensionality::<Ix1>(),
+            ) else {
+                return false;
+            };
+            if x.len() != y.len() {
+                return false;
+            }
+            let Some(out) = ensure::<T>(dest, &[]) else {
+                return false;
+            };
+            out.fill(x.dot(&y));
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Runs `op` on `args` into `dest` when a fast path applies; false when
+/// not (nothing was written that matters: `dest` may have been reshaped,
+/// but the reference kernel replaces it). `out` is the result dtype and
+/// `compare` the dtype a comparison computes in.
+pub fn fast(
+    op: &Op,
+    args: &[Option<Arg<'_>>],
+    dest: &mut Option<Value>,
+    out: DType,
+    compare: Option<DType>,
+) -> bool {
+    match (op, args) {
+        (Op::Unary(u), [Some(x)]) => match out {
+            DType::F64 => unary_f::<f64>(*u, x, dest),
+            DType::F32 => unary_f::<f32>(*u, x, dest),
+            _ => false,
+        },
+        (Op::Binary(b), [Some(x), Some(y)]) => match out {
+            DType::F64 => binary_f::<f64>(*b, x, y, dest),
+            DType::F32 => binary_f::<f32>(*b, x, y, dest),
+            _ => false,
+        },
+        (Op::Compare(c), [Some(x), Some(y)]) => match compare {
+            Some(DType::F64) => compare_f::<f64>(*c, x, y, dest),
+            Some(DType::F32) => compare_f::<f32>(*c, x, y, dest),
+            _ => false,
+        },
+        (Op::Where, [Some(c), Some(x), Some(y)]) => match out {
+            DType::F64 => where_f::<f64>(c, x, y, dest),
+            DType::F32 => where_f::<f32>(c, x, y, dest),
+            _ => false,
+        },
+        (Op::Dot | Op::Matmul, [Some(x), Some(y)]) => match out {
+            DType::F64 => dot_f::<f64>(x, y, dest),
+            DType::F32 => dot_f::<f32>(x, y, dest),
+            _ => false,
+        },
+        _ => false,
+    }
+}

@@ -1,0 +1,27 @@
+//! The compiled executor: a program planned once, run many times.
+//!
+//! Owns: compiling a [`crate::lang::Program`] into a plan and running it.
+//! [`contract`] declares, per op, what it may do with storage (view or
+//! overwrite an argument); [`schedule`] orders the nodes, finds each
+//! value's lifetime, decides which elementwise ops run in place and
+//! assigns storage ("slots") by liveness; [`fusion`] runs chains of
+//! elementwise ops as one blocked loop; [`view`] locates values that live
+//! in another value's storage; [`kernels`] computes into a slot's storage
+//! without allocating; [`runtime`] runs a plan's nodes; [`scan`] runs loops
+//! with output buffers filled row by row; [`compiled`] is the library API
+//! with its memory rules. The interpreter of [`crate::exec::run`] stays the
+//! reference semantics: the plan must agree with it on every result and
+//! every error. Must not: rewrite programs.
+
+pub mod compiled;
+pub mod contract;
+pub mod fusion;
+pub mod kernels;
+pub mod runtime;
+pub mod scan;
+pub mod schedule;
+pub mod view;
+
+pub use compiled::{Compiled, Outputs};
+pub use schedule::{GraphPlan, PlanOptions};
+pub use view::ValView;

@@ -1,0 +1,427 @@
+//! Compiling a graph into a plan: schedule, liveness, storage.
+//!
+//! Owns: [`GraphPlan`] and [`NodePlan`] — the order nodes run in (a
+//! topological schedule of the nodes the outputs need, checked with
+//! petgraph), the storage each value may live in ("tokens": one per
+//! computed result; a view lives in its argument's tokens and, when its
+//! layout forces a copy, in a token of its own), the last position that
+//! reads each token, the in-place decisions (an elementwise node takes over
+//! an argument's storage when the argument is a whole value of the result's
+//! type that nobody reads afterwards, per [`super::contract::destroy_map`]),
+//! and the assignment of tokens to slots — storage the runtime keeps across
+//! calls — so that values whose lifetimes do not overlap share a slot.
+//! Must not: look at runtime data; sizes are the runtime's business (a slot
+//! grows to the largest value it holds and keeps that capacity).
+
+use super::contract::{destroy_map, role, Role};
+use super::fusion::Fusion;
+use super::scan::ScanPlan;
+use crate::exec::error::ExecError;
+use crate::lang::dtype::promote;
+use crate::lang::program::{Graph, NodeId, Program};
+use crate::lang::{DType, Dim, Op, Type};
+use petgraph::graph::DiGraph;
+use petgraph::visit::{Dfs, Reversed};
+
+/// Choices that change how a program runs but never what it computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// Let elementwise ops write over dead arguments of their type. Off,
+    /// every computed value gets storage of its own (the reference for the
+    /// in-place differential tests).
+    pub inplace: bool,
+    /// The program's inputs are handed over by the caller (Aesara's
+    /// `borrow=True`): they live in slots and may be overwritten once dead.
+    /// (Shared variables never are: they are read-only during a call.)
+    pub owned_inputs: bool,
+    /// Run chains of float elementwise ops (and a sum over axis 0 of one)
+    /// as one blocked loop ([`super::fusion`]). Off, every node runs on
+    /// its own.
+    pub fuse: bool,
+}
+
+impl Default for PlanOptions {
+    fn default() -> PlanOptions {
+        PlanOptions {
+            inplace: true,
+            owned_inputs: false,
+            fuse: true,
+        }
+    }
+}
+
+/// The plan of one node.
+#[derive(Clone, Debug)]
+pub struct NodePlan {
+    /// What the node does with storage (its contract).
+    pub role: Role,
+    /// The slots of the node's own results: one for most nodes (for a view,
+    /// the copy it falls back to), one per output for a scan, none for a
+    /// parameter the caller keeps or a projection.
+    pub slots: Vec<usize>,
+    /// The argument (for a fused group: the leaf) whose storage the result
+    /// takes over, if any.
+    pub inplace: Option<usize>,
+    /// The loop, for a scan node.
+    pub scan: Option<Box<ScanPlan>>,
+    /// The dtype a comparison computes in (from the weak flags of its
+    /// arguments' static types).
+    pub compare_dtype: Option<DType>,
+    /// The fused group this node is the root of, if any (its members do
+    /// not run on their own).
+    pub fusion: Option<Box<Fusion>>,
+}
+
+/// A compiled graph: run `order` to compute `graph.outputs`.
+#[derive(Clone, Debug)]
+pub struct GraphPlan {
+    /// The graph (owned, so the plan stands alone).
+    pub graph: Graph,
+    /// The schedule: the node ids to run, arguments first. Nodes the
+    /// outputs do not need are left out.
+    pub order: Vec<usize>,
+    /// One entry per node of `graph`.
+    pub nodes: Vec<NodePlan>,
+    /// Number of slots.
+    pub n_slots: usize,
+    /// Slots that hold constants: filled once per binding of the sizes and
+    /// never shared.
+    pub pinned: Vec<bool>,
+    /// The options the plan was made with.
+    pub options: PlanOptions,
+}
+
+/// Storage that one result may occupy.
+type Token = usize;
+
+fn internal(g: &Graph, i: usize, what: &str) -> ExecError {
+    ExecError::Op {
+        span: g.span(NodeId(i)),
+        op: g.nodes[i].op.name().to_string(),
+        msg: format!("internal error: {what}"),
+    }
+}
+
+/// The nodes the outputs need, in the graph's order, which is topological
+/// (a node's arguments come before it; a graph breaking that is an
+/// internal error). Reachability from the outputs is a depth-first search
+/// over the reversed dependency graph (petgraph), so dead nodes never run.
+fn schedule(g: &Graph) -> Result<Vec<usize>, ExecError> {
+    let n = g.nodes.len();
+    let mut dg: DiGraph<usize, ()> = DiGraph::with_capacity(n, n);
+    let ids: Vec<_> = (0..n).map(|i| dg.add_node(i)).collect();
+    for (i, node) in g.nodes.iter().enumerate() {
+        for a in &node.args {
+            if a.0 >= i {
+                return Err(internal(g, i, "an argument comes after its reader"));
+            }
+            dg.add_edge(ids[a.0], ids[i], ());
+        }
+    }
+    let mut needed = vec![false; n];
+    let rev = Reversed(&dg);
+    for o in &g.outputs {
+        let Some(&start) = ids.get(o.0) else {
+            return Err(internal(g, 0, "an output is not in the graph"));
+        };
+        let mut dfs = Dfs::new(rev, start);
+        while let Some(x) = dfs.next(rev) {
+            needed[x.index()] = true;
+        }
+    }
+    // Parameters first: owned inputs are in their slots before anything runs.
+    let (mut order, rest): (Vec<usize>, Vec<usize>) = (0..n)
+        .filter(|&i| needed[i])
+        .partition(|&i| matches!(g.nodes[i].op, Op::Input(_)));
+    order.extend(rest);
+    Ok(order)
+}
+
+/// Two static types that are certainly the same at run time.
+fn same_type(a: &Type, b: &Type) -> bool {
+    a.dtype == b.dtype
+        && a.shape.len() == b.shape.len()
+        && a.shape
+            .iter()
+            .zip(&b.shape)
+            .all(|(x, y)| x == y && *x != Dim::Unknown)
+}
+
+impl GraphPlan {
+    /// Compiles a program's graph; with `owned_inputs`, its inputs (not
+    /// its shared variables) live in slots.
+    pub fn compile_program(p: &Program, options: PlanOptions) -> Result<GraphPlan, ExecError> {
+        let owned = if options.owned_inputs {
+            p.n_inputs()
+        } else {
+            0
+        };
+        GraphPlan::compile_graph(&p.graph, options, owned)
+    }
+
+    /// Compiles `g`: schedule, storage, in-place decisions, and the loops
+    /// inside it. With `owned_inputs`, every parameter lives in a slot.
+    pub fn compile(g: &Graph, options: PlanOptions) -> Result<GraphPlan, ExecError> {
+        let owned = if options.owned_inputs { g.n_params } else { 0 };
+        GraphPlan::compile_graph(g, options, owned)
+    }
+
+    /// Compiles `g`; its first `owned` parameters are handed over.
+    fn compile_graph(
+        g: &Graph,
+        options: PlanOptions,
+        owned: usize,
+    ) -> Result<GraphPlan, ExecError> {
+        let n = g.nodes.len();
+        let mut order = schedule(g)?;
+        let roles: Vec<Role> = g
+            .nodes
+            .iter()
+            .map(|node| {
+                let out = node.ty.first().map(|t| t.dtype).unwrap_or(DType::F64);
+                let arg0 = node.args.first().and_then(|a| g.nodes[a.0].ty.first());
+                role(&node.op, arg0.map(|t| t.dtype), out)
+            })
+            .collect();
+        let mut scheduled = vec![false; n];
+        for &i in &order {
+            scheduled[i] = true;
+        }
+        let (mut fusions, absorbed) = super::fusion::find(g, &roles, &scheduled, options);
+        order.retain(|&i| !absorbed[i]);
+        let mut pos = vec![usize::MAX; n];
+        for (p, &i) in order.iter().enumerate() {
+            pos[i] = p;
+        }
+        // What each node reads: a fused root reads its group's leaves.
+        let reads: Vec<Vec<usize>> = (0..n)
+            .map(|i| match &fusions[i] {
+                Some(f) => f.leaves.clone(),
+                None => g.nodes[i].args.iter().map(|a| a.0).collect(),
+            })
+            .collect();
+
+        // Roles, and the tokens each node defines and may live in.
+        let mut nodes: Vec<NodePlan> = Vec::with_capacity(n);
+        let mut own: Vec<Vec<Token>> = vec![Vec::new(); n];
+        let mut lives_in: Vec<Vec<Token>> = vec![Vec::new(); n];
+        let mut token_pos: Vec<usize> = Vec::new();
+        let mut token_pinned: Vec<bool> = Vec::new();
+        let mut token_ty: Vec<Type> = Vec::new();
+        for (i, node) in g.nodes.iter().enumerate() {
+            let r = roles[i];
+            let compare_dtype = match (&node.op, node.args.as_slice()) {
+                (Op::Compare(_), [a, b]) => {
+                    let (ta, tb) = (g.nodes[a.0].ty(), g.nodes[b.0].ty());
+                    Some(promote(ta.dtype, ta.weak, tb.dtype, tb.weak).0)
+                }
+                _ => None,
+            };
+            let scan = match &node.op {
+                Op::Scan(s) if pos[i] != usize::MAX => Some(Box::new(ScanPlan::compile(
+                    s,
+                    PlanOptions {
+                        owned_inputs: false,
+                        ..options
+                    },
+                )?)),
+                _ => None,
+            };
+            nodes.push(NodePlan {
+                role: r,
+                slots: Vec::new(),
+                inplace: None,
+                scan,
+                compare_dtype,
+                fusion: fusions[i].take().map(Box::new),
+            });
+            if pos[i] == usize::MAX {
+                continue;
+            }
+            let mut new_token = |ty: &Type, pinned: bool| {
+                token_pos.push(pos[i]);
+                token_pinned.push(pinned);
+                token_ty.push(ty.clone());
+                token_pos.len() - 1
+            };
+            match r {
+                Role::Param(k) => {
+                    if k < owned {
+                        let t = new_token(node.ty(), false);
+                        own[i].push(t);
+                        lives_in[i].push(t);
+                    }
+                }
+                Role::Const | Role::Elementwise | Role::Fresh => {
+                    let t = new_token(node.ty(), r == Role::Const);
+                    own[i].push(t);
+                    lives_in[i].push(t);
+                }
+                Role::View(_) => {
+                    let t = new_token(node.ty(), false);
+                    own[i].push(t);
+                    let Some(a) = node.args.first() else {
+                        return Err(internal(g, i, "a view without an argument"));
+                    };
+                    let mut l = lives_in[a.0].clone();
+                    l.push(t);
+                    lives_in[i] = l;
+                }
+                Role::Loop => {
+                    for ty in &node.ty {
+                        let t = new_token(ty, false);
+                        own[i].push(t);
+                    }
+                }
+                Role::Proj(k) => {
+                    let src = node.args.first().map(|a| a.0);
+                    match src.and_then(|s| own[s].get(k).copied()) {
+                        Some(t) if matches!(src.map(|s| nodes[s].role), Some(Role::Loop)) => {
+                            lives_in[i].push(t)
+                        }
+                        _ => return Err(internal(g, i, "projection of a single value")),
+                    }
+                }
+            }
+        }
+
+        // Liveness: the last position reading each token.
+        let mut last = token_pos.clone();
+        for &i in &order {
+            for &a in &reads[i] {
+                for &t in &lives_in[a] {
+                    last[t] = last[t].max(pos[i]);
+                }
+            }
+        }
+        for o in &g.outputs {
+            for &t in &lives_in[o.0] {
+                last[t] = usize::MAX;
+            }
+        }
+        for (t, &p) in token_pinned.iter().enumerate() {
+            if p {
+                last[t] = usize::MAX;
+            }
+        }
+
+        // In-place: an elementwise node (or fused elementwise group) takes
+        // over the storage of an argument that is a whole value of its
+        // type, read by nobody after.
+        if options.inplace {
+            for &i in &order {
+                let node = &g.nodes[i];
+                let fused_reduce = nodes[i].fusion.as_ref().is_some_and(|f| f.reduce);
+                if nodes[i].role != Role::Elementwise || fused_reduce {
+                    continue;
+                }
+                for j in destroy_map(nodes[i].role, reads[i].len()) {
+                    let a = reads[i][j];
+                    let whole = match nodes[a].role {
+                        Role::Elementwise | Role::Fresh | Role::Proj(_) => true,
+                        Role::Param(k) => k < owned,
+                        Role::Const | Role::View(_) | Role::Loop => false,
+                    };
+                    let [t] = lives_in[a][..] else { continue };
+                    if whole
+                        && !token_pinned[t]
+                        && last[t] == pos[i]
+                        && same_type(node.ty(), &token_ty[t])
+                        && same_type(node.ty(), g.nodes[a].ty())
+                    {
+                        nodes[i].inplace = Some(j);
+                        break;
+                    }
+                }
+            }
+        }
+
+        // Slots: tokens whose lifetimes do not overlap share one.
+        let mut slot_of: Vec<usize> = vec![usize::MAX; token_pos.len()];
+        let mut busy: Vec<usize> = Vec::new();
+        let mut slot_ty: Vec<Type> = Vec::new();
+        let mut pinned: Vec<bool> = Vec::new();
+        let mut free: Vec<usize> = Vec::new();
+        let mut is_free: Vec<bool> = Vec::new();
+        for (p, &i) in order.iter().enumerate() {
+            for (k, &t) in own[i].iter().enumerate() {
+                let reuse = match nodes[i].inplace {
+                    Some(j) if k == 0 => lives_in[reads[i][j]].first().map(|&a| slot_of[a]),
+                    _ => None,
+                };
+                let s = match reuse {
+                    Some(s) => s,
+                    None if token_pinned[t] => usize::MAX,
+                    None => {
+                        let ty = &token_ty[t];
+                        let pick = free
+                            .iter()
+                            .position(|&s| same_type(&slot_ty[s], ty))
+                            .or_else(|| free.iter().position(|&s| slot_ty[s].dtype == ty.dtype));
+                        match pick {
+                            Some(f) => free.swap_remove(f),
+                            None => usize::MAX,
+                        }
+                    }
+                };
+                let s = if s == usize::MAX {
+                    busy.push(0);
+                    slot_ty.push(token_ty[t].clone());
+                    pinned.push(token_pinned[t]);
+                    is_free.push(false);
+                    busy.len() - 1
+                } else {
+                    s
+                };
+                is_free[s] = false;
+                busy[s] = if reuse.is_some() {
+                    last[t]
+                } else {
+                    busy[s].max(last[t])
+                };
+                slot_ty[s] = token_ty[t].clone();
+                slot_of[t] = s;
+                nodes[i].slots.push(s);
+            }
+            // Free the slots whose last reader is this node.
+            let mut release = |t: Token| {
+                let s = slot_of[t];
+                if s != usize::MAX && !pinned[s] && !is_free[s] && busy[s] == p {
+                    is_free[s] = true;
+                    free.push(s);
+                }
+            };
+            for &a in &reads[i] {
+                for &t in &lives_in[a] {
+                    release(t);
+                }
+            }
+            for &t in &own[i] {
+                release(t);
+            }
+        }
+        Ok(GraphPlan {
+            graph: g.clone(),
+            order,
+            nodes,
+            n_slots: busy.len(),
+            pinned,
+            options,
+        })
+    }
+
+    /// Number of in-place decisions in this graph and the loops inside it
+    /// (for tests and reports).
+    pub fn n_inplace(&self) -> usize {
+        self.order
+            .iter()
+            .map(|&i| {
+                self.nodes[i].inplace.is_some() as usize
+                    + self.nodes[i]
+                        .scan
+                        .as_ref()
+                        .map_or(0, |s| s.body.n_inplace())
+            })
+            .sum()
+    }
+}

@@ -1,0 +1,109 @@
+//! No heap allocation per step in a compiled scan's steady state.
+//!
+//! This test binary installs a counting global allocator (its own binary,
+//! so the allocator is global only here) that counts the allocations of
+//! the thread that asks for it. It runs the `fib` workload
+//! (`benches/programs/fib.sexp`: a mitsot with taps -2, -1 whose body is
+//! four elementwise ops) compiled once, and counts the allocations of one
+//! call after a warm-up call: the count must not grow with the number of
+//! steps — the output buffer, the body's slots and the step parameters are
+//! all reused — and must stay a small constant (the per-call bookkeeping:
+//! binding sizes, the loop's argument views, the result list).
+//! It also prints the executor's cost per step, in ns.
+
+use eqscan::exec::plan::Compiled;
+use eqscan::exec::run::{generate_inputs, run_program, Dims};
+use eqscan::exec::Value;
+use eqscan::lang::parse_program;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn note() {
+    if COUNTING.with(|c| c.get()) {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        System.alloc(layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        System.alloc_zeroed(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// The allocations `f` makes on this thread.
+fn count<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    ALLOCS.store(0, Ordering::Relaxed);
+    COUNTING.with(|c| c.set(true));
+    let r = f();
+    COUNTING.with(|c| c.set(false));
+    (r, ALLOCS.load(Ordering::Relaxed))
+}
+
+fn fib_text() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/programs/fib.sexp");
+    std::fs::read_to_string(path).expect("read fib.sexp")
+}
+
+/// Allocations of one steady-state call, and its time per step in ns.
+fn steady_call(steps: i64, n: i64) -> (usize, f64) {
+    let p = parse_program(&fib_text()).unwrap();
+    let dims: Dims = [("T".to_string(), steps), ("N".to_string(), n)].into();
+    let inputs = generate_inputs(&p, &dims, &Default::default()).unwrap();
+    let refs: Vec<&Value> = inputs.iter().collect();
+    let mut f = Compiled::new(&p, &dims).unwrap();
+    // The first call sizes the storage and checks the result.
+    let want = run_program(&p, inputs.clone(), &dims).unwrap();
+    assert_eq!(f.call(&refs).unwrap().to_values(), want);
+    let (ok, allocs) = count(|| f.call(&refs).map(|o| o.len()));
+    assert_eq!(ok.unwrap(), 1);
+    let t0 = std::time::Instant::now();
+    let reps = 5;
+    for _ in 0..reps {
+        f.call(&refs).unwrap();
+    }
+    let ns = t0.elapsed().as_nanos() as f64 / (reps as f64 * steps as f64);
+    (allocs, ns)
+}
+
+#[test]
+fn fib_allocates_nothing_per_step() {
+    let (short, ns_short) = steady_call(100, 1024);
+    let (long, ns_long) = steady_call(5000, 1024);
+    eprintln!(
+        "fib, N=1024: {short} allocations per call at 100 steps, {long} at 5000 steps; \
+         {ns_short:.0} ns/step at 100 steps, {ns_long:.0} ns/step at 5000 steps"
+    );
+    assert_eq!(
+        short, long,
+        "allocations per call grow with the number of steps"
+    );
+    assert!(short <= 64, "{short} allocations per call");
+    // Small states: the per-step cost is the executor's overhead.
+    let (tiny, ns_tiny) = steady_call(5000, 1);
+    eprintln!("fib, N=1: {tiny} allocations per call, {ns_tiny:.0} ns/step");
+    assert_eq!(tiny, short);
+}

@@ -1,0 +1,6 @@
+; args: fmt
+(program p
+  (input X (f64 3))
+  (shared s (f64 3))
+  (update s (sum X))
+  (output s))

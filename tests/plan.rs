@@ -1,0 +1,427 @@
+//! Differential tests of the compiled executor (`eqscan::exec::plan`)
+//! against the reference interpreter (`eqscan::exec::run`).
+//!
+//! Programs: every `examples/*.sexp`; every case under `tests/cases/ops`,
+//! `tests/cases/scan` and `tests/cases/scan_rules`, and the optimized form
+//! of each `scan_rules` case (its insta snapshot); and the eight workloads
+//! of `benches/programs` with their optimized forms
+//! (`tests/snapshots/optimized__*.snap`). Sizes come from a case's
+//! `; dims:` header, else small defaults. Inputs are random (a fixed seed
+//! per program), so index arguments and the like may be out of range: then
+//! the plan must fail with the interpreter's error.
+//!
+//! For each program, with in-place updates and fusion each enabled and
+//! disabled: a call by
+//! reference, a second call with other sizes (the slots are reshaped), a
+//! third with the first sizes again, a call with inputs by value, and a
+//! call returning owned values — every result within 1e-12 of the
+//! interpreter's, and the caller's inputs bit for bit unchanged after each
+//! call by reference.
+
+mod common;
+
+use common::{compare, header_pairs, rel, root, sexp_files};
+use eqscan::exec::plan::{Compiled, PlanOptions};
+use eqscan::exec::run::{input_shapes, run_program, Dims};
+use eqscan::exec::Value;
+use eqscan::lang::{parse_program, DType, Program};
+use ndarray::{ArrayD, IxDyn};
+use std::collections::BTreeSet;
+
+const TOL: f64 = 1e-12;
+
+/// A program to test and the sizes to run it at.
+struct Case {
+    name: String,
+    program: Program,
+    dims: Dims,
+}
+
+fn default_dims() -> Dims {
+    [("T", 8), ("D", 5), ("N", 6), ("M", 4)]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+}
+
+fn dims_of(text: &str) -> Dims {
+    let mut d = default_dims();
+    d.extend(header_pairs::<i64>(text, "dims"));
+    d
+}
+
+/// The program text of an insta snapshot (after its header).
+fn snapshot_program(path: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let body = text.splitn(3, "---\n").nth(2)?;
+    Some(body.to_string())
+}
+
+fn cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    let mut add = |name: String, text: &str, dims: Dims| match parse_program(text) {
+        Ok(program) => out.push(Case {
+            name,
+            program,
+            dims,
+        }),
+        Err(e) => panic!("{name}: {}", e.located(&name)),
+    };
+    for dir in [
+        "examples",
+        "tests/cases/ops",
+        "tests/cases/scan",
+        "tests/cases/scan_rules",
+        "tests/cases/shared",
+    ] {
+        for path in sexp_files(dir) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            add(rel(&path), &text, dims_of(&text));
+            if dir == "tests/cases/scan_rules" {
+                let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+                let snap = root().join(format!("tests/snapshots/scan_rules__{stem}.snap"));
+                if let Some(opt) = snapshot_program(&snap) {
+                    add(format!("{} (optimized)", rel(&path)), &opt, dims_of(&text));
+                }
+            }
+        }
+    }
+    for path in sexp_files("benches/programs") {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let dims: Dims = [("T", 9), ("D", 5), ("N", 6), ("M", 4)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        add(rel(&path), &text, dims.clone());
+        let snap = root().join(format!("tests/snapshots/optimized__bench__{stem}.snap"));
+        if let Some(opt) = snapshot_program(&snap) {
+            add(format!("{} (optimized)", rel(&path)), &opt, dims);
+        }
+    }
+    out
+}
+
+/// splitmix64: a small deterministic generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn seed(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+fn random_inputs(p: &Program, dims: &Dims, rng: &mut Rng) -> Result<Vec<Value>, String> {
+    let shapes = input_shapes(p, dims).map_err(|e| e.to_string())?;
+    Ok(p.graph
+        .params()
+        .zip(shapes)
+        .map(|((_, node), shape)| {
+            let ty = node.ty();
+            let n: usize = shape.iter().product();
+            let sh = IxDyn(&shape);
+            match ty.dtype {
+                DType::F64 => Value::F64(
+                    ArrayD::from_shape_vec(sh, (0..n).map(|_| rng.unit() * 2.0 - 0.7).collect())
+                        .unwrap(),
+                ),
+                DType::F32 => Value::F32(
+                    ArrayD::from_shape_vec(
+                        sh,
+                        (0..n).map(|_| (rng.unit() * 2.0 - 0.7) as f32).collect(),
+                    )
+                    .unwrap(),
+                ),
+                DType::I64 => Value::I64(
+                    ArrayD::from_shape_vec(
+                        sh,
+                        (0..n).map(|_| (rng.next() % 5) as i64 - 1).collect(),
+                    )
+                    .unwrap(),
+                ),
+                DType::Bool => Value::Bool(
+                    ArrayD::from_shape_vec(
+                        sh,
+                        (0..n).map(|_| rng.next().is_multiple_of(2)).collect(),
+                    )
+                    .unwrap(),
+                ),
+            }
+        })
+        .collect())
+}
+
+/// Bitwise equality (NaN equal to itself), for "the input is unchanged".
+fn same_bits(a: &Value, b: &Value) -> bool {
+    a.dtype() == b.dtype()
+        && a.shape() == b.shape()
+        && match (a, b) {
+            (Value::F64(x), Value::F64(y)) => {
+                x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+            }
+            (Value::F32(x), Value::F32(y)) => {
+                x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+            }
+            _ => a == b,
+        }
+}
+
+/// The symbols the input types mention (bound by the inputs' shapes).
+fn input_symbols(p: &Program) -> BTreeSet<String> {
+    p.inputs()
+        .flat_map(|(_, t)| {
+            t.shape
+                .iter()
+                .flat_map(|d| d.symbols().map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn check_outputs(
+    what: &str,
+    got: Result<Vec<Value>, String>,
+    want: &Result<Vec<Value>, String>,
+) -> Result<(), String> {
+    match (got, want) {
+        (Ok(g), Ok(w)) => {
+            if g.len() != w.len() {
+                return Err(format!("{what}: {} outputs, expected {}", g.len(), w.len()));
+            }
+            for (k, (a, b)) in g.iter().zip(w).enumerate() {
+                compare(a, b, TOL, TOL).map_err(|e| format!("{what}: output {k}: {e}"))?;
+            }
+            Ok(())
+        }
+        (Err(g), Err(w)) if &g == w => Ok(()),
+        (g, w) => Err(format!(
+            "{what}: got {:?}, the interpreter gave {:?}",
+            g.map(|v| v.len()),
+            w.as_ref().map(|v| v.len())
+        )),
+    }
+}
+
+/// What the interpreter says a call gives: the program's outputs, then the
+/// shared variables' values after the call (the update values, cast to the
+/// variable's dtype; unchanged where there is no update).
+fn expected(p: &Program, all: &[Value], dims: &Dims) -> Result<Vec<Value>, String> {
+    let located = |e: eqscan::exec::ExecError| e.located("prog");
+    let mut outs = run_program(p, all.to_vec(), dims).map_err(located)?;
+    let updates = outs.split_off(p.n_outputs());
+    let n_in = p.n_inputs();
+    for (j, (_, ty)) in p.shared_vars().enumerate() {
+        let v = match p.shared.updates.iter().position(|&u| u == j) {
+            Some(u) => updates[u].cast(ty.dtype),
+            None => all[n_in + j].clone(),
+        };
+        outs.push(v);
+    }
+    Ok(outs)
+}
+
+/// The shared variables' values now.
+fn state(f: &Compiled, p: &Program) -> Vec<Value> {
+    p.shared_vars()
+        .map(|(n, _)| f.shared(n).cloned().expect("a shared value after a call"))
+        .collect()
+}
+
+/// Sets the shared variables from the tail of `all`.
+fn set_state(f: &mut Compiled, p: &Program, all: &[Value]) {
+    let names: Vec<String> = p.shared_vars().map(|(n, _)| n.to_string()).collect();
+    for (n, v) in names.iter().zip(&all[p.n_inputs()..]) {
+        f.set_shared(n, v.clone()).unwrap();
+    }
+}
+
+fn run_case(c: &Case) -> Result<(), String> {
+    let p = &c.program;
+    let n_in = p.n_inputs();
+    let mut rng = Rng(seed(&c.name));
+    let all = random_inputs(p, &c.dims, &mut rng)?;
+    // Other sizes for the input-bound symbols: one more each.
+    let bound = input_symbols(p);
+    let given: Dims = c
+        .dims
+        .iter()
+        .filter(|(k, _)| !bound.contains(*k))
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    let mut dims2 = c.dims.clone();
+    for (k, v) in dims2.iter_mut() {
+        if bound.contains(k) {
+            *v += 1;
+        }
+    }
+    let all2 = random_inputs(p, &dims2, &mut rng)?;
+    let located = |e: eqscan::exec::ExecError| e.located("prog");
+    let want = expected(p, &all, &c.dims);
+    let want2 = expected(p, &all2, &dims2);
+    for (inplace, fuse) in [(true, true), (false, false), (true, false), (false, true)] {
+        let opts = PlanOptions {
+            inplace,
+            fuse,
+            ..PlanOptions::default()
+        };
+        let mode = format!(
+            "{}, {}",
+            if inplace { "in-place" } else { "no in-place" },
+            if fuse { "fused" } else { "unfused" }
+        );
+        let mut f = Compiled::with_options(p, &given, opts).map_err(located)?;
+        for (round, (all, want)) in [(&all, &want), (&all2, &want2), (&all, &want)]
+            .into_iter()
+            .enumerate()
+        {
+            let before: Vec<Value> = all.clone();
+            let refs: Vec<&Value> = all[..n_in].iter().collect();
+            set_state(&mut f, p, all);
+            let got = f
+                .call(&refs)
+                .map(|o| o.to_values())
+                .map(|mut o| {
+                    o.extend(state(&f, p));
+                    o
+                })
+                .map_err(located);
+            check_outputs(&format!("{mode}, call {round}"), got, want)?;
+            for (k, (a, b)) in all.iter().zip(&before).enumerate() {
+                if !same_bits(a, b) {
+                    return Err(format!("{mode}, call {round}: input {k} was modified"));
+                }
+            }
+        }
+        for (what, all, want) in [
+            ("inputs by value", &all, &want),
+            ("inputs by value, other sizes", &all2, &want2),
+        ] {
+            set_state(&mut f, p, all);
+            let got = f
+                .call_owned(all[..n_in].to_vec())
+                .map(|o| o.to_values())
+                .map(|mut o| {
+                    o.extend(state(&f, p));
+                    o
+                })
+                .map_err(located);
+            check_outputs(&format!("{mode}, {what}"), got, want)?;
+        }
+        let refs: Vec<&Value> = all[..n_in].iter().collect();
+        for what in ["owned results", "owned results again"] {
+            set_state(&mut f, p, &all);
+            let got = f
+                .call_values(&refs)
+                .map(|mut o| {
+                    o.extend(state(&f, p));
+                    o
+                })
+                .map_err(located);
+            check_outputs(&format!("{mode}, {what}"), got, &want)?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn plan_agrees_with_the_interpreter() {
+    let cases = cases();
+    assert!(cases.len() > 300, "only {} programs found", cases.len());
+    let mut failures = Vec::new();
+    let mut errors = 0;
+    for c in &cases {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(c)));
+        match r {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => failures.push(format!("{}: {e}", c.name)),
+            Err(_) => failures.push(format!("{}: panicked", c.name)),
+        }
+        let located = |e: eqscan::exec::ExecError| e.located("prog");
+        if run_program(
+            &c.program,
+            random_inputs(&c.program, &c.dims, &mut Rng(seed(&c.name))).unwrap_or_default(),
+            &c.dims,
+        )
+        .map_err(located)
+        .is_err()
+        {
+            errors += 1;
+        }
+    }
+    eprintln!(
+        "{} programs, {errors} of them fail on their random inputs",
+        cases.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// In-place updates happen (the workloads' elementwise chains, unfused),
+/// and the plan without them gives the same results (checked above).
+#[test]
+fn inplace_is_planned() {
+    let text =
+        std::fs::read_to_string(root().join("tests/snapshots/optimized__bench__map.snap")).unwrap();
+    let p = parse_program(
+        &snapshot_program(&root().join("tests/snapshots/optimized__bench__map.snap"))
+            .unwrap_or(text),
+    )
+    .unwrap();
+    let unfused = PlanOptions {
+        fuse: false,
+        ..PlanOptions::default()
+    };
+    let f = Compiled::with_options(&p, &Dims::new(), unfused).unwrap();
+    assert!(f.plan().n_inplace() >= 2, "{}", f.plan().n_inplace());
+    let g = Compiled::with_options(
+        &p,
+        &Dims::new(),
+        PlanOptions {
+            inplace: false,
+            fuse: false,
+            ..PlanOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(g.plan().n_inplace(), 0);
+}
+
+/// The optimized `cumsum_last`, `a0 + sum(X * X, 0)`, runs fused: the
+/// executor holds a block of `X * X`, never all of it (issue 6: peak memory
+/// under 1.3 times the input at T = 2,000,000).
+#[test]
+fn fused_sum_holds_a_block_not_a_copy() {
+    let snap = root().join("tests/snapshots/optimized__bench__cumsum_last.snap");
+    let p = parse_program(&snapshot_program(&snap).unwrap()).unwrap();
+    let dims: Dims = [("T".to_string(), 200_000), ("D".to_string(), 16)].into();
+    let inputs = eqscan::exec::run::generate_inputs(&p, &dims, &Default::default()).unwrap();
+    let input_bytes: usize = inputs.iter().map(|v| v.len_bytes()).sum();
+    let refs: Vec<&Value> = inputs.iter().collect();
+    let mut f = Compiled::new(&p, &Dims::new()).unwrap();
+    let got = f.call(&refs).unwrap().to_values();
+    let want = run_program(&p, inputs.clone(), &dims).unwrap();
+    compare(&got[0], &want[0], 0.0, 0.0).unwrap();
+    assert!(
+        f.peak_bytes() * 100 < input_bytes,
+        "the executor held {} bytes for an input of {input_bytes}",
+        f.peak_bytes()
+    );
+}
