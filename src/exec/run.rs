@@ -442,16 +442,11 @@ fn run_scan(
     // Output buffers: allocated once the first step tells their shape
     // (or from the static type when there are no steps). An output with
     // `(keep K)` has K rows, written and read modulo K (a ring buffer).
+    // A loop of fewer steps than an output keeps (a symbolic length the
+    // optimizer could not compare) keeps them all.
     let rows: Vec<usize> = (0..scan.outputs.len())
-        .map(|k| scan.kept(k).unwrap_or(n))
+        .map(|k| scan.kept(k).map_or(n, |kept| kept.min(n)))
         .collect();
-    for (k, r) in rows.iter().enumerate() {
-        if scan.kept(k).is_some() && n < *r {
-            return Err(fail(format!(
-                "output {k} keeps its last {r} steps, but the loop runs {n}"
-            )));
-        }
-    }
     let mut bufs: Vec<Option<Value>> = vec![None; scan.outputs.len()];
     let bind = |s: &str| dims.get(s).copied();
     let non_seqs: Vec<&Value> = scan.non_seq_args().map(|k| args[k]).collect();
@@ -528,7 +523,7 @@ fn run_scan(
         .map(|(k, info)| {
             if let Some(b) = bufs[k].take() {
                 // A ring buffer is rotated back to chronological order.
-                let start = n % rows[k];
+                let start = n % rows[k].max(1);
                 if start == 0 {
                     return Ok(b);
                 }
