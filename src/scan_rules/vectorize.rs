@@ -237,12 +237,21 @@ impl Vectorizer {
                 }
                 if outs.iter().all(|o| !o.batched) {
                     // Loop-invariant: the same node over the outer values.
+                    // Each child is replaced once, from the original: an
+                    // outer value may be the very class of another inner
+                    // parameter (parameters are numbered per scope, so a
+                    // nested body's Arg 5 and its enclosing body's Arg 5 are
+                    // one class), and replacing in sequence would map it
+                    // again.
                     let mut children = n.children.clone();
-                    for (a, o) in vargs.iter().zip(&outs) {
-                        for ch in children.iter_mut() {
-                            if egraph.find(*ch) == egraph.find(*a) {
-                                *ch = o.id;
-                            }
+                    for ch in children.iter_mut() {
+                        let orig = egraph.find(*ch);
+                        if let Some((_, o)) = vargs
+                            .iter()
+                            .zip(&outs)
+                            .find(|(a, _)| egraph.find(**a) == orig)
+                        {
+                            *ch = o.id;
                         }
                     }
                     let id = op(egraph, *name, children);

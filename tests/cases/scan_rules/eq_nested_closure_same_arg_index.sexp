@@ -2,12 +2,12 @@
 ; test, then by hand). The inner loop's output reads only the outer
 ; loop's x1 and w8 (closures, passed to it as non-sequences), so
 ; push-out-nonseq makes it a broadcast in the outer body. The outer form
-; of the inner parameter w8 comes out as x1: where(gt(w8, x1), w8, x1)
-; becomes where(gt(x1, x1), x1, x1). Parameters are numbered per scope,
-; so the inner body's 6th parameter and the outer body's 6th are one
-; e-class (Arg 5 of type f64[4]); the mapping from inner to outer
-; parameters conflates them somewhere.
-; known_bug: push-out-nonseq of a nested loop whose parameter index and type coincide with an outer parameter's maps w8 to x1 (see above)
+; of the inner parameter w8 came out as x1: where(gt(w8, x1), w8, x1)
+; became where(gt(x1, x1), x1, x1). Parameters are numbered per scope, so
+; the inner body's Arg 5 (x1) and the outer body's Arg 5 (w8) are one
+; e-class, and the vectorizer replaced a node's children in sequence:
+; w8 -> outer Arg 5, then that (as inner Arg 5) -> outer Arg 0. Each child
+; is now replaced once.
 ; dims: T=5
 ; scans_after: 1
 (program nested_closure
