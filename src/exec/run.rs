@@ -301,6 +301,27 @@ pub fn eval_graph(g: &Graph, params: &[&Value], dims: &Dims) -> Result<Vec<Value
         .collect()
 }
 
+/// The number of steps a loop runs: its `n_steps` value when it has one
+/// (`Some(None)`: the value is not an i64 scalar), which must not exceed
+/// what the sequences allow; else what the sequences allow (0 without
+/// sequences). Shared by the interpreter and the compiled plan.
+pub(crate) fn step_count(
+    given: Option<Option<i64>>,
+    allowed: Option<usize>,
+) -> Result<usize, String> {
+    let Some(given) = given else {
+        return Ok(allowed.unwrap_or(0));
+    };
+    let v = given.ok_or_else(|| "n_steps must be an i64 scalar".to_string())?;
+    let v = usize::try_from(v).map_err(|_| format!("n_steps must not be negative, got {v}"))?;
+    match allowed {
+        Some(a) if v > a => Err(format!(
+            "n_steps is {v} but the sequences allow only {a} steps"
+        )),
+        _ => Ok(v),
+    }
+}
+
 /// `v[i]` along axis 0, as an owned value.
 fn row(v: &Value, i: usize) -> Value {
     match v {
@@ -394,25 +415,8 @@ fn run_scan(
         seq_lo.push(lo);
         seq_avail.push(avail);
     }
-    let n = match scan.n_steps_arg() {
-        Some(k) => {
-            let v = scalar_i64(args[k])
-                .ok_or_else(|| fail("n_steps must be an i64 scalar".to_string()))?;
-            if v < 0 {
-                return Err(fail(format!("n_steps must not be negative, got {v}")));
-            }
-            let v = v as usize;
-            if let Some(a) = allowed {
-                if v > a {
-                    return Err(fail(format!(
-                        "n_steps is {v} but the sequences allow only {a} steps"
-                    )));
-                }
-            }
-            v
-        }
-        None => allowed.unwrap_or(0),
-    };
+    let given = scan.n_steps_arg().map(|k| scalar_i64(args[k]));
+    let n = step_count(given, allowed).map_err(fail)?;
     // Init values of the states, and their row counts.
     let inits: Vec<&Value> = scan.init_args().map(|k| args[k]).collect();
     let mut state_init: Vec<Option<(&Value, usize)>> = Vec::new();

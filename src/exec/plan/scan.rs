@@ -19,6 +19,7 @@ use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
 use super::view::{copy_into, with_view, ValView, ViewElem};
 use crate::exec::error::ExecError;
+use crate::exec::run::step_count;
 use crate::exec::value::{eval_shape, with_elem, Elem, Value};
 use crate::lang::program::{NodeId, OutputInfo, Scan};
 use crate::lang::shape::shape_str;
@@ -318,25 +319,8 @@ fn run_loop(
         allowed = Some(allowed.map_or(avail, |a| a.min(avail)));
         seq_avail.push(avail);
     }
-    let n = match scan.n_steps_arg() {
-        Some(k) => {
-            let v = scalar_i64(&args[k])
-                .ok_or_else(|| fail("n_steps must be an i64 scalar".to_string()))?;
-            if v < 0 {
-                return Err(fail(format!("n_steps must not be negative, got {v}")));
-            }
-            let v = v as usize;
-            if let Some(a) = allowed {
-                if v > a {
-                    return Err(fail(format!(
-                        "n_steps is {v} but the sequences allow only {a} steps"
-                    )));
-                }
-            }
-            v
-        }
-        None => allowed.unwrap_or(0),
-    };
+    let given = scan.n_steps_arg().map(|k| scalar_i64(&args[k]));
+    let n = step_count(given, allowed).map_err(fail)?;
     // Inits, their row counts, and each state's step shape.
     let inits: Vec<ValView<'_>> = scan.init_args().map(|k| args[k].clone()).collect();
     let mut init_rows = vec![0usize; inits.len()];
