@@ -8,6 +8,7 @@
 //! dtype before the loop. Must not: decide result dtypes (the caller passes
 //! them, from type inference).
 
+use super::vmath;
 use crate::exec::value::{shape_str, with_elem, Elem, Value};
 use crate::lang::{BinaryOp, CompareOp, DType, UnaryOp};
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
@@ -43,10 +44,40 @@ pub trait Float: Arith {
     /// Applies a unary float function (`exp`, `sin`, ...). `Neg`, `Abs` and
     /// `Sign` are handled by [`Arith`].
     fn unary(self, op: UnaryOp) -> Self;
+    /// `dst[i] = unary(src[i], op)` over equal-length slices; the same bits
+    /// as the element function, possibly computed with SIMD.
+    fn unary_slice(op: UnaryOp, src: &[Self], dst: &mut [Self]) {
+        for (d, &s) in dst.iter_mut().zip(src) {
+            *d = s.unary(op);
+        }
+    }
+    /// `buf[i] = unary(buf[i], op)`, as [`Float::unary_slice`].
+    fn unary_inplace(op: UnaryOp, buf: &mut [Self]) {
+        for v in buf {
+            *v = v.unary(op);
+        }
+    }
+}
+
+/// The SIMD kernel of `vmath` that computes `op` in `f64`, if any.
+fn vmath_func(op: UnaryOp) -> Option<vmath::Func> {
+    match op {
+        UnaryOp::Exp => Some(vmath::Func::Exp),
+        UnaryOp::Sin => Some(vmath::Func::Sin),
+        UnaryOp::Cos => Some(vmath::Func::Cos),
+        UnaryOp::Tanh => Some(vmath::Func::Tanh),
+        UnaryOp::Sigmoid => Some(vmath::Func::Sigmoid),
+        UnaryOp::Neg
+        | UnaryOp::Abs
+        | UnaryOp::Sign
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Sqrt => None,
+    }
 }
 
 macro_rules! float_impls {
-    ($t:ty) => {
+    ($t:ident) => {
         impl Arith for $t {
             fn add(self, o: $t) -> $t {
                 self + o
@@ -104,20 +135,42 @@ macro_rules! float_impls {
             fn unary(self, op: UnaryOp) -> $t {
                 match op {
                     UnaryOp::Neg => -self,
-                    UnaryOp::Exp => self.exp(),
+                    // f32 computes in f64 and rounds once.
+                    UnaryOp::Exp => vmath::exp(self as f64) as $t,
                     UnaryOp::Log => self.ln(),
                     UnaryOp::Log1p => self.ln_1p(),
                     UnaryOp::Sqrt => self.sqrt(),
-                    UnaryOp::Tanh => self.tanh(),
-                    UnaryOp::Sigmoid => 1.0 / (1.0 + (-self).exp()),
-                    UnaryOp::Sin => self.sin(),
-                    UnaryOp::Cos => self.cos(),
+                    UnaryOp::Tanh => vmath::tanh(self as f64) as $t,
+                    UnaryOp::Sigmoid => vmath::sigmoid(self as f64) as $t,
+                    UnaryOp::Sin => vmath::sin(self as f64) as $t,
+                    UnaryOp::Cos => vmath::cos(self as f64) as $t,
                     UnaryOp::Abs => <$t>::abs(self),
                     UnaryOp::Sign => Arith::sign(self),
                 }
             }
+            float_slice_impls!($t);
         }
     };
+}
+
+/// The slice kernels: `f64` runs `vmath`'s SIMD kernels; `f32` keeps the
+/// element loop.
+macro_rules! float_slice_impls {
+    (f64) => {
+        fn unary_slice(op: UnaryOp, src: &[f64], dst: &mut [f64]) {
+            match vmath_func(op) {
+                Some(f) => vmath::map_slice(f, src, dst),
+                None => dst.iter_mut().zip(src).for_each(|(d, &s)| *d = s.unary(op)),
+            }
+        }
+        fn unary_inplace(op: UnaryOp, buf: &mut [f64]) {
+            match vmath_func(op) {
+                Some(f) => vmath::map_slice_inplace(f, buf),
+                None => buf.iter_mut().for_each(|v| *v = v.unary(op)),
+            }
+        }
+    };
+    (f32) => {};
 }
 float_impls!(f64);
 float_impls!(f32);
@@ -310,7 +363,14 @@ pub fn unary(op: UnaryOp, x: &Value, out: DType) -> Result<Value, String> {
         UnaryOp::Abs => Ok(with_elem!(out, T => T::wrap(x.to_array::<T>().mapv(Arith::abs)))),
         UnaryOp::Sign => Ok(with_elem!(out, T => T::wrap(x.to_array::<T>().mapv(Arith::sign)))),
         _ => {
-            let v = with_float!(float_dtype(out), F => F::wrap(x.to_array::<F>().mapv(|v| v.unary(op))));
+            let v = with_float!(float_dtype(out), F => {
+                let mut a = x.to_array::<F>().into_owned();
+                match a.as_slice_mut() {
+                    Some(s) => F::unary_inplace(op, s),
+                    None => a.mapv_inplace(|v| v.unary(op)),
+                }
+                F::wrap(a)
+            });
             Ok(v.into_dtype(out))
         }
     }

@@ -15,6 +15,7 @@ pub mod elementwise;
 pub mod linalg;
 pub mod reduce;
 pub mod shape;
+pub mod vmath;
 
 use crate::exec::value::Value;
 use crate::lang::dtype::{promote, promote_strong};

@@ -132,42 +132,104 @@ fn map1<T: Copy>(mut out: ArrayViewMutD<'_, T>, x: &Opnd<'_, T>, f: impl Fn(T) -
     }
 }
 
-/// `out = f(x, y)` over contiguous data of one shape; false when an
-/// operand needs broadcasting or strides.
-fn map2_flat<T: Copy>(
+/// An operand of [`map2_contig`]: the destination, a scalar, contiguous
+/// data of the result's shape, or contiguous data of a suffix of it that
+/// repeats every row (a bias added to each row of a matrix).
+#[derive(Clone, Copy)]
+enum Contig<'a, T> {
+    Dest,
+    Scalar(T),
+    Full(&'a [T]),
+    Repeats(&'a [T]),
+}
+
+/// How `x` covers contiguous output of `shape`, if it does.
+fn contig<'a, T: Copy>(x: &'a Opnd<'_, T>, shape: &[usize]) -> Option<Contig<'a, T>> {
+    match x {
+        Opnd::Dest => Some(Contig::Dest),
+        Opnd::Scalar(s) => Some(Contig::Scalar(*s)),
+        Opnd::Arr(a) => {
+            let data = a.as_slice()?;
+            if a.shape() == shape {
+                return Some(Contig::Full(data));
+            }
+            // Leading unit axes do not change the layout.
+            let own: &[usize] = {
+                let lead = a.shape().iter().take_while(|&&d| d == 1).count();
+                &a.shape()[lead..]
+            };
+            (own.len() < shape.len() && shape.ends_with(own)).then_some(Contig::Repeats(data))
+        }
+    }
+}
+
+/// One operand of a row: its slice, or a scalar.
+#[derive(Clone, Copy)]
+enum RowSrc<'a, T> {
+    Dest,
+    Scalar(T),
+    Slice(&'a [T]),
+}
+
+/// `o = f(x, y)` over one contiguous row.
+#[inline(always)]
+fn zip_row<T: Copy>(o: &mut [T], x: RowSrc<'_, T>, y: RowSrc<'_, T>, f: &impl Fn(T, T) -> T) {
+    use RowSrc::*;
+    match (x, y) {
+        (Dest, Dest) => o.iter_mut().for_each(|v| *v = f(*v, *v)),
+        (Dest, Scalar(s)) => o.iter_mut().for_each(|v| *v = f(*v, s)),
+        (Scalar(s), Dest) => o.iter_mut().for_each(|v| *v = f(s, *v)),
+        (Dest, Slice(b)) => o.iter_mut().zip(b).for_each(|(v, &w)| *v = f(*v, w)),
+        (Slice(a), Dest) => o.iter_mut().zip(a).for_each(|(v, &w)| *v = f(w, *v)),
+        (Scalar(s), Scalar(t)) => o.fill(f(s, t)),
+        (Slice(a), Scalar(s)) => o.iter_mut().zip(a).for_each(|(v, &w)| *v = f(w, s)),
+        (Scalar(s), Slice(b)) => o.iter_mut().zip(b).for_each(|(v, &w)| *v = f(s, w)),
+        (Slice(a), Slice(b)) => o
+            .iter_mut()
+            .zip(a.iter().zip(b))
+            .for_each(|(v, (&p, &q))| *v = f(p, q)),
+    }
+}
+
+/// `out = f(x, y)` when the result and every array operand are contiguous,
+/// each operand of the result's shape or repeating a suffix of it; false
+/// otherwise (nothing is written).
+fn map2_contig<T: Copy>(
     out: &mut ArrayViewMutD<'_, T>,
     x: &Opnd<'_, T>,
     y: &Opnd<'_, T>,
     f: &impl Fn(T, T) -> T,
 ) -> bool {
-    use Opnd::*;
-    let fx = match x {
-        Arr(a) => flat(a, out.shape()),
-        _ => None,
-    };
-    let fy = match y {
-        Arr(a) => flat(a, out.shape()),
-        _ => None,
+    let (Some(cx), Some(cy)) = (contig(x, out.shape()), contig(y, out.shape())) else {
+        return false;
     };
     let Some(o) = out.as_slice_mut() else {
         return false;
     };
-    match (x, y, fx, fy) {
-        (Dest, Dest, ..) => o.iter_mut().for_each(|v| *v = f(*v, *v)),
-        (Dest, Scalar(s), ..) => o.iter_mut().for_each(|v| *v = f(*v, *s)),
-        (Scalar(s), Dest, ..) => o.iter_mut().for_each(|v| *v = f(*s, *v)),
-        (Dest, Arr(_), _, Some(b)) => o.iter_mut().zip(b).for_each(|(v, &w)| *v = f(*v, w)),
-        (Arr(_), Dest, Some(a), _) => o.iter_mut().zip(a).for_each(|(v, &w)| *v = f(w, *v)),
-        (Scalar(s), Scalar(t), ..) => o.fill(f(*s, *t)),
-        (Arr(_), Scalar(s), Some(a), _) => o.iter_mut().zip(a).for_each(|(v, &w)| *v = f(w, *s)),
-        (Scalar(s), Arr(_), _, Some(b)) => o.iter_mut().zip(b).for_each(|(v, &w)| *v = f(*s, w)),
-        (Arr(_), Arr(_), Some(a), Some(b)) => o
-            .iter_mut()
-            .zip(a.iter().zip(b))
-            .for_each(|(v, (&p, &q))| *v = f(p, q)),
-        _ => return false,
+    // The row length: the repeating operands' length (they must agree),
+    // else the whole result.
+    let period = match (cx, cy) {
+        (Contig::Repeats(a), Contig::Repeats(b)) if a.len() != b.len() => return false,
+        (Contig::Repeats(a), _) | (_, Contig::Repeats(a)) => a.len(),
+        _ => o.len(),
+    };
+    if period == 0 || o.len() % period != 0 {
+        return o.is_empty();
+    }
+    for (k, r) in o.chunks_exact_mut(period).enumerate() {
+        zip_row(r, row_of(cx, k, period), row_of(cy, k, period), f);
     }
     true
+}
+
+/// Row `k` (of `period` elements) of an operand.
+fn row_of<T>(c: Contig<'_, T>, k: usize, period: usize) -> RowSrc<'_, T> {
+    match c {
+        Contig::Dest => RowSrc::Dest,
+        Contig::Scalar(s) => RowSrc::Scalar(s),
+        Contig::Full(d) => RowSrc::Slice(&d[k * period..(k + 1) * period]),
+        Contig::Repeats(d) => RowSrc::Slice(d),
+    }
 }
 
 /// `out = f(x, y)` elementwise with broadcasting; either operand may be
@@ -179,7 +241,7 @@ fn map2<T: Copy>(
     f: impl Fn(T, T) -> T,
 ) {
     use Opnd::*;
-    if map2_flat(&mut out, x, y, &f) {
+    if map2_contig(&mut out, x, y, &f) {
         return;
     }
     match (x, y) {
@@ -280,19 +342,27 @@ fn map2_to<T: Copy, O: Clone>(
 
 /// `out = op(x)` for a float unary op (the reference kernel's element
 /// function), `x` broadcast to `out`.
-pub fn apply_unary<T: Float>(op: UnaryOp, out: ArrayViewMutD<'_, T>, x: &Opnd<'_, T>) {
+pub fn apply_unary<T: Float>(op: UnaryOp, mut out: ArrayViewMutD<'_, T>, x: &Opnd<'_, T>) {
+    // Contiguous data of the result's shape: the slice kernels (SIMD where
+    // the op has one).
+    match x {
+        Opnd::Dest => {
+            if let Some(o) = out.as_slice_mut() {
+                return T::unary_inplace(op, o);
+            }
+        }
+        Opnd::Arr(a) => {
+            if let (Some(src), Some(o)) = (flat(a, out.shape()), out.as_slice_mut()) {
+                return T::unary_slice(op, src, o);
+            }
+        }
+        Opnd::Scalar(_) => {}
+    }
     match op {
         UnaryOp::Neg => map1(out, x, Arith::neg),
         UnaryOp::Abs => map1(out, x, Arith::abs),
         UnaryOp::Sign => map1(out, x, Arith::sign),
-        UnaryOp::Exp => map1(out, x, |v| v.unary(UnaryOp::Exp)),
-        UnaryOp::Log => map1(out, x, |v| v.unary(UnaryOp::Log)),
-        UnaryOp::Log1p => map1(out, x, |v| v.unary(UnaryOp::Log1p)),
-        UnaryOp::Sqrt => map1(out, x, |v| v.unary(UnaryOp::Sqrt)),
-        UnaryOp::Tanh => map1(out, x, |v| v.unary(UnaryOp::Tanh)),
-        UnaryOp::Sigmoid => map1(out, x, |v| v.unary(UnaryOp::Sigmoid)),
-        UnaryOp::Sin => map1(out, x, |v| v.unary(UnaryOp::Sin)),
-        UnaryOp::Cos => map1(out, x, |v| v.unary(UnaryOp::Cos)),
+        _ => map1(out, x, |v| v.unary(op)),
     }
 }
 

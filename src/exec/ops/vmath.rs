@@ -1,0 +1,465 @@
+//! Vectorizable elementary functions: `exp`, `sin`, `cos`, `tanh` and
+//! `sigmoid` of `f64`, and their kernels over slices.
+//!
+//! Owns: the element functions every executor, the fused kernels and the
+//! e-graph's constant folding use for these ops, so that every path computes
+//! the same bits; and the slice kernels, compiled twice (baseline x86-64 and
+//! AVX2+FMA, chosen at run time by `multiversion`). Each function is a
+//! branch-free core — range reduction, a polynomial, a rescale — that the
+//! compiler turns into SIMD code in a loop, and a fallback to the platform's
+//! libm outside the core's range (huge or non-finite arguments, results
+//! near overflow). The slice kernels run the core over a chunk, then redo
+//! the few out-of-range elements with the fallback, so they return exactly
+//! what the scalar functions return, element by element.
+//!
+//! Accuracy (tests/vmath.rs and the unit tests below): within 2 ulp of the
+//! correctly rounded result over the core's range. Must not: use fused
+//! multiply-add or any other operation whose result depends on the
+//! instruction set, since the two compilations must agree bit for bit.
+
+use multiversion::multiversion;
+
+/// 1.5 · 2^52: adding it rounds a float of magnitude < 2^51 to an integer
+/// held in the low bits of the sum.
+const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
+/// The bits of `ROUND_MAGIC` plus zero: subtracting it from the bits of a
+/// rounded sum leaves the integer (two's complement).
+const ROUND_MAGIC_BITS: u64 = 0x4338_0000_0000_0000;
+
+const LOG2_E: f64 = std::f64::consts::LOG2_E;
+/// ln 2 in two parts; the first has 32 significant bits, so `n · LN2_HI` is
+/// exact for |n| < 2^21.
+const LN2_HI: f64 = 0.693_147_180_369_123_8;
+const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+/// Above this |x|, `exp` leaves its core (the result would be subnormal or
+/// near overflow).
+const EXP_CORE_BOUND: f64 = 708.0;
+
+/// 2/π, and π/2 in three parts of 33, 33 and 53 bits: `k · P1` and `k · P2`
+/// are exact for |k| < 2^20.
+const FRAC_2_PI: f64 = std::f64::consts::FRAC_2_PI;
+const PIO2_1: f64 = 1.570_796_326_734_125_6;
+const PIO2_2: f64 = 6.077_100_506_303_966e-11;
+const PIO2_3: f64 = 2.022_266_248_795_950_6e-21;
+/// Above this |x|, `sin` and `cos` use libm's full range reduction.
+const TRIG_CORE_BOUND: f64 = 65_536.0;
+
+/// `tanh` of |x| above this is 1 to the last bit.
+const TANH_SATURATED: f64 = 22.0;
+/// Below this |x|, `tanh` uses its rational form; above, `exp`.
+const TANH_RATIONAL_BOUND: f64 = 0.625;
+
+/// 1/k! for k = 2..=13: Taylor coefficients of exp on |r| ≤ ln2/2, where
+/// the first omitted term is below 2^-60.
+const EXP_TAYLOR: [f64; 12] = [
+    1.0 / 2.0,
+    1.0 / 6.0,
+    1.0 / 24.0,
+    1.0 / 120.0,
+    1.0 / 720.0,
+    1.0 / 5040.0,
+    1.0 / 40320.0,
+    1.0 / 362_880.0,
+    1.0 / 3_628_800.0,
+    1.0 / 39_916_800.0,
+    1.0 / 479_001_600.0,
+    1.0 / 6_227_020_800.0,
+];
+
+/// (-1)^k / (2k+1)! for k = 1..=9: sin on |r| ≤ π/4.
+const SIN_TAYLOR: [f64; 9] = [
+    -1.0 / 6.0,
+    1.0 / 120.0,
+    -1.0 / 5040.0,
+    1.0 / 362_880.0,
+    -1.0 / 39_916_800.0,
+    1.0 / 6_227_020_800.0,
+    -1.0 / 1_307_674_368_000.0,
+    1.0 / 355_687_428_096_000.0,
+    -1.0 / 121_645_100_408_832_000.0,
+];
+
+/// (-1)^k / (2k)! for k = 2..=9: cos on |r| ≤ π/4 (after 1 - r²/2).
+const COS_TAYLOR: [f64; 8] = [
+    1.0 / 24.0,
+    -1.0 / 720.0,
+    1.0 / 40320.0,
+    -1.0 / 3_628_800.0,
+    1.0 / 479_001_600.0,
+    -1.0 / 87_178_291_200.0,
+    1.0 / 20_922_789_888_000.0,
+    -1.0 / 6_402_373_705_728_000.0,
+];
+
+/// Rational approximation of tanh on |x| < 0.625 (Cephes' tanh, Moshier):
+/// tanh(x) = x + x·z·P(z)/Q(z), z = x², Q monic.
+const TANH_P: [f64; 3] = [
+    -9.643_991_794_250_523e-1,
+    -9.928_772_310_019_186e1,
+    -1.614_687_684_417_084_5e3,
+];
+const TANH_Q: [f64; 3] = [
+    1.128_116_784_916_329_3e2,
+    2.235_488_390_601_004_6e3,
+    4.844_063_053_251_255e3,
+];
+
+/// Horner's rule, highest coefficient first.
+#[inline(always)]
+fn horner(x: f64, coeffs: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for &c in coeffs {
+        acc = acc * x + c;
+    }
+    acc
+}
+
+/// Horner's rule over coefficients stored lowest first.
+#[inline(always)]
+fn horner_rev(x: f64, coeffs: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for &c in coeffs.iter().rev() {
+        acc = acc * x + c;
+    }
+    acc
+}
+
+/// `exp(x)` for |x| ≤ `EXP_CORE_BOUND`; a meaningless finite value (or
+/// NaN) outside.
+#[inline(always)]
+fn exp_core(x: f64) -> f64 {
+    // x = n·ln2 + r, |r| ≤ ln2/2.
+    let t = x * LOG2_E + ROUND_MAGIC;
+    let n = t - ROUND_MAGIC;
+    let r = (x - n * LN2_HI) - n * LN2_LO;
+    // e^r = 1 + r + r²·(1/2 + r/6 + ...).
+    let p = 1.0 + (r + r * r * horner_rev(r, &EXP_TAYLOR));
+    // 2^n from the integer in t's low bits.
+    let n_bits = t.to_bits().wrapping_sub(ROUND_MAGIC_BITS);
+    let scale = f64::from_bits(n_bits.wrapping_add(1023) << 52);
+    p * scale
+}
+
+/// True when `x` is inside `exp`'s core range (false for NaN).
+#[inline(always)]
+fn exp_in_core(x: f64) -> bool {
+    x.abs() <= EXP_CORE_BOUND
+}
+
+/// e^x.
+#[inline(always)]
+pub fn exp(x: f64) -> f64 {
+    if exp_in_core(x) {
+        exp_core(x)
+    } else {
+        x.exp()
+    }
+}
+
+/// The quadrant `k mod 4` and remainder `r` of x = k·π/2 + r, |r| ≤ π/4
+/// (for |x| ≤ `TRIG_CORE_BOUND`).
+#[inline(always)]
+fn reduce_pio2(x: f64) -> (u64, f64) {
+    let t = x * FRAC_2_PI + ROUND_MAGIC;
+    let k = t - ROUND_MAGIC;
+    let r = ((x - k * PIO2_1) - k * PIO2_2) - k * PIO2_3;
+    (t.to_bits() & 3, r)
+}
+
+/// sin(x) in quadrant `q` (0..4) of remainder `r`: ±sin r or ±cos r.
+#[inline(always)]
+fn sin_of_quadrant(q: u64, r: f64) -> f64 {
+    let z = r * r;
+    let s = r + r * z * horner_rev(z, &SIN_TAYLOR);
+    // Keeps the sign of a zero remainder (sin(-0) = -0).
+    let s = if r == 0.0 { r } else { s };
+    // cos r = w + (the rounding error of w = 1 - z/2) + z²·(...).
+    let hz = 0.5 * z;
+    let w = 1.0 - hz;
+    let c = w + (((1.0 - w) - hz) + z * z * horner_rev(z, &COS_TAYLOR));
+    let v = if q & 1 == 0 { s } else { c };
+    if q & 2 == 0 {
+        v
+    } else {
+        -v
+    }
+}
+
+#[inline(always)]
+fn trig_in_core(x: f64) -> bool {
+    x.abs() <= TRIG_CORE_BOUND
+}
+
+#[inline(always)]
+fn sin_core(x: f64) -> f64 {
+    let (q, r) = reduce_pio2(x);
+    sin_of_quadrant(q, r)
+}
+
+#[inline(always)]
+fn cos_core(x: f64) -> f64 {
+    // cos x = sin(x + π/2): one quadrant on.
+    let (q, r) = reduce_pio2(x);
+    sin_of_quadrant((q + 1) & 3, r)
+}
+
+/// sin x.
+#[inline(always)]
+pub fn sin(x: f64) -> f64 {
+    if trig_in_core(x) {
+        sin_core(x)
+    } else {
+        x.sin()
+    }
+}
+
+/// cos x.
+#[inline(always)]
+pub fn cos(x: f64) -> f64 {
+    if trig_in_core(x) {
+        cos_core(x)
+    } else {
+        x.cos()
+    }
+}
+
+/// tanh x, for every x (NaN gives NaN, ±inf gives ±1, -0 gives -0).
+#[inline(always)]
+pub fn tanh(x: f64) -> f64 {
+    let a = x.abs();
+    // Small |x|: the rational form (NaN takes this branch and stays NaN).
+    let z = x * x;
+    let ratio = horner(z, &TANH_P) / horner(z, &[1.0, TANH_Q[0], TANH_Q[1], TANH_Q[2]]);
+    let small = x + x * z * ratio;
+    // Keeps the sign of zero (tanh(-0) = -0).
+    let small = if x == 0.0 { x } else { small };
+    // Larger |x|: 1 - 2/(e^{2|x|} + 1), |x| clamped where tanh is 1.
+    let e = exp_core(2.0 * a.min(TANH_SATURATED));
+    let large = 1.0 - 2.0 / (e + 1.0);
+    let large = if x < 0.0 { -large } else { large };
+    if a > TANH_RATIONAL_BOUND {
+        large
+    } else {
+        small
+    }
+}
+
+/// The logistic function 1 / (1 + e^-x).
+#[inline(always)]
+pub fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + exp(-x))
+}
+
+/// Elements per chunk of the slice kernels: the out-of-range check is
+/// made once per chunk.
+const CHUNK: usize = 64;
+
+/// Applies `core` to a chunk, then `exact` to the elements outside the
+/// core's range.
+#[inline(always)]
+fn chunk_map(
+    src: &[f64],
+    dst: &mut [f64],
+    core: impl Fn(f64) -> f64,
+    in_core: impl Fn(f64) -> bool,
+    exact: impl Fn(f64) -> f64,
+) {
+    let mut all_in = true;
+    for (d, &x) in dst.iter_mut().zip(src) {
+        *d = core(x);
+        all_in &= in_core(x);
+    }
+    if !all_in {
+        for (d, &x) in dst.iter_mut().zip(src) {
+            if !in_core(x) {
+                *d = exact(x);
+            }
+        }
+    }
+}
+
+/// Which function a slice kernel computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Func {
+    /// [`exp`]
+    Exp,
+    /// [`sin`]
+    Sin,
+    /// [`cos`]
+    Cos,
+    /// [`tanh`]
+    Tanh,
+    /// [`sigmoid`]
+    Sigmoid,
+}
+
+impl Func {
+    /// The function of one element.
+    pub fn scalar(self, x: f64) -> f64 {
+        match self {
+            Func::Exp => exp(x),
+            Func::Sin => sin(x),
+            Func::Cos => cos(x),
+            Func::Tanh => tanh(x),
+            Func::Sigmoid => sigmoid(x),
+        }
+    }
+}
+
+/// One chunk of `f`: `dst[i] = f(src[i])`.
+#[inline(always)]
+fn chunk(f: Func, src: &[f64], dst: &mut [f64]) {
+    match f {
+        Func::Exp => chunk_map(src, dst, exp_core, exp_in_core, f64::exp),
+        Func::Sin => chunk_map(src, dst, sin_core, trig_in_core, f64::sin),
+        Func::Cos => chunk_map(src, dst, cos_core, trig_in_core, f64::cos),
+        Func::Tanh => {
+            for (d, &x) in dst.iter_mut().zip(src) {
+                *d = tanh(x);
+            }
+        }
+        Func::Sigmoid => {
+            chunk_map(src, dst, |x| exp_core(-x), exp_in_core, |x| (-x).exp());
+            for d in dst.iter_mut() {
+                *d = 1.0 / (1.0 + *d);
+            }
+        }
+    }
+}
+
+/// `dst[i] = f(src[i])` for equal-length slices (the shorter length
+/// otherwise).
+#[multiversion(targets("x86_64+avx2+fma"))]
+pub fn map_slice(f: Func, src: &[f64], dst: &mut [f64]) {
+    for (s, d) in src.chunks(CHUNK).zip(dst.chunks_mut(CHUNK)) {
+        chunk(f, s, d);
+    }
+}
+
+/// `buf[i] = f(buf[i])`.
+#[multiversion(targets("x86_64+avx2+fma"))]
+pub fn map_slice_inplace(f: Func, buf: &mut [f64]) {
+    let mut copy = [0.0; CHUNK];
+    for d in buf.chunks_mut(CHUNK) {
+        let s = &mut copy[..d.len()];
+        s.copy_from_slice(d);
+        chunk(f, s, d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Distance in units in the last place between two finite floats of
+    /// one sign (or both zero).
+    fn ulps(a: f64, b: f64) -> u64 {
+        if a == b {
+            return 0;
+        }
+        let key = |v: f64| {
+            let b = v.to_bits() as i64;
+            if b < 0 {
+                i64::MIN - b
+            } else {
+                b
+            }
+        };
+        key(a).abs_diff(key(b))
+    }
+
+    fn sweep(lo: f64, hi: f64, n: usize) -> impl Iterator<Item = f64> {
+        (0..=n).map(move |i| lo + (hi - lo) * i as f64 / n as f64)
+    }
+
+    fn max_ulps(f: fn(f64) -> f64, g: fn(f64) -> f64, xs: impl Iterator<Item = f64>) -> u64 {
+        let (mut worst, mut at) = (0, 0.0);
+        for x in xs {
+            let u = ulps(f(x), g(x));
+            if u > worst {
+                (worst, at) = (u, x);
+            }
+        }
+        println!("max {worst} ulp at {at}");
+        worst
+    }
+
+    #[test]
+    fn exp_is_within_two_ulp_of_libm() {
+        assert!(max_ulps(exp, f64::exp, sweep(-708.0, 708.0, 400_000)) <= 2);
+        assert!(max_ulps(exp, f64::exp, sweep(-1.0, 1.0, 200_000)) <= 2);
+        assert_eq!(exp(0.0), 1.0);
+        assert!(ulps(exp(1.0), std::f64::consts::E) <= 1);
+        assert_eq!(exp(f64::INFINITY), f64::INFINITY);
+        assert_eq!(exp(f64::NEG_INFINITY), 0.0);
+        assert!(exp(f64::NAN).is_nan());
+        assert_eq!(exp(709.5), 709.5f64.exp());
+        assert_eq!(exp(-745.0), (-745.0f64).exp());
+    }
+
+    #[test]
+    fn sin_cos_are_within_two_ulp_of_libm() {
+        for (f, g) in [
+            (sin as fn(f64) -> f64, f64::sin as fn(f64) -> f64),
+            (cos, f64::cos),
+        ] {
+            assert!(max_ulps(f, g, sweep(-10.0, 10.0, 400_000)) <= 2);
+            assert!(max_ulps(f, g, sweep(-65_536.0, 65_536.0, 400_000)) <= 2);
+            assert!(max_ulps(f, g, sweep(-1e-3, 1e-3, 10_000)) <= 2);
+        }
+        // Near multiples of π/2, where the reduction cancels.
+        for k in 1..2000 {
+            let x = k as f64 * std::f64::consts::FRAC_PI_2;
+            for y in [
+                x,
+                f64::from_bits(x.to_bits() + 1),
+                f64::from_bits(x.to_bits() - 1),
+            ] {
+                assert!(ulps(sin(y), y.sin()) <= 2, "sin({y})");
+                assert!(ulps(cos(y), y.cos()) <= 2, "cos({y})");
+            }
+        }
+        assert_eq!(sin(-0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(cos(0.0), 1.0);
+        assert!(sin(f64::INFINITY).is_nan() && cos(f64::NAN).is_nan());
+        assert_eq!(sin(1e300), 1e300f64.sin());
+    }
+
+    #[test]
+    fn tanh_is_within_two_ulp_of_libm() {
+        assert!(max_ulps(tanh, f64::tanh, sweep(-25.0, 25.0, 400_000)) <= 2);
+        assert!(max_ulps(tanh, f64::tanh, sweep(-0.7, 0.7, 200_000)) <= 2);
+        assert!(max_ulps(tanh, f64::tanh, sweep(-1e-6, 1e-6, 10_000)) <= 2);
+        assert_eq!(tanh(-0.0).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(tanh(f64::INFINITY), 1.0);
+        assert_eq!(tanh(f64::NEG_INFINITY), -1.0);
+        assert_eq!(tanh(1e308), 1.0);
+        assert!(tanh(f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn slice_kernels_equal_the_scalar_functions_bit_for_bit() {
+        let mut xs: Vec<f64> = sweep(-800.0, 800.0, 997).collect();
+        xs.extend([
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            1e300,
+            -1e-310,
+        ]);
+        xs.extend(sweep(-3.0, 3.0, 211));
+        for f in [Func::Exp, Func::Sin, Func::Cos, Func::Tanh, Func::Sigmoid] {
+            let mut out = vec![0.0; xs.len()];
+            map_slice(f, &xs, &mut out);
+            let mut inplace = xs.clone();
+            map_slice_inplace(f, &mut inplace);
+            for ((&x, &a), &b) in xs.iter().zip(&out).zip(&inplace) {
+                let want = f.scalar(x);
+                assert_eq!(a.to_bits(), want.to_bits(), "{f:?}({x})");
+                assert_eq!(b.to_bits(), want.to_bits(), "{f:?}({x}) in place");
+            }
+        }
+    }
+}
