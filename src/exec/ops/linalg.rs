@@ -9,11 +9,13 @@
 //! Must not: decide result dtypes.
 
 use super::elementwise::{binary, broadcast_shapes, Arith};
+use super::matvec;
 use crate::exec::value::{checked_len, shape_str, with_elem, Elem, Value};
 use crate::lang::{BinaryOp, DType};
 use ndarray::linalg::{general_mat_mul, general_mat_vec_mul};
 use ndarray::{
-    Array1, ArrayD, ArrayView1, ArrayView2, ArrayViewD, ArrayViewMut2, Axis, Ix1, Ix2, IxDyn,
+    Array1, ArrayD, ArrayView1, ArrayView2, ArrayViewD, ArrayViewMut1, ArrayViewMut2, Axis, Ix1,
+    Ix2, IxDyn,
 };
 
 /// Matrix products of one element type.
@@ -31,7 +33,16 @@ pub trait Gemm: Arith {
 
     /// `a · x` for an `(m, k)` `a` and a `(k,)` `x`.
     fn gemv(a: &ArrayView2<Self>, x: &ArrayView1<Self>) -> Array1<Self> {
-        a.outer_iter().map(|row| Self::inner(&row, x)).collect()
+        let mut y = Array1::from_elem(a.nrows(), Self::zero());
+        Self::gemv_into(a, x, &mut y.view_mut());
+        y
+    }
+
+    /// `y = a · x` into an `(m,)` `y`.
+    fn gemv_into(a: &ArrayView2<Self>, x: &ArrayView1<Self>, y: &mut ArrayViewMut1<Self>) {
+        for (row, yi) in a.outer_iter().zip(y.iter_mut()) {
+            *yi = Self::inner(&row, x);
+        }
     }
 
     /// The inner product of two vectors of the same length.
@@ -43,19 +54,29 @@ pub trait Gemm: Arith {
 }
 
 macro_rules! float_gemm {
-    ($t:ty) => {
+    ($t:ident) => {
         impl Gemm for $t {
             fn gemm(a: &ArrayView2<$t>, b: &ArrayView2<$t>, c: &mut ArrayViewMut2<$t>) {
                 general_mat_mul(1.0, a, b, 0.0, c);
             }
-            fn gemv(a: &ArrayView2<$t>, x: &ArrayView1<$t>) -> Array1<$t> {
-                let mut y = Array1::zeros(a.nrows());
-                general_mat_vec_mul(1.0, a, x, 0.0, &mut y);
-                y
-            }
-            fn inner(a: &ArrayView1<$t>, b: &ArrayView1<$t>) -> $t {
-                a.dot(b)
-            }
+            float_gemm!(@products $t);
+        }
+    };
+    // f64: the canonical-order kernels of `matvec`.
+    (@products f64) => {
+        fn gemv_into(a: &ArrayView2<f64>, x: &ArrayView1<f64>, y: &mut ArrayViewMut1<f64>) {
+            matvec::gemv(a, x, y);
+        }
+        fn inner(a: &ArrayView1<f64>, b: &ArrayView1<f64>) -> f64 {
+            matvec::inner(a, b)
+        }
+    };
+    (@products f32) => {
+        fn gemv_into(a: &ArrayView2<f32>, x: &ArrayView1<f32>, y: &mut ArrayViewMut1<f32>) {
+            general_mat_vec_mul(1.0, a, x, 0.0, y);
+        }
+        fn inner(a: &ArrayView1<f32>, b: &ArrayView1<f32>) -> f32 {
+            a.dot(b)
         }
     };
 }

@@ -13,6 +13,7 @@
 pub mod create;
 pub mod elementwise;
 pub mod linalg;
+pub mod matvec;
 pub mod reduce;
 pub mod shape;
 pub mod vmath;

@@ -227,20 +227,30 @@ pub fn cos(x: f64) -> f64 {
 #[inline(always)]
 pub fn tanh(x: f64) -> f64 {
     let a = x.abs();
-    // Small |x|: the rational form (NaN takes this branch and stays NaN).
     let z = x * x;
-    let ratio = horner(z, &TANH_P) / horner(z, &[1.0, TANH_Q[0], TANH_Q[1], TANH_Q[2]]);
-    let small = x + x * z * ratio;
-    // Keeps the sign of zero (tanh(-0) = -0).
-    let small = if x == 0.0 { x } else { small };
-    // Larger |x|: 1 - 2/(e^{2|x|} + 1), |x| clamped where tanh is 1.
+    // Small |x|: x + x·z·P(z)/Q(z); larger: ±(1 - 2/(e^{2|x|} + 1)), |x|
+    // clamped where tanh is 1. One division serves both (NaN takes the
+    // small branch and stays NaN).
+    let small = a <= TANH_RATIONAL_BOUND || a.is_nan();
     let e = exp_core(2.0 * a.min(TANH_SATURATED));
-    let large = 1.0 - 2.0 / (e + 1.0);
-    let large = if x < 0.0 { -large } else { large };
-    if a > TANH_RATIONAL_BOUND {
-        large
+    let numer = if small {
+        x * z * horner(z, &TANH_P)
     } else {
-        small
+        2.0
+    };
+    let denom = if small {
+        horner(z, &[1.0, TANH_Q[0], TANH_Q[1], TANH_Q[2]])
+    } else {
+        e + 1.0
+    };
+    let t = numer / denom;
+    let large = (1.0 - t).copysign(x);
+    // Keeps the sign of zero (tanh(-0) = -0).
+    let small_value = if x == 0.0 { x } else { x + t };
+    if small {
+        small_value
+    } else {
+        large
     }
 }
 

@@ -15,9 +15,10 @@
 
 use super::view::{ValView, ViewElem};
 use crate::exec::ops::elementwise::{Arith, Float};
+use crate::exec::ops::linalg::Gemm;
 use crate::exec::value::{checked_len, Elem, Value};
 use crate::lang::{BinaryOp, CompareOp, DType, Op, UnaryOp};
-use ndarray::linalg::{general_mat_mul, general_mat_vec_mul};
+use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, Dimension, Ix1, Ix2, IxDyn, Zip};
 
 /// One argument of a kernel: a view, or the destination's current value
@@ -488,7 +489,7 @@ fn where_f<T: Float + ViewElem>(
     true
 }
 
-fn dot_f<T: Float + ViewElem + ndarray::LinalgScalar>(
+fn dot_f<T: Float + ViewElem + ndarray::LinalgScalar + Gemm>(
     a: &Arg<'_>,
     b: &Arg<'_>,
     dest: &mut Option<Value>,
@@ -538,7 +539,7 @@ fn dot_f<T: Float + ViewElem + ndarray::LinalgScalar>(
             let Ok(mut y) = out.view_mut().into_dimensionality::<Ix1>() else {
                 return false;
             };
-            general_mat_vec_mul(<T as Elem>::one(), &a, &x, <T as Elem>::zero(), &mut y);
+            T::gemv_into(&a, &x, &mut y);
         }
         (1, 2) => {
             let (Ok(x), Ok(b)) = (
@@ -556,7 +557,7 @@ fn dot_f<T: Float + ViewElem + ndarray::LinalgScalar>(
             let Ok(mut y) = out.view_mut().into_dimensionality::<Ix1>() else {
                 return false;
             };
-            general_mat_vec_mul(<T as Elem>::one(), &b.t(), &x, <T as Elem>::zero(), &mut y);
+            T::gemv_into(&b.t(), &x, &mut y);
         }
         (1, 1) => {
             let (Ok(x), Ok(y)) = (
@@ -571,7 +572,7 @@ fn dot_f<T: Float + ViewElem + ndarray::LinalgScalar>(
             let Some(out) = ensure::<T>(dest, &[]) else {
                 return false;
             };
-            out.fill(x.dot(&y));
+            out.fill(T::inner(&x, &y));
         }
         _ => return false,
     }
