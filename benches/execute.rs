@@ -12,6 +12,10 @@
 //!
 //! `cargo bench --bench execute` (quick: 10 samples, ~2 s a case).
 
+#[path = "common/workloads.rs"]
+mod common;
+
+use common::{medium_dims, scales};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use eqscan::exec::plan::Compiled;
 use eqscan::exec::run::{generate_inputs, Dims};
@@ -20,64 +24,16 @@ use eqscan::extract::CostModel;
 use eqscan::lang::{parse_program, Program};
 use eqscan::optimize::optimize;
 use eqscan::rules::runner::Limits;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The sizes of a workload's `(medium: T=200 N=256)` header line.
-fn medium_dims(text: &str, file: &str) -> Dims {
-    let start = text
-        .find("(medium:")
-        .unwrap_or_else(|| panic!("{file}: no '(medium: ...)' line"));
-    let rest = &text[start + "(medium:".len()..];
-    let end = rest.find(')').unwrap_or_else(|| panic!("{file}: unclosed"));
-    rest[..end]
-        .split_whitespace()
-        .map(|kv| {
-            let (k, v) = kv
-                .split_once('=')
-                .unwrap_or_else(|| panic!("{file}: bad size {kv}"));
-            (
-                k.to_string(),
-                v.parse()
-                    .unwrap_or_else(|_| panic!("{file}: bad size {kv}")),
-            )
-        })
-        .collect()
-}
-
-/// Input scales of the data rule, from WORKLOADS.md (1 when not listed).
-fn scales(name: &str) -> BTreeMap<String, f64> {
-    let list: &[(&str, f64)] = match name {
-        "invariant" => &[("A", 1.0 / 16.0)],
-        "rnn" => &[("W", 1.0 / 16.0), ("U", 1.0 / 16.0)],
-        "output_push" => &[("W", 1.0 / 11.0), ("V", 1.0 / 11.0)],
-        _ => &[],
-    };
-    list.iter().map(|(k, v)| (k.to_string(), *v)).collect()
-}
-
 /// The workload programs, sorted by name, with their medium sizes.
 fn workloads() -> Vec<(String, Program, Dims)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/programs");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("benches/programs")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "sexp"))
-        .collect();
-    files.sort();
-    files
+    common::workloads()
         .into_iter()
-        .map(|path| {
-            let name = path
-                .file_stem()
-                .expect("file name")
-                .to_string_lossy()
-                .into_owned();
-            let text = std::fs::read_to_string(&path).expect("read");
-            let p = parse_program(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let dims = medium_dims(&text, &name);
-            (name, p, dims)
+        .map(|w| {
+            let dims = medium_dims(&w.text, &w.name);
+            (w.name, w.program, dims)
         })
         .collect()
 }

@@ -12,7 +12,10 @@
 //! `cargo bench --bench optimize` (quick: 10 samples, ~2 s a case).
 
 mod chain;
+#[path = "common/workloads.rs"]
+mod common;
 
+use common::medium_dims;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use eqscan::extract::CostModel;
 use eqscan::lang::egraph::TNode;
@@ -20,9 +23,7 @@ use eqscan::lang::{parse_program, Program};
 use eqscan::optimize::{optimize, Report};
 use eqscan::rules::analysis::TensorAnalysis;
 use eqscan::rules::runner::Limits;
-use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Duration;
 
 type Rewrites = Vec<egg::Rewrite<TNode, TensorAnalysis>>;
@@ -31,48 +32,13 @@ fn rewrites() -> Rewrites {
     eqscan::optimize::default_rewrites().expect("the default rules load")
 }
 
-/// The sizes of a workload's `(medium: T=200 N=256)` header line.
-fn medium_dims(text: &str, file: &str) -> BTreeMap<String, i64> {
-    let start = text
-        .find("(medium:")
-        .unwrap_or_else(|| panic!("{file}: no '(medium: ...)' line"));
-    let rest = &text[start + "(medium:".len()..];
-    let end = rest.find(')').unwrap_or_else(|| panic!("{file}: unclosed"));
-    rest[..end]
-        .split_whitespace()
-        .map(|kv| {
-            let (k, v) = kv
-                .split_once('=')
-                .unwrap_or_else(|| panic!("{file}: bad size {kv}"));
-            let v = v
-                .parse()
-                .unwrap_or_else(|_| panic!("{file}: bad size {kv}"));
-            (k.to_string(), v)
-        })
-        .collect()
-}
-
 /// The workload programs, sorted by name, with their medium cost models.
 fn workloads() -> Vec<(String, Program, CostModel)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/programs");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("benches/programs")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "sexp"))
-        .collect();
-    files.sort();
-    files
+    common::workloads()
         .into_iter()
-        .map(|path| {
-            let name = path
-                .file_stem()
-                .expect("file name")
-                .to_string_lossy()
-                .into_owned();
-            let text = std::fs::read_to_string(&path).expect("read");
-            let p = parse_program(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let model = CostModel::with_dims(medium_dims(&text, &name));
-            (name, p, model)
+        .map(|w| {
+            let model = CostModel::with_dims(medium_dims(&w.text, &w.name));
+            (w.name, w.program, model)
         })
         .collect()
 }

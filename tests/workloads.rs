@@ -16,6 +16,8 @@
 //! and compares the written `out_K.npy`.
 
 mod common;
+#[path = "../benches/common/workloads.rs"]
+mod workload_programs;
 
 use common::{compare, expected_outputs, root};
 use eqscan::exec::npy::read_npy;
@@ -25,19 +27,9 @@ use eqscan::lang::{parse_program, Program};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
+use workload_programs::scales;
 
 const TOL: f64 = 1e-9;
-
-/// Input scales of the data rule, from WORKLOADS.md (1 when not listed).
-fn scales(name: &str) -> BTreeMap<String, f64> {
-    let list: &[(&str, f64)] = match name {
-        "invariant" => &[("A", 1.0 / 16.0)],
-        "rnn" => &[("W", 1.0 / 16.0), ("U", 1.0 / 16.0)],
-        "output_push" => &[("W", 1.0 / 11.0), ("V", 1.0 / 11.0)],
-        _ => &[],
-    };
-    list.iter().map(|(k, v)| (k.to_string(), *v)).collect()
-}
 
 /// Divides every integer size inside a type form `(DTYPE DIM ...)` by 4
 /// (at least 1), as `reference.py --size small` does for non-T dimensions.

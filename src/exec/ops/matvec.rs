@@ -125,8 +125,12 @@ fn gemv_cols(b: &ArrayView2<'_, f64>, x: &[f64], y: &mut [f64]) -> bool {
 }
 
 /// `y = A·x` for an `(m, k)` `A`, a `(k,)` `x` and an `(m,)` `y`, any
-/// strides. The caller checks the sizes.
+/// strides. The caller checks the sizes; on a mismatch `y` is left as it
+/// is.
 pub fn gemv(a: &ArrayView2<'_, f64>, x: &ArrayView1<'_, f64>, y: &mut ArrayViewMut1<'_, f64>) {
+    if a.ncols() != x.len() || a.nrows() != y.len() {
+        return;
+    }
     let xs = x.as_standard_layout();
     let Some(xs) = xs.as_slice() else {
         return;

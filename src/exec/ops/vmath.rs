@@ -146,14 +146,25 @@ fn exp_in_core(x: f64) -> bool {
     x.abs() <= EXP_CORE_BOUND
 }
 
+/// `core(x)` inside the core's range, else libm's `exact(x)`.
+#[inline(always)]
+fn cored(
+    x: f64,
+    core: impl Fn(f64) -> f64,
+    in_core: impl Fn(f64) -> bool,
+    exact: impl Fn(f64) -> f64,
+) -> f64 {
+    if in_core(x) {
+        core(x)
+    } else {
+        exact(x)
+    }
+}
+
 /// e^x.
 #[inline(always)]
 pub fn exp(x: f64) -> f64 {
-    if exp_in_core(x) {
-        exp_core(x)
-    } else {
-        x.exp()
-    }
+    cored(x, exp_core, exp_in_core, f64::exp)
 }
 
 /// The quadrant `k mod 4` and remainder `r` of x = k·π/2 + r, |r| ≤ π/4
@@ -206,21 +217,13 @@ fn cos_core(x: f64) -> f64 {
 /// sin x.
 #[inline(always)]
 pub fn sin(x: f64) -> f64 {
-    if trig_in_core(x) {
-        sin_core(x)
-    } else {
-        x.sin()
-    }
+    cored(x, sin_core, trig_in_core, f64::sin)
 }
 
 /// cos x.
 #[inline(always)]
 pub fn cos(x: f64) -> f64 {
-    if trig_in_core(x) {
-        cos_core(x)
-    } else {
-        x.cos()
-    }
+    cored(x, cos_core, trig_in_core, f64::cos)
 }
 
 /// tanh x, for every x (NaN gives NaN, ±inf gives ±1, -0 gives -0).
