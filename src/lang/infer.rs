@@ -14,7 +14,7 @@
 //! rest at run time.
 
 use super::dtype::{promote, promote_strong, DType};
-use super::op::{BinaryOp, Op, ReduceOp, Scalar, UnaryOp};
+use super::op::{BinaryOp, ExactInt, Op, ReduceOp, Scalar, UnaryOp};
 use super::shape::{broadcast_shapes, shape_str, Dim, Shape, Type};
 
 /// The largest constant or coefficient a size may have. Keeping sizes well
@@ -28,6 +28,7 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
     for a in args {
         check_limits(&a.shape, a)?;
     }
+    exact_literal_arithmetic(op, args, consts)?;
     match op {
         Op::Input(_) | Op::Scan(_) | Op::Proj(_) => Err(format!(
             "internal: `{}` is typed by the parser, not by infer",
@@ -133,6 +134,40 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
 }
 
 // ---------------------------------------------------------------- helpers
+
+/// Integer literals are exact (weak, as Python integers are under NEP 50):
+/// `(mul 4294967296 4294967296)` is 2^64 in NumPy, which no `i64` holds.
+/// Arithmetic on weak `i64` literals whose exact result does not fit is
+/// refused, never wrapped; the e-graph relies on this too, so a rewrite
+/// such as `(x * a) * b => x * (a * b)` cannot build a wrapped constant.
+fn exact_literal_arithmetic(
+    op: &Op,
+    args: &[&Type],
+    consts: &[Option<Scalar>],
+) -> Result<(), String> {
+    if args.is_empty() || args.len() != consts.len() {
+        return Ok(());
+    }
+    let mut xs = Vec::with_capacity(args.len());
+    for (t, c) in args.iter().zip(consts) {
+        match (t.dtype, t.weak, c) {
+            (DType::I64, true, Some(Scalar::I64(v))) => xs.push(*v),
+            _ => return Ok(()),
+        }
+    }
+    match ExactInt::of(op, &xs) {
+        ExactInt::Overflows => {
+            let operands: Vec<String> = xs.iter().map(|v| v.to_string()).collect();
+            Err(format!(
+                "the exact result on the integer literals {} does not fit in i64 \
+                 (eqscan refuses to wrap it; write a float literal such as {}.0)",
+                operands.join(" and "),
+                xs[0]
+            ))
+        }
+        ExactInt::Value(_) | ExactInt::NotArithmetic => Ok(()),
+    }
+}
 
 /// The arguments as an array of exactly `N`, or an arity error.
 fn fixed<'a, const N: usize>(args: &[&'a Type]) -> Result<[&'a Type; N], String> {

@@ -17,7 +17,7 @@ pub mod shape;
 
 pub use dtype::DType;
 pub use error::LangError;
-pub use op::{BinaryOp, CompareOp, CumOp, Op, ReduceOp, Scalar, UnaryOp};
+pub use op::{BinaryOp, CompareOp, CumOp, ExactInt, Op, ReduceOp, Scalar, UnaryOp};
 pub use parse::parse_program;
 pub use print::print_program;
 pub use program::{Graph, Node, NodeId, OutputInfo, Program, Scan, SharedVars, Span};

@@ -352,6 +352,45 @@ impl CumOp {
     }
 }
 
+/// The exact result of integer arithmetic on `i64` operands, for the
+/// callers that must not wrap: constant folding, and the typing of
+/// arithmetic on integer literals (which are exact in NumPy, as Python
+/// integers are under NEP 50).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExactInt {
+    /// The op is not one whose integer result can overflow (or the
+    /// operands do not fit it).
+    NotArithmetic,
+    /// The exact result, which fits in `i64`.
+    Value(i64),
+    /// The exact result does not fit in `i64`: the kernel would wrap.
+    Overflows,
+}
+
+impl ExactInt {
+    /// `op` applied to `i64` operands `xs`, exactly: `neg`, `abs`, `add`,
+    /// `sub`, `mul` and `pow` (a negative exponent is not arithmetic here;
+    /// the type rules reject it).
+    pub fn of(op: &Op, xs: &[i64]) -> ExactInt {
+        let r = match (op, xs) {
+            (Op::Unary(UnaryOp::Neg), [a]) => a.checked_neg(),
+            (Op::Unary(UnaryOp::Abs), [a]) => a.checked_abs(),
+            (Op::Binary(BinaryOp::Add), [a, b]) => a.checked_add(*b),
+            (Op::Binary(BinaryOp::Sub), [a, b]) => a.checked_sub(*b),
+            (Op::Binary(BinaryOp::Mul), [a, b]) => a.checked_mul(*b),
+            (Op::Binary(BinaryOp::Pow), [a, b]) => match u32::try_from(*b) {
+                Ok(e) => a.checked_pow(e),
+                // 0, 1 and -1 stay bounded under any exponent.
+                Err(_) if *b > 0 && (-1..=1).contains(a) => a.checked_pow((*b & 1) as u32 + 2),
+                Err(_) if *b > 0 => None,
+                Err(_) => return ExactInt::NotArithmetic,
+            },
+            _ => return ExactInt::NotArithmetic,
+        };
+        r.map_or(ExactInt::Overflows, ExactInt::Value)
+    }
+}
+
 impl Op {
     /// The head word of the op in program text (`add`, `scan`, ...).
     /// Leaves that print as atoms give a descriptive word.
@@ -384,5 +423,42 @@ impl Op {
             Op::Scan(_) => "scan",
             Op::Proj(_) => "proj",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_int_refuses_what_would_wrap() {
+        let mul = Op::Binary(BinaryOp::Mul);
+        let add = Op::Binary(BinaryOp::Add);
+        let pow = Op::Binary(BinaryOp::Pow);
+        let neg = Op::Unary(UnaryOp::Neg);
+        assert_eq!(ExactInt::of(&mul, &[1 << 32, 1 << 32]), ExactInt::Overflows);
+        assert_eq!(
+            ExactInt::of(&mul, &[1 << 31, 1 << 31]),
+            ExactInt::Value(1 << 62)
+        );
+        assert_eq!(ExactInt::of(&add, &[i64::MAX, 1]), ExactInt::Overflows);
+        assert_eq!(
+            ExactInt::of(&add, &[i64::MAX, -1]),
+            ExactInt::Value(i64::MAX - 1)
+        );
+        assert_eq!(ExactInt::of(&neg, &[i64::MIN]), ExactInt::Overflows);
+        assert_eq!(ExactInt::of(&neg, &[i64::MAX]), ExactInt::Value(-i64::MAX));
+        assert_eq!(ExactInt::of(&pow, &[2, 63]), ExactInt::Overflows);
+        assert_eq!(ExactInt::of(&pow, &[2, 62]), ExactInt::Value(1 << 62));
+        assert_eq!(
+            ExactInt::of(&pow, &[-1, (1 << 40) + 1]),
+            ExactInt::Value(-1)
+        );
+        assert_eq!(ExactInt::of(&pow, &[3, 1 << 40]), ExactInt::Overflows);
+        assert_eq!(ExactInt::of(&pow, &[2, -1]), ExactInt::NotArithmetic);
+        assert_eq!(
+            ExactInt::of(&Op::Binary(BinaryOp::Maximum), &[i64::MAX, 1]),
+            ExactInt::NotArithmetic
+        );
     }
 }

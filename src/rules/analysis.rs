@@ -18,7 +18,7 @@ use crate::exec::ops::eval;
 use crate::exec::Value;
 use crate::lang::egraph::{Head, Lit, OpName, TNode};
 use crate::lang::infer::infer;
-use crate::lang::{Dim, Op, Scalar, Type};
+use crate::lang::{Dim, ExactInt, Op, Scalar, Type};
 use egg::{Analysis, DidMerge, Id};
 use std::collections::BTreeSet;
 
@@ -316,6 +316,21 @@ fn folds(op: &Op) -> bool {
 }
 
 fn fold(op: &Op, consts: &[Scalar], arg_tys: &[&Type], out: &Type) -> Option<Scalar> {
+    // Integer arithmetic whose exact result does not fit in i64 is not
+    // folded: the folded constant would be a wrapped number.
+    if out.dtype == crate::lang::DType::I64 {
+        let ints: Option<Vec<i64>> = consts
+            .iter()
+            .map(|c| match c {
+                Scalar::I64(i) => Some(*i),
+                Scalar::Bool(b) => Some(i64::from(*b)),
+                Scalar::F64(_) => None,
+            })
+            .collect();
+        if ints.is_some_and(|xs| ExactInt::of(op, &xs) == ExactInt::Overflows) {
+            return None;
+        }
+    }
     let vals: Vec<Value> = consts.iter().map(|s| Value::from_scalar(*s)).collect();
     let refs: Vec<&Value> = vals.iter().collect();
     // Evaluate on 0-D stand-ins of the right dtypes.
