@@ -160,8 +160,8 @@ fn main() {
         let name = format!("fail::{}", stem(&path));
         // A `; known_bug:` header marks a bug not fixed yet: the case is
         // ignored (run it with `-- --ignored`; remove the line once it passes).
-        let known_bug = std::fs::read_to_string(&path)
-            .is_ok_and(|t| header(&t, "known_bug").is_some());
+        let known_bug =
+            std::fs::read_to_string(&path).is_ok_and(|t| header(&t, "known_bug").is_some());
         trials.push(Trial::test(name, move || file_case(&path)).with_ignored_flag(known_bug));
     }
 

@@ -41,7 +41,7 @@
 //! `$CARGO_TARGET_TMPDIR/fuzz_findings/`.
 //!
 //! Environment: `EQSCAN_FUZZ_CASES` (reader mutants, default 20,000; the
-//! CLI test runs one in 250 of that, the differential test one in 100),
+//! CLI test runs one in 200 of that, the differential test one in 50),
 //! `EQSCAN_FUZZ_SEED` (default 11).
 
 mod common;
@@ -99,7 +99,7 @@ fn env_num(name: &str, default: u64) -> u64 {
 }
 
 /// The number of reader mutants (`EQSCAN_FUZZ_CASES`, default 20,000);
-/// the CLI test runs one in 250 of that, the differential test one in 100.
+/// the CLI test runs one in 200 of that, the differential test one in 50.
 fn cases() -> usize {
     env_num("EQSCAN_FUZZ_CASES", 20_000) as usize
 }
@@ -618,11 +618,22 @@ fn report(test: &str, findings: Vec<Finding>, checked: usize, secs: f64) {
         "{test}: {checked} cases in {secs:.1} s, {} findings",
         findings.len()
     );
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz_findings");
+    let _ = std::fs::create_dir_all(&dir);
+    // This test's files of an earlier run go first.
+    if let Ok(rd) = std::fs::read_dir(&dir) {
+        for e in rd.flatten() {
+            if e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{test}_"))
+            {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
     if findings.is_empty() {
         return;
     }
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz_findings");
-    let _ = std::fs::create_dir_all(&dir);
     let mut groups: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
     for f in &findings {
         groups.entry(&f.kind).or_default().push(f);
@@ -1086,7 +1097,7 @@ fn optimize_keeps_the_contract_on_mutations() {
     let mut rng = Rng(seed() ^ 0xd1ff);
     let start = Instant::now();
     let mut findings = Vec::new();
-    let n = cases() / 100;
+    let n = cases() / 50;
     let mut checked = 0;
     for _ in 0..n {
         let k = rng.below(corpus.len());
@@ -1238,7 +1249,7 @@ fn cli_survives_mutations() {
             }
         };
     // Mutants through fmt, optimize and run.
-    let n = cases() / 250;
+    let n = cases() / 200;
     for i in 0..n {
         let (source, bytes, _) = mutant(&corpus, &mut rng);
         let file = format!("m{i}.sexp");

@@ -635,12 +635,14 @@ fn saved_prop_cases() {
         }
         let text = std::fs::read_to_string(&path).unwrap();
         let known = common::header(&text, "known_bug");
-        match (check_program(&text, &dims_of(&text), &rewrites, true, None), known) {
+        match (
+            check_program(&text, &dims_of(&text), &rewrites, true, None),
+            known,
+        ) {
             (Outcome::Pass, None) => {}
-            (Outcome::Pass, Some(_)) => eprintln!(
-                "{}: passes now; remove its known_bug line",
-                rel(&path)
-            ),
+            (Outcome::Pass, Some(_)) => {
+                eprintln!("{}: passes now; remove its known_bug line", rel(&path))
+            }
             (Outcome::Invalid(e) | Outcome::Fail(e), Some(why)) => eprintln!(
                 "{}: known bug ({why}): {}",
                 rel(&path),
