@@ -356,7 +356,6 @@ fn mutate(text: &str, rng: &mut Rng) -> (Vec<u8>, &'static str) {
         .filter(|&k| toks[k].0 != Tok::Atom)
         .collect();
     let t = |k: usize| (toks[k].1, toks[k].2);
-    let s = String::from;
     match rng.below(16) {
         0 => {
             let mut b = text.as_bytes().to_vec();
@@ -487,7 +486,7 @@ fn mutate(text: &str, rng: &mut Rng) -> (Vec<u8>, &'static str) {
             let at = (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap();
             (text[..at].as_bytes().to_vec(), "truncate")
         }
-        _ => (s(text).into_bytes(), "none"),
+        _ => (text.as_bytes().to_vec(), "none"),
     }
 }
 
