@@ -151,6 +151,30 @@ impl Gen<'_> {
                 let b = self.texpr(scope, target, d, allow_state);
                 format!("(where (gt {a} {b}) {a} {b})")
             }
+            11 if target.len() <= 1 => {
+                // Numerically stable forms over a vector E, which must stay
+                // finite at any input scale: exp(E - max E) (in (0, 1]),
+                // softmax, and logsumexp max E + log(sum(exp(E - max E))).
+                self.feat("exp_shifted");
+                // A scalar's E is a vector or (so that it has enough
+                // elements for the cost model to prefer other forms) an
+                // M x N matrix.
+                let shape = match target.first() {
+                    Some(&r) => vec![r],
+                    None => match self.src.below(3) {
+                        0 => vec![n],
+                        1 => vec![m],
+                        _ => vec![m, n],
+                    },
+                };
+                let e = self.texpr(scope, &shape, d, allow_state);
+                let shifted = format!("(exp (sub {e} (max {e})))");
+                match (target, self.src.below(2)) {
+                    ([], _) => format!("(add (max {e}) (log (sum {shifted})))"),
+                    (_, 0) => shifted,
+                    _ => format!("(div {shifted} (sum {shifted}))"),
+                }
+            }
             _ => self.leaf(scope, target, allow_state, &vars_of(target)),
         }
     }

@@ -12,7 +12,9 @@
 //!
 //! Values are kept bounded: states are updated through `tanh`, by adding
 //! a bounded term (running sums), by contracting (`0.5 * s + ...`) or by
-//! multiplying with a sigmoid; `exp` only sees `tanh`/`sigmoid` values.
+//! multiplying with a sigmoid; `exp` only sees `tanh`/`sigmoid` values, or
+//! a vector less its maximum (the stable forms: a shifted `exp`, softmax,
+//! logsumexp), so outputs stay finite at any input scale.
 #![allow(dead_code)]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -809,6 +811,7 @@ pub const FEATURES: &[&str] = &[
     "dot",
     "combinator",
     "exp_bounded",
+    "exp_shifted",
     "fold",
     "go_backwards",
     "mitsot_-2_-1",
