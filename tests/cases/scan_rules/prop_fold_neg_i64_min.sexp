@@ -6,7 +6,6 @@
 ; (NumPy converts it first) and the base is positive.
 ; dims: T=6
 ; scans_after: 0
-; known_bug: issue 11 point 2, constant folding in the promoted dtype (lead)
 (program prop
   (input X (f64 T))
   (let Y (scan

@@ -6,7 +6,6 @@
 ; wrap the same way (a sign flip, and i64::MAX + 1).
 ; dims: N=3
 ; scans_after: 0
-; known_bug: issue 11 point 2, constant folding in the promoted dtype (lead)
 (program p
   (input x (f64 N))
   (output
