@@ -3,8 +3,8 @@
 
 use clap::{Parser, Subcommand};
 use eqscan::exec::plan::Compiled;
-use eqscan::exec::run::{bind_inputs, generate_missing, Dims};
-use eqscan::exec::{npy, Value};
+use eqscan::exec::run::{bind_inputs, generate_missing_within, Dims};
+use eqscan::exec::{npy, MemoryBudget, Value};
 use eqscan::extract::cost::CostModel;
 use eqscan::extract::IlpLimits;
 use eqscan::lang::parse::parse_program_bytes;
@@ -44,8 +44,14 @@ enum Command {
         #[arg(long = "scale", value_name = "NAME=S", value_parser = name_f64, requires = "gen")]
         scales: Vec<(String, f64)>,
         /// The value of a symbolic size.
-        #[arg(long = "dim", value_name = "NAME=N", value_parser = name_usize)]
-        dims: Vec<(String, usize)>,
+        #[arg(long = "dim", value_name = "NAME=N", value_parser = name_size)]
+        dims: Vec<(String, i64)>,
+        /// The most bytes one array may take (an op's result, a loop's
+        /// output buffer, an input); an op that needs more fails before it
+        /// runs. Plain bytes, or with a suffix K, M, G, T (powers of 1024).
+        /// Default: the machine's physical memory.
+        #[arg(long, value_name = "BYTES", value_parser = byte_count)]
+        max_memory: Option<u64>,
         /// Run the program as written, without optimizing it.
         #[arg(long)]
         no_opt: bool,
@@ -83,8 +89,8 @@ enum Command {
         /// The program file (.sexp).
         prog: PathBuf,
         /// The size the cost model gives a symbolic size (default 1000).
-        #[arg(long = "dim", value_name = "NAME=N", value_parser = name_usize)]
-        dims: Vec<(String, usize)>,
+        #[arg(long = "dim", value_name = "NAME=N", value_parser = name_size)]
+        dims: Vec<(String, i64)>,
         #[command(flatten)]
         opt: OptArgs,
         /// Print the JSON report of SPEC §3 instead of the program.
@@ -97,8 +103,8 @@ enum Command {
         /// The program file (.sexp).
         prog: PathBuf,
         /// The size the cost model gives a symbolic size (default 1000).
-        #[arg(long = "dim", value_name = "NAME=N", value_parser = name_usize)]
-        dims: Vec<(String, usize)>,
+        #[arg(long = "dim", value_name = "NAME=N", value_parser = name_size)]
+        dims: Vec<(String, i64)>,
         #[command(flatten)]
         opt: OptArgs,
     },
@@ -147,15 +153,18 @@ struct OptArgs {
     /// Stop saturating once the e-graph has N nodes.
     #[arg(long, value_name = "N", default_value_t = Limits::default().node_limit)]
     node_limit: usize,
-    /// Stop saturating after SECS seconds.
-    #[arg(long, value_name = "SECS", default_value_t = Limits::default().time_limit.as_secs_f64())]
+    /// Stop saturating after SECS seconds (a finite positive number).
+    #[arg(long, value_name = "SECS", value_parser = positive_seconds,
+          default_value_t = Limits::default().time_limit.as_secs_f64())]
     time_limit: f64,
     /// How the optimized term is extracted: greedy DAG-aware, tree, or
     /// exact ILP (greedy when the ILP refuses the e-graph or times out).
     #[arg(long, value_enum, default_value_t = ExtractorArg::Greedy)]
     extractor: ExtractorArg,
-    /// Stop the ILP solver after SECS seconds (with --extractor ilp).
-    #[arg(long, value_name = "SECS", default_value_t = IlpLimits::default().time_limit.as_secs_f64())]
+    /// Stop the ILP solver after SECS seconds (with --extractor ilp; a
+    /// finite positive number).
+    #[arg(long, value_name = "SECS", value_parser = positive_seconds,
+          default_value_t = IlpLimits::default().time_limit.as_secs_f64())]
     ilp_time_limit: f64,
 }
 
@@ -188,10 +197,54 @@ impl OptArgs {
     }
 }
 
-/// A duration of `s` seconds: none when negative or NaN, unbounded when
-/// too large.
+/// A duration of `s` seconds (checked finite and positive by
+/// [`positive_seconds`]; unbounded if it does not fit a duration).
 fn seconds(s: f64) -> std::time::Duration {
     std::time::Duration::try_from_secs_f64(s.max(0.0)).unwrap_or(std::time::Duration::MAX)
+}
+
+/// The longest time limit accepted: a year.
+const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// A time limit in seconds: a finite number above 0 (and at most a year).
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    if !v.is_finite() || v <= 0.0 {
+        return Err(format!("'{s}' is not a finite positive number of seconds"));
+    }
+    if v > MAX_SECONDS {
+        return Err(format!("'{s}' seconds is more than a year"));
+    }
+    Ok(v)
+}
+
+/// A byte count: digits, optionally followed by K, M, G or T (powers of
+/// 1024, with an optional `B` or `iB`), above 0.
+fn byte_count(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, suffix) = t.split_at(digits);
+    let bad = || format!("'{s}' is not a byte count (such as 1000000, 512M or 4G)");
+    let n: u64 = num.parse().map_err(|_| bad())?;
+    let unit: u32 = match suffix.to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 1,
+        "M" | "MB" | "MIB" => 2,
+        "G" | "GB" | "GIB" => 3,
+        "T" | "TB" | "TIB" => 4,
+        _ => return Err(bad()),
+    };
+    let bytes = 1024u64
+        .checked_pow(unit)
+        .and_then(|m| n.checked_mul(m))
+        .ok_or_else(|| format!("'{s}' is more bytes than fit in 64 bits"))?;
+    if bytes == 0 {
+        return Err(format!("'{s}': the memory budget must be above 0 bytes"));
+    }
+    Ok(bytes)
 }
 
 fn split_eq(s: &str) -> Result<(&str, &str), String> {
@@ -212,12 +265,38 @@ fn name_f64(s: &str) -> Result<(String, f64), String> {
     Ok((a.to_string(), v))
 }
 
-fn name_usize(s: &str) -> Result<(String, usize), String> {
+/// `NAME=N` with N a size: an integer from 0 to `i64::MAX`.
+fn name_size(s: &str) -> Result<(String, i64), String> {
     let (a, b) = split_eq(s)?;
-    let v: usize = b
+    let v: u64 = b
         .parse()
         .map_err(|_| format!("'{b}' is not a non-negative integer"))?;
+    let v = i64::try_from(v)
+        .map_err(|_| format!("size {v} is larger than the largest size, {}", i64::MAX))?;
     Ok((a.to_string(), v))
+}
+
+/// The `--dim` pairs as sizes by name; a name given twice with different
+/// values is a usage error (exit status 2), the same value twice is fine.
+fn dims_or_exit(dims: &[(String, i64)]) -> Dims {
+    let mut out = Dims::new();
+    for (name, v) in dims {
+        match out.insert(name.clone(), *v) {
+            Some(prev) if prev != *v => {
+                use clap::CommandFactory;
+                Cli::command()
+                    .error(
+                        clap::error::ErrorKind::ArgumentConflict,
+                        format!(
+                            "--dim {name} is given twice with different values ({prev} and {v})"
+                        ),
+                    )
+                    .exit();
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 macro_rules! emitln {
@@ -279,11 +358,6 @@ fn rule_errors(errors: &[eqscan::rules::RuleError]) -> String {
 }
 
 /// Optimizes `p`, with sizes from `dims` for the cost model.
-/// `--dim NAME=N` pairs as the cost model's sizes.
-fn dims_of(dims: &[(String, usize)]) -> Dims {
-    dims.iter().map(|(k, v)| (k.clone(), *v as i64)).collect()
-}
-
 fn optimize_program(
     p: &Program,
     opt: &OptArgs,
@@ -294,6 +368,42 @@ fn optimize_program(
     let model = CostModel::with_dims(dims.clone());
     optimize_with(p, &rewrites, &opt.limits(), &model, &opt.extractor())
         .map_err(|e| UserError(format!("{file}: {e}")))
+}
+
+/// The lines `explain` prints: a summary, then the program after each
+/// rewrite from the program to its optimized form.
+fn explain_lines(
+    p: &Program,
+    rewrites: &[egg::Rewrite<
+        eqscan::lang::egraph::TNode,
+        eqscan::rules::analysis::TensorAnalysis,
+    >],
+    limits: &Limits,
+    model: &CostModel,
+    extractor: &Extractor,
+) -> Result<Vec<String>, String> {
+    let sat = saturate(p, rewrites, limits, true)?;
+    let best = eqscan::optimize::extract_with(&sat.egraph, sat.root, model, extractor).expr;
+    let original = eqscan::lang::egraph::program_to_expr(p)?;
+    // egg flattens the explanation by deep-copying every step's term at
+    // every nesting level (cubic in a chain of lets); the deadline in
+    // `dispatch` bounds it.
+    let mut egraph = sat.egraph;
+    let best_id = egraph.add_expr(&best);
+    if egraph.find(best_id) != sat.root {
+        return Err("internal error: the extracted term is not in the root class".into());
+    }
+    let mut explanation = egraph.explain_equivalence(&original, &best);
+    let steps = explanation.make_flat_explanation().len().saturating_sub(1);
+    let mut lines = vec![
+        format!("; {steps} rewrite(s) from the program to its optimized form"),
+        format!(
+            "; stop reason: {}, {} iteration(s)",
+            sat.stop_reason, sat.iterations
+        ),
+    ];
+    lines.extend(explanation.get_flat_strings());
+    Ok(lines)
 }
 
 fn main() -> ExitCode {
@@ -333,7 +443,7 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             let t0 = Instant::now();
             let p = load_program(&prog)?;
             let parse_ms = t0.elapsed().as_secs_f64() * 1e3;
-            let report = optimize_program(&p, &opt, &dims_of(&dims), &file)?;
+            let report = optimize_program(&p, &opt, &dims_or_exit(&dims), &file)?;
             if json {
                 emitln!("{}", report.to_json(parse_ms));
             } else {
@@ -373,31 +483,48 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             let file = prog.display().to_string();
             let p = load_program(&prog)?;
             let rewrites = load_rewrites(&opt)?;
-            let fail = |e: String| UserError(format!("{file}: {e}"));
-            let mut sat = saturate(&p, &rewrites, &opt.limits(), true).map_err(fail)?;
-            let model = CostModel::with_dims(dims_of(&dims));
-            let best =
-                eqscan::optimize::extract_with(&sat.egraph, sat.root, &model, &opt.extractor())
-                    .expr;
-            let original = eqscan::lang::egraph::program_to_expr(&p).map_err(fail)?;
-            let best_id = sat.egraph.add_expr(&best);
-            if sat.egraph.find(best_id) != sat.root {
-                return Err(fail(
-                    "internal error: the extracted term is not in the root class".into(),
-                ));
+            let limits = opt.limits();
+            let deadline = Instant::now() + limits.time_limit;
+            // The whole command honours --time-limit: saturation gets half
+            // of it, extraction and the explanation the rest. egg's
+            // explanation cannot be interrupted, so it runs on a thread of
+            // its own, abandoned (with the process) at the deadline.
+            let sat_limits = Limits {
+                time_limit: limits.time_limit / 2,
+                ..limits
+            };
+            let model = CostModel::with_dims(dims_or_exit(&dims));
+            let extractor = opt.extractor();
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::Builder::new()
+                .stack_size(256 << 20)
+                .spawn(move || {
+                    let _ = tx.send(explain_lines(
+                        &p,
+                        &rewrites,
+                        &sat_limits,
+                        &model,
+                        &extractor,
+                    ));
+                })
+                .map_err(|e| UserError(format!("internal error: cannot start a thread: {e}")))?;
+            use std::sync::mpsc::RecvTimeoutError;
+            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(Ok(lines)) => {
+                    for line in lines {
+                        emitln!("{line}");
+                    }
+                    Ok(())
+                }
+                Ok(Err(e)) => Err(UserError(format!("{file}: {e}"))),
+                Err(RecvTimeoutError::Timeout) => Err(UserError(format!(
+                    "{file}: explain: the chain of rewrites was not found within the time limit of {} s (raise --time-limit)",
+                    opt.time_limit
+                ))),
+                Err(RecvTimeoutError::Disconnected) => Err(UserError(format!(
+                    "{file}: internal error: the explanation failed"
+                ))),
             }
-            let mut explanation = sat.egraph.explain_equivalence(&original, &best);
-            let steps = explanation.make_flat_explanation().len().saturating_sub(1);
-            emitln!("; {steps} rewrite(s) from the program to its optimized form");
-            emitln!(
-                "; stop reason: {}, {} iteration(s)",
-                sat.stop_reason,
-                sat.iterations
-            );
-            for line in explanation.get_flat_strings() {
-                emitln!("{line}");
-            }
-            Ok(())
         }
         Command::Dot { prog, egraph, opt } => {
             let file = prog.display().to_string();
@@ -425,10 +552,12 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             calls,
             json,
             opt,
+            max_memory,
         } => {
             let file = prog.display().to_string();
             let p = load_program(&prog)?;
-            let given: Dims = dims.into_iter().map(|(k, v)| (k, v as i64)).collect();
+            let given = dims_or_exit(&dims);
+            let budget = max_memory.map_or_else(MemoryBudget::default, MemoryBudget::bytes);
             let mut values: Vec<Option<Value>> = vec![None; p.n_inputs()];
             let names: Vec<String> = p.inputs().map(|(n, _)| n.to_string()).collect();
             for (name, path) in inputs {
@@ -438,7 +567,9 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                         names.join(", ")
                     )));
                 };
-                values[k] = Some(npy::read_npy(&path).map_err(|e| UserError(e.to_string()))?);
+                values[k] = Some(
+                    npy::read_npy_within(&path, &budget).map_err(|e| UserError(e.to_string()))?,
+                );
             }
             let shared_names: Vec<String> = p.shared_vars().map(|(n, _)| n.to_string()).collect();
             let mut state: Vec<Option<Value>> = vec![None; shared_names.len()];
@@ -449,7 +580,9 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                         shared_names.join(", ")
                     )));
                 };
-                state[k] = Some(npy::read_npy(&path).map_err(|e| UserError(e.to_string()))?);
+                state[k] = Some(
+                    npy::read_npy_within(&path, &budget).map_err(|e| UserError(e.to_string()))?,
+                );
             }
             let located = |e: eqscan::exec::ExecError| UserError(e.located(&file));
             let dims = {
@@ -463,18 +596,20 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             for ((id, node), v) in p.graph.params().skip(p.n_inputs()).zip(state) {
                 first_state.push(match v {
                     Some(v) => v,
-                    None => Value::from_type_zeros(node.ty(), &bind).map_err(|msg| {
-                        located(eqscan::exec::ExecError::Input {
-                            span: p.graph.span(id),
-                            name: node.name.clone().unwrap_or_default(),
-                            msg,
-                        })
-                    })?,
+                    None => {
+                        Value::from_type_zeros_within(node.ty(), &bind, &budget).map_err(|msg| {
+                            located(eqscan::exec::ExecError::Input {
+                                span: p.graph.span(id),
+                                name: node.name.clone().unwrap_or_default(),
+                                msg,
+                            })
+                        })?
+                    }
                 });
             }
             let scales: BTreeMap<String, f64> = scales.into_iter().collect();
             let inputs = if gen {
-                generate_missing(&p, values, &dims, &scales).map_err(located)?
+                generate_missing_within(&p, values, &dims, &scales, &budget).map_err(located)?
             } else {
                 let mut full = Vec::new();
                 for (k, v) in values.into_iter().enumerate() {
@@ -503,6 +638,7 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             };
             // Compiled once; every run reuses the plan and its storage.
             let mut compiled = Compiled::new(&p, &dims).map_err(located)?;
+            compiled.set_memory_budget(budget);
             let refs: Vec<&Value> = inputs.iter().collect();
             let runs = repeat.map_or(1, |k| k + 1);
             let mut times = Vec::new();

@@ -151,6 +151,52 @@ fn usage_case(name: &'static str, args: &'static [&'static str]) -> Trial {
     })
 }
 
+/// Like [`usage_case`], and stderr must contain `want`.
+fn usage_case_owned(name: &'static str, argv: Vec<String>, want: &'static str) -> Trial {
+    Trial::test(format!("usage::{name}"), move || {
+        let out = eqscan(&argv, &root());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("panicked") {
+            return Err(format!("eqscan panicked:\n{stderr}").into());
+        }
+        if out.status.code() != Some(2) || !stderr.contains(want) {
+            return Err(format!(
+                "expected exit status 2 and '{want}', got {}:\n{stderr}",
+                out.status
+            )
+            .into());
+        }
+        Ok(())
+    })
+}
+
+/// A rule whose left side nests `depth` negations.
+fn deep_rule(depth: usize) -> String {
+    format!(
+        "deep: {}?x{} => ?x\n",
+        "(neg ".repeat(depth),
+        ")".repeat(depth)
+    )
+}
+
+/// Writes `text` to `NAME.rules` and runs `eqscan rules check NAME.rules`:
+/// exit 1, one located line, within a second or two.
+fn rules_case(name: &'static str, text: String) -> Trial {
+    Trial::test(format!("generated::{name}"), move || {
+        let dir = tmp_dir(name);
+        let file = format!("{name}.rules");
+        std::fs::write(dir.join(&file), &text).unwrap();
+        let t0 = std::time::Instant::now();
+        let out = eqscan(&["rules".into(), "check".into(), file], &dir);
+        let line = user_error(&out, name)?;
+        if t0.elapsed() > std::time::Duration::from_secs(5) {
+            return Err(format!("{name}: took {:?}", t0.elapsed()).into());
+        }
+        insta::assert_snapshot!(name, line);
+        Ok(())
+    })
+}
+
 fn main() {
     let args = Arguments::from_args();
     let mut trials: Vec<Trial> = Vec::new();
@@ -206,12 +252,89 @@ fn main() {
     trials.push(deep_case(&["fmt"]));
     trials.push(deep_case(&["run", "--no-opt", "--gen"]));
 
+    // Control characters other than whitespace, outside comments.
+    trials.push(generated_case(
+        "nul_byte",
+        b"(program p\n  (input X (f64 3))\n  (output (neg\0 X)))\n".to_vec(),
+        &["fmt"],
+    ));
+    trials.push(generated_case(
+        "escape_between_tokens",
+        b"(program p\n  (input X (f64 3))\n  \x1b(output X))\n".to_vec(),
+        &["run", "--no-opt", "--gen"],
+    ));
+    // ... but inside a comment they are text.
+    trials.push(Trial::test("generated::control_in_comment_is_fine", || {
+        let out = generated(
+            "control_in_comment",
+            b"; a \0 and a \x1b\n(program p\n  (input X (f64 3))\n  (output X))\n",
+            &["fmt"],
+        );
+        match out.status.code() {
+            Some(0) => Ok(()),
+            _ => Err(format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr)).into()),
+        }
+    }));
+    trials.push(rules_case("rule_nested_3000_deep", deep_rule(3000)));
+    trials.push(rules_case(
+        "rule_control_character",
+        "neg-neg: (neg (neg ?x)) =>\x07 ?x\n".to_string(),
+    ));
+
     trials.push(usage_case("no_subcommand", &[]));
     trials.push(usage_case("unknown_subcommand", &["frobnicate"]));
     trials.push(usage_case("run_without_program", &["run"]));
     trials.push(usage_case(
         "unknown_flag",
         &["run", "benches/programs/map.sexp", "--no-such-flag"],
+    ));
+
+    // Time limits: finite positive numbers only.
+    for (name, flag, value) in [
+        ("time_limit_inf", "--time-limit", "inf"),
+        ("time_limit_nan", "--time-limit", "nan"),
+        ("time_limit_zero", "--time-limit", "0"),
+        ("time_limit_negative", "--time-limit", "-1"),
+        ("ilp_time_limit_inf", "--ilp-time-limit", "inf"),
+        ("ilp_time_limit_nan", "--ilp-time-limit", "nan"),
+    ] {
+        trials.push(usage_case_owned(
+            name,
+            vec![
+                "optimize".into(),
+                "benches/programs/map.sexp".into(),
+                format!("{flag}={value}"),
+            ],
+            "is not a finite positive number of seconds",
+        ));
+    }
+    let run_map = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = ["run", "benches/programs/map.sexp", "--gen", "--no-opt"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    trials.push(usage_case_owned(
+        "dim_twice_different",
+        run_map(&["--dim", "T=3", "--dim", "T=4"]),
+        "--dim T is given twice with different values (3 and 4)",
+    ));
+    trials.push(usage_case_owned(
+        "dim_beyond_i64",
+        run_map(&["--dim", "T=18446744073709551615"]),
+        "size 18446744073709551615 is larger than the largest size, 9223372036854775807",
+    ));
+    trials.push(usage_case_owned(
+        "max_memory_zero",
+        run_map(&["--max-memory", "0"]),
+        "the memory budget must be above 0 bytes",
+    ));
+    trials.push(usage_case_owned(
+        "max_memory_bad_suffix",
+        run_map(&["--max-memory", "4Q"]),
+        "'4Q' is not a byte count",
     ));
 
     libtest_mimic::run(&args, trials).exit();

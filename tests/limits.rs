@@ -241,3 +241,180 @@ fn cli_time_limit() {
     // The process: start-up, parse, optimize, print.
     assert!(wall.as_secs_f64() < 2.5, "{:?}: {json}", wall);
 }
+
+// ------------------------------------------------------------------
+// Limits on bad input (issue 11): no hang, no abort, whatever the input.
+
+/// Runs the binary in a scratch folder on `NAME.sexp` holding `text`.
+fn cli_on(name: &str, text: &str, args: &[&str]) -> (std::process::Output, Duration) {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("limits_bad_input")
+        .join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = format!("{name}.sexp");
+    std::fs::write(dir.join(&file), text).unwrap();
+    let mut argv = vec![args[0].to_string(), file];
+    argv.extend(args[1..].iter().map(|s| s.to_string()));
+    let t0 = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_eqscan"))
+        .args(&argv)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    (out, t0.elapsed())
+}
+
+/// A loop whose step count is a constant the rules fold (`(dot 0 3)` is
+/// 0). Its class of 0 holds many equal terms; the search for the step
+/// count as a size tried each of them at every level (exponential), so
+/// `optimize` never returned, whatever `--time-limit`.
+const N_STEPS_DOT: &str = "\
+(program p
+  (input a0 (f64 3))
+  (let A (scan
+    (outputs_info (sitsot a0))
+    (n_steps (dot 0 3))
+    (fn (a) (add (mul a 0.5) 1.0))))
+  (output A))
+";
+
+#[test]
+fn n_steps_folding_to_a_constant_does_not_hang() {
+    for extra in [&[][..], &["--no-scan-rules"][..]] {
+        let mut args = vec!["optimize", "--time-limit", "1"];
+        args.extend(extra);
+        let (out, wall) = cli_on("n_steps_dot", N_STEPS_DOT, &args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            wall < Duration::from_secs(3),
+            "optimize {extra:?} took {wall:?}"
+        );
+        // the optimized program still runs zero steps
+        let text = String::from_utf8(out.stdout).unwrap();
+        let q = parse_program(&text).unwrap();
+        let p = parse_program(N_STEPS_DOT).unwrap();
+        assert_eq!(outputs(&q), outputs(&p));
+        assert_eq!(outputs(&p)[0].shape(), &[0, 3]);
+    }
+}
+
+/// `x + 0 + 0 + ...` as a chain of `n` lets: `optimize` takes
+/// milliseconds, the explanation of its `2n` rewrites grows cubically in
+/// egg (each step's term is copied at every nesting level).
+fn let_chain(n: usize) -> String {
+    let mut s = String::from("(program chain\n  (input x (f64 N))\n  (let v0 (add x 0.0))\n");
+    for i in 1..n {
+        s.push_str(&format!("  (let v{i} (add v{} 0.0))\n", i - 1));
+    }
+    s.push_str(&format!("  (output v{}))\n", n - 1));
+    s
+}
+
+#[test]
+fn explain_honours_the_time_limit() {
+    let (out, wall) = cli_on(
+        "explain_chain",
+        &let_chain(400),
+        &["explain", "--time-limit", "0.5"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "explain_chain.sexp: explain: the chain of rewrites was not found within the time \
+         limit of 0.5 s (raise --time-limit)\n"
+    );
+    assert!(out.stdout.is_empty());
+    assert!(wall < Duration::from_secs(2), "explain took {wall:?}");
+    // a short chain is explained within the limit
+    let (out, _) = cli_on(
+        "explain_short",
+        &let_chain(3),
+        &["explain", "--time-limit", "5"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text,
+        "; 3 rewrite(s) from the program to its optimized form\n\
+         ; stop reason: saturated, 2 iteration(s)\n\
+         (outputs (add (add (add x 0.0) 0.0) 0.0))\n\
+         (outputs (Rewrite=> add-zero (add (add x 0.0) 0.0)))\n\
+         (outputs (add (Rewrite=> add-zero x) 0.0))\n\
+         (outputs (Rewrite=> add-zero x))\n"
+    );
+}
+
+#[test]
+fn dim_twice_with_the_same_value_is_fine() {
+    let p = "(program p (input x (f64 T)) (output (sum x)))\n";
+    let (out, _) = cli_on(
+        "dim_twice",
+        p,
+        &["run", "--gen", "--no-opt", "--dim", "T=3", "--dim", "T=3"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // 0.5 * (sin(0) + sin(0.37) + sin(0.74)) from the data rule
+    let want: f64 = (0..3).map(|i| 0.5 * (0.37 * i as f64).sin()).sum();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("out_0: f64 [] sum={want}\n")
+    );
+}
+
+/// The interpreter and the compiled plan refuse the same op, at the same
+/// place, with the same sentence; within the budget both run.
+#[test]
+fn interpreter_and_plan_agree_on_the_budget() {
+    use eqscan::exec::plan::Compiled;
+    use eqscan::exec::run::run_program_within;
+    use eqscan::exec::{ExecError, MemoryBudget};
+    let p = parse_program(
+        "(program p\n  (input x (f64 N))\n  (let s (sin x))\n  (output (sum (mul (expand_dims s 1) s))))",
+    )
+    .unwrap();
+    let dims: Dims = [("N".to_string(), 100)].into();
+    let x = generate_inputs(&p, &dims, &BTreeMap::new()).unwrap();
+    let small = MemoryBudget::bytes(50_000);
+    let by_interp = run_program_within(&p, x.clone(), &dims, &small).unwrap_err();
+    let mut f = Compiled::new(&p, &dims).unwrap();
+    f.set_memory_budget(small);
+    let refs: Vec<&Value> = x.iter().collect();
+    let by_plan = f.call(&refs).unwrap_err();
+    assert_eq!(by_interp, by_plan);
+    let ExecError::OverBudget { span, op, over } = &by_plan else {
+        panic!("{by_plan:?}")
+    };
+    assert_eq!((span.line, span.col, op.as_str()), (4, 16, "mul"));
+    assert_eq!(
+        (over.shape.as_slice(), over.bytes),
+        (&[100, 100][..], Some(80_000))
+    );
+    assert_eq!(
+        by_plan.to_string(),
+        "mul needs 80000 bytes (78.1 KiB) for its result, an f64 array of shape (100, 100), \
+         more than the memory budget of 50000 bytes (48.8 KiB; set it with --max-memory)"
+    );
+    // within the budget: the same sum both ways
+    let big = MemoryBudget::bytes(80_000);
+    let a = run_program_within(&p, x.clone(), &dims, &big).unwrap();
+    f.set_memory_budget(big);
+    let b = f.call(&refs).unwrap().to_values();
+    assert_eq!(a, b);
+    let s: Vec<f64> = (0..100)
+        .map(|i| (0.5 * (0.37 * i as f64).sin()).sin())
+        .collect();
+    let want: f64 = s.iter().map(|a| s.iter().map(|b| a * b).sum::<f64>()).sum();
+    assert!((a[0].sum_f64() - want).abs() < 1e-9 * want.abs().max(1.0));
+}

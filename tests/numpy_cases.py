@@ -1335,6 +1335,23 @@ def fail_fixtures():
         f.write("this is a text file, not a .npy array\n")
     with open(os.path.join(d, "truncated.npy"), "wb") as f:
         f.write(open(os.path.join(d, "f64_3x4.npy"), "rb").read()[:100])
+
+    def with_header(dict_text, data):
+        h = dict_text.encode()
+        while (10 + len(h) + 1) % 64:
+            h += b" "
+        h += b"\n"
+        return b"\x93NUMPY\x01\x00" + len(h).to_bytes(2, "little") + h + data
+
+    # A header that claims 10^12 elements over 8 bytes of data.
+    with open(os.path.join(d, "huge_header.npy"), "wb") as f:
+        f.write(with_header(
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }",
+            b"\0" * 8))
+    # A header whose dictionary never closes.
+    with open(os.path.join(d, "bad_header.npy"), "wb") as f:
+        f.write(with_header(
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), ", b"\0" * 96))
     print(f"wrote {d}")
 
 

@@ -1,5 +1,6 @@
 //! Errors raised while binding inputs and running a program.
 
+use crate::exec::budget::OverBudget;
 use crate::lang::Span;
 
 /// A program that cannot run on the given inputs.
@@ -35,6 +36,17 @@ pub enum ExecError {
         /// The symbol.
         name: String,
     },
+    /// An array an op needs is larger than the memory budget (checked
+    /// before the op's kernel runs).
+    #[error("{op} {over}")]
+    OverBudget {
+        /// Where the op is written.
+        span: Span,
+        /// The op.
+        op: String,
+        /// The array, its size and the budget.
+        over: Box<OverBudget>,
+    },
     /// A .npy file that cannot be read or written, or holds the wrong data.
     #[error("{path}: {msg}")]
     Npy {
@@ -51,7 +63,8 @@ impl ExecError {
         match self {
             ExecError::Op { span, .. }
             | ExecError::Input { span, .. }
-            | ExecError::UnboundDim { span, .. } => Some(*span),
+            | ExecError::UnboundDim { span, .. }
+            | ExecError::OverBudget { span, .. } => Some(*span),
             ExecError::Npy { .. } => None,
         }
     }

@@ -26,7 +26,8 @@ pub fn value_at(k: usize, i: usize, scale: f64) -> f64 {
 
 /// The data of the `k`-th input of a workload: an array of `dtype` and
 /// `shape` filled by the rule in the module docs. The caller checks that
-/// the shape is of a reasonable size; this allocates.
+/// the shape is of a reasonable size (see
+/// [`crate::exec::budget::MemoryBudget::check`]); this allocates.
 pub fn generate(k: usize, dtype: DType, shape: &[usize], scale: f64) -> Value {
     let n: usize = shape.iter().product();
     let vals = (0..n).map(|i| value_at(k, i, scale));

@@ -5,6 +5,7 @@
 //! ([`plan`]) — reading/writing .npy files and generating workload data.
 //! Must not: rewrite programs.
 
+pub mod budget;
 pub mod error;
 pub mod gen;
 pub mod npy;
@@ -13,5 +14,6 @@ pub mod plan;
 pub mod run;
 pub mod value;
 
+pub use budget::MemoryBudget;
 pub use error::ExecError;
 pub use value::Value;

@@ -2,18 +2,21 @@
 //!
 //! Owns: [`read_npy`] and [`write_npy`] over `ndarray-npy`. Only the four
 //! dtypes are read (either byte order, C or Fortran order); the header is
-//! checked against the file's size before any data is allocated, so a file
-//! that claims an absurd shape is an error, not an allocation failure.
+//! checked against the file's size and the memory budget before the data
+//! is read, so a file that claims an absurd shape is an error, not an
+//! allocation failure. The header parser's diagnostics are folded into one
+//! clause.
 //! Must not: know which input a file is for (the caller checks dtype and
 //! shape against the program).
 
+use crate::exec::budget::{array_bytes, Allocation, MemoryBudget};
 use crate::exec::error::ExecError;
-use crate::exec::value::{checked_len, shape_str, with_array, Value};
+use crate::exec::value::{shape_str, with_array, Value};
 use crate::lang::DType;
 use ndarray::ArrayD;
-use ndarray_npy::npy::header::Header;
+use ndarray_npy::npy::header::{Header, ReadHeaderError};
 use ndarray_npy::{ReadNpyError, ReadNpyExt, WriteNpyExt};
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 
 fn npy_error(path: &Path, msg: impl Into<String>) -> ExecError {
@@ -54,46 +57,129 @@ where
 
 /// Reads a `.npy` file holding `f64`, `f32`, `i64` or `bool` data.
 pub fn read_npy(path: &Path) -> Result<Value, ExecError> {
-    let bytes =
-        std::fs::read(path).map_err(|e| npy_error(path, format!("cannot read the file: {e}")))?;
-    let mut rest: &[u8] = &bytes;
-    let header = Header::from_reader(&mut rest).map_err(|e| {
-        let what = e.to_string();
-        if what.contains("fill whole buffer") {
-            npy_error(path, "not a valid .npy file: it ends inside its header")
-        } else {
-            npy_error(path, format!("not a valid .npy file: {what}"))
+    read_npy_within(path, &MemoryBudget::default())
+}
+
+/// The header's length as its fixed prefix says (magic string, version,
+/// `HEADER_LEN`): the bytes before the data. `None` when the prefix is not
+/// one of a `.npy` file (the header parser then words the error).
+fn header_end(prefix: &[u8]) -> Option<u64> {
+    if prefix.len() < 10 || &prefix[..6] != b"\x93NUMPY" {
+        return None;
+    }
+    match prefix[6] {
+        1 => Some(10 + u16::from_le_bytes([prefix[8], prefix[9]]) as u64),
+        2 | 3 if prefix.len() >= 12 => {
+            Some(12 + u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]) as u64)
         }
-    })?;
+        _ => None,
+    }
+}
+
+/// A header error of `ndarray-npy` as one clause (its own messages may
+/// quote the header's text over several lines).
+fn header_error(e: &ReadHeaderError) -> String {
+    use ndarray_npy::npy::header::ParseHeaderError as P;
+    match e {
+        ReadHeaderError::Io(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            "it ends inside its header".to_string()
+        }
+        ReadHeaderError::Io(e) => format!("cannot read its header: {e}"),
+        ReadHeaderError::Parse(p) => match p {
+            P::MagicString => "it does not start with the .npy magic string".to_string(),
+            P::Version { major, minor } => format!("unknown .npy format version {major}.{minor}"),
+            P::HeaderLengthOverflow(n) => format!("its header length {n} is too large"),
+            P::NonAscii => "its header is not ASCII".to_string(),
+            P::Utf8Parse(_) => "its header is not UTF-8".to_string(),
+            P::UnknownKey(k) => {
+                format!("its header has an unknown key {}", one_line(&k.to_string()))
+            }
+            P::MissingKey(k) => format!("its header has no '{k}' key"),
+            P::IllegalValue { key, value } => format!(
+                "its header has an illegal value for '{key}': {}",
+                one_line(&value.to_string())
+            ),
+            P::DictParse(_) => "its header is not a Python dictionary literal".to_string(),
+            P::MetaNotDict(_) => "its header is not a dictionary".to_string(),
+            P::MissingNewline => "its header does not end with a newline".to_string(),
+        },
+    }
+}
+
+/// The first line of `s`, cut to 60 characters.
+fn one_line(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("");
+    let mut out: String = line.chars().take(60).collect();
+    if out.len() < s.trim_end().len() {
+        out.push_str("...");
+    }
+    out
+}
+
+/// [`read_npy`] with a memory budget. The header is read and checked
+/// against the file's length and the budget before the data is read, so a
+/// file that claims an absurd shape is an error, not an allocation failure.
+pub fn read_npy_within(path: &Path, budget: &MemoryBudget) -> Result<Value, ExecError> {
+    let cannot = |e: std::io::Error| npy_error(path, format!("cannot read the file: {e}"));
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let file_len = file.metadata().map_err(cannot)?.len();
+    let mut prefix = Vec::with_capacity(12);
+    (&mut file)
+        .take(12)
+        .read_to_end(&mut prefix)
+        .map_err(cannot)?;
+    let invalid = |m: String| npy_error(path, format!("not a valid .npy file: {m}"));
+    // The header, read whole once its claimed length fits in the file.
+    let end = match header_end(&prefix) {
+        Some(end) if end > file_len => return Err(invalid("it ends inside its header".into())),
+        Some(end) => end,
+        None => prefix.len() as u64,
+    };
+    let mut head = prefix;
+    (&mut file)
+        .take(end - head.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(cannot)?;
+    let header =
+        Header::from_reader(&mut head.as_slice()).map_err(|e| invalid(header_error(&e)))?;
     let dtype = descr_dtype(&header.type_descriptor.to_string()).map_err(|m| npy_error(path, m))?;
-    let len = checked_len(&header.shape, dtype).map_err(|_| {
-        npy_error(
+    let Some(want) = array_bytes(dtype, &header.shape).filter(|&b| b <= isize::MAX as u128) else {
+        return Err(npy_error(
             path,
             format!(
                 "the header claims an impossibly large shape {}",
                 shape_str(&header.shape)
             ),
-        )
-    })?;
-    let want = len * dtype.size_bytes();
-    if want != rest.len() {
+        ));
+    };
+    let held = (file_len - end) as u128;
+    if want != held {
         return Err(npy_error(
             path,
             format!(
-                "the header claims {} data of shape {} ({want} bytes) but the file holds {} bytes of data",
+                "the header claims {} data of shape {} ({want} bytes) but the file holds {held} bytes of data",
                 dtype,
                 shape_str(&header.shape),
-                rest.len()
             ),
         ));
     }
+    budget
+        .check(Allocation::Data, dtype, &header.shape)
+        .map_err(|over| npy_error(path, format!("reading it {over}")))?;
+    let mut bytes = head;
+    file.read_to_end(&mut bytes).map_err(cannot)?;
     let v = match dtype {
         DType::F64 => read_as::<f64>(&bytes).map(Value::F64),
         DType::F32 => read_as::<f32>(&bytes).map(Value::F32),
         DType::I64 => read_as::<i64>(&bytes).map(Value::I64),
         DType::Bool => read_as::<bool>(&bytes).map(Value::Bool),
     };
-    v.map_err(|e| npy_error(path, format!("cannot read the data: {e}")))
+    v.map_err(|e| {
+        npy_error(
+            path,
+            format!("cannot read the data: {}", one_line(&e.to_string())),
+        )
+    })
 }
 
 /// Writes a value as a `.npy` file (C order unless the value is stored in

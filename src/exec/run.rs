@@ -9,6 +9,7 @@
 //! far; outputs holding every step without the initial values.
 //! Must not: rewrite programs.
 
+use super::budget::{Allocation, MemoryBudget};
 use super::error::ExecError;
 use super::ops;
 use super::value::Value;
@@ -25,8 +26,20 @@ pub type Dims = BTreeMap<String, i64>;
 /// input binds (such as a scan's `n_steps T`); sizes the inputs bind must
 /// agree with it.
 pub fn run_program(p: &Program, inputs: Vec<Value>, dims: &Dims) -> Result<Vec<Value>, ExecError> {
+    run_program_within(p, inputs, dims, &MemoryBudget::default())
+}
+
+/// [`run_program`] with a memory budget: an op whose result (or a buffer
+/// its kernel needs) would be larger is an error before its kernel runs.
+pub fn run_program_within(
+    p: &Program,
+    inputs: Vec<Value>,
+    dims: &Dims,
+    budget: &MemoryBudget,
+) -> Result<Vec<Value>, ExecError> {
     let dims = bind_dims(p, &inputs, dims)?;
-    eval_program(p, &inputs, &dims)
+    let refs: Vec<&Value> = inputs.iter().collect();
+    eval_graph_within(&p.graph, &refs, &dims, budget)
 }
 
 /// Runs `p` on inputs already checked by [`bind_inputs`], with the sizes it
@@ -127,6 +140,18 @@ pub fn generate_missing(
     dims: &Dims,
     scales: &BTreeMap<String, f64>,
 ) -> Result<Vec<Value>, ExecError> {
+    generate_missing_within(p, inputs, dims, scales, &MemoryBudget::default())
+}
+
+/// [`generate_missing`] with a memory budget: an input larger than it is an
+/// error before anything is allocated.
+pub fn generate_missing_within(
+    p: &Program,
+    inputs: Vec<Option<Value>>,
+    dims: &Dims,
+    scales: &BTreeMap<String, f64>,
+    budget: &MemoryBudget,
+) -> Result<Vec<Value>, ExecError> {
     let mut out = Vec::with_capacity(inputs.len());
     for (k, (((id, node), v), shape)) in p
         .graph
@@ -143,8 +168,16 @@ pub fn generate_missing(
                     name,
                 })?;
                 let name = node.name.as_deref().unwrap_or("");
+                let dtype = node.ty().dtype;
+                budget
+                    .check(Allocation::Data, dtype, &shape)
+                    .map_err(|over| ExecError::Input {
+                        span: p.graph.span(id),
+                        name: name.to_string(),
+                        msg: format!("generating it {over}"),
+                    })?;
                 let s = scales.get(name).copied().unwrap_or(1.0);
-                super::gen::generate(k, node.ty().dtype, &shape, s)
+                super::gen::generate(k, dtype, &shape, s)
             }
         });
     }
@@ -221,6 +254,18 @@ fn internal(span: Span, op: &str, what: &str) -> ExecError {
 
 /// Evaluates a graph on parameter values; returns its outputs.
 pub fn eval_graph(g: &Graph, params: &[&Value], dims: &Dims) -> Result<Vec<Value>, ExecError> {
+    eval_graph_within(g, params, dims, &MemoryBudget::default())
+}
+
+/// [`eval_graph`] with a memory budget, checked before each op's kernel
+/// runs ([`ops::check_budget`], the interpreter's one chokepoint) and
+/// before a loop's output buffers are allocated.
+pub fn eval_graph_within(
+    g: &Graph,
+    params: &[&Value],
+    dims: &Dims,
+    budget: &MemoryBudget,
+) -> Result<Vec<Value>, ExecError> {
     let n = g.nodes.len();
     // The last node (or output) reading each node, so values can be freed.
     let mut last_use = vec![0usize; n];
@@ -266,15 +311,29 @@ pub fn eval_graph(g: &Graph, params: &[&Value], dims: &Dims) -> Result<Vec<Value
                     }
                 }
                 let arg_tys: Vec<&Type> = node.args.iter().map(|a| g.node(*a).ty()).collect();
+                let over = |over| ExecError::OverBudget {
+                    span,
+                    op: name.to_string(),
+                    over: Box::new(over),
+                };
                 match &node.op {
-                    Op::Scan(scan) => Slot::Multi(run_scan(scan, &args, node, span, dims)?),
-                    op => Slot::Owned(ops::eval(op, &args, &arg_tys, node.ty(), &bind).map_err(
-                        |msg| ExecError::Op {
-                            span,
-                            op: name.to_string(),
-                            msg,
-                        },
-                    )?),
+                    Op::Scan(scan) => {
+                        check_loop_outputs(&node.ty, &bind, budget).map_err(over)?;
+                        Slot::Multi(run_scan(scan, &args, node, span, dims, budget)?)
+                    }
+                    op => Slot::Owned({
+                        ops::check_budget(op, &arg_tys, node.ty(), &bind, budget, &|k| {
+                            args.get(k).map(|v| v.shape().to_vec())
+                        })
+                        .map_err(over)?;
+                        ops::eval(op, &args, &arg_tys, node.ty(), &bind).map_err(|msg| {
+                            ExecError::Op {
+                                span,
+                                op: name.to_string(),
+                                msg,
+                            }
+                        })?
+                    }),
                 }
             }
         };
@@ -320,6 +379,30 @@ pub(crate) fn step_count(
         )),
         _ => Ok(v),
     }
+}
+
+/// Checks a loop's outputs against the budget where their static types
+/// give their sizes (every step; the loop runners check again, with the
+/// sizes the steps give, when they allocate); true when every size was
+/// known. Shared by both executors.
+pub(crate) fn check_loop_outputs(
+    tys: &[Type],
+    dims: &dyn Fn(&str) -> Option<i64>,
+    budget: &MemoryBudget,
+) -> Result<bool, super::budget::OverBudget> {
+    let mut fixed = true;
+    for (k, t) in tys.iter().enumerate() {
+        let shape: Option<Vec<usize>> = t
+            .shape
+            .iter()
+            .map(|d| d.eval(dims).map(|n| n as usize))
+            .collect();
+        match shape {
+            Some(shape) => budget.check(Allocation::LoopOutput(k), t.dtype, &shape)?,
+            None => fixed = false,
+        }
+    }
+    Ok(fixed)
 }
 
 /// `v[i]` along axis 0, as an owned value.
@@ -389,11 +472,17 @@ fn run_scan(
     node: &crate::lang::Node,
     span: Span,
     dims: &Dims,
+    budget: &MemoryBudget,
 ) -> Result<Vec<Value>, ExecError> {
     let fail = |msg: String| ExecError::Op {
         span,
         op: "scan".to_string(),
         msg,
+    };
+    let over = |over| ExecError::OverBudget {
+        span,
+        op: "scan".to_string(),
+        over: Box::new(over),
     };
     if args.len() != scan.n_args() {
         return Err(internal(span, "scan", "wrong number of arguments"));
@@ -487,7 +576,7 @@ fn run_scan(
         }
         let mut refs: Vec<&Value> = params.iter().collect();
         refs.extend(non_seqs.iter().copied());
-        let outs = eval_graph(&scan.body, &refs, dims)?;
+        let outs = eval_graph_within(&scan.body, &refs, dims, budget)?;
         for (k, v) in outs.into_iter().enumerate() {
             let Some(out_ty) = node.ty.get(k) else {
                 return Err(internal(span, "scan", "missing output type"));
@@ -506,11 +595,17 @@ fn run_scan(
                     )));
                 }
             }
-            let buf = bufs[k].get_or_insert_with(|| {
+            if bufs[k].is_none() {
                 let mut shape = vec![rows[k]];
                 shape.extend_from_slice(v.shape());
-                alloc(out_ty.dtype, &shape)
-            });
+                budget
+                    .check(Allocation::LoopOutput(k), out_ty.dtype, &shape)
+                    .map_err(over)?;
+                bufs[k] = Some(alloc(out_ty.dtype, &shape));
+            }
+            let Some(buf) = bufs[k].as_mut() else {
+                return Err(internal(span, "scan", "output buffer missing"));
+            };
             if !set_row(buf, t % rows[k], &v) {
                 return Err(fail(format!(
                     "output {k}: step {t} has shape {:?}, earlier steps had {:?}",

@@ -493,7 +493,19 @@ impl Value {
     /// Zeros of a static type whose symbolic sizes are bound by `dims`
     /// (the first value of a shared variable, for instance).
     pub fn from_type_zeros(ty: &Type, dims: &dyn Fn(&str) -> Option<i64>) -> Result<Value, String> {
+        Value::from_type_zeros_within(ty, dims, &crate::exec::budget::MemoryBudget::default())
+    }
+
+    /// [`Value::from_type_zeros`] within a memory budget.
+    pub fn from_type_zeros_within(
+        ty: &Type,
+        dims: &dyn Fn(&str) -> Option<i64>,
+        budget: &crate::exec::budget::MemoryBudget,
+    ) -> Result<Value, String> {
         let shape = eval_shape(&ty.shape, dims)?;
+        budget
+            .check(crate::exec::budget::Allocation::Data, ty.dtype, &shape)
+            .map_err(|over| format!("its first value (zeros) {over}"))?;
         with_elem!(ty.dtype, T => Value::try_full::<T>(&shape, T::zero()))
     }
 

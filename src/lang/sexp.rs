@@ -1,8 +1,9 @@
 //! Reading s-expressions with source positions.
 //!
 //! Owns: turning text into [`Sexp`] trees that remember where every atom and
-//! list starts, skipping `;` comments (or `#` comments, for rule files), and
-//! refusing nesting deeper than [`MAX_DEPTH`].
+//! list starts, skipping `;` comments (or `#` comments, for rule files),
+//! refusing nesting deeper than [`MAX_DEPTH`] and control characters other
+//! than whitespace outside comments ([`is_stray_control`]).
 //! Must not: give meaning to the trees.
 //!
 //! Why not `symbolic_expressions` (which egg uses for its own patterns)? It
@@ -16,6 +17,22 @@ use super::program::Span;
 /// The deepest nesting of lists accepted. Deeper expressions are refused
 /// with [`LangError::TooDeep`]; programs bind intermediate values with `let`.
 pub const MAX_DEPTH: usize = 256;
+
+/// True for a control character that may not appear outside a comment:
+/// every Unicode control character (NUL, escape, DEL, ...) except the
+/// whitespace ones (tab, line feed, carriage return, form feed, ...).
+pub fn is_stray_control(c: char) -> bool {
+    c.is_control() && !c.is_whitespace()
+}
+
+/// The sentence for a stray control character `c` (see
+/// [`is_stray_control`]), shared with the rule reader.
+pub fn stray_control_msg(c: char) -> String {
+    format!(
+        "control character U+{:04X} outside a comment (only spaces, tabs and line breaks separate tokens)",
+        c as u32
+    )
+}
 
 /// An s-expression with the position of its first character.
 #[derive(Clone, Debug, PartialEq)]
@@ -109,6 +126,12 @@ pub fn read_all(text: &str, comment: char) -> Result<Vec<Sexp>, LangError> {
         if c.is_whitespace() {
             continue;
         }
+        if is_stray_control(c) {
+            return Err(LangError::Syntax {
+                span: here,
+                msg: stray_control_msg(c),
+            });
+        }
         match c {
             '(' => {
                 if stack.len() >= MAX_DEPTH {
@@ -138,6 +161,12 @@ pub fn read_all(text: &str, comment: char) -> Result<Vec<Sexp>, LangError> {
                 while let Some(&n) = chars.peek() {
                     if n.is_whitespace() || n == '(' || n == ')' || n == comment {
                         break;
+                    }
+                    if is_stray_control(n) {
+                        return Err(LangError::Syntax {
+                            span: Span { line, col: col + 1 },
+                            msg: stray_control_msg(n),
+                        });
                     }
                     atom.push(n);
                     col += 1;
@@ -197,6 +226,20 @@ mod tests {
             read_all(&deep, ';'),
             Err(LangError::TooDeep { .. })
         ));
+    }
+
+    #[test]
+    fn control_characters_outside_comments_are_errors() {
+        let e = read_all("(a\n  b\0c)", ';').unwrap_err();
+        assert_eq!(e.span(), Some(Span { line: 2, col: 4 }));
+        assert_eq!(
+            e.to_string(),
+            "control character U+0000 outside a comment (only spaces, tabs and line breaks separate tokens)"
+        );
+        let e = read_all("(a \u{1b} b)", ';').unwrap_err();
+        assert_eq!(e.span(), Some(Span { line: 1, col: 4 }));
+        // inside a comment, and whitespace controls, are fine
+        assert!(read_all("(a ; \0 \u{7f}\n\tb\r\n\u{c})", ';').is_ok());
     }
 
     #[test]

@@ -133,15 +133,19 @@ impl Dim {
     }
 
     /// Evaluates the size under a binding of the symbols. `None` when a
-    /// symbol is unbound or the size is unknown. Negative results clamp to 0.
+    /// symbol is unbound or the size is unknown. Negative results clamp to
+    /// 0, results beyond `i64::MAX` to `i64::MAX` (so that a huge `--dim`
+    /// makes a huge size, never a wrapped one).
     pub fn eval(&self, bind: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
         match self {
             Dim::Affine { constant, terms } => {
-                let mut v = *constant;
+                // Coefficients stay below 2^60 and values below 2^63: each
+                // product fits in i128, and so does a sum of a few.
+                let mut v = *constant as i128;
                 for (s, c) in terms {
-                    v += c * bind(s)?;
+                    v = v.saturating_add((*c as i128).saturating_mul(bind(s)? as i128));
                 }
-                Some(v.max(0))
+                Some(v.clamp(0, i64::MAX as i128) as i64)
             }
             Dim::Unknown => None,
         }

@@ -210,19 +210,32 @@ pub fn node_op(egraph: &EGraph, name: OpName, ch: &[Id]) -> Option<(Op, Vec<Id>)
     })
 }
 
-/// The value of an `i64` scalar class as a size: a literal, a size symbol,
-/// or a sum, difference or product of such (as the parser types
-/// `(n_steps (sub T 1))`); `None` otherwise. `depth` bounds the search.
+/// The value of an `i64` scalar class as a size: a constant, a size
+/// symbol, or a sum, difference or product of such (as the parser types
+/// `(n_steps (sub T 1))`); `None` otherwise. `depth` bounds the nesting
+/// and a budget of class visits the whole search: a class such as 0 holds
+/// many equal terms (`(mul 0 x)`, `(sub y y)`, ...), and trying each of
+/// them at every level was exponential in `depth`.
 fn size_value(egraph: &EGraph, c: Id, depth: usize) -> Option<Dim> {
-    if depth == 0 {
+    let mut visits = 64;
+    size_value_within(egraph, c, depth, &mut visits)
+}
+
+fn size_value_within(egraph: &EGraph, c: Id, depth: usize, visits: &mut usize) -> Option<Dim> {
+    if depth == 0 || *visits == 0 {
         return None;
+    }
+    *visits -= 1;
+    // A constant class answers at once, whatever terms it holds.
+    if let Some(Scalar::I64(k)) = egraph[c].data.konst {
+        return Some(Dim::known(k));
     }
     egraph[c].nodes.iter().find_map(|n| match &n.head {
         Head::Lit(Lit(Scalar::I64(k))) => Some(Dim::known(*k)),
         Head::Size(s) => Some(Dim::sym(s.as_str())),
         Head::Op(OpName::Binary(b)) if n.children.len() == 2 => {
-            let x = size_value(egraph, n.children[0], depth - 1)?;
-            let y = size_value(egraph, n.children[1], depth - 1)?;
+            let x = size_value_within(egraph, n.children[0], depth - 1, visits)?;
+            let y = size_value_within(egraph, n.children[1], depth - 1, visits)?;
             match b {
                 crate::lang::BinaryOp::Add => Some(x.add(&y)),
                 crate::lang::BinaryOp::Sub => Some(x.sub(&y)),

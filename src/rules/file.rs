@@ -10,6 +10,7 @@
 
 use super::conditions::{Cond, CondArg, CondError};
 use crate::lang::egraph::{FromOpError, Head, TNode};
+use crate::lang::sexp::MAX_DEPTH;
 use egg::{ENodeOrVar, FromOp, Id, Pattern, Var};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -290,8 +291,29 @@ fn split_rules(text: &str, cx: &mut Ctx<'_>) -> Vec<Vec<At>> {
             if c == '#' {
                 break;
             }
+            if crate::lang::sexp::is_stray_control(c) {
+                if !poisoned {
+                    cx.syntax(ln, col, crate::lang::sexp::stray_control_msg(c));
+                }
+                poisoned = true;
+                continue;
+            }
             match c {
-                '(' => open.push((ln, col)),
+                '(' => {
+                    open.push((ln, col));
+                    // The program reader's bound: later passes recurse once
+                    // per level.
+                    if open.len() > MAX_DEPTH {
+                        if !poisoned {
+                            cx.syntax(
+                                ln,
+                                col,
+                                format!("rule nested deeper than {MAX_DEPTH} levels"),
+                            );
+                        }
+                        poisoned = true;
+                    }
+                }
                 // The guard pops the matching '(' when there is one.
                 ')' if open.pop().is_none() => {
                     if !poisoned {

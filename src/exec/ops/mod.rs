@@ -18,9 +18,115 @@ pub mod reduce;
 pub mod shape;
 pub mod vmath;
 
+use crate::exec::budget::{Allocation, MemoryBudget, OverBudget};
 use crate::exec::value::Value;
 use crate::lang::dtype::{promote, promote_strong};
-use crate::lang::{Op, Type};
+use crate::lang::{DType, Dim, Op, Type};
+
+/// Checks, before `op`'s kernel runs, that each array the kernel allocates
+/// fits in `budget`: its result, and each operand it first converts to the
+/// dtype it computes in (a bool operand of `sum` becomes `i64`, eight times
+/// its size; other temporaries of the kernels are no larger than an
+/// operand or the result). Sizes come from the static types under `dims`;
+/// where a size is known only at run time, `arg_shape(k)` gives operand
+/// `k`'s shape and the result's type is inferred from those. Returns
+/// whether the answer depends on `dims` alone (then it holds until they
+/// change). Every op but [`Op::Scan`] (its buffers are checked by the
+/// loop runners).
+pub fn check_budget(
+    op: &Op,
+    arg_tys: &[&Type],
+    out_ty: &Type,
+    dims: &dyn Fn(&str) -> Option<i64>,
+    budget: &MemoryBudget,
+    arg_shape: &dyn Fn(usize) -> Option<Vec<usize>>,
+) -> Result<bool, OverBudget> {
+    if matches!(
+        op,
+        Op::Input(_) | Op::Proj(_) | Op::Scan(_) | Op::Literal(_) | Op::Size(_)
+    ) {
+        return Ok(true);
+    }
+    let mut fixed = true;
+    if let Some(common) = compute_dtype(op, arg_tys, out_ty.dtype) {
+        for (k, t) in arg_tys.iter().enumerate() {
+            // where's condition is read as bool
+            let dt = if matches!(op, Op::Where) && k == 0 {
+                DType::Bool
+            } else {
+                common
+            };
+            if t.dtype == dt {
+                continue;
+            }
+            let shape = eval_sizes(&t.shape, dims).or_else(|| {
+                fixed = false;
+                arg_shape(k)
+            });
+            if let Some(shape) = shape {
+                budget.check(Allocation::Converted(k), dt, &shape)?;
+            }
+        }
+    }
+    let shape = eval_sizes(&out_ty.shape, dims).or_else(|| {
+        fixed = false;
+        runtime_result_shape(op, arg_tys, dims, arg_shape)
+    });
+    if let Some(shape) = shape {
+        budget.check(Allocation::Result, out_ty.dtype, &shape)?;
+    }
+    Ok(fixed)
+}
+
+/// The dtype `op`'s kernel converts its operands to, for the ops that do.
+fn compute_dtype(op: &Op, arg_tys: &[&Type], out: DType) -> Option<DType> {
+    match op {
+        Op::Unary(_)
+        | Op::Binary(_)
+        | Op::Where
+        | Op::Reduce(..)
+        | Op::Cumulative(..)
+        | Op::Dot
+        | Op::Matmul
+        | Op::Stack
+        | Op::Concat(_) => Some(out),
+        Op::Compare(_) => match arg_tys {
+            [a, b] => Some(promote(a.dtype, a.weak, b.dtype, b.weak).0),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A static shape under `dims`, if every size is known.
+fn eval_sizes(shape: &[Dim], dims: &dyn Fn(&str) -> Option<i64>) -> Option<Vec<usize>> {
+    shape
+        .iter()
+        .map(|d| d.eval(dims).and_then(|n| usize::try_from(n).ok()))
+        .collect()
+}
+
+/// The result shape of `op` inferred from its operands' runtime shapes
+/// (their static types with every size made known).
+fn runtime_result_shape(
+    op: &Op,
+    arg_tys: &[&Type],
+    dims: &dyn Fn(&str) -> Option<i64>,
+    arg_shape: &dyn Fn(usize) -> Option<Vec<usize>>,
+) -> Option<Vec<usize>> {
+    let mut tys = Vec::with_capacity(arg_tys.len());
+    for (k, t) in arg_tys.iter().enumerate() {
+        let shape = arg_shape(k)?;
+        tys.push(Type {
+            dtype: t.dtype,
+            shape: shape.iter().map(|&n| Dim::known(n as i64)).collect(),
+            weak: t.weak,
+        });
+    }
+    let refs: Vec<&Type> = tys.iter().collect();
+    let t = crate::lang::infer::infer(op, &refs, &vec![None; refs.len()]).ok()?;
+    eval_sizes(&t.shape, dims)
+}
 
 /// Normalizes an axis (negative counts from the end) against `ndim` axes.
 pub fn normalize_axis(axis: i64, ndim: usize) -> Result<usize, String> {

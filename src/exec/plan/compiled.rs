@@ -13,6 +13,7 @@
 use super::runtime::{Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
 use super::view::{copy_into, Root, ValView};
+use crate::exec::budget::MemoryBudget;
 use crate::exec::error::ExecError;
 use crate::exec::run::{bind_input_refs, Dims};
 use crate::exec::value::{with_elem, Value};
@@ -144,6 +145,7 @@ pub struct Compiled {
     dims: Dims,
     gen: u64,
     meter: Meter,
+    budget: MemoryBudget,
 }
 
 /// The results of a call, borrowed from the compiled function: valid until
@@ -221,7 +223,18 @@ impl Compiled {
             dims: Dims::new(),
             gen: 0,
             meter: Meter::default(),
+            budget: MemoryBudget::default(),
         })
+    }
+
+    /// Sets the memory budget: a call in which an op's result (or a buffer
+    /// its kernel or a loop needs) would be larger fails before that op
+    /// runs, with [`ExecError::OverBudget`]. The default is the machine's
+    /// physical memory.
+    pub fn set_memory_budget(&mut self, budget: MemoryBudget) {
+        self.budget = budget;
+        // Checks already passed were against the old budget.
+        self.gen += 1;
     }
 
     /// The plan inputs passed by reference run with.
@@ -307,12 +320,13 @@ impl Compiled {
         let bind = |s: &str| dims.get(s).copied();
         for (j, (id, node)) in self.program.graph.params().skip(n).enumerate() {
             if self.shared[j].is_none() {
-                let v =
-                    Value::from_type_zeros(node.ty(), &bind).map_err(|msg| ExecError::Input {
+                let v = Value::from_type_zeros_within(node.ty(), &bind, &self.budget).map_err(
+                    |msg| ExecError::Input {
                         span: self.program.graph.span(id),
                         name: node.name.clone().unwrap_or_default(),
                         msg,
-                    })?;
+                    },
+                )?;
                 self.shared[j] = Some(v);
             }
         }
@@ -365,6 +379,7 @@ impl Compiled {
         let env = Env {
             dims: &self.dims,
             gen: self.gen,
+            budget: self.budget,
         };
         let inst = &mut self.by_ref;
         {
@@ -418,6 +433,7 @@ impl Compiled {
         let env = Env {
             dims: &self.dims,
             gen: self.gen,
+            budget: self.budget,
         };
         {
             let params = CallParams {

@@ -19,6 +19,7 @@ use super::kernels::{self, Arg};
 use super::scan::ScanRt;
 use super::schedule::GraphPlan;
 use super::view::{is_permutation, Loc, Root, VStep, ValView};
+use crate::exec::budget::MemoryBudget;
 use crate::exec::error::ExecError;
 use crate::exec::ops::{self, normalize_axis, shape::slice_indices};
 use crate::exec::run::Dims;
@@ -113,8 +114,11 @@ pub struct Slot {
 pub struct Env<'a> {
     /// The symbolic sizes of this call.
     pub dims: &'a Dims,
-    /// Bumped whenever `dims` differs from the previous call's.
+    /// Bumped whenever `dims` (or the budget) differs from the previous
+    /// call's.
     pub gen: u64,
+    /// The most bytes one array may take.
+    pub budget: MemoryBudget,
 }
 
 /// The runtime state of one [`GraphPlan`].
@@ -130,6 +134,9 @@ pub struct GraphRt {
     pub fused: Vec<Option<FusedRt>>,
     /// The size generation each constant was computed for (0: never).
     consts: Vec<u64>,
+    /// The size generation each node last passed the budget check for,
+    /// when the check depended on the sizes alone (0: never).
+    budget_checked: Vec<u64>,
 }
 
 pub(super) fn internal(plan: &GraphPlan, i: usize, what: &str) -> ExecError {
@@ -150,6 +157,7 @@ impl GraphRt {
             scans: (0..n).map(|_| None).collect(),
             fused: (0..n).map(|_| None).collect(),
             consts: vec![0; n],
+            budget_checked: vec![0; n],
         }
     }
 
@@ -209,6 +217,11 @@ impl GraphRt {
         meter: &mut Meter,
     ) -> Result<(), ExecError> {
         let np = &plan.nodes[i];
+        if !matches!(np.role, Role::Param(_) | Role::Proj(_) | Role::View(_))
+            && self.budget_checked[i] != env.gen
+        {
+            self.check_budget(plan, i, params, env)?;
+        }
         if np.fusion.is_some() {
             return super::fusion::exec(self, plan, i, params, env, meter);
         }
@@ -243,6 +256,55 @@ impl GraphRt {
             Role::Loop => super::scan::exec(self, plan, i, params, env, meter)?,
         }
         Ok(())
+    }
+
+    /// The plan's one budget chokepoint: before node `i` computes, checks
+    /// that its result (every output of a loop), and each operand its
+    /// kernel converts, fit in the budget ([`ops::check_budget`]). Views
+    /// are not checked: they hold no more than their base. A check that
+    /// depended on the sizes alone is not repeated until they change.
+    fn check_budget(
+        &mut self,
+        plan: &GraphPlan,
+        i: usize,
+        params: &dyn Params,
+        env: Env<'_>,
+    ) -> Result<(), ExecError> {
+        let node = &plan.graph.nodes[i];
+        let bind = |s: &str| env.dims.get(s).copied();
+        let fixed = if let Op::Scan(_) = node.op {
+            crate::exec::run::check_loop_outputs(&node.ty, &bind, &env.budget)
+        } else {
+            let arg_tys: Vec<&Type> = node
+                .args
+                .iter()
+                .map(|a| plan.graph.nodes[a.0].ty())
+                .collect();
+            let arg_shape = |k: usize| {
+                let a = node.args.get(k)?;
+                self.view(a.0, params).map(|v| v.shape().to_vec())
+            };
+            ops::check_budget(
+                &node.op,
+                &arg_tys,
+                node.ty(),
+                &bind,
+                &env.budget,
+                &arg_shape,
+            )
+        };
+        match fixed {
+            Ok(true) => {
+                self.budget_checked[i] = env.gen;
+                Ok(())
+            }
+            Ok(false) => Ok(()),
+            Err(over) => Err(ExecError::OverBudget {
+                span: plan.graph.span(NodeId(i)),
+                op: node.op.name().to_string(),
+                over: Box::new(over),
+            }),
+        }
     }
 
     /// Computes node `i` with the reference kernel. `dest` is the slot

@@ -18,6 +18,7 @@
 use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
 use super::view::{copy_into, with_view, ValView, ViewElem};
+use crate::exec::budget::Allocation;
 use crate::exec::error::ExecError;
 use crate::exec::run::step_count;
 use crate::exec::value::{eval_shape, with_elem, Elem, Value};
@@ -437,6 +438,16 @@ fn run_loop(
                 }
             }
             if t == 0 {
+                let mut shape = Vec::with_capacity(v.ndim() + 1);
+                shape.push(rows[k]);
+                shape.extend_from_slice(v.shape());
+                env.budget
+                    .check(Allocation::LoopOutput(k), out_ty.dtype, &shape)
+                    .map_err(|over| ExecError::OverBudget {
+                        span,
+                        op: "scan".to_string(),
+                        over: Box::new(over),
+                    })?;
                 shape_buffer(&mut bufs[k], out_ty.dtype, rows[k], v.shape()).map_err(&fail)?;
             }
             let Some(buf) = bufs[k].as_mut() else {
