@@ -574,18 +574,6 @@ fn mutant(corpus: &[(String, String)], rng: &mut Rng) -> (usize, Vec<u8>, Vec<&'
 /// whose description contains the pattern is reported as known.
 const KNOWN: &[(&str, &str)] = &[
     (
-        "control character",
-        "issue 11 What 3 (control characters outside comments): harden, src/lang/sexp.rs",
-    ),
-    (
-        "capacity overflow",
-        "issue 11 point 3 (sizes in checked arithmetic): harden",
-    ),
-    (
-        "memory allocation of",
-        "issue 11 point 3 (memory budget): harden",
-    ),
-    (
         "error text differs",
         "issue 11 point 6 (errors of an optimized run point elsewhere): spans",
     ),

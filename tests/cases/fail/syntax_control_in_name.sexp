@@ -2,7 +2,7 @@
 ; "unbound name '\aX'", the control character printed to the terminal
 ; inside the message; it must be a syntax error naming line 8, column 11.
 ; args: fmt
-; known_bug: issue 11 What 3, control characters outside comments (helper harden)
+; (fixed in issue 11: control characters outside comments are refused)
 (program p
   (input X (f64 3))
   (output X))
