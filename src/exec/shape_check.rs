@@ -255,8 +255,18 @@ impl Checker<'_> {
                     let bound = self.bind_op(op).map_err(|s| op_err(unbound_msg(&s)))?;
                     let op = bound.as_ref().unwrap_or(op);
                     let tys: Vec<&Type> = args.iter().map(|f| &f.tys[0]).collect();
-                    let consts: Vec<Option<Scalar>> =
-                        args.iter().map(|f| f.value.map(Scalar::I64)).collect();
+                    // Literals as the parser passes them; an index also
+                    // by the value of a size expression.
+                    let consts: Vec<Option<Scalar>> = node
+                        .args
+                        .iter()
+                        .zip(&args)
+                        .map(|(a, f)| match g.nodes.get(a.0).map(|n| &n.op) {
+                            Some(Op::Literal(s)) => Some(*s),
+                            _ if matches!(op, Op::Index) => f.value.map(Scalar::I64),
+                            _ => None,
+                        })
+                        .collect();
                     let ty = infer(op, &tys, &consts).map_err(&op_err)?;
                     let value = size_value(op, &ty, &args);
                     Fact {
