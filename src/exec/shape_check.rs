@@ -42,6 +42,14 @@
 //! and without `--no-opt`, before optimizing: the same program gets the
 //! same first error, whichever way it runs.
 //!
+//! The compiled executor ([`super::plan::Compiled`]) does not run this
+//! check: it is handed the program to run, which after optimizing is not
+//! the user's, and it must keep agreeing with the reference interpreter on
+//! every result and every error (a 0-step loop's body, a node no output
+//! reads: neither runs). A library user who optimizes a program checks the
+//! written one with the sizes of the call, then runs the optimized one
+//! through [`super::map_back::run_mapped_back`], as `eqscan run` does.
+//!
 //! Must not: compute values (no kernel runs, nothing is allocated beyond
 //! the types), or rewrite programs.
 
