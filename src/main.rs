@@ -2,6 +2,7 @@
 //! files, formatting results; the work is in the library.
 
 use clap::{Parser, Subcommand};
+use eqscan::exec::map_back::{optimizer_bug_warning, run_mapped_back, Outcome};
 use eqscan::exec::plan::Compiled;
 use eqscan::exec::run::{bind_inputs, generate_missing_within, Dims};
 use eqscan::exec::{npy, MemoryBudget, Value};
@@ -625,47 +626,77 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
                 }
                 full
             };
+            // The program as written, checked with the sizes bound: its
+            // errors are the user's, whether it then runs optimized or not.
+            eqscan::exec::shape_check::check_program(&p, &dims).map_err(located)?;
             let t_opt = Instant::now();
-            let p = if no_opt {
-                p
+            let optimized = if no_opt {
+                None
             } else {
-                optimize_program(&p, &opt, &dims, &file)?.program
+                Some(optimize_program(&p, &opt, &dims, &file)?.program)
             };
             let optimize_ms = if no_opt {
                 0.0
             } else {
                 t_opt.elapsed().as_secs_f64() * 1e3
             };
-            // Compiled once; every run reuses the plan and its storage.
-            let mut compiled = Compiled::new(&p, &dims).map_err(located)?;
-            compiled.set_memory_budget(budget);
-            let refs: Vec<&Value> = inputs.iter().collect();
             let runs = repeat.map_or(1, |k| k + 1);
-            let mut times = Vec::new();
-            let mut outputs = Vec::new();
-            for r in 0..runs {
-                for (name, v) in shared_names.iter().zip(&first_state) {
-                    compiled.set_shared(name, v.clone()).map_err(located)?;
+            let execute = |p: &Program| -> Result<Executed, eqscan::exec::ExecError> {
+                // Compiled once; every run reuses the plan and its storage.
+                let mut compiled = Compiled::new(p, &dims)?;
+                compiled.set_memory_budget(budget);
+                let refs: Vec<&Value> = inputs.iter().collect();
+                let mut times = Vec::new();
+                let mut outputs = Vec::new();
+                for r in 0..runs {
+                    for (name, v) in shared_names.iter().zip(&first_state) {
+                        compiled.set_shared(name, v.clone())?;
+                    }
+                    let t0 = Instant::now();
+                    for _ in 1..calls {
+                        compiled.call(&refs)?;
+                    }
+                    let results = compiled.call(&refs)?;
+                    let ms = t0.elapsed().as_secs_f64() * 1e3;
+                    if repeat.is_none() || r > 0 {
+                        times.push(ms);
+                    }
+                    if r + 1 == runs {
+                        outputs = results.to_values();
+                    }
                 }
-                let t0 = Instant::now();
-                for _ in 1..calls {
-                    compiled.call(&refs).map_err(located)?;
-                }
-                let results = compiled.call(&refs).map_err(located)?;
-                let ms = t0.elapsed().as_secs_f64() * 1e3;
-                if repeat.is_none() || r > 0 {
-                    times.push(ms);
-                }
-                if r + 1 == runs {
-                    outputs = results.to_values();
-                }
-            }
-            let peak = compiled.peak_bytes();
-            let final_state: Vec<Value> = shared_names
-                .iter()
-                .zip(first_state)
-                .map(|(n, first)| compiled.shared(n).cloned().unwrap_or(first))
-                .collect();
+                let final_state = shared_names
+                    .iter()
+                    .zip(&first_state)
+                    .map(|(n, first)| compiled.shared(n).unwrap_or(first).clone())
+                    .collect();
+                Ok(Executed {
+                    outputs,
+                    times,
+                    peak: compiled.peak_bytes(),
+                    final_state,
+                })
+            };
+            // An error of the optimized program is told as the written
+            // program's (eqscan::exec::map_back).
+            let Executed {
+                outputs,
+                times,
+                peak,
+                final_state,
+            } = match &optimized {
+                None => execute(&p).map_err(located)?,
+                Some(q) => match run_mapped_back(&p, q, execute).map_err(located)? {
+                    Outcome::Optimized(done) => done,
+                    Outcome::Written {
+                        result,
+                        optimized_error,
+                    } => {
+                        eprintln!("{}", optimizer_bug_warning(&file, &optimized_error));
+                        result
+                    }
+                },
+            };
             if let Some(dir) = &out {
                 std::fs::create_dir_all(dir).map_err(|e| {
                     UserError(format!("{}: cannot create the folder: {e}", dir.display()))
@@ -725,6 +756,15 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             Ok(())
         }
     }
+}
+
+/// What `run` computed: the last run's outputs, the timed runs, the
+/// executor's peak storage, the shared variables' final values.
+struct Executed {
+    outputs: Vec<Value>,
+    times: Vec<f64>,
+    peak: usize,
+    final_state: Vec<Value>,
 }
 
 /// JSON has no NaN or infinity; those sums print as null.

@@ -2,16 +2,20 @@
 //!
 //! Owns: runtime values, op kernels, binding symbolic sizes, running graphs
 //! and scans — by the reference interpreter ([`run`]) and by compiled plans
-//! ([`plan`]) — reading/writing .npy files and generating workload data.
-//! Must not: rewrite programs.
+//! ([`plan`]) — reading/writing .npy files and generating workload data;
+//! checking a program with its sizes bound before it runs ([`shape_check`])
+//! and telling an optimized run's errors as the written program's
+//! ([`map_back`]). Must not: rewrite programs.
 
 pub mod budget;
 pub mod error;
 pub mod gen;
+pub mod map_back;
 pub mod npy;
 pub mod ops;
 pub mod plan;
 pub mod run;
+pub mod shape_check;
 pub mod value;
 
 pub use budget::MemoryBudget;

@@ -19,10 +19,13 @@ use super::program::Span;
 pub const MAX_DEPTH: usize = 256;
 
 /// True for a control character that may not appear outside a comment:
-/// every Unicode control character (NUL, escape, DEL, ...) except the
-/// whitespace ones (tab, line feed, carriage return, form feed, ...).
+/// every Unicode control character (NUL, escape, DEL, vertical tab, form
+/// feed, U+0085, ...) except the four that lay out text: space, tab, line
+/// feed and carriage return. A vertical tab or form feed is whitespace to
+/// some tools and not to others; refusing it keeps line and column
+/// numbers the same for every reader of the file.
 pub fn is_stray_control(c: char) -> bool {
-    c.is_control() && !c.is_whitespace()
+    c.is_control() && !matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
 /// The sentence for a stray control character `c` (see
@@ -123,14 +126,14 @@ pub fn read_all(text: &str, comment: char) -> Result<Vec<Sexp>, LangError> {
             }
             continue;
         }
-        if c.is_whitespace() {
-            continue;
-        }
         if is_stray_control(c) {
             return Err(LangError::Syntax {
                 span: here,
                 msg: stray_control_msg(c),
             });
+        }
+        if c.is_whitespace() {
+            continue;
         }
         match c {
             '(' => {
@@ -238,8 +241,13 @@ mod tests {
         );
         let e = read_all("(a \u{1b} b)", ';').unwrap_err();
         assert_eq!(e.span(), Some(Span { line: 1, col: 4 }));
-        // inside a comment, and whitespace controls, are fine
-        assert!(read_all("(a ; \0 \u{7f}\n\tb\r\n\u{c})", ';').is_ok());
+        // inside a comment, and tab, line feed, carriage return, are fine
+        assert!(read_all("(a ; \0 \u{7f}\u{b}\n\tb\r\n)", ';').is_ok());
+        // vertical tab, form feed and U+0085 are control characters too
+        for (text, col) in [("(a\u{b}b)", 3), ("(a \u{c})", 4), ("(a\u{85})", 3)] {
+            let e = read_all(text, ';').unwrap_err();
+            assert_eq!(e.span(), Some(Span { line: 1, col }), "{text:?}");
+        }
     }
 
     #[test]

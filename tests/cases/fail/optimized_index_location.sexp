@@ -3,7 +3,7 @@
 ; optimized program's text (here 9:16, where --no-opt says 14:17). The
 ; error must name the user's (index w i) on line 14, as --no-opt does.
 ; args: run --gen --dim K=2
-; known_bug: issue 11 point 6, errors of an optimized run name the user's location (helper spans)
+; (fixed in issue 11: an optimized run that fails is told as the written one)
 (program p
   (input W (f64 3))
   (input v (i64 K))
