@@ -218,3 +218,56 @@ fn the_egraph_refuses_type_changes_and_proves_identities() {
         .unwrap();
     assert_ne!(eg.find(outs[2]), eg.find(kin));
 }
+
+/// The value range the analysis gives the class of output `k` of a
+/// program.
+fn output_ranges(text: &str) -> Vec<eqscan::rules::range::Range> {
+    let p = parse_program(text).unwrap();
+    let expr = program_to_expr(&p).unwrap();
+    let mut eg = EGraph::default();
+    let root = eg.add_expr(&expr);
+    eg.rebuild();
+    let outs = eg[root].nodes[0].children.clone();
+    outs.iter().map(|o| eg[*o].data.range).collect()
+}
+
+#[test]
+fn the_range_analysis_knows_signs_bounds_and_x_minus_max() {
+    use eqscan::rules::range::Range;
+    let rs = output_ranges(
+        "(program t (input x (f64 10)) (input M (f64 3 3)) (input k (i64 3)) (input v (f64 4))
+           (let m (max x))
+           (output (sub x m) (exp (sub x m)) (sum (exp (sub x m)))
+                   (tanh x) (sigmoid x) (mul x x) (add (sin x) 2.0)
+                   (sub M (max M 0)) (sub M (expand_dims (max M 1) 1))
+                   (sub M (expand_dims (max M 0) 1)) (exp x)
+                   (sum (fill (f64 7) 3.0)) (arange 5) (dot (fill (f64 3 4) 2.0) (tanh v))
+                   (mul k k) (cast i64 (tanh x)) (log (exp (sub x m)))))",
+    );
+    let r = |lo, hi| Range::new(lo, hi);
+    let inf = f64::INFINITY;
+    assert_eq!(rs[0], r(-inf, 0.0));
+    assert_eq!(rs[1].lo, 0.0);
+    assert!(rs[1].hi >= 1.0 && rs[1].hi < 1.0 + 1e-9, "{:?}", rs[1]);
+    assert_eq!(rs[2].lo, 0.0);
+    assert!(rs[2].hi >= 10.0 && rs[2].hi < 10.0 + 1e-9, "{:?}", rs[2]);
+    assert_eq!(rs[3], Range::UNIT);
+    assert_eq!(rs[4], Range::BOOL);
+    assert_eq!(rs[5], r(0.0, inf));
+    assert_eq!(rs[6], r(1.0, 3.0));
+    // Axis 0 broadcasts against the trailing axes; keepdims for axis 1.
+    assert_eq!(rs[7], r(-inf, 0.0));
+    assert_eq!(rs[8], r(-inf, 0.0));
+    // max over axis 0 put back at axis 1: not a maximum of each row.
+    assert_eq!(rs[9], Range::FULL);
+    assert_eq!(rs[10], r(0.0, inf));
+    assert!(rs[11].lo <= 21.0 && rs[11].lo > 21.0 - 1e-9, "{:?}", rs[11]);
+    assert_eq!(rs[12], r(0.0, 4.0));
+    // 4 products of [2, 2] and [-1, 1].
+    assert!(rs[13].hi >= 8.0 && rs[13].hi < 8.0 + 1e-9, "{:?}", rs[13]);
+    assert_eq!(rs[13].lo, -rs[13].hi);
+    // i64 products may wrap: every i64.
+    assert_eq!(rs[14], Range::I64);
+    assert_eq!(rs[15], r(-1.0, 1.0));
+    assert!(rs[16].hi >= 0.0 && rs[16].hi < 1e-12, "{:?}", rs[16]);
+}

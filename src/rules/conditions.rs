@@ -54,7 +54,17 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
     (
         "exp-safe",
         "exp-safe(?a)",
-        "?a is not a uniform constant whose exp overflows or underflows (|c| > 700)",
+        "every element of ?a is known (by its value range) to lie in [-700, 700], where exp is finite and normal",
+    ),
+    (
+        "moderate",
+        "moderate(?a)",
+        "every element of ?a is known (by its value range) to lie in [-1e50, 1e50]",
+    ),
+    (
+        "recip-safe",
+        "recip-safe(?a)",
+        "?a is a uniform constant c with 1e-300 <= |c| <= 1e300 (1/c is finite and normal)",
     ),
     ("is-float", "is-float(?a)", "?a's dtype is f64 or f32"),
     ("is-int", "is-int(?a)", "?a's dtype is i64"),
@@ -72,9 +82,16 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The largest constant `exp-safe` accepts: `exp(±700)` is a finite,
-/// normal f64 (overflow is at 709.8, subnormals below -708.4).
+/// The bound of `exp-safe`: `exp(±700)` is a finite, normal f64 (overflow
+/// is at 709.8, subnormals below -708.4), and so is a product of two.
 pub const EXP_SAFE_BOUND: f64 = 700.0;
+
+/// The bound of `moderate`: a product of up to six such numbers is finite
+/// (1e300), and so is a sum of fewer than 1e200 products of two.
+pub const MODERATE_BOUND: f64 = 1e50;
+
+/// The magnitudes `recip-safe` accepts: `1 / c` is finite and normal.
+pub const RECIP_SAFE_BOUNDS: (f64, f64) = (1e-300, 1e300);
 
 /// A condition of a rule: a named predicate over pattern variables.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,6 +114,10 @@ pub enum Cond {
     Positive(Var),
     /// `exp-safe(?a)`
     ExpSafe(Var),
+    /// `moderate(?a)`
+    Moderate(Var),
+    /// `recip-safe(?a)`
+    RecipSafe(Var),
     /// `is-float(?a)`
     IsFloat(Var),
     /// `is-int(?a)`
@@ -143,6 +164,8 @@ pub enum ConstNeed {
     Nonzero,
     /// A positive constant.
     Positive,
+    /// A constant whose reciprocal is finite and normal.
+    Reciprocable,
 }
 
 impl Cond {
@@ -172,6 +195,8 @@ impl Cond {
             "nonzero" => Cond::Nonzero(one()?),
             "positive" => Cond::Positive(one()?),
             "exp-safe" => Cond::ExpSafe(one()?),
+            "moderate" => Cond::Moderate(one()?),
+            "recip-safe" => Cond::RecipSafe(one()?),
             "is-float" => Cond::IsFloat(one()?),
             "is-int" => Cond::IsInt(one()?),
             "not-bool" => Cond::NotBool(one()?),
@@ -195,6 +220,8 @@ impl Cond {
             | Cond::Nonzero(a)
             | Cond::Positive(a)
             | Cond::ExpSafe(a)
+            | Cond::Moderate(a)
+            | Cond::RecipSafe(a)
             | Cond::IsFloat(a)
             | Cond::IsInt(a)
             | Cond::NotBool(a)
@@ -213,6 +240,17 @@ impl Cond {
             Cond::IsOne(a) => Some((*a, ConstNeed::One)),
             Cond::Nonzero(a) => Some((*a, ConstNeed::Nonzero)),
             Cond::Positive(a) => Some((*a, ConstNeed::Positive)),
+            Cond::RecipSafe(a) => Some((*a, ConstNeed::Reciprocable)),
+            _ => None,
+        }
+    }
+
+    /// For a predicate on value ranges: the variable and the bound `b` its
+    /// elements must be known to lie within (`[-b, b]`). `None` otherwise.
+    pub fn range_bound(&self) -> Option<(Var, f64)> {
+        match self {
+            Cond::ExpSafe(a) => Some((*a, EXP_SAFE_BOUND)),
+            Cond::Moderate(a) => Some((*a, MODERATE_BOUND)),
             _ => None,
         }
     }
@@ -235,8 +273,8 @@ impl Cond {
                 }
                 _ => false,
             },
-            // A bound on a constant if there is one: no type needed.
-            Cond::ExpSafe(_) => true,
+            // Bounds on values: no type needed.
+            Cond::ExpSafe(_) | Cond::Moderate(_) => true,
             Cond::IsFloat(a) => with(a, &|t| t.dtype.is_float()),
             Cond::IsInt(a) => with(a, &|t| t.dtype == DType::I64),
             Cond::NotBool(a) => with(a, &|t| t.dtype != DType::Bool),
@@ -247,7 +285,8 @@ impl Cond {
             | Cond::IsZero(_)
             | Cond::IsOne(_)
             | Cond::Nonzero(_)
-            | Cond::Positive(_) => return None,
+            | Cond::Positive(_)
+            | Cond::RecipSafe(_) => return None,
         })
     }
 
@@ -260,16 +299,17 @@ impl Cond {
             ConstNeed::One => x == 1.0,
             ConstNeed::Nonzero => x.is_finite() && x != 0.0,
             ConstNeed::Positive => x.is_finite() && x > 0.0,
+            ConstNeed::Reciprocable => {
+                (RECIP_SAFE_BOUNDS.0..=RECIP_SAFE_BOUNDS.1).contains(&x.abs())
+            }
         }
     }
 
     /// Evaluates the condition on the classes a match bound.
     pub fn check(&self, egraph: &EGraph, subst: &Subst) -> bool {
         let data = |v: Var| -> Option<&ClassData> { subst.get(v).map(|id| &egraph[*id].data) };
-        if let Cond::ExpSafe(v) = self {
-            return data(*v)
-                .and_then(|d| d.konst)
-                .is_none_or(|c| c.as_f64().abs() <= EXP_SAFE_BOUND);
+        if let Some((v, b)) = self.range_bound() {
+            return data(v).is_some_and(|d| d.ty().is_some() && d.range.within(b));
         }
         if let Some((v, need)) = self.const_need() {
             return data(v)
@@ -293,6 +333,8 @@ impl fmt::Display for Cond {
             Cond::Nonzero(_) => ("nonzero", self.vars()),
             Cond::Positive(_) => ("positive", self.vars()),
             Cond::ExpSafe(_) => ("exp-safe", self.vars()),
+            Cond::Moderate(_) => ("moderate", self.vars()),
+            Cond::RecipSafe(_) => ("recip-safe", self.vars()),
             Cond::IsFloat(_) => ("is-float", self.vars()),
             Cond::IsInt(_) => ("is-int", self.vars()),
             Cond::NotBool(_) => ("not-bool", self.vars()),
@@ -462,6 +504,7 @@ mod konst_tests {
                 weak: false,
             }),
             konst,
+            range: crate::rules::range::Range::FULL,
             deps: Default::default(),
         }
     }
