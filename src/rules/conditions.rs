@@ -62,6 +62,11 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
         "every element of ?a is known (by its value range) to lie in [-1e50, 1e50]",
     ),
     (
+        "neg-exact",
+        "neg-exact(?a)",
+        "negating ?a is exact: ?a is not i64, or its range excludes i64::MIN (which negates to itself)",
+    ),
+    (
         "recip-safe",
         "recip-safe(?a)",
         "?a is a uniform constant c with 1e-300 <= |c| <= 1e300 (1/c is finite and normal)",
@@ -82,16 +87,31 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The bound of `exp-safe`: `exp(±700)` is a finite, normal f64 (overflow
-/// is at 709.8, subnormals below -708.4), and so is a product of two.
-pub const EXP_SAFE_BOUND: f64 = 700.0;
+/// The bound of `exp-safe` (f64, i64, bool; f32): `exp(±700)` is a
+/// finite, normal f64 (overflow is at 709.8, subnormals below -708.4), and
+/// `exp(±80)` a finite, normal f32 (overflow at 88.7, subnormals below
+/// -87.3).
+pub const EXP_SAFE_BOUND: (f64, f64) = (700.0, 80.0);
 
-/// The bound of `moderate`: a product of up to six such numbers is finite
-/// (1e300), and so is a sum of fewer than 1e200 products of two.
-pub const MODERATE_BOUND: f64 = 1e50;
+/// The bound of `moderate` (f64, i64, bool; f32): a product of up to six
+/// such numbers is finite (1e300 in f64, 1e36 in f32), and so is a sum of
+/// fewer than 1e200 (1e26 in f32) products of two. Every `i64` is
+/// moderate: integer arithmetic wraps, and the ring identities hold for
+/// it exactly.
+pub const MODERATE_BOUND: (f64, f64) = (1e50, 1e6);
 
-/// The magnitudes `recip-safe` accepts: `1 / c` is finite and normal.
-pub const RECIP_SAFE_BOUNDS: (f64, f64) = (1e-300, 1e300);
+/// The magnitudes `recip-safe` accepts (f64; f32): `1 / c` is finite and
+/// normal.
+pub const RECIP_SAFE_BOUNDS: ((f64, f64), (f64, f64)) = ((1e-300, 1e300), (1e-37, 1e37));
+
+/// The f64 or f32 member of a pair of bounds, by dtype.
+fn by_precision<T: Copy>(pair: (T, T), dtype: DType) -> T {
+    if dtype == DType::F32 {
+        pair.1
+    } else {
+        pair.0
+    }
+}
 
 /// A condition of a rule: a named predicate over pattern variables.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,6 +138,8 @@ pub enum Cond {
     Moderate(Var),
     /// `recip-safe(?a)`
     RecipSafe(Var),
+    /// `neg-exact(?a)`
+    NegExact(Var),
     /// `is-float(?a)`
     IsFloat(Var),
     /// `is-int(?a)`
@@ -197,6 +219,7 @@ impl Cond {
             "exp-safe" => Cond::ExpSafe(one()?),
             "moderate" => Cond::Moderate(one()?),
             "recip-safe" => Cond::RecipSafe(one()?),
+            "neg-exact" => Cond::NegExact(one()?),
             "is-float" => Cond::IsFloat(one()?),
             "is-int" => Cond::IsInt(one()?),
             "not-bool" => Cond::NotBool(one()?),
@@ -222,6 +245,7 @@ impl Cond {
             | Cond::ExpSafe(a)
             | Cond::Moderate(a)
             | Cond::RecipSafe(a)
+            | Cond::NegExact(a)
             | Cond::IsFloat(a)
             | Cond::IsInt(a)
             | Cond::NotBool(a)
@@ -245,12 +269,13 @@ impl Cond {
         }
     }
 
-    /// For a predicate on value ranges: the variable and the bound `b` its
-    /// elements must be known to lie within (`[-b, b]`). `None` otherwise.
-    pub fn range_bound(&self) -> Option<(Var, f64)> {
+    /// For a predicate on value ranges: the variable, and the bound `b`
+    /// its elements must be known to lie within (`[-b, b]`) when its dtype
+    /// is `dtype`. `None` otherwise.
+    pub fn range_bound(&self, dtype: DType) -> Option<(Var, f64)> {
         match self {
-            Cond::ExpSafe(a) => Some((*a, EXP_SAFE_BOUND)),
-            Cond::Moderate(a) => Some((*a, MODERATE_BOUND)),
+            Cond::ExpSafe(a) => Some((*a, by_precision(EXP_SAFE_BOUND, dtype))),
+            Cond::Moderate(a) => Some((*a, by_precision(MODERATE_BOUND, dtype))),
             _ => None,
         }
     }
@@ -275,6 +300,9 @@ impl Cond {
             },
             // Bounds on values: no type needed.
             Cond::ExpSafe(_) | Cond::Moderate(_) => true,
+            // By type alone, only for dtypes other than i64 (an i64 class
+            // needs a range without i64::MIN, see `check`).
+            Cond::NegExact(a) => with(a, &|t| t.dtype != DType::I64),
             Cond::IsFloat(a) => with(a, &|t| t.dtype.is_float()),
             Cond::IsInt(a) => with(a, &|t| t.dtype == DType::I64),
             Cond::NotBool(a) => with(a, &|t| t.dtype != DType::Bool),
@@ -290,8 +318,9 @@ impl Cond {
         })
     }
 
-    /// Whether a uniform constant satisfies a value predicate.
-    pub fn const_ok(need: ConstNeed, c: Scalar) -> bool {
+    /// Whether a uniform constant of a class of dtype `dtype` satisfies a
+    /// value predicate.
+    pub fn const_ok(need: ConstNeed, c: Scalar, dtype: DType) -> bool {
         let x = c.as_f64();
         match need {
             ConstNeed::Any => true,
@@ -300,7 +329,8 @@ impl Cond {
             ConstNeed::Nonzero => x.is_finite() && x != 0.0,
             ConstNeed::Positive => x.is_finite() && x > 0.0,
             ConstNeed::Reciprocable => {
-                (RECIP_SAFE_BOUNDS.0..=RECIP_SAFE_BOUNDS.1).contains(&x.abs())
+                let (lo, hi) = by_precision(RECIP_SAFE_BOUNDS, dtype);
+                (lo..=hi).contains(&x.abs())
             }
         }
     }
@@ -308,13 +338,27 @@ impl Cond {
     /// Evaluates the condition on the classes a match bound.
     pub fn check(&self, egraph: &EGraph, subst: &Subst) -> bool {
         let data = |v: Var| -> Option<&ClassData> { subst.get(v).map(|id| &egraph[*id].data) };
-        if let Some((v, b)) = self.range_bound() {
-            return data(v).is_some_and(|d| d.ty().is_some() && d.range.within(b));
+        if let Some(v) = self.vars().first().copied() {
+            let dtype = data(v).and_then(|d| d.ty()).map(|t| t.dtype);
+            if let (Some(dtype), Some((_, b))) = (dtype, self.range_bound(DType::F64)) {
+                let b = self.range_bound(dtype).map_or(b, |(_, b)| b);
+                return data(v).is_some_and(|d| d.range.within(b));
+            }
+        }
+        if self.range_bound(DType::F64).is_some() {
+            return false;
+        }
+        if let Cond::NegExact(v) = self {
+            return data(*v).is_some_and(|d| match d.ty() {
+                Some(t) if t.dtype == DType::I64 => d.range.lo > crate::rules::range::Range::I64.lo,
+                Some(_) => true,
+                None => false,
+            });
         }
         if let Some((v, need)) = self.const_need() {
             return data(v)
-                .and_then(|d| d.konst.filter(|_| d.ty().is_some()))
-                .is_some_and(|c| Cond::const_ok(need, c));
+                .and_then(|d| Some((d.konst?, d.ty()?.dtype)))
+                .is_some_and(|(c, dt)| Cond::const_ok(need, c, dt));
         }
         let ty = |v: Var| data(v).and_then(|d| d.ty().cloned());
         self.check_types(&ty).unwrap_or(false)
@@ -335,6 +379,7 @@ impl fmt::Display for Cond {
             Cond::ExpSafe(_) => ("exp-safe", self.vars()),
             Cond::Moderate(_) => ("moderate", self.vars()),
             Cond::RecipSafe(_) => ("recip-safe", self.vars()),
+            Cond::NegExact(_) => ("neg-exact", self.vars()),
             Cond::IsFloat(_) => ("is-float", self.vars()),
             Cond::IsInt(_) => ("is-int", self.vars()),
             Cond::NotBool(_) => ("not-bool", self.vars()),
