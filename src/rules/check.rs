@@ -9,12 +9,23 @@
 //! 2. by running: both sides, written as programs with one input per
 //!    variable, run by the executor on random values and on edge values
 //!    (0, ±1, negative, large), must agree within a tolerance — else the
-//!    rule is "unsound".
+//!    rule is "unsound";
+//! 3. at extreme magnitudes (the floating-point contract of
+//!    `rules/README.md`): both sides again, on ±1e308, ±710, ±1e-308,
+//!    subnormals, every magnitude mixed with either sign in one tensor, and
+//!    the edges of `i64` (its limits, ±2^53); the rule is "unsafe" when a
+//!    finite element of the left side is infinite or NaN on the right, an
+//!    integer result changes, or — when every value is tiny — the right
+//!    side loses what the left computes: it is nearer zero than the left
+//!    (or of the other sign) by more than 64 ulps of the largest value the
+//!    left side itself computes (its inputs, subterms and result). A left
+//!    side that is inf or NaN constrains nothing.
 //!
 //! Variables that a value predicate constrains (`is-zero`, `positive`, ...)
-//! are given uniform constants that satisfy it. Overflow is out of scope:
-//! for rules that use `exp`, "large" is 20 instead of 1e6 (real-number
-//! identities such as exp(a+b) = exp(a)·exp(b) fail only by overflowing).
+//! are given uniform constants that satisfy it; variables under a range
+//! predicate (`exp-safe`, `moderate`) values within its bound, at its
+//! edges in the extreme battery. In the ordinary trials overflow is out of
+//! scope: for rules that use `exp`, "large" is 20 instead of 1e6.
 //! The tolerance is NumPy-like (rtol 1e-6, atol 1e-9, NaN equals NaN) plus
 //! a rounding allowance of 64 ulps of the largest value or product of
 //! values involved (inputs, subterms, results), in the lowest
