@@ -135,6 +135,9 @@ enum RulesAction {
         /// Rule files or folders.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        /// Stop (exit 1) if checking takes longer than SECS seconds.
+        #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+        time_limit: f64,
     },
 }
 
@@ -453,11 +456,12 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             Ok(())
         }
         Command::Rules {
-            action: RulesAction::Check { paths },
+            action: RulesAction::Check { paths, time_limit },
         } => {
             let rules =
                 eqscan::rules::load_rules(&paths).map_err(|e| UserError(rule_errors(&e)))?;
-            let findings = eqscan::rules::check_rules(&rules);
+            let findings = eqscan::rules::check::check_rules_within(&rules, seconds(time_limit))
+                .map_err(|e| UserError(e.to_string()))?;
             for (name, cx) in &findings {
                 let at = rules
                     .iter()
@@ -468,13 +472,13 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
             }
             if findings.is_empty() {
                 emitln!(
-                    "{} rules checked: all sound, none changes a type or shape",
+                    "{} rules checked: all sound and safe at extreme magnitudes, none changes a type or shape",
                     rules.len()
                 );
                 Ok(())
             } else {
                 Err(UserError(format!(
-                    "{} of {} rules are unsound or change a type or shape",
+                    "{} of {} rules are unsound, unsafe or change a type or shape",
                     findings.len(),
                     rules.len()
                 )))

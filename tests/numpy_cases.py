@@ -1121,6 +1121,35 @@ def scan_matrix_state(d, n):
     return (Ms,)
 
 
+@ops
+def logsumexp_extreme(d, n):
+    X = d["X"]
+
+    def lse(v, axis=None):
+        m = v.max(axis=axis, keepdims=True)
+        out = np.log(np.exp(v - m).sum(axis=axis, keepdims=True)) + m
+        return out.reshape(()) if axis is None else np.squeeze(out, axis)
+
+    x = -800.0 - np.linspace(0.0, 3.0, 10)
+    return (lse(x), lse(X), lse(X, 1), lse(X, 0))
+
+
+@scan
+def hmm_forward_logspace(d, n):
+    logA, E, a0 = d["logA"], d["E"], d["a0"]
+    T = len(E)
+    alpha = a0 - 800.0
+    A = steps(T, alpha.shape)
+    for t in range(T):
+        M = alpha[:, None] + logA
+        m = M.max()
+        alpha = m + np.log(np.exp(M - m).sum(0)) + (E[t] - 800.0)
+        A[t] = alpha
+    last = A[-1]
+    ml = last.max()
+    return (ml + np.log(np.exp(last - ml).sum()), last, A.sum(0))
+
+
 @scan
 def scan_chain(d, n):
     X, a = d["X"], d["a0"]

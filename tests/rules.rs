@@ -218,3 +218,142 @@ fn the_egraph_refuses_type_changes_and_proves_identities() {
         .unwrap();
     assert_ne!(eg.find(outs[2]), eg.find(kin));
 }
+
+/// The value range the analysis gives the class of output `k` of a
+/// program.
+fn output_ranges(text: &str) -> Vec<eqscan::rules::range::Range> {
+    let p = parse_program(text).unwrap();
+    let expr = program_to_expr(&p).unwrap();
+    let mut eg = EGraph::default();
+    let root = eg.add_expr(&expr);
+    eg.rebuild();
+    let outs = eg[root].nodes[0].children.clone();
+    outs.iter().map(|o| eg[*o].data.range).collect()
+}
+
+#[test]
+fn the_range_analysis_knows_signs_bounds_and_x_minus_max() {
+    use eqscan::rules::range::Range;
+    let rs = output_ranges(
+        "(program t (input x (f64 10)) (input M (f64 3 3)) (input k (i64 3)) (input v (f64 4))
+           (let m (max x))
+           (output (sub x m) (exp (sub x m)) (sum (exp (sub x m)))
+                   (tanh x) (sigmoid x) (mul x x) (add (sin x) 2.0)
+                   (sub M (max M 0)) (sub M (expand_dims (max M 1) 1))
+                   (sub M (expand_dims (max M 0) 1)) (exp x)
+                   (sum (fill (f64 7) 3.0)) (arange 5) (dot (fill (f64 3 4) 2.0) (tanh v))
+                   (mul k k) (cast i64 (tanh x)) (log (exp (sub x m)))))",
+    );
+    let r = |lo, hi| Range::new(lo, hi);
+    let inf = f64::INFINITY;
+    assert_eq!(rs[0], r(-inf, 0.0));
+    assert_eq!(rs[1].lo, 0.0);
+    assert!(rs[1].hi >= 1.0 && rs[1].hi < 1.0 + 1e-9, "{:?}", rs[1]);
+    assert_eq!(rs[2].lo, 0.0);
+    assert!(rs[2].hi >= 10.0 && rs[2].hi < 10.0 + 1e-9, "{:?}", rs[2]);
+    assert_eq!(rs[3], Range::UNIT);
+    assert_eq!(rs[4], Range::BOOL);
+    assert_eq!(rs[5], r(0.0, inf));
+    assert_eq!(rs[6], r(1.0, 3.0));
+    // Axis 0 broadcasts against the trailing axes; keepdims for axis 1.
+    assert_eq!(rs[7], r(-inf, 0.0));
+    assert_eq!(rs[8], r(-inf, 0.0));
+    // max over axis 0 put back at axis 1: not a maximum of each row.
+    assert_eq!(rs[9], Range::FULL);
+    assert_eq!(rs[10], r(0.0, inf));
+    assert!(rs[11].lo <= 21.0 && rs[11].lo > 21.0 - 1e-9, "{:?}", rs[11]);
+    assert_eq!(rs[12], r(0.0, 4.0));
+    // 4 products of [2, 2] and [-1, 1].
+    assert!(rs[13].hi >= 8.0 && rs[13].hi < 8.0 + 1e-9, "{:?}", rs[13]);
+    assert_eq!(rs[13].lo, -rs[13].hi);
+    // i64 products may wrap: every i64.
+    assert_eq!(rs[14], Range::I64);
+    assert_eq!(rs[15], r(-1.0, 1.0));
+    assert!(rs[16].hi >= 0.0 && rs[16].hi < 1e-12, "{:?}", rs[16]);
+}
+
+#[test]
+fn exp_add_without_its_condition_is_unsafe() {
+    // The rule as it was before the value-range guard: exp(a + b) ==
+    // exp(a) * exp(b) holds for real numbers, and the ordinary trials
+    // (magnitudes up to 20 for exp rules) pass it; the extreme battery
+    // finds a finite left side whose right side overflows.
+    let r =
+        one("exp-add: (exp (add ?a ?b)) => (mul (exp ?a) (exp ?b)) if not-bool(?a), not-bool(?b)");
+    let c = check_rule(&r, 200, 0x5EED).expect_err("exp-add unguarded must fail");
+    assert_eq!(c.finding, Finding::Unsafe, "{c}");
+    assert!(c.to_string().starts_with("unsafe: with ?a = "), "{c}");
+    assert_eq!(c.bindings.len(), 2, "{c}");
+    // The counterexample (seeded): exp(a + b) is 0.0 where exp(a) is inf
+    // and exp(b) is 0, so the right side is NaN.
+    assert_eq!(
+        c.lhs, "f64(3, 3) [0.0, inf, 0.0, inf, inf, 0.0, ...]",
+        "{c}"
+    );
+    assert_eq!(
+        c.rhs, "f64(3, 3) [0.0, inf, 0.0, inf, inf, NaN, ...]",
+        "{c}"
+    );
+    // With its shipped guards (exp-safe by value range) it passes.
+    let safe = one(
+        "exp-add: (exp (add ?a ?b)) => (mul (exp ?a) (exp ?b)) if not-bool(?a), not-bool(?b), exp-safe(?a), exp-safe(?b)",
+    );
+    assert_eq!(check_rule(&safe, 200, 0x5EED), Ok(()));
+}
+
+#[test]
+fn the_battery_catches_stable_to_unstable_and_integer_changes() {
+    // tanh(x) => 2 sigmoid(2x) - 1 cancels to 0 for tiny x.
+    let r = one("t: (tanh ?x) => (sub (mul 2.0 (sigmoid (mul 2.0 ?x))) 1.0) if not-bool(?x)");
+    let c = check_rule(&r, 200, 0x5EED).expect_err("must fail");
+    assert_eq!(c.finding, Finding::Unsafe, "{c}");
+    assert!(c.rhs.ends_with(" 0.0"), "{c}");
+    // max(-x) == -min(x) fails for i64::MIN, which negates to itself.
+    let r = one("m: (max (neg ?x)) => (neg (min ?x)) if is-int(?x)");
+    let c = check_rule(&r, 200, 0x5EED).expect_err("must fail");
+    assert_eq!(c.finding, Finding::Unsafe, "{c}");
+    assert!(c.bindings[0].value.contains("-9223372036854775808"), "{c}");
+    // x / c => x * (1 / c) for a subnormal c: 1 / c is inf.
+    let r = one("d: (div ?x ?c) => (mul ?x (div 1.0 ?c)) if nonzero(?c), is-float(?x), keeps-type(?x, ?c), not-bool(?c)");
+    let c = check_rule(&r, 200, 0x5EED).expect_err("must fail");
+    assert_eq!(c.finding, Finding::Unsafe, "{c}");
+    // Reassociation at one scale of tiny numbers is rounding, not a breach.
+    let r = one("a: (add (add ?x ?y) ?z) => (add ?x (add ?y ?z)) if is-float(?x), is-float(?y), is-float(?z), moderate(?x), moderate(?y), moderate(?z)");
+    assert_eq!(check_rule(&r, 200, 0x5EED), Ok(()));
+}
+
+#[test]
+fn the_rules_folder_does_not_load_fast_math() {
+    let rules = shipped();
+    assert!(rules.iter().all(|r| !r.file.contains("fast-math")));
+    assert!(!rules.iter().any(|r| r.name == "tanh-sigmoid"));
+    // Both folders load together: no name is defined twice.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("rules");
+    let both = load_rules(&[dir.clone(), dir.join("fast-math")]).unwrap();
+    assert!(both.len() > rules.len());
+}
+
+#[test]
+fn range_predicates_read_the_analysis() {
+    // exp-add fires where both exponents are known to be small (tanh) and
+    // not on an input, whose range is unknown.
+    let p = parse_program(
+        "(program t (input x (f64 3))
+           (output (exp (add (tanh x) (sin x))) (exp (add x (sin x)))))",
+    )
+    .unwrap();
+    let expr = program_to_expr(&p).unwrap();
+    let rules: Vec<Rule> = shipped()
+        .into_iter()
+        .filter(|r| r.name == "exp-add")
+        .collect();
+    let runner = egg::Runner::<_, TensorAnalysis>::default()
+        .with_expr(&expr)
+        .with_iter_limit(3)
+        .run(&to_rewrites(&rules));
+    let eg: &EGraph = &runner.egraph;
+    let outs = eg[runner.roots[0]].nodes[0].children.clone();
+    let has_mul = |id| eg[id].nodes.iter().any(|n| n.to_string() == "mul");
+    assert!(has_mul(outs[0]));
+    assert!(!has_mul(outs[1]));
+}

@@ -1,6 +1,6 @@
 //! The e-class analysis: the type of every class, the constant it holds (if
-//! every element is the same known number), and the scan inner inputs it
-//! reads.
+//! every element is the same known number), the range of its values (see
+//! [`super::range`]), and the scan inner inputs it reads.
 //!
 //! Owns: [`TensorAnalysis`], [`ClassData`], the type check of every e-node
 //! (by [`crate::lang::infer::infer`], the same make_node rules the parser
@@ -10,10 +10,14 @@
 //! Why here and not in `src/lang` (as DESIGN.md first placed it): folding
 //! evaluates ops, and the language layer must not know about execution.
 //!
+//! Ranges merge by intersection: each node of a class computes the same
+//! values, so each node's range is a sound bound for the class.
+//!
 //! Dependence sets merge by intersection, which can be optimistic (egg issue
 //! #234): a rewrite that relies on "this class reads only inputs S" must
 //! extract a witness term whose leaves are all allowed.
 
+use super::range::{op_range, Range};
 use crate::exec::ops::eval;
 use crate::exec::Value;
 use crate::lang::egraph::{Head, Lit, OpName, TNode};
@@ -46,6 +50,8 @@ pub struct ClassData {
     pub kind: Kind,
     /// Set when every element is this number.
     pub konst: Option<Scalar>,
+    /// Bounds of every non-NaN element (see [`super::range`]).
+    pub range: Range,
     /// The inner inputs of the enclosing scan it reads (see module docs).
     pub deps: BTreeSet<usize>,
 }
@@ -392,7 +398,23 @@ impl Analysis<TNode> for TensorAnalysis {
                 .flat_map(|c| egraph[*c].data.deps.iter().copied())
                 .collect()
         };
-        let value = |kind: Kind, konst, deps| ClassData { kind, konst, deps };
+        let value = |kind: Kind, konst: Option<Scalar>, deps| {
+            let range = match (&kind, konst) {
+                (_, Some(c)) => Range::of_scalar(c),
+                (Kind::Value(t), None) => match t.dtype {
+                    crate::lang::DType::Bool => Range::BOOL,
+                    crate::lang::DType::I64 => Range::I64,
+                    _ => Range::FULL,
+                },
+                _ => Range::FULL,
+            };
+            ClassData {
+                kind,
+                konst,
+                range,
+                deps,
+            }
+        };
         match &enode.head {
             Head::Lit(Lit(s)) => {
                 let t = Type {
@@ -402,11 +424,15 @@ impl Analysis<TNode> for TensorAnalysis {
                 };
                 value(Kind::Value(t), Some(*s), BTreeSet::new())
             }
-            Head::Size(_) => value(
-                Kind::Value(Type::scalar(crate::lang::DType::I64)),
-                None,
-                BTreeSet::new(),
-            ),
+            Head::Size(_) => {
+                let mut d = value(
+                    Kind::Value(Type::scalar(crate::lang::DType::I64)),
+                    None,
+                    BTreeSet::new(),
+                );
+                d.range = Range::new(0.0, Range::I64.hi);
+                d
+            }
             Head::Input(_, t) => value(Kind::Value(t.clone()), None, BTreeSet::new()),
             Head::Arg(k, t) => value(Kind::Value(t.clone()), None, [*k].into()),
             Head::NoneBound | Head::DType(_) | Head::Type(_) | Head::Outputs => {
@@ -483,7 +509,10 @@ impl Analysis<TNode> for TensorAnalysis {
                             (true, Some(cs)) => fold(&op, &cs, &tys, &t),
                             _ => rearranged_konst(&op, egraph, &vargs),
                         };
-                        value(Kind::Value(t), konst, d)
+                        let range = op_range(egraph, &op, &vargs, &t);
+                        let mut data = value(Kind::Value(t), konst, d);
+                        data.range = data.range.intersect(&range);
+                        data
                     }
                     Err(msg) => value(Kind::Invalid(format!("{}: {msg}", name.name())), None, d),
                 }
@@ -510,12 +539,17 @@ impl Analysis<TNode> for TensorAnalysis {
             a.konst = b.konst;
             changed_a = true;
         }
+        let range = a.range.refine(&b.range);
+        if range != a.range {
+            a.range = range;
+            changed_a = true;
+        }
         let inter: BTreeSet<usize> = a.deps.intersection(&b.deps).copied().collect();
         if inter.len() != a.deps.len() {
             a.deps = inter;
             changed_a = true;
         }
-        let changed_b = a.deps.len() != b.deps.len() || a.kind != b.kind;
+        let changed_b = a.deps.len() != b.deps.len() || a.kind != b.kind || a.range != b.range;
         DidMerge(changed_a, changed_b)
     }
 

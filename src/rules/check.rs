@@ -9,12 +9,23 @@
 //! 2. by running: both sides, written as programs with one input per
 //!    variable, run by the executor on random values and on edge values
 //!    (0, ±1, negative, large), must agree within a tolerance — else the
-//!    rule is "unsound".
+//!    rule is "unsound";
+//! 3. at extreme magnitudes (the floating-point contract of
+//!    `rules/README.md`): both sides again, on ±1e308, ±710, ±1e-308,
+//!    subnormals, every magnitude mixed with either sign in one tensor, and
+//!    the edges of `i64` (its limits, ±2^53); the rule is "unsafe" when a
+//!    finite element of the left side is infinite or NaN on the right, an
+//!    integer result changes, or — when every value is tiny — the right
+//!    side loses what the left computes: it is nearer zero than the left
+//!    (or of the other sign) by more than 64 ulps of the largest value the
+//!    left side itself computes (its inputs, subterms and result). A left
+//!    side that is inf or NaN constrains nothing.
 //!
 //! Variables that a value predicate constrains (`is-zero`, `positive`, ...)
-//! are given uniform constants that satisfy it. Overflow is out of scope:
-//! for rules that use `exp`, "large" is 20 instead of 1e6 (real-number
-//! identities such as exp(a+b) = exp(a)·exp(b) fail only by overflowing).
+//! are given uniform constants that satisfy it; variables under a range
+//! predicate (`exp-safe`, `moderate`) values within its bound, at its
+//! edges in the extreme battery. In the ordinary trials overflow is out of
+//! scope: for rules that use `exp`, "large" is 20 instead of 1e6.
 //! The tolerance is NumPy-like (rtol 1e-6, atol 1e-9, NaN equals NaN) plus
 //! a rounding allowance of 64 ulps of the largest value or product of
 //! values involved (inputs, subterms, results), in the lowest
@@ -35,6 +46,7 @@ use egg::{ENodeOrVar, Id, PatternAst, Var};
 use ndarray::{ArrayD, IxDyn};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::time::{Duration, Instant};
 
 /// What is wrong with a rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,6 +56,11 @@ pub enum Finding {
     ChangesType,
     /// The two sides compute different values.
     Unsound,
+    /// At an extreme magnitude the right side breaks the floating-point
+    /// contract: the left side is finite and the right side is infinite
+    /// or NaN, an integer result changes, or (all values tiny) the right
+    /// side loses what the left side computes accurately.
+    Unsafe,
 }
 
 impl fmt::Display for Finding {
@@ -51,6 +68,7 @@ impl fmt::Display for Finding {
         f.write_str(match self {
             Finding::ChangesType => "changes a type or shape",
             Finding::Unsound => "unsound",
+            Finding::Unsafe => "unsafe",
         })
     }
 }
@@ -228,6 +246,8 @@ struct Setup<'a> {
     vars: Vec<Var>,
     roles: BTreeMap<Var, Role>,
     needs: BTreeMap<Var, ConstNeed>,
+    /// The range predicates on variables (see [`Setup::bound`]).
+    range_conds: Vec<Cond>,
     large: f64,
 }
 
@@ -339,7 +359,7 @@ impl Setup<'_> {
                 DType::I64 => x.round(),
                 DType::Bool => (x.round() != 0.0) as u8 as f64,
             };
-            if Cond::const_ok(need, Scalar::F64(x)) {
+            if Cond::const_ok(need, Scalar::F64(x), dtype) {
                 return x;
             }
         }
@@ -360,6 +380,7 @@ impl Setup<'_> {
                 .needs
                 .get(v)
                 .map(|need| self.constant(rng, *need, t.dtype, mode));
+            let bound = self.bound(*v, t.dtype);
             let xs: Vec<f64> = (0..n)
                 .map(|_| match konst {
                     Some(k) => k,
@@ -369,6 +390,7 @@ impl Setup<'_> {
                         self.number(rng, edge)
                     }
                 })
+                .map(|x| x.clamp(-bound, bound))
                 .collect();
             out.push(make_value(t.dtype, &shape, xs));
         }
@@ -389,9 +411,17 @@ fn make_value(dtype: DType, shape: &[usize], xs: Vec<f64>) -> Value {
 }
 
 fn show_values(v: &Value) -> String {
-    let a = v.as_f64_array();
-    let n = a.len();
-    let first: Vec<String> = a.iter().take(6).map(|x| format!("{x}")).collect();
+    let n = v.as_f64_array().len();
+    let first: Vec<String> = match v {
+        Value::I64(a) => a.iter().take(6).map(|x| x.to_string()).collect(),
+        Value::Bool(a) => a.iter().take(6).map(|x| x.to_string()).collect(),
+        _ => v
+            .as_f64_array()
+            .iter()
+            .take(6)
+            .map(|x| format!("{x:?}"))
+            .collect(),
+    };
     let more = if n > 6 { ", ..." } else { "" };
     if v.shape().is_empty() {
         first.join("")
@@ -509,9 +539,27 @@ fn combos(setup: &Setup<'_>, rng: &mut Rng) -> Vec<Vec<Choice>> {
 }
 
 /// Checks one rule: `trials` evaluations on random and edge values, after
-/// a static type comparison over every tried type combination. `seed`
-/// fixes every choice.
+/// a static type comparison over every tried type combination, then
+/// `trials` more at extreme magnitudes (see the module docs). `seed` fixes
+/// every choice.
 pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterexample> {
+    match check_rule_until(rule, trials, seed, None) {
+        Outcome::Fails(c) => Err(c),
+        Outcome::Passes | Outcome::OutOfTime => Ok(()),
+    }
+}
+
+/// The verdict on one rule.
+enum Outcome {
+    Passes,
+    Fails(Counterexample),
+    /// The deadline passed before the check finished.
+    OutOfTime,
+}
+
+/// [`check_rule`], stopping once `deadline` has passed.
+fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Instant>) -> Outcome {
+    let late = || deadline.is_some_and(|d| Instant::now() >= d);
     let mut rng = Rng::new(seed);
     let vars = rule.lhs.vars();
     let mut needs = BTreeMap::new();
@@ -520,11 +568,18 @@ pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterex
             needs.insert(v, n);
         }
     }
+    let range_conds = rule
+        .conds
+        .iter()
+        .filter(|c| c.range_bound(DType::F64).is_some())
+        .cloned()
+        .collect();
     let setup = Setup {
         rule,
         roles: roles(&rule.lhs.ast),
         vars,
         needs,
+        range_conds,
         large: if uses_exp(&rule.lhs.ast) || uses_exp(&rule.rhs.ast) {
             20.0
         } else {
@@ -535,6 +590,9 @@ pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterex
     // the right side must have the same type.
     let mut valid: Vec<(Vec<Choice>, Program, Program)> = Vec::new();
     for combo in combos(&setup, &mut rng) {
+        if late() {
+            return Outcome::OutOfTime;
+        }
         if !setup.type_conds_hold(&combo) {
             continue;
         }
@@ -547,7 +605,7 @@ pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterex
         match rp {
             Ok(rp) if out_type(&rp) == lt => valid.push((combo, lp, rp)),
             Ok(rp) => {
-                return Err(Counterexample {
+                return Outcome::Fails(Counterexample {
                     finding: Finding::ChangesType,
                     bindings: setup.bindings(&combo, None),
                     lhs: show(&lt),
@@ -555,7 +613,7 @@ pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterex
                 })
             }
             Err(e) => {
-                return Err(Counterexample {
+                return Outcome::Fails(Counterexample {
                     finding: Finding::ChangesType,
                     bindings: setup.bindings(&combo, None),
                     lhs: show(&lt),
@@ -565,10 +623,13 @@ pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterex
         }
     }
     if valid.is_empty() {
-        return Ok(());
+        return Outcome::Passes;
     }
     // Dynamic phase.
     for t in 0..trials {
+        if late() {
+            return Outcome::OutOfTime;
+        }
         let k = if t < valid.len() {
             (t * 7919) % valid.len()
         } else {
@@ -593,7 +654,7 @@ pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterex
             }
             Ok(_) => None,
             Err(e) => {
-                return Err(Counterexample {
+                return Outcome::Fails(Counterexample {
                     finding: Finding::Unsound,
                     bindings: setup.bindings(combo, Some(&inputs)),
                     lhs: show_result(&lv),
@@ -603,7 +664,7 @@ pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterex
         };
         let Some(rv) = rv else { continue };
         if lv.dtype() != rv.dtype() || lv.shape() != rv.shape() {
-            return Err(Counterexample {
+            return Outcome::Fails(Counterexample {
                 finding: Finding::ChangesType,
                 bindings: setup.bindings(combo, Some(&inputs)),
                 lhs: show_result(&lv),
@@ -611,7 +672,7 @@ pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterex
             });
         }
         if !close(&lv, &rv, &inputs, &inter) {
-            return Err(Counterexample {
+            return Outcome::Fails(Counterexample {
                 finding: Finding::Unsound,
                 bindings: setup.bindings(combo, Some(&inputs)),
                 lhs: show_result(&lv),
@@ -619,11 +680,310 @@ pub fn check_rule(rule: &Rule, trials: usize, seed: u64) -> Result<(), Counterex
             });
         }
     }
-    Ok(())
+    // The extreme-magnitude battery.
+    for t in 0..trials {
+        if late() {
+            return Outcome::OutOfTime;
+        }
+        // Each kind of trial visits the combinations in a scrambled order,
+        // then random ones.
+        let kinds = Extreme::ALL.len();
+        let round = t / kinds;
+        let k = if round < valid.len() {
+            (round * 7919) % valid.len()
+        } else {
+            rng.below(valid.len())
+        };
+        let (combo, lp, rp) = &valid[k];
+        let kind = Extreme::ALL[t % kinds];
+        let inputs = setup.extreme_values(combo, &mut rng, kind);
+        let dims = Dims::new();
+        let Ok(mut louts) = run_program(lp, inputs.clone(), &dims) else {
+            continue;
+        };
+        if louts.is_empty() {
+            continue;
+        }
+        let lv = louts.remove(0);
+        let rv = match run_program(rp, inputs.clone(), &dims) {
+            Ok(mut v) if !v.is_empty() => v.remove(0),
+            Ok(_) => continue,
+            Err(e) => {
+                return Outcome::Fails(Counterexample {
+                    finding: Finding::Unsafe,
+                    bindings: setup.bindings(combo, Some(&inputs)),
+                    lhs: show_result(&lv),
+                    rhs: format!("an error ({e})"),
+                })
+            }
+        };
+        if !contract_holds(&lv, &rv, &inputs, &louts, kind == Extreme::Tiny) {
+            return Outcome::Fails(Counterexample {
+                finding: Finding::Unsafe,
+                bindings: setup.bindings(combo, Some(&inputs)),
+                lhs: show_result(&lv),
+                rhs: show_result(&rv),
+            });
+        }
+    }
+    Outcome::Passes
 }
 
-/// Checks every rule (200 trials each, a fixed seed); returns the failing
-/// rules with a counterexample each, in rule order.
+/// The floating-point contract on one extreme trial (see the module
+/// docs): integer results equal; a finite left element never becomes
+/// infinite or NaN; and when every value is tiny (`tiny`), the right side
+/// agrees with the left within 64 ulps of the largest value the left side
+/// itself computes (its inputs, subterms and result).
+fn contract_holds(
+    l: &Value,
+    r: &Value,
+    inputs: &[Value],
+    left_inter: &[Value],
+    tiny: bool,
+) -> bool {
+    if l.dtype() != r.dtype() || l.shape() != r.shape() {
+        return false;
+    }
+    if !l.dtype().is_float() {
+        return match (l, r) {
+            (Value::I64(a), Value::I64(b)) => a == b,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            _ => false,
+        };
+    }
+    let (x, y) = (l.as_f64_array(), r.as_f64_array());
+    if x.iter()
+        .zip(y.iter())
+        .any(|(p, q)| p.is_finite() && !q.is_finite())
+    {
+        return false;
+    }
+    if !tiny {
+        return true;
+    }
+    let low = if inputs.iter().any(|v| v.dtype() == DType::F32) {
+        DType::F32
+    } else {
+        l.dtype()
+    };
+    let big = inputs
+        .iter()
+        .chain(left_inter)
+        .chain(std::iter::once(l))
+        .flat_map(|v| v.as_f64_array().into_iter())
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    let allowance = 64.0 * eps(low) * big;
+    // Only a loss counts: the right side nearer zero than the left, or of
+    // the other sign (a right side more accurate than the left, such as
+    // `(x * c) / c => x` where `x * c` underflows, is no breach).
+    x.iter().zip(y.iter()).all(|(p, q)| {
+        !p.is_finite() || (p - q).abs() <= allowance || (q.abs() >= p.abs() && p * q >= 0.0)
+    })
+}
+
+/// The kinds of trial of the extreme battery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Extreme {
+    /// Magnitudes near overflow (±1e308, ±710, ...; `i64` edges).
+    Large,
+    /// Magnitudes near underflow (±1e-308, subnormals).
+    Tiny,
+    /// Every element any of them, of either sign, in one tensor.
+    Mixed,
+    /// One large or tiny magnitude per variable, with mixed signs.
+    Uniform,
+}
+
+impl Extreme {
+    const ALL: [Extreme; 4] = [
+        Extreme::Large,
+        Extreme::Tiny,
+        Extreme::Mixed,
+        Extreme::Uniform,
+    ];
+}
+
+/// Large magnitudes of the battery, per float precision.
+const LARGE_F64: [f64; 7] = [1e308, f64::MAX, 710.0, 745.0, 1e300, 1.4e154, 3e200];
+const LARGE_F32: [f64; 5] = [3.4e38, 1e38, 89.0, 104.0, 1.9e19];
+/// Tiny magnitudes (normal and subnormal), per float precision.
+const TINY_F64: [f64; 7] = [
+    1e-308,
+    f64::MIN_POSITIVE,
+    5e-324,
+    1e-310,
+    1e-300,
+    1e-200,
+    1e-160,
+];
+const TINY_F32: [f64; 5] = [1e-38, f32::MIN_POSITIVE as f64, 1e-45, 1e-40, 1e-30];
+/// Ordinary values mixed in.
+const ORDINARY: [f64; 5] = [0.0, 1.0, -1.0, 0.5, 2.0];
+/// The edges of `i64`: its limits, ±2^53 and one past, the square root of
+/// its limit.
+const EDGE_I64: [i64; 9] = [
+    i64::MAX,
+    i64::MIN,
+    1 << 53,
+    -(1 << 53),
+    (1 << 53) + 1,
+    3_037_000_500,
+    -3_037_000_500,
+    1 << 62,
+    -1,
+];
+
+impl Setup<'_> {
+    /// The magnitude every element of variable `v` of dtype `dtype` must
+    /// stay within, by the rule's range predicates (infinite if none).
+    fn bound(&self, v: Var, dtype: DType) -> f64 {
+        self.range_conds
+            .iter()
+            .filter_map(|c| c.range_bound(dtype))
+            .filter(|(w, _)| *w == v)
+            .fold(f64::INFINITY, |b, (_, c)| b.min(c))
+    }
+
+    /// A magnitude for the trial kind `kind` (signless), for dtype `d`.
+    fn extreme_magnitude(&self, rng: &mut Rng, kind: Extreme, d: DType) -> f64 {
+        let (large, tiny): (&[f64], &[f64]) = match d {
+            DType::F32 => (&LARGE_F32, &TINY_F32),
+            _ => (&LARGE_F64, &TINY_F64),
+        };
+        let pick = |rng: &mut Rng, xs: &[f64]| xs[rng.below(xs.len())];
+        match kind {
+            Extreme::Large | Extreme::Uniform if rng.below(10) == 0 => pick(rng, &ORDINARY).abs(),
+            Extreme::Large | Extreme::Uniform => pick(rng, large),
+            Extreme::Tiny => pick(rng, tiny),
+            Extreme::Mixed => match rng.below(3) {
+                0 => pick(rng, large),
+                1 => pick(rng, tiny),
+                _ => pick(rng, &ORDINARY).abs(),
+            },
+        }
+    }
+
+    /// A magnitude within `bound`: one over it becomes the bound's edge or
+    /// a point inside.
+    fn within(rng: &mut Rng, m: f64, bound: f64) -> f64 {
+        if m <= bound {
+            m
+        } else {
+            bound * [1.0, 0.999, 0.5, rng.unit()][rng.below(4)]
+        }
+    }
+
+    /// Inputs of one extreme trial.
+    fn extreme_values(&self, combo: &[Choice], rng: &mut Rng, kind: Extreme) -> Vec<Value> {
+        let mut out = Vec::new();
+        for (v, c) in self.vars.iter().zip(combo) {
+            let Choice::Tensor(t) = c else { continue };
+            let shape: Vec<usize> = t
+                .shape
+                .iter()
+                .map(|d| d.as_known().unwrap_or(1).max(0) as usize)
+                .collect();
+            let n: usize = shape.iter().product();
+            let bound = self.bound(*v, t.dtype);
+            let need = self.needs.get(v).copied();
+            let sign = |rng: &mut Rng| if rng.below(2) == 0 { 1.0 } else { -1.0 };
+            match t.dtype {
+                DType::Bool => {
+                    let b = match need {
+                        Some(ConstNeed::Zero) => Some(false),
+                        Some(_) => Some(true),
+                        None => None,
+                    };
+                    let xs: Vec<f64> = (0..n)
+                        .map(|_| b.unwrap_or(rng.below(2) == 0) as u8 as f64)
+                        .collect();
+                    out.push(make_value(DType::Bool, &shape, xs));
+                }
+                DType::I64 => {
+                    let one = |rng: &mut Rng| -> i64 {
+                        let x = if kind == Extreme::Tiny {
+                            [0, 1, -1, 2][rng.below(4)]
+                        } else {
+                            EDGE_I64[rng.below(EDGE_I64.len())]
+                        };
+                        if (x as f64).abs() <= bound {
+                            x
+                        } else {
+                            let b = bound.min(i64::MAX as f64) as i64;
+                            [b, -b, b / 2][rng.below(3)]
+                        }
+                    };
+                    let xs: Vec<i64> = match need {
+                        Some(need) => {
+                            let mut c = one(rng);
+                            for _ in 0..100 {
+                                if Cond::const_ok(need, Scalar::I64(c), DType::I64) {
+                                    break;
+                                }
+                                c = match need {
+                                    ConstNeed::Zero => 0,
+                                    ConstNeed::One => 1,
+                                    ConstNeed::Positive => c.checked_abs().unwrap_or(i64::MAX),
+                                    _ => one(rng),
+                                };
+                            }
+                            vec![c; n]
+                        }
+                        None => (0..n).map(|_| one(rng)).collect(),
+                    };
+                    let arr = ArrayD::from_shape_vec(IxDyn(&shape), xs)
+                        .unwrap_or_else(|_| ArrayD::zeros(IxDyn(&shape)));
+                    out.push(Value::I64(arr));
+                }
+                d => {
+                    let one = |rng: &mut Rng| -> f64 {
+                        let m = self.extreme_magnitude(rng, kind, d);
+                        sign(rng) * Setup::within(rng, m, bound)
+                    };
+                    let xs: Vec<f64> = match need {
+                        Some(need) => {
+                            let mut c = one(rng);
+                            for _ in 0..100 {
+                                let k = if d == DType::F32 { c as f32 as f64 } else { c };
+                                if Cond::const_ok(need, Scalar::F64(k), d) {
+                                    break;
+                                }
+                                c = match need {
+                                    ConstNeed::Zero => 0.0,
+                                    ConstNeed::One => 1.0,
+                                    ConstNeed::Positive if c != 0.0 => c.abs(),
+                                    ConstNeed::Reciprocable => {
+                                        let (lo, hi) = if d == DType::F32 {
+                                            (1e-37, 1e37)
+                                        } else {
+                                            (1e-300, 1e300)
+                                        };
+                                        sign(rng) * [lo, hi, 1.0, 3.0][rng.below(4)]
+                                    }
+                                    _ => one(rng),
+                                };
+                            }
+                            vec![c; n]
+                        }
+                        None if kind == Extreme::Uniform => {
+                            let m = self.extreme_magnitude(rng, kind, d);
+                            let m = Setup::within(rng, m, bound);
+                            (0..n).map(|_| sign(rng) * m).collect()
+                        }
+                        None => (0..n).map(|_| one(rng)).collect(),
+                    };
+                    out.push(make_value(d, &shape, xs));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Checks every rule (200 trials and 200 extreme trials each, a fixed
+/// seed); returns the failing rules with a counterexample each, in rule
+/// order.
 pub fn check_rules(rules: &[Rule]) -> Vec<(String, Counterexample)> {
     rules
         .iter()
@@ -633,4 +993,44 @@ pub fn check_rules(rules: &[Rule]) -> Vec<(String, Counterexample)> {
                 .map(|c| (r.name.clone(), c))
         })
         .collect()
+}
+
+/// Why [`check_rules_within`] gave no verdict.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CheckError {
+    /// The time limit passed before every rule was checked.
+    #[error("rules check stopped at its time limit of {secs} s, after {checked} of {total} rules")]
+    TimeLimit {
+        /// The limit, in seconds.
+        secs: f64,
+        /// Rules whose check finished.
+        checked: usize,
+        /// Rules to check.
+        total: usize,
+    },
+}
+
+/// [`check_rules`] within a time limit: the findings, or
+/// [`CheckError::TimeLimit`] once `limit` has passed (checked between
+/// trials, so it holds within one trial's time).
+pub fn check_rules_within(
+    rules: &[Rule],
+    limit: Duration,
+) -> Result<Vec<(String, Counterexample)>, CheckError> {
+    let deadline = Instant::now().checked_add(limit);
+    let mut out = Vec::new();
+    for (k, r) in rules.iter().enumerate() {
+        match check_rule_until(r, 200, 0x5EED, deadline) {
+            Outcome::Passes => {}
+            Outcome::Fails(c) => out.push((r.name.clone(), c)),
+            Outcome::OutOfTime => {
+                return Err(CheckError::TimeLimit {
+                    secs: limit.as_secs_f64(),
+                    checked: k,
+                    total: rules.len(),
+                })
+            }
+        }
+    }
+    Ok(out)
 }

@@ -54,7 +54,22 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
     (
         "exp-safe",
         "exp-safe(?a)",
-        "?a is not a uniform constant whose exp overflows or underflows (|c| > 700)",
+        "every element of ?a is known (by its value range) to lie in [-700, 700], where exp is finite and normal",
+    ),
+    (
+        "moderate",
+        "moderate(?a)",
+        "every element of ?a is known (by its value range) to lie in [-1e50, 1e50]",
+    ),
+    (
+        "neg-exact",
+        "neg-exact(?a)",
+        "negating ?a is exact: ?a is not i64, or its range excludes i64::MIN (which negates to itself)",
+    ),
+    (
+        "recip-safe",
+        "recip-safe(?a)",
+        "?a is a uniform constant c with 1e-300 <= |c| <= 1e300 (1/c is finite and normal)",
     ),
     ("is-float", "is-float(?a)", "?a's dtype is f64 or f32"),
     ("is-int", "is-int(?a)", "?a's dtype is i64"),
@@ -72,9 +87,31 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The largest constant `exp-safe` accepts: `exp(±700)` is a finite,
-/// normal f64 (overflow is at 709.8, subnormals below -708.4).
-pub const EXP_SAFE_BOUND: f64 = 700.0;
+/// The bound of `exp-safe` (f64, i64, bool; f32): `exp(±700)` is a
+/// finite, normal f64 (overflow is at 709.8, subnormals below -708.4), and
+/// `exp(±80)` a finite, normal f32 (overflow at 88.7, subnormals below
+/// -87.3).
+pub const EXP_SAFE_BOUND: (f64, f64) = (700.0, 80.0);
+
+/// The bound of `moderate` (f64, i64, bool; f32): a product of up to six
+/// such numbers is finite (1e300 in f64, 1e36 in f32), and so is a sum of
+/// fewer than 1e200 (1e26 in f32) products of two. Every `i64` is
+/// moderate: integer arithmetic wraps, and the ring identities hold for
+/// it exactly.
+pub const MODERATE_BOUND: (f64, f64) = (1e50, 1e6);
+
+/// The magnitudes `recip-safe` accepts (f64; f32): `1 / c` is finite and
+/// normal.
+pub const RECIP_SAFE_BOUNDS: ((f64, f64), (f64, f64)) = ((1e-300, 1e300), (1e-37, 1e37));
+
+/// The f64 or f32 member of a pair of bounds, by dtype.
+fn by_precision<T: Copy>(pair: (T, T), dtype: DType) -> T {
+    if dtype == DType::F32 {
+        pair.1
+    } else {
+        pair.0
+    }
+}
 
 /// A condition of a rule: a named predicate over pattern variables.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,6 +134,12 @@ pub enum Cond {
     Positive(Var),
     /// `exp-safe(?a)`
     ExpSafe(Var),
+    /// `moderate(?a)`
+    Moderate(Var),
+    /// `recip-safe(?a)`
+    RecipSafe(Var),
+    /// `neg-exact(?a)`
+    NegExact(Var),
     /// `is-float(?a)`
     IsFloat(Var),
     /// `is-int(?a)`
@@ -143,6 +186,8 @@ pub enum ConstNeed {
     Nonzero,
     /// A positive constant.
     Positive,
+    /// A constant whose reciprocal is finite and normal.
+    Reciprocable,
 }
 
 impl Cond {
@@ -172,6 +217,9 @@ impl Cond {
             "nonzero" => Cond::Nonzero(one()?),
             "positive" => Cond::Positive(one()?),
             "exp-safe" => Cond::ExpSafe(one()?),
+            "moderate" => Cond::Moderate(one()?),
+            "recip-safe" => Cond::RecipSafe(one()?),
+            "neg-exact" => Cond::NegExact(one()?),
             "is-float" => Cond::IsFloat(one()?),
             "is-int" => Cond::IsInt(one()?),
             "not-bool" => Cond::NotBool(one()?),
@@ -195,6 +243,9 @@ impl Cond {
             | Cond::Nonzero(a)
             | Cond::Positive(a)
             | Cond::ExpSafe(a)
+            | Cond::Moderate(a)
+            | Cond::RecipSafe(a)
+            | Cond::NegExact(a)
             | Cond::IsFloat(a)
             | Cond::IsInt(a)
             | Cond::NotBool(a)
@@ -213,6 +264,18 @@ impl Cond {
             Cond::IsOne(a) => Some((*a, ConstNeed::One)),
             Cond::Nonzero(a) => Some((*a, ConstNeed::Nonzero)),
             Cond::Positive(a) => Some((*a, ConstNeed::Positive)),
+            Cond::RecipSafe(a) => Some((*a, ConstNeed::Reciprocable)),
+            _ => None,
+        }
+    }
+
+    /// For a predicate on value ranges: the variable, and the bound `b`
+    /// its elements must be known to lie within (`[-b, b]`) when its dtype
+    /// is `dtype`. `None` otherwise.
+    pub fn range_bound(&self, dtype: DType) -> Option<(Var, f64)> {
+        match self {
+            Cond::ExpSafe(a) => Some((*a, by_precision(EXP_SAFE_BOUND, dtype))),
+            Cond::Moderate(a) => Some((*a, by_precision(MODERATE_BOUND, dtype))),
             _ => None,
         }
     }
@@ -235,8 +298,11 @@ impl Cond {
                 }
                 _ => false,
             },
-            // A bound on a constant if there is one: no type needed.
-            Cond::ExpSafe(_) => true,
+            // Bounds on values: no type needed.
+            Cond::ExpSafe(_) | Cond::Moderate(_) => true,
+            // By type alone, only for dtypes other than i64 (an i64 class
+            // needs a range without i64::MIN, see `check`).
+            Cond::NegExact(a) => with(a, &|t| t.dtype != DType::I64),
             Cond::IsFloat(a) => with(a, &|t| t.dtype.is_float()),
             Cond::IsInt(a) => with(a, &|t| t.dtype == DType::I64),
             Cond::NotBool(a) => with(a, &|t| t.dtype != DType::Bool),
@@ -247,12 +313,14 @@ impl Cond {
             | Cond::IsZero(_)
             | Cond::IsOne(_)
             | Cond::Nonzero(_)
-            | Cond::Positive(_) => return None,
+            | Cond::Positive(_)
+            | Cond::RecipSafe(_) => return None,
         })
     }
 
-    /// Whether a uniform constant satisfies a value predicate.
-    pub fn const_ok(need: ConstNeed, c: Scalar) -> bool {
+    /// Whether a uniform constant of a class of dtype `dtype` satisfies a
+    /// value predicate.
+    pub fn const_ok(need: ConstNeed, c: Scalar, dtype: DType) -> bool {
         let x = c.as_f64();
         match need {
             ConstNeed::Any => true,
@@ -260,21 +328,37 @@ impl Cond {
             ConstNeed::One => x == 1.0,
             ConstNeed::Nonzero => x.is_finite() && x != 0.0,
             ConstNeed::Positive => x.is_finite() && x > 0.0,
+            ConstNeed::Reciprocable => {
+                let (lo, hi) = by_precision(RECIP_SAFE_BOUNDS, dtype);
+                (lo..=hi).contains(&x.abs())
+            }
         }
     }
 
     /// Evaluates the condition on the classes a match bound.
     pub fn check(&self, egraph: &EGraph, subst: &Subst) -> bool {
         let data = |v: Var| -> Option<&ClassData> { subst.get(v).map(|id| &egraph[*id].data) };
-        if let Cond::ExpSafe(v) = self {
-            return data(*v)
-                .and_then(|d| d.konst)
-                .is_none_or(|c| c.as_f64().abs() <= EXP_SAFE_BOUND);
+        if let Some(v) = self.vars().first().copied() {
+            let dtype = data(v).and_then(|d| d.ty()).map(|t| t.dtype);
+            if let (Some(dtype), Some((_, b))) = (dtype, self.range_bound(DType::F64)) {
+                let b = self.range_bound(dtype).map_or(b, |(_, b)| b);
+                return data(v).is_some_and(|d| d.range.within(b));
+            }
+        }
+        if self.range_bound(DType::F64).is_some() {
+            return false;
+        }
+        if let Cond::NegExact(v) = self {
+            return data(*v).is_some_and(|d| match d.ty() {
+                Some(t) if t.dtype == DType::I64 => d.range.lo > crate::rules::range::Range::I64.lo,
+                Some(_) => true,
+                None => false,
+            });
         }
         if let Some((v, need)) = self.const_need() {
             return data(v)
-                .and_then(|d| d.konst.filter(|_| d.ty().is_some()))
-                .is_some_and(|c| Cond::const_ok(need, c));
+                .and_then(|d| Some((d.konst?, d.ty()?.dtype)))
+                .is_some_and(|(c, dt)| Cond::const_ok(need, c, dt));
         }
         let ty = |v: Var| data(v).and_then(|d| d.ty().cloned());
         self.check_types(&ty).unwrap_or(false)
@@ -293,6 +377,9 @@ impl fmt::Display for Cond {
             Cond::Nonzero(_) => ("nonzero", self.vars()),
             Cond::Positive(_) => ("positive", self.vars()),
             Cond::ExpSafe(_) => ("exp-safe", self.vars()),
+            Cond::Moderate(_) => ("moderate", self.vars()),
+            Cond::RecipSafe(_) => ("recip-safe", self.vars()),
+            Cond::NegExact(_) => ("neg-exact", self.vars()),
             Cond::IsFloat(_) => ("is-float", self.vars()),
             Cond::IsInt(_) => ("is-int", self.vars()),
             Cond::NotBool(_) => ("not-bool", self.vars()),
@@ -462,6 +549,7 @@ mod konst_tests {
                 weak: false,
             }),
             konst,
+            range: crate::rules::range::Range::FULL,
             deps: Default::default(),
         }
     }

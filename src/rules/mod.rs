@@ -4,7 +4,8 @@
 //! Owns: the `.rules` format of SPEC §2 ([`file`]), the predicates of
 //! conditional rules and type-safe rewrites ([`conditions`]), the soundness
 //! checker ([`check`]), the shipped rule sets ([`defaults`]), the e-class
-//! analysis ([`analysis`]) and the egg runner with its limits ([`runner`]).
+//! analysis ([`analysis`]) with its value ranges ([`range`]) and the egg
+//! runner with its limits ([`runner`]).
 //! Must not: contain Scan-specific logic (that is `scan_rules`).
 
 pub mod analysis;
@@ -12,6 +13,7 @@ pub mod check;
 pub mod conditions;
 pub mod defaults;
 pub mod file;
+pub mod range;
 pub mod runner;
 
 pub use check::{check_rule, check_rules, Counterexample};
