@@ -346,8 +346,8 @@ fn explain_honours_the_time_limit() {
         "; 3 rewrite(s) from the program to its optimized form\n\
          ; stop reason: saturated, 2 iteration(s)\n\
          (outputs (add (add (add x 0.0) 0.0) 0.0))\n\
-         (outputs (Rewrite=> add-zero (add (add x 0.0) 0.0)))\n\
-         (outputs (add (Rewrite=> add-zero x) 0.0))\n\
+         (outputs (add (Rewrite=> add-zero (add x 0.0)) 0.0))\n\
+         (outputs (Rewrite=> add-zero (add x 0.0)))\n\
          (outputs (Rewrite=> add-zero x))\n"
     );
 }

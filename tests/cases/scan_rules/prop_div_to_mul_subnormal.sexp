@@ -3,7 +3,6 @@
 ; x * (1 / c); for a subnormal c, 1 / c overflows to inf, and the state,
 ; 0.0 at every step as written (0 / 1e-320 = 0), becomes 0 * inf = NaN.
 ; scans_after: 1
-; known_bug: issue 11 point 1, div-to-mul needs a condition that 1/c is finite (helper fp)
 (program prop
   (let X (scan
     (outputs_info (sitsot 0.0))

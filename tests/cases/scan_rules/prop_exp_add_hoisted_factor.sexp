@@ -7,7 +7,6 @@
 ; dims: T=6
 ; scale: W=3000.0
 ; scans_after: 0
-; known_bug: issue 11 point 1, exp-add needs an interval condition (helper fp)
 (program prop
   (input Z (f64 3))
   (input W (f64))

@@ -7,7 +7,6 @@
 ; dims: T=5
 ; scale: J3=2000.0
 ; scans_after: 0
-; known_bug: issue 11 point 1, exp-add needs an interval condition (helper fp)
 (program prop
   (input J3 (f64 3 3))
   (let S (scan

@@ -6,7 +6,6 @@
 ; dims: N=10
 ; scale: x=2000.0
 ; scans_after: 0
-; known_bug: issue 11 point 1, exp-add needs an interval condition (helper fp)
 (program lse
   (input x (f64 N))
   (let m (max x))
