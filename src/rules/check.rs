@@ -370,11 +370,7 @@ impl Setup<'_> {
         let mut out = Vec::new();
         for (v, c) in self.vars.iter().zip(combo) {
             let Choice::Tensor(t) = c else { continue };
-            let shape: Vec<usize> = t
-                .shape
-                .iter()
-                .map(|d| d.as_known().unwrap_or(1).max(0) as usize)
-                .collect();
+            let shape = concrete_shape(t);
             let n: usize = shape.iter().product();
             let konst = self
                 .needs
@@ -396,6 +392,15 @@ impl Setup<'_> {
         }
         out
     }
+}
+
+/// The sizes a checked variable of type `t` gets (the checker's types
+/// are static; an unknown size counts as 1).
+fn concrete_shape(t: &Type) -> Vec<usize> {
+    t.shape
+        .iter()
+        .map(|d| d.as_known().unwrap_or(1).max(0) as usize)
+        .collect()
 }
 
 fn make_value(dtype: DType, shape: &[usize], xs: Vec<f64>) -> Value {
@@ -879,11 +884,7 @@ impl Setup<'_> {
         let mut out = Vec::new();
         for (v, c) in self.vars.iter().zip(combo) {
             let Choice::Tensor(t) = c else { continue };
-            let shape: Vec<usize> = t
-                .shape
-                .iter()
-                .map(|d| d.as_known().unwrap_or(1).max(0) as usize)
-                .collect();
+            let shape = concrete_shape(t);
             let n: usize = shape.iter().product();
             let bound = self.bound(*v, t.dtype);
             let need = self.needs.get(v).copied();
