@@ -40,9 +40,26 @@ pub struct Source {
     /// For each inner input of the old scan (by parameter position), where
     /// it goes; `None`: it must not be read.
     pub params: Vec<Option<Target>>,
+    /// For each inner input of the old scan, its type (`None`: unknown).
+    /// A leaf `(arg k)` of another type is not this scan's input `k`: the
+    /// body's class was shared with another loop's body, where `k` is a
+    /// different input, and the leaf must not be chosen here.
+    pub param_types: Vec<Option<Type>>,
     /// Classes replaced as a whole (a pushed-out sub-term becomes a new
     /// parameter).
     pub replace: BTreeMap<Id, Target>,
+}
+
+impl Source {
+    /// True when the leaf `(arg k)` of type `t` may stand for the old
+    /// scan's inner input `k`: its type is that input's (a leaf typed for
+    /// another loop's input `k` reads something else).
+    fn admits_leaf(&self, k: usize, t: &Type) -> bool {
+        match self.param_types.get(k) {
+            Some(Some(p)) => p.dtype == t.dtype && p.shape == t.shape,
+            _ => true,
+        }
+    }
 }
 
 const INF: usize = usize::MAX;
@@ -181,7 +198,10 @@ impl Plan {
                 continue;
             }
             for (i, n) in egraph[c].nodes.iter().enumerate() {
-                if let Head::Arg(k, _) = &n.head {
+                if let Head::Arg(k, ty) = &n.head {
+                    if !src.admits_leaf(*k, ty) {
+                        continue;
+                    }
                     if let Some(Some(t)) = src.params.get(*k) {
                         if let Some(ch) = target_child(t) {
                             add(&mut cands, v, 1, Some(i), ch.into_iter().collect());

@@ -151,18 +151,31 @@ impl NewScan {
         let params = self.params();
         let position = |p: Param| params.iter().position(|q| *q == p).map(Target::Param);
         let mut out = Vec::new();
+        // Each old input's type: the type of the new input it goes to (an
+        // input keeps its value, so its type).
+        let mut types = Vec::new();
         for (i, taps) in scan.sig.sequences.iter().enumerate() {
             out.extend((0..taps.len()).map(|t| position(Param::Seq(seq_at + i, t))));
+            let t = self.sequences.get(seq_at + i).map(|s| s.step_type.clone());
+            types.extend((0..taps.len()).map(|_| t.clone()));
         }
         for (i, info) in scan.sig.outputs.iter().enumerate() {
             out.extend(
                 (0..info.taps().len())
                     .map(|t| out_map(i).and_then(|j| position(Param::State(j, t)))),
             );
+            let t = out_map(i)
+                .and_then(|j| self.outputs.get(j))
+                .map(|o| o.step_type.clone());
+            types.extend((0..info.taps().len()).map(|_| t.clone()));
         }
         out.extend((0..scan.sig.n_non_seqs).map(|j| position(Param::NonSeq(ns_at + j))));
+        types.extend(
+            (0..scan.sig.n_non_seqs).map(|j| self.non_seqs.get(ns_at + j).map(|n| n.1.clone())),
+        );
         Source {
             params: out,
+            param_types: types,
             replace: BTreeMap::new(),
         }
     }
