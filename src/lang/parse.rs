@@ -39,6 +39,11 @@ pub fn parse_program_bytes(bytes: &[u8]) -> Result<Program, LangError> {
     parse_program(decode(bytes)?)
 }
 
+/// The largest tap, either way: tap spans and step counts are then sums of
+/// a few numbers far inside `i64` (a loop reaching 2^40 steps back cannot
+/// run on any machine anyway).
+const MAX_TAP: i64 = 1 << 40;
+
 fn syntax(span: Span, msg: impl Into<String>) -> LangError {
     LangError::Syntax {
         span,
@@ -740,7 +745,16 @@ impl Parser {
         };
         let taps = parts[1..]
             .iter()
-            .map(|t| Self::int_param(t, "tap"))
+            .map(|t| {
+                let v = Self::int_param(t, "tap")?;
+                if v.unsigned_abs() > MAX_TAP.unsigned_abs() {
+                    return Err(syntax(
+                        t.span(),
+                        format!("a tap must lie within -{MAX_TAP}..{MAX_TAP}, got {v}"),
+                    ));
+                }
+                Ok(v)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let distinct: BTreeSet<_> = taps.iter().collect();
         if distinct.len() != taps.len() {
