@@ -306,6 +306,18 @@ fn is_number(atom: &str) -> bool {
 }
 
 /// `text` with `range` replaced by `with`.
+/// `text` with tokens `a < b` (entries of `toks`: kind, start, end)
+/// exchanged.
+fn swap_tokens<K>(text: &str, toks: &[(K, usize, usize)], a: usize, b: usize) -> String {
+    let (ta, tb) = (&text[toks[a].1..toks[a].2], &text[toks[b].1..toks[b].2]);
+    format!(
+        "{}{tb}{}{ta}{}",
+        &text[..toks[a].1],
+        &text[toks[a].2..toks[b].1],
+        &text[toks[b].2..]
+    )
+}
+
 fn splice(text: &str, range: (usize, usize), with: &str) -> String {
     format!("{}{with}{}", &text[..range.0], &text[range.1..])
 }
@@ -398,14 +410,7 @@ fn mutate(text: &str, rng: &mut Rng) -> (Vec<u8>, &'static str) {
             if a == b {
                 return (text.as_bytes().to_vec(), "none");
             }
-            let ta = &text[toks[a].1..toks[a].2];
-            let tb = &text[toks[b].1..toks[b].2];
-            let out = format!(
-                "{}{tb}{}{ta}{}",
-                &text[..toks[a].1],
-                &text[toks[a].2..toks[b].1],
-                &text[toks[b].2..]
-            );
+            let out = swap_tokens(text, &toks, a, b);
             (out.into_bytes(), "swap tokens")
         }
         6 if !parens.is_empty() => {
@@ -432,14 +437,7 @@ fn mutate(text: &str, rng: &mut Rng) -> (Vec<u8>, &'static str) {
             if a == b {
                 return (text.as_bytes().to_vec(), "none");
             }
-            let ta = &text[toks[a].1..toks[a].2];
-            let tb = &text[toks[b].1..toks[b].2];
-            let out = format!(
-                "{}{tb}{}{ta}{}",
-                &text[..toks[a].1],
-                &text[toks[a].2..toks[b].1],
-                &text[toks[b].2..]
-            );
+            let out = swap_tokens(text, &toks, a, b);
             (out.into_bytes(), "swap names")
         }
         11 if !heads.is_empty() => {

@@ -630,6 +630,15 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
     if valid.is_empty() {
         return Outcome::Passes;
     }
+    // A failing trial: the bindings and both sides' results.
+    let fail = |finding, combo: &[Choice], inputs: &[Value], lhs: String, rhs: String| {
+        Outcome::Fails(Counterexample {
+            finding,
+            bindings: setup.bindings(combo, Some(inputs)),
+            lhs,
+            rhs,
+        })
+    };
     // Dynamic phase.
     for t in 0..trials {
         if late() {
@@ -659,30 +668,33 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
             }
             Ok(_) => None,
             Err(e) => {
-                return Outcome::Fails(Counterexample {
-                    finding: Finding::Unsound,
-                    bindings: setup.bindings(combo, Some(&inputs)),
-                    lhs: show_result(&lv),
-                    rhs: format!("an error ({e})"),
-                })
+                return fail(
+                    Finding::Unsound,
+                    combo,
+                    &inputs,
+                    show_result(&lv),
+                    format!("an error ({e})"),
+                )
             }
         };
         let Some(rv) = rv else { continue };
         if lv.dtype() != rv.dtype() || lv.shape() != rv.shape() {
-            return Outcome::Fails(Counterexample {
-                finding: Finding::ChangesType,
-                bindings: setup.bindings(combo, Some(&inputs)),
-                lhs: show_result(&lv),
-                rhs: show_result(&rv),
-            });
+            return fail(
+                Finding::ChangesType,
+                combo,
+                &inputs,
+                show_result(&lv),
+                show_result(&rv),
+            );
         }
         if !close(&lv, &rv, &inputs, &inter) {
-            return Outcome::Fails(Counterexample {
-                finding: Finding::Unsound,
-                bindings: setup.bindings(combo, Some(&inputs)),
-                lhs: show_result(&lv),
-                rhs: show_result(&rv),
-            });
+            return fail(
+                Finding::Unsound,
+                combo,
+                &inputs,
+                show_result(&lv),
+                show_result(&rv),
+            );
         }
     }
     // The extreme-magnitude battery.
@@ -714,21 +726,23 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
             Ok(mut v) if !v.is_empty() => v.remove(0),
             Ok(_) => continue,
             Err(e) => {
-                return Outcome::Fails(Counterexample {
-                    finding: Finding::Unsafe,
-                    bindings: setup.bindings(combo, Some(&inputs)),
-                    lhs: show_result(&lv),
-                    rhs: format!("an error ({e})"),
-                })
+                return fail(
+                    Finding::Unsafe,
+                    combo,
+                    &inputs,
+                    show_result(&lv),
+                    format!("an error ({e})"),
+                )
             }
         };
         if !contract_holds(&lv, &rv, &inputs, &louts, kind == Extreme::Tiny) {
-            return Outcome::Fails(Counterexample {
-                finding: Finding::Unsafe,
-                bindings: setup.bindings(combo, Some(&inputs)),
-                lhs: show_result(&lv),
-                rhs: show_result(&rv),
-            });
+            return fail(
+                Finding::Unsafe,
+                combo,
+                &inputs,
+                show_result(&lv),
+                show_result(&rv),
+            );
         }
     }
     Outcome::Passes
