@@ -17,13 +17,13 @@ mod common;
 
 use common::{medium_dims, scales};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use eqscan::egraph::runner::Limits;
 use eqscan::exec::plan::Compiled;
 use eqscan::exec::run::{generate_inputs, Dims};
 use eqscan::exec::Value;
 use eqscan::extract::CostModel;
 use eqscan::lang::{parse_program, Program};
 use eqscan::optimize::optimize;
-use eqscan::rules::runner::Limits;
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -17,12 +17,12 @@ mod common;
 
 use common::medium_dims;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use eqscan::egraph::analysis::TensorAnalysis;
+use eqscan::egraph::runner::Limits;
+use eqscan::egraph::term::TNode;
 use eqscan::extract::CostModel;
-use eqscan::lang::egraph::TNode;
 use eqscan::lang::{parse_program, Program};
 use eqscan::optimize::{optimize, Report};
-use eqscan::rules::analysis::TensorAnalysis;
-use eqscan::rules::runner::Limits;
 use std::hint::black_box;
 use std::time::Duration;
 

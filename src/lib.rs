@@ -1,9 +1,13 @@
 //! eqscan: optimize tensor programs with loops by equality saturation.
 //!
-//! The pipeline (`../shared/DESIGN.md`): [`lang`] reads a `.sexp` program
-//! into a typed graph — scans with inner graphs included — and prints it
-//! back; [`exec`] runs it with `pytensor.scan`'s semantics. The e-graph
-//! ([`rules`], [`scan_rules`], [`extract`]) arrives in the next issues.
+//! The layers, each depending only on those before it (checked by
+//! `tests/layers.rs`): [`lang`] reads a `.sexp` program into a typed graph
+//! — scans with inner graphs included — and prints it back; [`exec`] runs
+//! it with `pytensor.scan`'s semantics; [`egraph`] holds programs as terms
+//! in an e-graph with its analysis and saturation runner; [`rules`] (rule
+//! files and conditions), [`scan_rules`] (the Scan rewrites) and
+//! [`extract`] (cost model and extractors) work on it; [`optimize`] ties
+//! them together; the `eqscan` binary is the command line.
 //!
 //! ```
 //! use eqscan::lang::{parse_program, print_program};
@@ -24,6 +28,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod egraph;
 pub mod exec;
 pub mod extract;
 pub mod lang;

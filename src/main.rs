@@ -2,6 +2,7 @@
 //! files, formatting results; the work is in the library.
 
 use clap::{Parser, Subcommand};
+use eqscan::egraph::runner::{saturate, Limits};
 use eqscan::exec::map_back::{optimizer_bug_warning, run_mapped_back, Outcome};
 use eqscan::exec::plan::Compiled;
 use eqscan::exec::run::{bind_inputs, generate_missing_within, Dims};
@@ -11,7 +12,6 @@ use eqscan::extract::IlpLimits;
 use eqscan::lang::parse::parse_program_bytes;
 use eqscan::lang::{print_program, Program};
 use eqscan::optimize::{optimize_with, Extractor};
-use eqscan::rules::runner::{saturate, Limits};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -339,7 +339,7 @@ fn load_program(path: &Path) -> Result<Program, UserError> {
 fn load_rewrites(
     opt: &OptArgs,
 ) -> Result<
-    Vec<egg::Rewrite<eqscan::lang::egraph::TNode, eqscan::rules::analysis::TensorAnalysis>>,
+    Vec<egg::Rewrite<eqscan::egraph::term::TNode, eqscan::egraph::analysis::TensorAnalysis>>,
     UserError,
 > {
     let rules = if opt.rules.is_empty() {
@@ -379,8 +379,8 @@ fn optimize_program(
 fn explain_lines(
     p: &Program,
     rewrites: &[egg::Rewrite<
-        eqscan::lang::egraph::TNode,
-        eqscan::rules::analysis::TensorAnalysis,
+        eqscan::egraph::term::TNode,
+        eqscan::egraph::analysis::TensorAnalysis,
     >],
     limits: &Limits,
     model: &CostModel,
@@ -388,7 +388,7 @@ fn explain_lines(
 ) -> Result<Vec<String>, String> {
     let sat = saturate(p, rewrites, limits, true)?;
     let best = eqscan::optimize::extract_with(&sat.egraph, sat.root, model, extractor).expr;
-    let original = eqscan::lang::egraph::program_to_expr(p)?;
+    let original = eqscan::egraph::term::program_to_expr(p)?;
     // egg flattens the explanation by deep-copying every step's term at
     // every nesting level (cubic in a chain of lets); the deadline in
     // `dispatch` bounds it.

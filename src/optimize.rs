@@ -8,7 +8,7 @@
 //! The time limit bounds the whole [`optimize`] call, not only saturation.
 //! Saturation ends early enough to leave [`EXTRACT_TIME_PER_NODE`] per
 //! e-node of the e-graph it built, plus [`final_reserve`] for writing the
-//! result back (see [`crate::rules::runner::Budget`]). The default
+//! result back (see [`crate::egraph::runner::Budget`]). The default
 //! extraction is then greedy DAG-aware when the e-graph is small (at most
 //! [`DAG_EXTRACTION_MAX_CLASSES`] classes) and more time is left than the
 //! tree extractor needs, and stops at the deadline, keeping the best term
@@ -16,15 +16,15 @@
 //! e-nodes. ILP extraction ([`Extractor::Ilp`]) runs within its own time
 //! limit instead.
 
+use crate::egraph::analysis::{EGraph, TensorAnalysis};
+use crate::egraph::runner::{saturate_until, Budget, Limits};
+use crate::egraph::term::TNode;
+use crate::egraph::term::{expr_to_program, expr_to_text, program_to_expr};
 use crate::extract::cost::CostModel;
 use crate::extract::dag::{dag_cost, extract_dag_until};
 use crate::extract::ilp::{solve_ilp, IlpLimits};
 use crate::extract::tree::extract_tree;
-use crate::lang::egraph::TNode;
-use crate::lang::egraph::{expr_to_program, expr_to_text, program_to_expr};
 use crate::lang::{print_program, Program, Type};
-use crate::rules::analysis::{EGraph, TensorAnalysis};
-use crate::rules::runner::{saturate_until, Budget, Limits};
 use egg::Rewrite;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

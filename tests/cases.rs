@@ -59,7 +59,7 @@ fn unoptimized(p: &Program) -> Result<Program, String> {
 /// Through the e-graph language and back: the program as an `egg` term,
 /// then written and parsed again (what extraction will do).
 fn via_term(p: &Program) -> Result<Program, String> {
-    use eqscan::lang::egraph::{expr_to_program, program_to_expr};
+    use eqscan::egraph::term::{expr_to_program, program_to_expr};
     let expr = program_to_expr(p)?;
     let inputs: Vec<_> = p
         .inputs()

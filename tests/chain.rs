@@ -8,11 +8,11 @@ mod common;
 #[path = "../benches/chain.rs"]
 mod chain;
 
+use eqscan::egraph::runner::Limits;
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::extract::CostModel;
 use eqscan::lang::{parse_program, print_program};
 use eqscan::optimize::optimize;
-use eqscan::rules::runner::Limits;
 use std::collections::BTreeMap;
 
 #[test]

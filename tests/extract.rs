@@ -14,15 +14,15 @@
 mod common;
 
 use egg::{Id, RecExpr};
+use eqscan::egraph::analysis::{EGraph, Kind, TensorAnalysis};
+use eqscan::egraph::term::{expr_to_program, program_to_expr, Head, OpName, TNode};
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::exec::Value;
 use eqscan::extract::dag::written_cost;
 use eqscan::extract::{
     dag_cost, extract_dag, extract_ilp, extract_tree, solve_ilp, CostModel, IlpError, IlpLimits,
 };
-use eqscan::lang::egraph::{expr_to_program, program_to_expr, Head, OpName, TNode};
 use eqscan::lang::{parse_program, BinaryOp, Program, Scalar, Type, UnaryOp};
-use eqscan::rules::analysis::{EGraph, Kind, TensorAnalysis};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -101,7 +101,7 @@ fn check_term(p: &Program, expr: &RecExpr<TNode>, what: &str) -> Program {
     let q = expr_to_program(&p.name, &inputs_of(p), expr).unwrap_or_else(|e| {
         panic!(
             "{what}: {e}\n{}",
-            eqscan::lang::egraph::expr_to_text(&p.name, &inputs_of(p), expr)
+            eqscan::egraph::term::expr_to_text(&p.name, &inputs_of(p), expr)
         )
     });
     assert_close(&run(&q), &run(p), what);
@@ -635,7 +635,7 @@ fn ilp_yardstick_on_small_programs() {
     for s in &programs {
         let name = &s.name;
         let sat =
-            eqscan::rules::runner::saturate(&s.program, &rewrites, &Default::default(), false)
+            eqscan::egraph::runner::saturate(&s.program, &rewrites, &Default::default(), false)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
         let (egraph, root) = (&sat.egraph, sat.root);
         let (_, tree) = extract_tree(egraph, root, &m);

@@ -49,6 +49,7 @@ mod common;
 mod progen;
 
 use common::{header_pairs, root};
+use eqscan::egraph::runner::Limits;
 use eqscan::exec::plan::compiled::Compiled;
 use eqscan::exec::run::{generate_inputs, Dims};
 use eqscan::exec::shape_check::check_program;
@@ -57,7 +58,6 @@ use eqscan::extract::cost::CostModel;
 use eqscan::lang::parse::parse_program_bytes;
 use eqscan::lang::{parse_program, print_program, DType, Graph, Op, Program};
 use eqscan::optimize::{default_rewrites, optimize};
-use eqscan::rules::runner::Limits;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};

@@ -9,12 +9,12 @@
 
 mod common;
 
+use eqscan::egraph::runner::Limits;
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::exec::Value;
 use eqscan::extract::CostModel;
 use eqscan::lang::{parse_program, Program};
 use eqscan::optimize::{optimize, Report};
-use eqscan::rules::runner::Limits;
 use eqscan::rules::{parse_rules, to_rewrites};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -20,14 +20,14 @@
 mod common;
 
 use common::{rel, sexp_files, stem};
+use eqscan::egraph::analysis::TensorAnalysis;
+use eqscan::egraph::runner::Limits;
+use eqscan::egraph::term::TNode;
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::exec::Value;
 use eqscan::extract::CostModel;
-use eqscan::lang::egraph::TNode;
 use eqscan::lang::{parse_program, print_program, Program};
 use eqscan::optimize::{optimize, Report};
-use eqscan::rules::analysis::TensorAnalysis;
-use eqscan::rules::runner::Limits;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;

@@ -52,13 +52,13 @@ mod common;
 mod progen;
 
 use common::{compare, header_pairs, rel, sexp_files};
+use eqscan::egraph::analysis::TensorAnalysis;
+use eqscan::egraph::runner::Limits;
+use eqscan::egraph::term::TNode;
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::extract::cost::CostModel;
-use eqscan::lang::egraph::TNode;
 use eqscan::lang::{parse_program, print_program};
 use eqscan::optimize::{default_rewrites, optimize, Report};
-use eqscan::rules::analysis::TensorAnalysis;
-use eqscan::rules::runner::Limits;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
 use std::cell::RefCell;

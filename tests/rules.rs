@@ -1,9 +1,9 @@
 //! The rule-file layer: loading, errors with spans, soundness checks of the
 //! shipped rules, and type-safe rewriting in the e-graph.
 
-use eqscan::lang::egraph::program_to_expr;
+use eqscan::egraph::analysis::{EGraph, TensorAnalysis};
+use eqscan::egraph::term::program_to_expr;
 use eqscan::lang::parse_program;
-use eqscan::rules::analysis::{EGraph, TensorAnalysis};
 use eqscan::rules::check::Finding;
 use eqscan::rules::{check_rule, load_rules, parse_rules, to_rewrites, Rule, RuleError};
 use std::path::PathBuf;
@@ -221,7 +221,7 @@ fn the_egraph_refuses_type_changes_and_proves_identities() {
 
 /// The value range the analysis gives the class of output `k` of a
 /// program.
-fn output_ranges(text: &str) -> Vec<eqscan::rules::range::Range> {
+fn output_ranges(text: &str) -> Vec<eqscan::egraph::range::Range> {
     let p = parse_program(text).unwrap();
     let expr = program_to_expr(&p).unwrap();
     let mut eg = EGraph::default();
@@ -233,7 +233,7 @@ fn output_ranges(text: &str) -> Vec<eqscan::rules::range::Range> {
 
 #[test]
 fn the_range_analysis_knows_signs_bounds_and_x_minus_max() {
-    use eqscan::rules::range::Range;
+    use eqscan::egraph::range::Range;
     let rs = output_ranges(
         "(program t (input x (f64 10)) (input M (f64 3 3)) (input k (i64 3)) (input v (f64 4))
            (let m (max x))

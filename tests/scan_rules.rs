@@ -46,11 +46,11 @@
 mod common;
 
 use common::{compare, header, header_pairs, rel, sexp_files, stem};
+use eqscan::egraph::runner::Limits;
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::extract::cost::CostModel;
 use eqscan::lang::{parse_program, print_program, Graph, Op, OutputInfo, Program};
 use eqscan::optimize::{default_rewrites, optimize, Report};
-use eqscan::rules::runner::Limits;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

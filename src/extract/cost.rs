@@ -15,10 +15,10 @@
 //! do not type-check — costs `f64::INFINITY`, so no extractor picks it while
 //! a finite alternative exists.
 
-use crate::lang::egraph::{Head, OpName, TNode};
+use crate::egraph::analysis::{node_op, EGraph, Kind};
+use crate::egraph::term::{Head, OpName, TNode};
 use crate::lang::infer::infer;
 use crate::lang::{BinaryOp, Dim, Op, Scalar, Type, UnaryOp};
-use crate::rules::analysis::{node_op, EGraph, Kind};
 use egg::Id;
 use std::collections::BTreeMap;
 
@@ -124,7 +124,7 @@ impl CostModel {
             .find_map(|n| match &n.head {
                 Head::Scan(sig) => {
                     let nb = sig.n_body_outputs().min(n.children.len());
-                    let d = crate::rules::analysis::scan_steps(egraph, sig, &n.children[nb..]);
+                    let d = crate::egraph::analysis::scan_steps(egraph, sig, &n.children[nb..]);
                     (d != Dim::Unknown).then(|| self.size(&d))
                 }
                 _ => None,
@@ -230,7 +230,7 @@ impl CostModel {
             Head::Op(OpName::Proj) => {
                 let k = node.children.first().and_then(|c| {
                     egraph[*c].nodes.iter().find_map(|n| match n.head {
-                        Head::Lit(crate::lang::egraph::Lit(Scalar::I64(k))) => Some(k),
+                        Head::Lit(crate::egraph::term::Lit(Scalar::I64(k))) => Some(k),
                         _ => None,
                     })
                 });
@@ -255,7 +255,7 @@ impl CostModel {
         else {
             return f64::INFINITY;
         };
-        let consts = crate::rules::analysis::literal_args(egraph, &vargs);
+        let consts = crate::egraph::analysis::literal_args(egraph, &vargs);
         let Ok(out) = infer(&op, &tys, &consts) else {
             return f64::INFINITY;
         };

@@ -63,8 +63,8 @@
 use super::cost::{mul_inf, CostModel};
 use super::dag::{dag_cost, extract_dag};
 use super::table::build_term;
-use crate::lang::egraph::{Head, TNode};
-use crate::rules::analysis::EGraph;
+use crate::egraph::analysis::EGraph;
+use crate::egraph::term::{Head, TNode};
 use egg::{Id, Language, RecExpr};
 use good_lp::solvers::{WithInitialSolution, WithTimeLimit};
 use good_lp::{

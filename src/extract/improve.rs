@@ -378,9 +378,9 @@ pub(crate) fn improve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::egraph::runner::{saturate, Limits};
     use crate::extract::CostModel;
     use crate::lang::parse_program;
-    use crate::rules::runner::{saturate, Limits};
 
     /// Every switch the tally makes, and its reversal, agree with the cost
     /// recomputed from scratch, on a saturated e-graph with scans (one

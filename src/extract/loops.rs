@@ -30,8 +30,8 @@
 
 use super::improve::{reachable, selection_cost};
 use super::table::NodeTable;
-use crate::lang::egraph::{Head, OpName};
-use crate::rules::analysis::EGraph;
+use crate::egraph::analysis::EGraph;
+use crate::egraph::term::{Head, OpName};
 use std::time::Instant;
 
 /// What [`adopt_loops`] did.
@@ -265,12 +265,12 @@ pub(crate) fn adopt_loops(
 
 #[cfg(test)]
 mod tests {
+    use crate::egraph::analysis::{EGraph, TensorAnalysis};
+    use crate::egraph::runner::{saturate, Limits};
+    use crate::egraph::term::{program_to_expr, Head, TNode};
     use crate::extract::dag::{dag_cost, extract_dag, extract_dag_with};
     use crate::extract::CostModel;
-    use crate::lang::egraph::{program_to_expr, Head, TNode};
     use crate::lang::parse_program;
-    use crate::rules::analysis::{EGraph, TensorAnalysis};
-    use crate::rules::runner::{saturate, Limits};
     use egg::{Id, RecExpr};
     use std::path::{Path, PathBuf};
     use std::time::Duration;

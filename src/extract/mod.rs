@@ -13,9 +13,9 @@
 //!
 //! ```
 //! use eqscan::extract::{dag_cost, extract_dag, extract_tree, CostModel};
-//! use eqscan::lang::egraph::program_to_expr;
+//! use eqscan::egraph::term::program_to_expr;
 //! use eqscan::lang::parse_program;
-//! use eqscan::rules::analysis::{EGraph, TensorAnalysis};
+//! use eqscan::egraph::analysis::{EGraph, TensorAnalysis};
 //!
 //! let p = parse_program(
 //!     "(program p (input X (f64 T 4)) (let e (exp X)) (output (add e e) (mul e 2.0)))",
@@ -31,7 +31,7 @@
 //! assert_eq!(cost, dag_cost(&dag, &model));
 //! ```
 
-use crate::lang::egraph::{Head, TNode};
+use crate::egraph::term::{Head, TNode};
 use egg::{Id, Language, RecExpr};
 
 pub mod cost;
@@ -51,7 +51,7 @@ pub use tree::{extract_tree, TreeCost};
 /// Gives every use of a type attribute (`(f64 D 3)`) its own copy.
 ///
 /// Extraction shares equal subterms, attributes included; but the program
-/// text `lang::egraph::expr_to_text` writes binds a shared non-leaf node
+/// text `egraph::term::expr_to_text` writes binds a shared non-leaf node
 /// with `let`, and a type attribute cannot be a `let` value. So extracted
 /// terms keep types unshared (they cost nothing either way).
 pub(crate) fn unshare_types(expr: &RecExpr<TNode>) -> RecExpr<TNode> {

@@ -7,8 +7,8 @@
 //! e-node, whichever extractors run on it. Must not: choose nodes.
 
 use super::cost::{mul_inf, CostModel};
-use crate::lang::egraph::{Head, TNode};
-use crate::rules::analysis::EGraph;
+use crate::egraph::analysis::EGraph;
+use crate::egraph::term::{Head, TNode};
 use egg::{Id, Language, RecExpr};
 use std::collections::{HashMap, HashSet};
 

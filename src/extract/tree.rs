@@ -7,8 +7,8 @@
 
 use super::cost::CostModel;
 use super::table::{build_term, NodeTable};
-use crate::lang::egraph::{Head, TNode};
-use crate::rules::analysis::EGraph;
+use crate::egraph::analysis::EGraph;
+use crate::egraph::term::{Head, TNode};
 use egg::{CostFunction, Id, RecExpr};
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;

@@ -5,7 +5,6 @@
 
 pub mod dot;
 pub mod dtype;
-pub mod egraph;
 pub mod error;
 pub mod infer;
 pub mod op;

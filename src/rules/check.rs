@@ -37,9 +37,9 @@
 
 use super::conditions::{Cond, ConstNeed};
 use super::file::Rule;
+use crate::egraph::term::{Head, OpName, TNode};
 use crate::exec::run::{run_program, Dims};
 use crate::exec::Value;
-use crate::lang::egraph::{Head, OpName, TNode};
 use crate::lang::print::type_text;
 use crate::lang::{parse_program, DType, Dim, Program, Scalar, Type};
 use egg::{ENodeOrVar, Id, PatternAst, Var};

@@ -10,8 +10,9 @@
 //! Must not: parse rule files (see [`super::file`]), run the saturation
 //! loop, or contain Scan-specific logic.
 
-use super::analysis::{ClassData, EGraph, Kind, TensorAnalysis};
 use super::file::Rule;
+use crate::egraph::analysis::{ClassData, EGraph, TensorAnalysis};
+use crate::egraph::union::union_allowed;
 use crate::lang::infer::infer;
 use crate::lang::{BinaryOp, DType, Dim, Op, Scalar, Type};
 use egg::{Applier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
@@ -350,7 +351,9 @@ impl Cond {
         }
         if let Cond::NegExact(v) = self {
             return data(*v).is_some_and(|d| match d.ty() {
-                Some(t) if t.dtype == DType::I64 => d.range.lo > crate::rules::range::Range::I64.lo,
+                Some(t) if t.dtype == DType::I64 => {
+                    d.range.lo > crate::egraph::range::Range::I64.lo
+                }
                 Some(_) => true,
                 None => false,
             });
@@ -392,51 +395,6 @@ impl fmt::Display for Cond {
     }
 }
 
-/// True when a rewrite may union classes of these kinds: the same value
-/// type with every size known (not [`Dim::Unknown`]), or the same scan
-/// output types.
-pub fn kinds_compatible(new: &Kind, matched: &Kind) -> bool {
-    let known = |t: &Type| !t.shape.contains(&Dim::Unknown);
-    match (new, matched) {
-        (Kind::Value(a), Kind::Value(b)) => a == b && known(a),
-        (Kind::Multi(a), Kind::Multi(b)) => a == b && a.iter().all(known),
-        _ => false,
-    }
-}
-
-/// True when two constants (of classes about to be unioned) are the same
-/// number: equal, or both NaN. Exactly equal, not merely close: a rule
-/// that is an identity of real numbers but not of floats (`exp(a + b) ==
-/// exp(a) * exp(b)` when `exp(a)` underflows, or `(x * y) * z == x * (y *
-/// z)` off by a rounding) must not put two different numbers in one class.
-/// Once 0.0 and 1.0 share a class every program reading either is wrong,
-/// and even a last-bit drift would print `0.9999999999999999` where the
-/// program computes `1.0`.
-pub fn konsts_agree(a: Option<Scalar>, b: Option<Scalar>) -> bool {
-    let (Some(a), Some(b)) = (a, b) else {
-        return true;
-    };
-    let (x, y) = (a.as_f64(), b.as_f64());
-    x == y || (x.is_nan() && y.is_nan())
-}
-
-/// True when a rewrite may union the class `new` it built with the class
-/// `matched`: their kinds agree ([`kinds_compatible`]) and so do their
-/// constants ([`konsts_agree`]).
-///
-/// A class without a constant is never unioned with a NaN or infinite
-/// constant either: no rule means "this expression is identically NaN",
-/// and such a union is the trace of a float overflow (`0.0 * inf`) in a
-/// rule that holds only for real numbers.
-pub fn union_allowed(new: &ClassData, matched: &ClassData) -> bool {
-    let non_finite = |k: Option<Scalar>| k.is_some_and(|c| !c.as_f64().is_finite());
-    let one_sided_non_finite = (new.konst.is_none() && non_finite(matched.konst))
-        || (matched.konst.is_none() && non_finite(new.konst));
-    kinds_compatible(&new.kind, &matched.kind)
-        && konsts_agree(new.konst, matched.konst)
-        && !one_sided_non_finite
-}
-
 /// The applier of a rule: checks its conditions, instantiates its right
 /// side, and unions it with the matched class only if the types agree
 /// (otherwise counts a refusal in [`TensorAnalysis::refused`]). Applies
@@ -447,12 +405,12 @@ pub struct TypedApplier {
     /// The rule's name (the key of [`TensorAnalysis::refused`]).
     pub name: String,
     /// The right side.
-    pub rhs: Pattern<crate::lang::egraph::TNode>,
+    pub rhs: Pattern<crate::egraph::term::TNode>,
     /// The conditions, all of which must hold.
     pub conds: Vec<Cond>,
 }
 
-type TNode = crate::lang::egraph::TNode;
+type TNode = crate::egraph::term::TNode;
 
 impl Applier<TNode, TensorAnalysis> for TypedApplier {
     fn apply_one(
@@ -535,49 +493,4 @@ pub fn to_rewrites(rules: &[Rule]) -> Vec<Rewrite<TNode, TensorAnalysis>> {
             Rewrite::new(r.name.as_str(), r.lhs.clone(), applier).ok()
         })
         .collect()
-}
-
-#[cfg(test)]
-mod konst_tests {
-    use super::*;
-
-    fn data(konst: Option<Scalar>) -> ClassData {
-        ClassData {
-            kind: Kind::Value(Type {
-                dtype: DType::F64,
-                shape: vec![],
-                weak: false,
-            }),
-            konst,
-            range: crate::rules::range::Range::FULL,
-            deps: Default::default(),
-        }
-    }
-
-    #[test]
-    fn constants_must_be_exactly_equal() {
-        let f = |x| Some(Scalar::F64(x));
-        assert!(konsts_agree(f(1.0), f(1.0)));
-        assert!(konsts_agree(f(2.0), Some(Scalar::I64(2))));
-        assert!(konsts_agree(f(f64::NAN), f(f64::NAN)));
-        assert!(konsts_agree(None, f(3.0)));
-        assert!(!konsts_agree(f(1.0), f(0.0)));
-        assert!(!konsts_agree(f(1.0), f(0.9999999999999999)));
-        assert!(!konsts_agree(f(f64::INFINITY), f(f64::NAN)));
-    }
-
-    #[test]
-    fn a_non_constant_class_never_becomes_nan_or_infinite() {
-        let none = data(None);
-        assert!(union_allowed(&none, &data(Some(Scalar::F64(0.0)))));
-        assert!(!union_allowed(&none, &data(Some(Scalar::F64(f64::NAN)))));
-        assert!(!union_allowed(
-            &data(Some(Scalar::F64(f64::INFINITY))),
-            &none
-        ));
-        assert!(union_allowed(
-            &data(Some(Scalar::F64(f64::INFINITY))),
-            &data(Some(Scalar::F64(f64::INFINITY)))
-        ));
-    }
 }

@@ -4,10 +4,10 @@
 //! Owns: the list of shipped rule files. Must not: define rules (they are
 //! data, in `rules/*.rules`).
 
-use super::analysis::TensorAnalysis;
 use super::conditions::to_rewrites;
 use super::file::{parse_rules, Rule, RuleError};
-use crate::lang::egraph::TNode;
+use crate::egraph::analysis::TensorAnalysis;
+use crate::egraph::term::TNode;
 
 /// `(file name, text)` of every shipped rule file, in load order.
 pub const DEFAULT_RULE_FILES: &[(&str, &str)] = &[

@@ -9,7 +9,7 @@
 //! evaluate rules (see [`super::check`]).
 
 use super::conditions::{Cond, CondArg, CondError};
-use crate::lang::egraph::{FromOpError, Head, TNode};
+use crate::egraph::term::{FromOpError, Head, TNode};
 use crate::lang::sexp::MAX_DEPTH;
 use egg::{ENodeOrVar, FromOp, Id, Pattern, Var};
 use std::collections::{BTreeMap, BTreeSet};

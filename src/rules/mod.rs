@@ -8,13 +8,10 @@
 //! runner with its limits ([`runner`]).
 //! Must not: contain Scan-specific logic (that is `scan_rules`).
 
-pub mod analysis;
 pub mod check;
 pub mod conditions;
 pub mod defaults;
 pub mod file;
-pub mod range;
-pub mod runner;
 
 pub use check::{check_rule, check_rules, Counterexample};
 pub use conditions::{to_rewrites, Cond, TypedApplier};

@@ -15,9 +15,10 @@
 //! Nested scans are copied with their bodies untouched (a body only reads
 //! its own scan's inputs); only their outer arguments are re-scoped.
 
-use crate::lang::egraph::{Head, TNode};
+use super::memo::ScanMemo;
+use crate::egraph::analysis::{EGraph, Kind};
+use crate::egraph::term::{Head, TNode};
 use crate::lang::Type;
-use crate::rules::analysis::{EGraph, Kind};
 use egg::Id;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -98,14 +99,14 @@ impl Plan {
     /// of their classes, there may only be fewer to choose from.
     pub fn shared(egraph: &mut EGraph, sources: &[Source], roots: &[(usize, Id)]) -> Arc<Plan> {
         let roots: Vec<(usize, Id)> = roots.iter().map(|(s, c)| (*s, egraph.find(*c))).collect();
-        if let Some(p) = egraph.analysis.scan_memo.plan(sources, &roots) {
+        let iteration = egraph.analysis.iteration;
+        let memo = egraph.analysis.rewrite_state.get_mut::<ScanMemo>();
+        if let Some(p) = memo.plan(iteration, sources, &roots) {
             return p;
         }
         let plan = Arc::new(Plan::new(egraph, sources, &roots));
-        egraph
-            .analysis
-            .scan_memo
-            .keep_plan(sources, &roots, plan.clone());
+        let memo = egraph.analysis.rewrite_state.get_mut::<ScanMemo>();
+        memo.keep_plan(iteration, sources, &roots, plan.clone());
         plan
     }
 

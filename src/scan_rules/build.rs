@@ -10,9 +10,9 @@
 
 use super::body::{Plan, Source, Target};
 use super::scan_node::ScanNode;
-use crate::lang::egraph::{Head, ScanSig, TNode};
+use crate::egraph::analysis::EGraph;
+use crate::egraph::term::{Head, ScanSig, TNode};
 use crate::lang::{Dim, OutputInfo, Scalar, Type};
-use crate::rules::analysis::EGraph;
 use egg::{Id, Symbol};
 use std::collections::BTreeMap;
 

@@ -30,9 +30,9 @@
 use super::build::NewScan;
 use super::scan_node::{InnerInput, ScanNode};
 use super::{per_scan_rule, proj, union_checked};
-use crate::lang::egraph::{Head, OpName, TNode};
+use crate::egraph::analysis::EGraph;
+use crate::egraph::term::{Head, OpName, TNode};
 use crate::lang::Scalar;
-use crate::rules::analysis::EGraph;
 use egg::{Id, Symbol};
 
 /// The rule.

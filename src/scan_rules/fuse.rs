@@ -14,7 +14,7 @@ use super::merge::{merged, union_outputs};
 use super::reach::reaches;
 use super::scan_node::{InnerInput, ScanNode};
 use super::{computes_any, per_scan_rule, MAX_MERGED_OUTPUTS, MAX_VARIANTS};
-use crate::rules::analysis::EGraph;
+use crate::egraph::analysis::EGraph;
 use egg::{Id, Symbol};
 
 /// The rule.

@@ -12,9 +12,9 @@ use super::build::{NewScan, NewSeq};
 use super::scan_node::ScanNode;
 use super::vectorize::{Outer, Vectorizer};
 use super::{proj, union_checked};
-use crate::lang::egraph::{Head, OpName, TNode};
+use crate::egraph::analysis::{EGraph, Kind};
+use crate::egraph::term::{Head, OpName, TNode};
 use crate::lang::{BinaryOp, DType, Dim, Scalar, Type};
-use crate::rules::analysis::{EGraph, Kind};
 use egg::{Id, Symbol};
 use std::collections::BTreeSet;
 

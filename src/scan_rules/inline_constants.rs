@@ -13,8 +13,8 @@ use super::body::Target;
 use super::build::NewScan;
 use super::scan_node::{InnerInput, ScanNode};
 use super::{per_scan_rule, union_checked};
-use crate::lang::egraph::{Head, OpName, TNode};
-use crate::rules::analysis::EGraph;
+use crate::egraph::analysis::EGraph;
+use crate::egraph::term::{Head, OpName, TNode};
 use egg::{Id, Symbol};
 
 /// The rule.

@@ -1,6 +1,6 @@
 //! Work the Scan rewrites share within one saturation iteration.
 //!
-//! Owns: [`ScanMemo`] (kept in [`crate::rules::analysis::TensorAnalysis`]):
+//! Owns: [`ScanMemo`] (kept in [`crate::egraph::analysis::TensorAnalysis`]):
 //! the body term plans ([`Plan`]) made in the current iteration. Must not:
 //! decide what a rule does.
 //!
@@ -9,9 +9,10 @@
 //! that plans the terms of a body ([`Plan::shared`]) asks for the same plan
 //! once per loop: same sources (where each parameter goes, which classes
 //! are replaced) and same roots. The plan is made once per iteration and
-//! shared. The runner starts a new generation before each iteration
-//! ([`ScanMemo::next_generation`]); without a runner (generation 0) nothing
-//! is shared.
+//! shared. The runner counts iterations
+//! ([`crate::egraph::analysis::TensorAnalysis::iteration`]) and a plan is
+//! kept for the iteration it was made in; without a runner (iteration 0)
+//! nothing is shared.
 //!
 //! Within an iteration the rules change the e-graph, so a plan made earlier
 //! in it may miss nodes added since. Its terms are still terms of their
@@ -49,14 +50,24 @@ pub struct ScanMemo {
 }
 
 impl ScanMemo {
-    /// Starts a new saturation iteration: plans are made afresh.
-    pub fn next_generation(&mut self) {
-        self.generation += 1;
-        self.plans.clear();
+    /// Moves to saturation iteration `iteration`: plans of an earlier one
+    /// are dropped.
+    fn at(&mut self, iteration: u64) {
+        if iteration != self.generation {
+            self.generation = iteration;
+            self.plans.clear();
+        }
     }
 
-    /// The plan made for `sources` and `roots` in this generation, if any.
-    pub fn plan(&mut self, sources: &[Source], roots: &[(usize, Id)]) -> Option<Arc<Plan>> {
+    /// The plan made for `sources` and `roots` in saturation iteration
+    /// `iteration`, if any.
+    pub fn plan(
+        &mut self,
+        iteration: u64,
+        sources: &[Source],
+        roots: &[(usize, Id)],
+    ) -> Option<Arc<Plan>> {
+        self.at(iteration);
         if self.generation == 0 {
             return None;
         }
@@ -67,9 +78,16 @@ impl ScanMemo {
         p
     }
 
-    /// Keeps `plan`, made for `sources` and `roots`, for the rest of this
-    /// generation.
-    pub fn keep_plan(&mut self, sources: &[Source], roots: &[(usize, Id)], plan: Arc<Plan>) {
+    /// Keeps `plan`, made for `sources` and `roots` in iteration
+    /// `iteration`, for the rest of that iteration.
+    pub fn keep_plan(
+        &mut self,
+        iteration: u64,
+        sources: &[Source],
+        roots: &[(usize, Id)],
+        plan: Arc<Plan>,
+    ) {
+        self.at(iteration);
         self.made += 1;
         if self.generation != 0 {
             self.plans.insert((sources.to_vec(), roots.to_vec()), plan);

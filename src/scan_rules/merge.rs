@@ -23,9 +23,9 @@ use super::build::NewScan;
 use super::reach::ScanReach;
 use super::scan_node::ScanNode;
 use super::{proj, projs_in, union_checked, MAX_MERGED_OUTPUTS};
-use crate::lang::egraph::{Head, OpName, TNode};
+use crate::egraph::analysis::{EGraph, TensorAnalysis};
+use crate::egraph::term::{Head, OpName, TNode};
 use crate::lang::Scalar;
-use crate::rules::analysis::{EGraph, TensorAnalysis};
 use egg::{Applier, Id, PatternAst, Rewrite, Subst, Symbol, Var};
 use std::collections::BTreeSet;
 

@@ -11,7 +11,7 @@
 
 use super::scan_node::ScanNode;
 use super::{per_scan_rule, proj, union_checked};
-use crate::rules::analysis::EGraph;
+use crate::egraph::analysis::EGraph;
 use egg::{Id, Symbol};
 
 /// The rule.

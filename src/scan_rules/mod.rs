@@ -5,7 +5,7 @@
 //! body by extract-and-reinsert), [`build`] (adding a new scan, with unused
 //! and duplicate inputs tidied away), [`vectorize`] (a step's term as a
 //! term over all steps). Must not: duplicate the e-graph analysis (types,
-//! constants and dependence sets come from [`crate::rules::analysis`]).
+//! constants and dependence sets come from [`crate::egraph::analysis`]).
 //!
 //! Each rewrite keeps both forms in the e-graph — the loop and what it
 //! becomes — so the cost model, not an order of passes, decides. A rewrite
@@ -45,10 +45,10 @@ pub mod tidy_inputs;
 pub mod to_reduction;
 pub mod vectorize;
 
-use crate::lang::egraph::{Head, OpName, TNode};
+use crate::egraph::analysis::{EGraph, TensorAnalysis};
+use crate::egraph::term::{Head, OpName, TNode};
+use crate::egraph::union::union_allowed;
 use crate::lang::Scalar;
-use crate::rules::analysis::{EGraph, TensorAnalysis};
-use crate::rules::conditions::union_allowed;
 use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
 
 /// What a per-scan rule does to one scan node: the classes it changed.
@@ -176,7 +176,7 @@ pub fn projs_in(egraph: &EGraph, class: Id) -> Vec<(usize, Id)> {
                 .nodes
                 .iter()
                 .find_map(|m| match m.head {
-                    Head::Lit(crate::lang::egraph::Lit(Scalar::I64(k))) if k >= 0 => {
+                    Head::Lit(crate::egraph::term::Lit(Scalar::I64(k))) if k >= 0 => {
                         Some(k as usize)
                     }
                     _ => None,

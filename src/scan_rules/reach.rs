@@ -10,8 +10,8 @@
 //! included, as the e-graph holds them: it over-approximates what any one
 //! term of a class reads, which is the safe side for avoiding cycles.
 
-use crate::lang::egraph::Head;
-use crate::rules::analysis::EGraph;
+use crate::egraph::analysis::EGraph;
+use crate::egraph::term::Head;
 use egg::Id;
 use std::collections::HashMap;
 
@@ -206,8 +206,8 @@ pub fn reaches(egraph: &EGraph, from: &[Id], target: Id) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::egraph::runner::{saturate, Limits};
     use crate::lang::parse_program;
-    use crate::rules::runner::{saturate, Limits};
 
     /// The table agrees with a search from each class, for every class and
     /// every loop class of a saturated e-graph with chained, independent
@@ -269,9 +269,9 @@ mod tests {
             .map(|c| c.id)
             .find(|l| reaches(&egraph, &[*l], x) && !reaches(&egraph, &[x], *l))
             .expect("a loop over X");
-        let kl = egraph.add(crate::lang::egraph::TNode::lit(crate::lang::Scalar::I64(0)));
-        let out = egraph.add(crate::lang::egraph::TNode {
-            head: Head::Op(crate::lang::egraph::OpName::Proj),
+        let kl = egraph.add(crate::egraph::term::TNode::lit(crate::lang::Scalar::I64(0)));
+        let out = egraph.add(crate::egraph::term::TNode {
+            head: Head::Op(crate::egraph::term::OpName::Proj),
             children: vec![kl, b_loop],
         });
         egraph.union(x, out);

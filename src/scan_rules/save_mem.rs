@@ -17,9 +17,9 @@
 use super::build::NewScan;
 use super::scan_node::ScanNode;
 use super::{proj, union_checked, MAX_VARIANTS};
-use crate::lang::egraph::{Head, Lit, OpName, TNode};
+use crate::egraph::analysis::{EGraph, TensorAnalysis};
+use crate::egraph::term::{Head, Lit, OpName, TNode};
 use crate::lang::{OutputInfo, Scalar};
-use crate::rules::analysis::{EGraph, TensorAnalysis};
 use egg::{Applier, Id, Pattern, PatternAst, Subst, Symbol, Var};
 
 /// The rule.

@@ -3,9 +3,9 @@
 //!
 //! Owns: [`ScanNode`] and [`InnerInput`]. Must not: change the e-graph.
 
-use crate::lang::egraph::{Head, ScanSig, TNode};
+use crate::egraph::analysis::{EGraph, Kind};
+use crate::egraph::term::{Head, ScanSig, TNode};
 use crate::lang::{Dim, OutputInfo, Type};
-use crate::rules::analysis::{EGraph, Kind};
 use egg::Id;
 
 /// What one inner input of a scan (one `fn` parameter) stands for.
@@ -126,7 +126,7 @@ impl ScanNode {
 
     /// The step count, when the analysis knows it.
     pub fn steps(&self, egraph: &EGraph) -> Option<Dim> {
-        let d = crate::rules::analysis::scan_steps(egraph, &self.sig, &self.args);
+        let d = crate::egraph::analysis::scan_steps(egraph, &self.sig, &self.args);
         (d != Dim::Unknown).then_some(d)
     }
 

@@ -15,7 +15,7 @@
 use super::build::NewScan;
 use super::scan_node::ScanNode;
 use super::{per_scan_rule, union_checked};
-use crate::rules::analysis::EGraph;
+use crate::egraph::analysis::EGraph;
 use egg::{Id, Symbol};
 
 /// The rule.

@@ -18,9 +18,9 @@
 use super::scan_node::ScanNode;
 use super::vectorize::Vectorizer;
 use super::{union_checked, MAX_VARIANTS};
-use crate::lang::egraph::{Head, OpName, TNode};
+use crate::egraph::analysis::{EGraph, TensorAnalysis};
+use crate::egraph::term::{Head, OpName, TNode};
 use crate::lang::{BinaryOp, CumOp, OutputInfo, ReduceOp, Scalar};
-use crate::rules::analysis::{EGraph, TensorAnalysis};
 use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
 
 /// Matches classes that hold a `proj` node.

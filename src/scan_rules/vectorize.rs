@@ -17,9 +17,9 @@
 //! case this file gets wrong fails the rewrite instead of changing a type.
 
 use super::scan_node::{InnerInput, ScanNode};
-use crate::lang::egraph::{Head, OpName, TNode};
+use crate::egraph::analysis::{node_op, EGraph, Kind};
+use crate::egraph::term::{Head, OpName, TNode};
 use crate::lang::{BinaryOp, Dim, Op, Scalar, Type};
-use crate::rules::analysis::{node_op, EGraph, Kind};
 use egg::Id;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -19,12 +19,12 @@
 //! parser re-checks every node (the make_node contract), so an extracted
 //! program is well typed by construction or the conversion fails.
 
-use super::dtype::DType;
-use super::error::LangError;
-use super::op::{BinaryOp, CompareOp, CumOp, Op, ReduceOp, Scalar, UnaryOp};
-use super::parse::{parse_literal, parse_program};
-use super::program::{Graph, NodeId, OutputInfo, Program, Scan};
-use super::shape::{Dim, Type};
+use crate::lang::dtype::DType;
+use crate::lang::error::LangError;
+use crate::lang::op::{BinaryOp, CompareOp, CumOp, Op, ReduceOp, Scalar, UnaryOp};
+use crate::lang::parse::{parse_literal, parse_program};
+use crate::lang::program::{Graph, NodeId, OutputInfo, Program, Scan};
+use crate::lang::shape::{Dim, Type};
 use egg::{FromOp, Id, Language, RecExpr, Symbol};
 use std::cmp::Ordering;
 use std::fmt::{self, Write};
@@ -722,7 +722,7 @@ impl TextGen<'_> {
             .enumerate()
             .map(|(k, o)| {
                 let init_text = o.is_state().then(|| arg(init.next().unwrap_or(0)));
-                super::print::output_entry(o, init_text, sig.kept(k))
+                crate::lang::print::output_entry(o, init_text, sig.kept(k))
             })
             .collect();
         let _ = write!(s, "\n{pad}(outputs_info {})", outs.join(" "));
@@ -773,7 +773,7 @@ pub fn expr_to_text(name: &str, inputs: &[(String, Type)], expr: &RecExpr<TNode>
     };
     let mut out = format!("(program {name}\n");
     for (n, t) in inputs {
-        let _ = writeln!(out, "  (input {n} {})", super::print::type_text(t));
+        let _ = writeln!(out, "  (input {n} {})", crate::lang::print::type_text(t));
     }
     let roots = match nodes.last() {
         Some(TNode {

@@ -30,7 +30,7 @@
 //! reduction over a symbolic size is unbounded unless its sign is known.
 
 use super::analysis::EGraph;
-use crate::lang::egraph::{Head, OpName};
+use crate::egraph::term::{Head, OpName};
 use crate::lang::{BinaryOp, CumOp, DType, Dim, Op, ReduceOp, Scalar, Type, UnaryOp};
 use egg::Id;
 
@@ -339,7 +339,7 @@ fn holds_max_of(egraph: &EGraph, m: Id, x: Id, x_ndim: usize) -> bool {
 
 fn lit_int(egraph: &EGraph, id: Id) -> Option<i64> {
     egraph[id].nodes.iter().find_map(|n| match n.head {
-        Head::Lit(crate::lang::egraph::Lit(Scalar::I64(k))) if n.children.is_empty() => Some(k),
+        Head::Lit(crate::egraph::term::Lit(Scalar::I64(k))) if n.children.is_empty() => Some(k),
         _ => None,
     })
 }

@@ -11,13 +11,13 @@
 //! may be applied to a hundred thousand matches at once (the scheduler's
 //! match limit grows each time it bans a rule), so an e-graph could end
 //! several times over its node limit, and saturation seconds over its time
-//! limit. The appliers ([`crate::rules::TypedApplier`]) therefore ask the
+//! limit. The appliers (of `rules` and `scan_rules`) therefore ask the
 //! [`ApplyGuard`] before each application; once it says a limit is reached
 //! they apply nothing, and a runner hook ends the run at the next
 //! iteration.
 
 use super::analysis::{EGraph, TensorAnalysis};
-use crate::lang::egraph::{program_to_expr, TNode};
+use crate::egraph::term::{program_to_expr, TNode};
 use crate::lang::Program;
 use egg::{BackoffScheduler, Id, Rewrite, Runner, StopReason};
 use std::collections::BTreeMap;
@@ -132,7 +132,7 @@ impl ApplyGuard {
 pub struct Saturation {
     /// The saturated e-graph.
     pub egraph: EGraph,
-    /// The class of the program's root ([`crate::lang::egraph::Head::Outputs`]).
+    /// The class of the program's root ([`crate::egraph::term::Head::Outputs`]).
     pub root: Id,
     /// Why the run stopped, as SPEC §3 spells it.
     pub stop_reason: &'static str,
@@ -203,9 +203,10 @@ pub fn saturate_until(
         .with_time_limit(budget.deadline.saturating_duration_since(start))
         .with_scheduler(BackoffScheduler::default())
         .with_hook(|runner| {
-            // Before each iteration: a new generation of the Scan
-            // rewrites' memo, and the end of the run if a limit is reached.
-            runner.egraph.analysis.scan_memo.next_generation();
+            // Before each iteration: count it (rewrites that share work
+            // within an iteration read the count), and end the run if a
+            // limit is reached.
+            runner.egraph.analysis.iteration += 1;
             let nodes = runner.egraph.total_size();
             match runner.egraph.analysis.guard.as_mut() {
                 Some(g) => match g.check_now(nodes) {

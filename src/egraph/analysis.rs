@@ -18,9 +18,9 @@
 //! extract a witness term whose leaves are all allowed.
 
 use super::range::{op_range, Range};
+use crate::egraph::term::{Head, Lit, OpName, TNode};
 use crate::exec::ops::eval;
 use crate::exec::Value;
-use crate::lang::egraph::{Head, Lit, OpName, TNode};
 use crate::lang::infer::infer;
 use crate::lang::{Dim, ExactInt, Op, Scalar, Type};
 use egg::{Analysis, DidMerge, Id};
@@ -74,7 +74,7 @@ pub struct TensorAnalysis {
     /// Unions of classes whose types differed.
     pub type_conflicts: usize,
     /// Unions of classes holding constants that disagree (see
-    /// [`crate::rules::conditions::konsts_agree`]); appliers refuse such
+    /// [`crate::egraph::union::konsts_agree`]); appliers refuse such
     /// unions, so only congruence after a float-inexact rewrite can make
     /// one. Each is a wrong equation in the e-graph.
     pub konst_conflicts: usize,
@@ -82,15 +82,39 @@ pub struct TensorAnalysis {
     /// shapes differed (counted by the rule appliers).
     pub refused: std::collections::BTreeMap<String, usize>,
     /// When set, rule appliers stop adding to the e-graph once it says a
-    /// limit is reached (see [`crate::rules::runner::ApplyGuard`]).
-    pub guard: Option<crate::rules::runner::ApplyGuard>,
+    /// limit is reached (see [`crate::egraph::runner::ApplyGuard`]).
+    pub guard: Option<crate::egraph::runner::ApplyGuard>,
     /// When saturation must stop: appliers that do much work per match
     /// (the Scan rewrites) check it, so one rule's matches cannot overrun
     /// the time limit egg checks only between rules.
     pub deadline: Option<std::time::Instant>,
-    /// Work the Scan rewrites share within a saturation iteration (see
-    /// [`crate::scan_rules::memo`]).
-    pub scan_memo: crate::scan_rules::memo::ScanMemo,
+    /// The saturation iteration, counted by the runner before each one
+    /// (0: no runner counts them).
+    pub iteration: u64,
+    /// State a family of rewrites keeps between its applications (the
+    /// Scan rewrites keep their body plans here); see [`RewriteState`].
+    pub rewrite_state: RewriteState,
+}
+
+/// State that rewrites keep in the e-graph between applications, one value
+/// per type: a rewrite family stores what it shares across matches
+/// without the e-graph layer knowing what it is.
+#[derive(Default)]
+pub struct RewriteState(std::collections::HashMap<std::any::TypeId, Box<dyn std::any::Any>>);
+
+impl RewriteState {
+    /// The value of type `T`, made with `T::default()` on first use.
+    pub fn get_mut<T: Default + 'static>(&mut self) -> &mut T {
+        let slot = self
+            .0
+            .entry(std::any::TypeId::of::<T>())
+            .or_insert_with(|| Box::new(T::default()));
+        match slot.downcast_mut::<T>() {
+            Some(t) => t,
+            // The map is keyed by the type id of its values.
+            None => unreachable!("rewrite state keyed by another type"),
+        }
+    }
 }
 
 impl TensorAnalysis {
@@ -257,7 +281,7 @@ fn size_value_within(egraph: &EGraph, c: Id, depth: usize, visits: &mut usize) -
 /// The step count of a scan node with clauses `sig` and outer arguments
 /// `args`: its `n_steps` (a literal or a size symbol), else the sequences'
 /// common length less their tap span ([`Dim::Unknown`] when they differ).
-pub fn scan_steps(egraph: &EGraph, sig: &crate::lang::egraph::ScanSig, args: &[Id]) -> Dim {
+pub fn scan_steps(egraph: &EGraph, sig: &crate::egraph::term::ScanSig, args: &[Id]) -> Dim {
     let layout = sig.layout();
     if let Some(k) = layout.n_steps_arg() {
         return args
@@ -532,7 +556,7 @@ impl Analysis<TNode> for TensorAnalysis {
                 _ => self.type_conflicts += 1,
             }
         }
-        if !crate::rules::conditions::konsts_agree(a.konst, b.konst) {
+        if !crate::egraph::union::konsts_agree(a.konst, b.konst) {
             self.konst_conflicts += 1;
         }
         if a.konst.is_none() && b.konst.is_some() {
