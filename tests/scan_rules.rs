@@ -33,8 +33,9 @@
 //! 5. the original and the optimized program, run on the data rule's inputs,
 //!    give the same outputs: dtype and shape equal, values within
 //!    rtol 1e-9 / atol 1e-12 (nan equal to nan);
-//! 6. the optimized program's text matches the insta snapshot
-//!    `tests/snapshots/scan_rules__NAME.snap`.
+//! 6. the optimized program's text, headed by the cost before and after
+//!    and the stop reason (`common::optimized_snapshot`), matches the insta
+//!    snapshot `tests/snapshots/scan_rules__NAME.snap`.
 //!
 //! Update the snapshots with `INSTA_UPDATE=always cargo test --release --test scan_rules`
 //! and read every new one. Run one case with
@@ -45,7 +46,7 @@
 
 mod common;
 
-use common::{compare, header, header_pairs, rel, sexp_files, stem};
+use common::{compare, header, header_pairs, optimized_snapshot, rel, sexp_files, stem};
 use eqscan::egraph::runner::Limits;
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::extract::cost::CostModel;
@@ -346,7 +347,8 @@ fn run_case(path: &Path, known: &BTreeSet<String>) -> Result<(), Failed> {
         )
         .into());
     }
-    insta::assert_snapshot!(name, text_after);
+    let snapshot = optimized_snapshot(&report, &text_after);
+    insta::assert_snapshot!(name, snapshot);
     Ok(())
 }
 
