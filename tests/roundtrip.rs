@@ -9,8 +9,8 @@
 
 mod common;
 
-use common::harness::{self, file_trials};
-use common::{rel, stem};
+use common::harness::{self, file_trials, plain_trials};
+use common::{rel, root, stem};
 use eqscan::lang::{parse_program, print_program};
 use std::path::Path;
 
@@ -63,8 +63,23 @@ fn fmt_command_prints_canonical_form(path: &Path) {
     );
 }
 
+/// The examples the README shows are in `examples/`, so this harness,
+/// `tests/optimized.rs` and `tests/plan.rs` check them (a harness over an
+/// emptied folder would have nothing to check).
+fn examples_folder_has_the_documented_examples() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for name in ["rnn", "combinators", "taps"] {
+        assert!(
+            readme.contains(&format!("{name}.sexp")),
+            "README.md no longer names {name}.sexp: update this list"
+        );
+        let path = root().join("examples").join(format!("{name}.sexp"));
+        assert!(path.is_file(), "{} is missing", rel(&path));
+    }
+}
+
 fn main() {
-    let mut trials = Vec::new();
+    let mut trials = plain_trials![examples_folder_has_the_documented_examples];
     // The bench programs and the examples: the round trip, the printed
     // form's snapshot, and `eqscan fmt`.
     for (dir, prefix) in [("benches/programs", "bench"), ("examples", "example")] {
