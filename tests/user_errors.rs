@@ -29,7 +29,8 @@
 
 mod common;
 
-use common::{header, header_pairs, rel, root, sexp_files, stem};
+use common::harness::case_files;
+use common::{header, header_pairs, rel, root, stem};
 use eqscan::exec::map_back::{run_mapped_back, Outcome};
 use eqscan::exec::plan::Compiled;
 use eqscan::exec::run::{generate_inputs, Dims};
@@ -155,7 +156,7 @@ fn valid_programs() -> Vec<Valid> {
         "tests/cases/scan_rules",
         "tests/cases/shared",
     ] {
-        dirs.extend(sexp_files(dir));
+        dirs.extend(case_files(dir));
     }
     for path in dirs {
         let text = std::fs::read_to_string(&path).unwrap();
@@ -225,7 +226,7 @@ fn main() {
     let args = Arguments::from_args();
     let mut trials: Vec<Trial> = Vec::new();
 
-    for path in sexp_files("tests/cases/fail") {
+    for path in case_files("tests/cases/fail") {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         if header(&text, "args").is_some_and(|a| a.starts_with("run ") || a == "run") {
             let name = format!("both_ways::{}", stem(&path));
