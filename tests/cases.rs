@@ -14,15 +14,16 @@
 
 mod common;
 
-use common::{compare, expected_outputs, header_pairs, rel, sexp_files, stem};
+use common::harness::{self, case_files};
+use common::{compare, expected_outputs, header_pairs, rel, stem};
 use eqscan::exec::npy::read_npy;
 use eqscan::exec::plan::Compiled;
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::exec::{ExecError, Value};
 use eqscan::lang::{parse_program, Program};
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const RTOL: f64 = 1e-9;
 const ATOL: f64 = 1e-12;
@@ -145,12 +146,9 @@ fn run_case(path: &Path, prepare: Prepare, executor: Executor) -> Result<(), Fai
 }
 
 fn main() {
-    let args = Arguments::from_args();
     let mut trials = Vec::new();
     for group in GROUPS {
-        let files: Vec<PathBuf> = sexp_files(&format!("tests/cases/{group}"));
-        assert!(!files.is_empty(), "no cases under tests/cases/{group}");
-        for path in files {
+        for path in case_files(&format!("tests/cases/{group}")) {
             for &(mode, prepare, executor) in MODES {
                 let path = path.clone();
                 let name = format!("{group}::{}::{mode}", stem(&path));
@@ -160,5 +158,5 @@ fn main() {
             }
         }
     }
-    libtest_mimic::run(&args, trials).exit();
+    harness::run(trials);
 }

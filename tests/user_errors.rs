@@ -29,7 +29,7 @@
 
 mod common;
 
-use common::harness::case_files;
+use common::harness::{self, case_files};
 use common::{header, header_pairs, rel, root, stem};
 use eqscan::exec::map_back::{run_mapped_back, Outcome};
 use eqscan::exec::plan::Compiled;
@@ -37,7 +37,7 @@ use eqscan::exec::run::{generate_inputs, Dims};
 use eqscan::exec::shape_check::check_program;
 use eqscan::exec::{ExecError, Value};
 use eqscan::lang::{parse_program, Program};
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -223,7 +223,6 @@ fn agree(name: &str, written: &Program, optimized: &Program, dims: &Dims) -> Res
 }
 
 fn main() {
-    let args = Arguments::from_args();
     let mut trials: Vec<Trial> = Vec::new();
 
     for path in case_files("tests/cases/fail") {
@@ -308,5 +307,5 @@ fn main() {
         }));
     }
 
-    libtest_mimic::run(&args, trials).exit();
+    harness::run(trials);
 }
