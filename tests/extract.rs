@@ -8,6 +8,12 @@
 //! rule's inputs; the DAG result must never cost more than the tree result
 //! on the DAG measure, and the ILP result never more than the DAG result.
 //!
+//! Data-driven trials, one per program: `extract_with_unions::GROUP::STEM`
+//! (the workloads and the examples, with generic unions, by tree, DAG and
+//! ILP) and `ilp_yardstick::GROUP::STEM` (every case, example and workload
+//! saturated with the shipped rules); the ignored `ilp_yardstick_summary`
+//! prints the yardstick's table and summary.
+//!
 //! The ILP yardstick's limits can be changed without editing the test:
 //! `EQSCAN_ILP_TIME=SECS`, `EQSCAN_ILP_MAX_CLASSES=N`.
 
