@@ -91,6 +91,9 @@ fn steady_call(steps: i64, n: i64) -> (usize, f64) {
 
 #[test]
 fn fib_allocates_nothing_per_step() {
+    // The counter counts (else every count below would be 0 and pass).
+    let (_, one) = count(|| std::hint::black_box(Vec::<u8>::with_capacity(1)));
+    assert_eq!(one, 1, "the counting allocator is not counting");
     let (short, ns_short) = steady_call(100, 1024);
     let (long, ns_long) = steady_call(5000, 1024);
     eprintln!(

@@ -18,8 +18,9 @@
 
 mod common;
 
-use common::{header, rel, root, sexp_files, stem};
-use libtest_mimic::{Arguments, Failed, Trial};
+use common::harness::{self, case_files};
+use common::{header, rel, root, stem};
+use libtest_mimic::{Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -198,11 +199,8 @@ fn rules_case(name: &'static str, text: String) -> Trial {
 }
 
 fn main() {
-    let args = Arguments::from_args();
     let mut trials: Vec<Trial> = Vec::new();
-    let files = sexp_files("tests/cases/fail");
-    assert!(!files.is_empty(), "no cases under tests/cases/fail");
-    for path in files {
+    for path in case_files("tests/cases/fail") {
         let name = format!("fail::{}", stem(&path));
         // A `; known_bug:` header marks a bug not fixed yet: the case is
         // ignored (run it with `-- --ignored`; remove the line once it passes).
@@ -337,5 +335,5 @@ fn main() {
         "'4Q' is not a byte count",
     ));
 
-    libtest_mimic::run(&args, trials).exit();
+    harness::run(trials);
 }

@@ -1,6 +1,8 @@
 //! Data-driven op and scan cases checked against NumPy.
 //!
-//! Every `tests/cases/{ops,scan}/NAME.sexp` is one test per mode. Its header
+//! Every `tests/cases/{ops,scan}/NAME.sexp` is one test per mode (`MODES`:
+//! as written, through the term language, optimized — each on the
+//! interpreter — and as written and optimized on the compiled plan). Its header
 //! comments give the symbolic sizes (`; dims: T=5 N=3`) and input scales
 //! (`; scale: X=0.5`); the inputs come from the data rule
 //! (`generate_inputs`), and the outputs must match
@@ -12,13 +14,16 @@
 
 mod common;
 
-use common::{compare, expected_outputs, header_pairs, rel, sexp_files, stem};
+use common::harness::{self, case_files};
+use common::{compare, expected_outputs, header_pairs, rel, stem};
 use eqscan::exec::npy::read_npy;
-use eqscan::exec::run::{generate_inputs, run_program};
+use eqscan::exec::plan::Compiled;
+use eqscan::exec::run::{generate_inputs, run_program, Dims};
+use eqscan::exec::{ExecError, Value};
 use eqscan::lang::{parse_program, Program};
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const RTOL: f64 = 1e-9;
 const ATOL: f64 = 1e-12;
@@ -26,14 +31,26 @@ const ATOL: f64 = 1e-12;
 /// The case groups: directories under `tests/cases`.
 const GROUPS: &[&str] = &["ops", "scan"];
 
-/// How a program is prepared before it runs. Adding a mode is one line here
-/// (e.g. `("optimized", optimized)` once the optimizer exists), and every
-/// case then runs in it too.
+/// How a program is prepared before it runs.
 type Prepare = fn(&Program) -> Result<Program, String>;
-const MODES: &[(&str, Prepare)] = &[
-    ("unoptimized", unoptimized),
-    ("term", via_term),
-    ("optimized", optimized),
+
+/// What runs the prepared program.
+#[derive(Clone, Copy)]
+enum Executor {
+    /// The reference interpreter (`exec::run::run_program`).
+    Interpreter,
+    /// The compiled plan (`exec::plan::Compiled`), what `eqscan run` uses.
+    Plan,
+}
+
+/// The modes: a name, a preparation and an executor. Adding a mode is one
+/// line here, and every case then runs in it too.
+const MODES: &[(&str, Prepare, Executor)] = &[
+    ("unoptimized", unoptimized, Executor::Interpreter),
+    ("term", via_term, Executor::Interpreter),
+    ("optimized", optimized, Executor::Interpreter),
+    ("plan", unoptimized, Executor::Plan),
+    ("optimized_plan", optimized, Executor::Plan),
 ];
 
 /// Saturated with the shipped rules and extracted by the cost model; the
@@ -68,17 +85,34 @@ fn via_term(p: &Program) -> Result<Program, String> {
     expr_to_program(&p.name, &inputs, &expr).map_err(|e| e.to_string())
 }
 
-fn run_case(path: &Path, prepare: Prepare) -> Result<(), Failed> {
+/// Runs `program` on `inputs` with `executor`.
+fn execute(
+    executor: Executor,
+    program: &Program,
+    inputs: Vec<Value>,
+    dims: &Dims,
+) -> Result<Vec<Value>, ExecError> {
+    match executor {
+        Executor::Interpreter => run_program(program, inputs, dims),
+        Executor::Plan => {
+            let mut compiled = Compiled::new(program, dims)?;
+            let refs: Vec<&Value> = inputs.iter().collect();
+            compiled.call_values(&refs)
+        }
+    }
+}
+
+fn run_case(path: &Path, prepare: Prepare, executor: Executor) -> Result<(), Failed> {
     let file = rel(path);
     let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
-    let dims: BTreeMap<String, i64> = header_pairs(&text, "dims");
+    let dims: Dims = header_pairs(&text, "dims");
     let scales: BTreeMap<String, f64> = header_pairs(&text, "scale");
     let program = parse_program(&text).map_err(|e| e.located(&file))?;
     let program = prepare(&program).map_err(|e| format!("{file}: preparing: {e}"))?;
     let inputs = generate_inputs(&program, &dims, &scales)
         .map_err(|e| format!("generate_inputs: {}", e.located(&file)))?;
-    let outputs =
-        run_program(&program, inputs, &dims).map_err(|e| format!("run: {}", e.located(&file)))?;
+    let outputs = execute(executor, &program, inputs, &dims)
+        .map_err(|e| format!("run: {}", e.located(&file)))?;
 
     let exp_dir = path.with_extension("expected");
     let expected = expected_outputs(&exp_dir);
@@ -112,18 +146,17 @@ fn run_case(path: &Path, prepare: Prepare) -> Result<(), Failed> {
 }
 
 fn main() {
-    let args = Arguments::from_args();
     let mut trials = Vec::new();
     for group in GROUPS {
-        let files: Vec<PathBuf> = sexp_files(&format!("tests/cases/{group}"));
-        assert!(!files.is_empty(), "no cases under tests/cases/{group}");
-        for path in files {
-            for &(mode, prepare) in MODES {
+        for path in case_files(&format!("tests/cases/{group}")) {
+            for &(mode, prepare, executor) in MODES {
                 let path = path.clone();
                 let name = format!("{group}::{}::{mode}", stem(&path));
-                trials.push(Trial::test(name, move || run_case(&path, prepare)));
+                trials.push(Trial::test(name, move || {
+                    run_case(&path, prepare, executor)
+                }));
             }
         }
     }
-    libtest_mimic::run(&args, trials).exit();
+    harness::run(trials);
 }

@@ -2,13 +2,17 @@
 //! `benches/programs/`, as `eqscan optimize` prints it (default rules and
 //! Scan rewrites, default limits, the default cost model), recorded as
 //! insta snapshots
-//! (`tests/snapshots/optimized__bench__NAME.snap`, `..__example__NAME.snap`).
+//! (`tests/snapshots/optimized__bench__NAME.snap`, `..__example__NAME.snap`),
+//! each headed by the cost before and after and the stop reason
+//! (`common::optimized_snapshot`). One trial per program, named
+//! `bench::NAME` or `example::NAME`:
+//! `cargo test --release --test optimized -- bench::rnn`.
 //!
 //! The time limit is raised to 60 s (as in `tests/scan_rules.rs`) so that
 //! every run stops on saturation or the deterministic iteration and node
-//! limits: `constants` runs to the 30-iteration limit, which takes seconds
-//! on a loaded machine, and a run cut by the clock would make its snapshot
-//! depend on the machine. A run stopped by time fails.
+//! limits (today every one saturates; the snapshot header says so): a run
+//! cut by the clock would make its snapshot depend on the machine, so a
+//! run stopped by time fails.
 //!
 //! For each program: optimizing it twice in one process prints the same
 //! text (determinism), and the optimized program computes the original's
@@ -19,7 +23,8 @@
 
 mod common;
 
-use common::{rel, sexp_files, stem};
+use common::harness::{self, file_trials};
+use common::{optimized_snapshot, rel, stem};
 use eqscan::egraph::analysis::TensorAnalysis;
 use eqscan::egraph::runner::Limits;
 use eqscan::egraph::term::TNode;
@@ -30,6 +35,7 @@ use eqscan::lang::{parse_program, print_program, Program};
 use eqscan::optimize::{optimize, Report};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 const TOL: f64 = 1e-9;
@@ -76,59 +82,59 @@ fn outputs(p: &Program, what: &str) -> Vec<Value> {
     run_program(p, inputs, &dims).unwrap_or_else(|e| panic!("{what}: run: {e}"))
 }
 
-fn check_dir(dir: &str, prefix: &str) {
-    let files = sexp_files(dir);
-    assert!(!files.is_empty(), "no programs in {dir}");
-    let rewrites = rewrites();
-    for path in files {
-        let what = rel(&path);
-        let p = load(&path);
-        let first = optimize_default(&p, &rewrites);
-        let second = optimize_default(&p, &rewrites);
-        let printed = print_program(&first.program);
-        assert_eq!(
-            printed,
-            print_program(&second.program),
-            "{what}: two optimizations in one process differ"
-        );
-        assert!(
-            first.cost_after <= first.cost_before,
-            "{what}: cost {} > {}",
-            first.cost_after,
-            first.cost_before
-        );
-        // The printed form is a program (it parses back to the same one).
-        let reparsed = parse_program(&printed)
-            .unwrap_or_else(|e| panic!("{what}: the optimized text does not parse: {e}"));
-        assert_eq!(reparsed, first.program, "{what}: print/parse");
+/// Checks one program and its snapshot `PREFIX__STEM`.
+fn check_file(path: &Path, prefix: &str, rewrites: &[egg::Rewrite<TNode, TensorAnalysis>]) {
+    let what = rel(path);
+    let p = load(path);
+    let first = optimize_default(&p, rewrites);
+    let second = optimize_default(&p, rewrites);
+    let printed = print_program(&first.program);
+    assert_eq!(
+        printed,
+        print_program(&second.program),
+        "{what}: two optimizations in one process differ"
+    );
+    assert!(
+        first.cost_after <= first.cost_before,
+        "{what}: cost {} > {}",
+        first.cost_after,
+        first.cost_before
+    );
+    // The printed form is a program (it parses back to the same one).
+    let reparsed = parse_program(&printed)
+        .unwrap_or_else(|e| panic!("{what}: the optimized text does not parse: {e}"));
+    assert_eq!(reparsed, first.program, "{what}: print/parse");
 
-        let want = outputs(&p, &what);
-        let got = outputs(&first.program, &format!("{what} (optimized)"));
-        assert_eq!(got.len(), want.len(), "{what}: number of outputs");
-        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-            if let Err(e) = common::compare(g, w, TOL, TOL) {
-                panic!("{what}: output {k} of the optimized program: {e}\n{printed}");
-            }
+    let want = outputs(&p, &what);
+    let got = outputs(&first.program, &format!("{what} (optimized)"));
+    assert_eq!(got.len(), want.len(), "{what}: number of outputs");
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        if let Err(e) = common::compare(g, w, TOL, TOL) {
+            panic!("{what}: output {k} of the optimized program: {e}\n{printed}");
         }
-        eprintln!(
-            "{what}: {} after {} iteration(s), {} nodes; cost {} -> {} ({})",
-            first.stop_reason,
-            first.iterations,
-            first.egraph_nodes,
-            first.cost_before,
-            first.cost_after,
-            first.extractor
-        );
-        insta::assert_snapshot!(format!("{prefix}__{}", stem(&path)), printed);
     }
+    eprintln!(
+        "{what}: {} after {} iteration(s), {} nodes; cost {} -> {} ({})",
+        first.stop_reason,
+        first.iterations,
+        first.egraph_nodes,
+        first.cost_before,
+        first.cost_after,
+        first.extractor
+    );
+    let snapshot = optimized_snapshot(&first, &printed);
+    insta::assert_snapshot!(format!("{prefix}__{}", stem(path)), snapshot);
 }
 
-#[test]
-fn optimized_bench_programs() {
-    check_dir("benches/programs", "bench");
-}
-
-#[test]
-fn optimized_examples() {
-    check_dir("examples", "example");
+fn main() {
+    let rewrites = Arc::new(rewrites());
+    let mut trials = Vec::new();
+    for (dir, prefix) in [("benches/programs", "bench"), ("examples", "example")] {
+        let rewrites = rewrites.clone();
+        trials.extend(file_trials(dir, prefix, move |path| {
+            check_file(path, prefix, &rewrites);
+            Ok(())
+        }));
+    }
+    harness::run(trials);
 }

@@ -43,15 +43,16 @@
 //! `$CARGO_TARGET_TMPDIR/proptest_scan_failures/`; the case being run is
 //! always in `proptest_scan_last.sexp` there (a stack overflow aborts the
 //! process before proptest can report). Minimal failing programs found so
-//! far live in `tests/cases/scan_rules/prop_*.sexp`, and
-//! `saved_prop_cases` checks each of them with the same property;
+//! far live in `tests/cases/scan_rules/prop_*.sexp`, and the trial
+//! `saved::NAME` checks each of them with the same property;
 //! `reduce_a_file` (ignored) reduces the program in
 //! `EQSCAN_PROPTEST_REDUCE`.
 
 mod common;
 mod progen;
 
-use common::{compare, header_pairs, rel, sexp_files};
+use common::harness::{self, case_files, case_name, plain_trials};
+use common::{compare, header_pairs, rel, stem};
 use eqscan::egraph::analysis::TensorAnalysis;
 use eqscan::egraph::runner::Limits;
 use eqscan::egraph::term::TNode;
@@ -59,13 +60,14 @@ use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::extract::cost::CostModel;
 use eqscan::lang::{parse_program, print_program};
 use eqscan::optimize::{default_rewrites, optimize, Report};
+use libtest_mimic::{Failed, Trial};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const RTOL: f64 = 1e-8;
@@ -492,7 +494,6 @@ thread_local! {
     static SEEN: RefCell<HashMap<String, Outcome>> = RefCell::new(HashMap::new());
 }
 
-#[test]
 fn optimized_equals_unoptimized_on_random_loop_programs() {
     let cases = env_num("EQSCAN_PROPTEST_CASES", DEFAULT_CASES as u64) as u32;
     let keep_going = std::env::var("EQSCAN_PROPTEST_KEEP_GOING").is_ok();
@@ -650,46 +651,20 @@ fn optimized_equals_unoptimized_on_random_loop_programs() {
     }
 }
 
-/// The minimal failing programs found so far, each checked again (a case
-/// with a `; known_bug:` header is reported, not failed, as
+/// A minimal failing program found so far, checked again with the same
+/// property (a case with a `; known_bug:` header is an ignored trial, as
 /// `tests/scan_rules.rs` ignores it).
-#[test]
-fn saved_prop_cases() {
-    let rewrites = default_rewrites().expect("the shipped rules load");
-    let mut failures = Vec::new();
-    for path in sexp_files("tests/cases/scan_rules") {
-        let name = path.file_name().unwrap().to_string_lossy();
-        if !name.starts_with("prop_") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        let known = common::header(&text, "known_bug");
-        match (
-            check_program(&text, &dims_of(&text), &rewrites, true, None),
-            known,
-        ) {
-            (Outcome::Pass, None) => {}
-            (Outcome::Pass, Some(_)) => {
-                eprintln!("{}: passes now; remove its known_bug line", rel(&path))
-            }
-            (Outcome::Invalid(e) | Outcome::Fail(e), Some(why)) => eprintln!(
-                "{}: known bug ({why}): {}",
-                rel(&path),
-                e.lines().next().unwrap_or("")
-            ),
-            (Outcome::Invalid(e) | Outcome::Fail(e), None) => {
-                failures.push(format!("{}: {e}", rel(&path)))
-            }
-        }
+fn saved_prop_case(path: &Path, rewrites: &Rewrites) -> Result<(), Failed> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", rel(path)))?;
+    match check_program(&text, &dims_of(&text), rewrites, true, None) {
+        Outcome::Pass => Ok(()),
+        Outcome::Invalid(e) | Outcome::Fail(e) => Err(format!("{}: {e}", rel(path)).into()),
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
 /// Reduces the failing program in the file `EQSCAN_PROPTEST_REDUCE` (with
 /// the rewrites of `EQSCAN_PROPTEST_RULES`): `cargo test --release --test
 /// proptest_scan -- --ignored reduce_a_file --nocapture`.
-#[test]
-#[ignore]
 fn reduce_a_file() {
     let path = std::env::var("EQSCAN_PROPTEST_REDUCE").expect("EQSCAN_PROPTEST_REDUCE=FILE");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -703,9 +678,38 @@ fn reduce_a_file() {
     }
 }
 
-#[test]
 fn empty_stream_gives_the_simplest_program() {
     let g = progen::program(&[]);
     parse_program(&g.text).unwrap_or_else(|e| panic!("{e}\n{}", g.text));
     assert!(g.text.contains("(scan"), "{}", g.text);
+}
+
+fn main() {
+    let mut trials = plain_trials![
+        optimized_equals_unoptimized_on_random_loop_programs,
+        empty_stream_gives_the_simplest_program,
+    ];
+    trials.extend(
+        plain_trials![reduce_a_file]
+            .into_iter()
+            .map(|t| t.with_ignored_flag(true)),
+    );
+    let saved: Vec<PathBuf> = case_files("tests/cases/scan_rules")
+        .into_iter()
+        .filter(|p| stem(p).starts_with("prop_"))
+        .collect();
+    assert!(!saved.is_empty(), "no tests/cases/scan_rules/prop_*.sexp");
+    let rewrites = Arc::new(default_rewrites().expect("the shipped rules load"));
+    for path in saved {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let known_bug = common::header(&text, "known_bug").is_some();
+        let rewrites = rewrites.clone();
+        trials.push(
+            Trial::test(case_name("saved", &path), move || {
+                saved_prop_case(&path, &rewrites)
+            })
+            .with_ignored_flag(known_bug),
+        );
+    }
+    harness::run(trials);
 }

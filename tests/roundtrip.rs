@@ -3,20 +3,16 @@
 //! parse → print → parse gives an equal program, and printing is a fixed
 //! point (print(parse(print(p))) == print(p)). The printed forms of the
 //! bench programs and the examples are insta snapshots
-//! (`tests/snapshots/roundtrip__bench__NAME.snap`, `..__example__NAME.snap`).
+//! (`tests/snapshots/roundtrip__bench__NAME.snap`, `..__example__NAME.snap`),
+//! and `eqscan fmt` prints them. One trial per program, named `bench::NAME`,
+//! `example::NAME`, `ops::NAME` or `scan::NAME`.
 
 mod common;
 
-use common::{rel, sexp_files, stem};
+use common::harness::{self, file_trials, plain_trials};
+use common::{rel, root, stem};
 use eqscan::lang::{parse_program, print_program};
 use std::path::Path;
-
-const DIRS: &[&str] = &[
-    "examples",
-    "benches/programs",
-    "tests/cases/ops",
-    "tests/cases/scan",
-];
 
 fn round_trip(path: &Path) -> Result<String, String> {
     let file = rel(path);
@@ -43,70 +39,62 @@ fn round_trip(path: &Path) -> Result<String, String> {
     Ok(printed)
 }
 
-#[test]
-fn parse_print_parse() {
-    let mut n = 0;
-    let mut failures = Vec::new();
-    for dir in DIRS {
-        for path in sexp_files(dir) {
-            n += 1;
-            if let Err(e) = round_trip(&path) {
-                failures.push(e);
-            }
-        }
-    }
-    assert!(n > 0, "no programs found");
+/// `eqscan fmt` prints what the printer writes (up to a final newline).
+fn fmt_command_prints_canonical_form(path: &Path) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let p = parse_program(&text).unwrap_or_else(|e| panic!("{}", e.located(&rel(path))));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_eqscan"))
+        .arg("fmt")
+        .arg(path)
+        .output()
+        .unwrap();
     assert!(
-        failures.is_empty(),
-        "{} of {n} programs fail the round trip:\n\n{}",
-        failures.len(),
-        failures.join("\n\n")
+        out.status.success(),
+        "eqscan fmt {}: {}",
+        rel(path),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        stdout.trim_end_matches('\n'),
+        print_program(&p).trim_end_matches('\n'),
+        "eqscan fmt {}",
+        rel(path)
     );
 }
 
-fn snapshots(dir: &str, prefix: &str) {
-    for path in sexp_files(dir) {
-        let printed = round_trip(&path).unwrap_or_else(|e| panic!("{e}"));
-        insta::assert_snapshot!(format!("{prefix}__{}", stem(&path)), printed);
+/// The examples the README shows are in `examples/`, so this harness,
+/// `tests/optimized.rs` and `tests/plan.rs` check them (a harness over an
+/// emptied folder would have nothing to check).
+fn examples_folder_has_the_documented_examples() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for name in ["rnn", "combinators", "taps"] {
+        assert!(
+            readme.contains(&format!("{name}.sexp")),
+            "README.md no longer names {name}.sexp: update this list"
+        );
+        let path = root().join("examples").join(format!("{name}.sexp"));
+        assert!(path.is_file(), "{} is missing", rel(&path));
     }
 }
 
-#[test]
-fn printed_bench_programs() {
-    assert!(!sexp_files("benches/programs").is_empty());
-    snapshots("benches/programs", "bench");
-}
-
-#[test]
-fn printed_examples() {
-    snapshots("examples", "example");
-}
-
-/// `eqscan fmt` prints what the printer writes (up to a final newline).
-#[test]
-fn fmt_command_prints_canonical_form() {
-    for dir in ["examples", "benches/programs"] {
-        for path in sexp_files(dir) {
-            let text = std::fs::read_to_string(&path).unwrap();
-            let p = parse_program(&text).unwrap_or_else(|e| panic!("{}", e.located(&rel(&path))));
-            let out = std::process::Command::new(env!("CARGO_BIN_EXE_eqscan"))
-                .arg("fmt")
-                .arg(&path)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "eqscan fmt {}: {}",
-                rel(&path),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let stdout = String::from_utf8(out.stdout).unwrap();
-            assert_eq!(
-                stdout.trim_end_matches('\n'),
-                print_program(&p).trim_end_matches('\n'),
-                "eqscan fmt {}",
-                rel(&path)
-            );
-        }
+fn main() {
+    let mut trials = plain_trials![examples_folder_has_the_documented_examples];
+    // The bench programs and the examples: the round trip, the printed
+    // form's snapshot, and `eqscan fmt`.
+    for (dir, prefix) in [("benches/programs", "bench"), ("examples", "example")] {
+        trials.extend(file_trials(dir, prefix, move |path| {
+            let printed = round_trip(path)?;
+            insta::assert_snapshot!(format!("{prefix}__{}", stem(path)), printed);
+            fmt_command_prints_canonical_form(path);
+            Ok(())
+        }));
     }
+    // The NumPy cases: the round trip.
+    for (dir, group) in [("tests/cases/ops", "ops"), ("tests/cases/scan", "scan")] {
+        trials.extend(file_trials(dir, group, |path| {
+            Ok(round_trip(path).map(|_| ())?)
+        }));
+    }
+    harness::run(trials);
 }

@@ -1,11 +1,16 @@
 //! The rule-file layer: loading, errors with spans, soundness checks of the
-//! shipped rules, and type-safe rewriting in the e-graph.
+//! shipped rules, and type-safe rewriting in the e-graph. Each shipped rule
+//! is two trials, `check::NAME` and `print_back::NAME`.
 
+mod common;
+
+use common::harness::{self, plain_trials};
 use eqscan::egraph::analysis::{EGraph, TensorAnalysis};
 use eqscan::egraph::term::program_to_expr;
 use eqscan::lang::parse_program;
 use eqscan::rules::check::Finding;
 use eqscan::rules::{check_rule, load_rules, parse_rules, to_rewrites, Rule, RuleError};
+use libtest_mimic::{Failed, Trial};
 use std::path::PathBuf;
 
 fn shipped() -> Vec<Rule> {
@@ -22,7 +27,6 @@ fn shipped() -> Vec<Rule> {
     }
 }
 
-#[test]
 fn every_shipped_rule_file_loads() {
     let rules = shipped();
     assert!(rules.len() > 50, "{} rules", rules.len());
@@ -31,25 +35,26 @@ fn every_shipped_rule_file_loads() {
     }
 }
 
-#[test]
-fn every_shipped_rule_passes_the_check() {
-    // The same call as `eqscan rules check rules/`, and two more seeds.
-    let rules = shipped();
-    let mut bad: Vec<String> = eqscan::rules::check_rules(&rules)
+/// One shipped rule passes the check: the call `eqscan rules check rules/`
+/// makes for it, and two more seeds.
+fn shipped_rule_passes_the_check(r: &Rule) -> Result<(), Failed> {
+    let mut bad: Vec<String> = eqscan::rules::check_rules(std::slice::from_ref(r))
         .into_iter()
         .map(|(name, c)| format!("{name}: {c}"))
         .collect();
     for seed in [7, 99] {
-        for r in &rules {
-            if let Err(c) = check_rule(r, 200, seed) {
-                bad.push(format!(
-                    "{} ({}:{}, seed {seed}): {c}",
-                    r.name, r.file, r.line
-                ));
-            }
+        if let Err(c) = check_rule(r, 200, seed) {
+            bad.push(format!(
+                "{} ({}:{}, seed {seed}): {c}",
+                r.name, r.file, r.line
+            ));
         }
     }
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(bad.join("\n").into())
+    }
 }
 
 fn one(text: &str) -> Rule {
@@ -59,7 +64,6 @@ fn one(text: &str) -> Rule {
     }
 }
 
-#[test]
 fn commuted_subtraction_is_unsound() {
     let r = one("sub-comm: (sub ?a ?b) => (sub ?b ?a)");
     let c = check_rule(&r, 100, 1).expect_err("sub-comm must fail");
@@ -68,7 +72,6 @@ fn commuted_subtraction_is_unsound() {
     assert!(c.to_string().starts_with("unsound: with ?a = "), "{c}");
 }
 
-#[test]
 fn times_zero_as_a_scalar_changes_the_shape() {
     let r = one("mul-zero-bad: (mul ?a 0.0) => 0.0");
     let c = check_rule(&r, 100, 1).expect_err("must fail");
@@ -93,7 +96,6 @@ fn errors(text: &str) -> Vec<String> {
     }
 }
 
-#[test]
 fn bad_rules_report_every_error_with_its_position() {
     let text = "\
 # a comment
@@ -119,7 +121,6 @@ stray: (mul ?x ?y)) => ?x
     }
 }
 
-#[test]
 fn more_bad_rules() {
     let es = errors(
         "a: (add ?x) => ?x\nb: (neg ?x) ?x\nc: (neg ?x) => (neg ?x) if ndim(?x)\nd: ?x => (neg ?x)\n\
@@ -140,7 +141,6 @@ fn more_bad_rules() {
     }
 }
 
-#[test]
 fn files_and_folders_load_and_errors_name_the_file() {
     let dir = std::env::temp_dir().join(format!("eqscan-rules-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -159,15 +159,12 @@ fn files_and_folders_load_and_errors_name_the_file() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-#[test]
-fn rules_print_back_to_the_same_rules() {
-    for r in shipped() {
-        let again = one(&r.to_string());
-        assert_eq!(again.to_string(), r.to_string());
-    }
+/// One shipped rule prints back to the same rule.
+fn rule_prints_back_to_the_same_rule(r: &Rule) {
+    let again = one(&r.to_string());
+    assert_eq!(again.to_string(), r.to_string());
 }
 
-#[test]
 fn the_egraph_refuses_type_changes_and_proves_identities() {
     let p = parse_program(
         "(program t (input X (f64 3)) (input K (i64 3))
@@ -231,7 +228,6 @@ fn output_ranges(text: &str) -> Vec<eqscan::egraph::range::Range> {
     outs.iter().map(|o| eg[*o].data.range).collect()
 }
 
-#[test]
 fn the_range_analysis_knows_signs_bounds_and_x_minus_max() {
     use eqscan::egraph::range::Range;
     let rs = output_ranges(
@@ -272,7 +268,6 @@ fn the_range_analysis_knows_signs_bounds_and_x_minus_max() {
     assert!(rs[16].hi >= 0.0 && rs[16].hi < 1e-12, "{:?}", rs[16]);
 }
 
-#[test]
 fn exp_add_without_its_condition_is_unsafe() {
     // The rule as it was before the value-range guard: exp(a + b) ==
     // exp(a) * exp(b) holds for real numbers, and the ordinary trials
@@ -301,7 +296,6 @@ fn exp_add_without_its_condition_is_unsafe() {
     assert_eq!(check_rule(&safe, 200, 0x5EED), Ok(()));
 }
 
-#[test]
 fn the_battery_catches_stable_to_unstable_and_integer_changes() {
     // tanh(x) => 2 sigmoid(2x) - 1 cancels to 0 for tiny x.
     let r = one("t: (tanh ?x) => (sub (mul 2.0 (sigmoid (mul 2.0 ?x))) 1.0) if not-bool(?x)");
@@ -322,7 +316,6 @@ fn the_battery_catches_stable_to_unstable_and_integer_changes() {
     assert_eq!(check_rule(&r, 200, 0x5EED), Ok(()));
 }
 
-#[test]
 fn the_rules_folder_does_not_load_fast_math() {
     let rules = shipped();
     assert!(rules.iter().all(|r| !r.file.contains("fast-math")));
@@ -333,7 +326,6 @@ fn the_rules_folder_does_not_load_fast_math() {
     assert!(both.len() > rules.len());
 }
 
-#[test]
 fn range_predicates_read_the_analysis() {
     // exp-add fires where both exponents are known to be small (tanh) and
     // not on an input, whose range is unknown.
@@ -356,4 +348,38 @@ fn range_predicates_read_the_analysis() {
     let has_mul = |id| eg[id].nodes.iter().any(|n| n.to_string() == "mul");
     assert!(has_mul(outs[0]));
     assert!(!has_mul(outs[1]));
+}
+
+fn main() {
+    let mut trials = plain_trials![
+        every_shipped_rule_file_loads,
+        commuted_subtraction_is_unsound,
+        times_zero_as_a_scalar_changes_the_shape,
+        bad_rules_report_every_error_with_its_position,
+        more_bad_rules,
+        files_and_folders_load_and_errors_name_the_file,
+        the_egraph_refuses_type_changes_and_proves_identities,
+        the_range_analysis_knows_signs_bounds_and_x_minus_max,
+        exp_add_without_its_condition_is_unsafe,
+        the_battery_catches_stable_to_unstable_and_integer_changes,
+        the_rules_folder_does_not_load_fast_math,
+        range_predicates_read_the_analysis,
+    ];
+    // One trial per shipped rule: `check::NAME` and `print_back::NAME`.
+    let rules = shipped();
+    assert!(rules.len() > 50, "{} rules", rules.len());
+    for r in rules {
+        let again = r.clone();
+        trials.push(Trial::test(format!("check::{}", r.name), move || {
+            shipped_rule_passes_the_check(&r)
+        }));
+        trials.push(Trial::test(
+            format!("print_back::{}", again.name),
+            move || {
+                rule_prints_back_to_the_same_rule(&again);
+                Ok(())
+            },
+        ));
+    }
+    harness::run(trials);
 }

@@ -33,8 +33,9 @@
 //! 5. the original and the optimized program, run on the data rule's inputs,
 //!    give the same outputs: dtype and shape equal, values within
 //!    rtol 1e-9 / atol 1e-12 (nan equal to nan);
-//! 6. the optimized program's text matches the insta snapshot
-//!    `tests/snapshots/scan_rules__NAME.snap`.
+//! 6. the optimized program's text, headed by the cost before and after
+//!    and the stop reason (`common::optimized_snapshot`), matches the insta
+//!    snapshot `tests/snapshots/scan_rules__NAME.snap`.
 //!
 //! Update the snapshots with `INSTA_UPDATE=always cargo test --release --test scan_rules`
 //! and read every new one. Run one case with
@@ -45,15 +46,16 @@
 
 mod common;
 
-use common::{compare, header, header_pairs, rel, sexp_files, stem};
+use common::harness::{self, case_files};
+use common::{compare, header, header_pairs, optimized_snapshot, rel, stem};
 use eqscan::egraph::runner::Limits;
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::extract::cost::CostModel;
 use eqscan::lang::{parse_program, print_program, Graph, Op, OutputInfo, Program};
 use eqscan::optimize::{default_rewrites, optimize, Report};
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 const RTOL: f64 = 1e-9;
@@ -346,26 +348,24 @@ fn run_case(path: &Path, known: &BTreeSet<String>) -> Result<(), Failed> {
         )
         .into());
     }
-    insta::assert_snapshot!(name, text_after);
+    let snapshot = optimized_snapshot(&report, &text_after);
+    insta::assert_snapshot!(name, snapshot);
     Ok(())
 }
 
 fn main() {
-    let args = Arguments::from_args();
     let known: BTreeSet<String> = default_rewrites()
         .expect("the shipped rules load")
         .iter()
         .map(|r| r.name.to_string())
         .collect();
-    let files: Vec<PathBuf> = sexp_files("tests/cases/scan_rules");
-    assert!(!files.is_empty(), "no cases under tests/cases/scan_rules");
     let mut trials = Vec::new();
-    for path in files {
+    for path in case_files("tests/cases/scan_rules") {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let ignored = header(&text, "known_bug").is_some();
         let known = known.clone();
         let name = stem(&path);
         trials.push(Trial::test(name, move || run_case(&path, &known)).with_ignored_flag(ignored));
     }
-    libtest_mimic::run(&args, trials).exit();
+    harness::run(trials);
 }

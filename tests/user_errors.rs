@@ -29,14 +29,15 @@
 
 mod common;
 
-use common::{header, header_pairs, rel, root, sexp_files, stem};
+use common::harness::{self, case_files};
+use common::{header, header_pairs, rel, root, stem};
 use eqscan::exec::map_back::{run_mapped_back, Outcome};
 use eqscan::exec::plan::Compiled;
 use eqscan::exec::run::{generate_inputs, Dims};
 use eqscan::exec::shape_check::check_program;
 use eqscan::exec::{ExecError, Value};
 use eqscan::lang::{parse_program, Program};
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -155,7 +156,7 @@ fn valid_programs() -> Vec<Valid> {
         "tests/cases/scan_rules",
         "tests/cases/shared",
     ] {
-        dirs.extend(sexp_files(dir));
+        dirs.extend(case_files(dir));
     }
     for path in dirs {
         let text = std::fs::read_to_string(&path).unwrap();
@@ -222,10 +223,9 @@ fn agree(name: &str, written: &Program, optimized: &Program, dims: &Dims) -> Res
 }
 
 fn main() {
-    let args = Arguments::from_args();
     let mut trials: Vec<Trial> = Vec::new();
 
-    for path in sexp_files("tests/cases/fail") {
+    for path in case_files("tests/cases/fail") {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         if header(&text, "args").is_some_and(|a| a.starts_with("run ") || a == "run") {
             let name = format!("both_ways::{}", stem(&path));
@@ -307,5 +307,5 @@ fn main() {
         }));
     }
 
-    libtest_mimic::run(&args, trials).exit();
+    harness::run(trials);
 }

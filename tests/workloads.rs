@@ -370,8 +370,9 @@ fn every_workload_is_tested() {
         "output_push",
         "constants",
     ];
-    for p in common::sexp_files("benches/programs") {
-        let s = common::stem(&p);
+    let files = common::sexp_files("benches/programs");
+    for p in &files {
+        let s = common::stem(p);
         assert!(
             tested.contains(&s.as_str()),
             "benches/programs/{s}.sexp is not tested"
@@ -381,6 +382,9 @@ fn every_workload_is_tested() {
             "no fixtures for {s}"
         );
     }
+    // And every tested workload has its program (the loop above passes on
+    // an empty folder).
+    assert_eq!(files.len(), tested.len(), "benches/programs: {files:?}");
 }
 
 #[test]

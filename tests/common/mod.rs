@@ -1,6 +1,10 @@
 //! Helpers shared by the integration tests: locating files, reading case
-//! headers, and comparing values with a tolerance.
+//! headers, comparing values with a tolerance, the content of
+//! optimized-program snapshots, and (in [`harness`]) the trials of the
+//! data-driven harnesses.
 #![allow(dead_code)]
+
+pub mod harness;
 
 use eqscan::exec::Value;
 use std::collections::BTreeMap;
@@ -155,4 +159,23 @@ pub fn expected_outputs(dir: &Path) -> Vec<PathBuf> {
         .map(|k| dir.join(format!("out_{k}.npy")))
         .take_while(|p| p.is_file())
         .collect()
+}
+
+/// The content of an optimized-program snapshot: two `;` comment lines
+/// with the cost of the program as written and of the optimized one
+/// (the report's DAG measure) and why saturation stopped, then the
+/// optimized program's text. The comments keep the snapshot a program that
+/// parses. Every field is deterministic: the callers fail a run that
+/// stopped on the time limit, the only stop reason that depends on the
+/// machine.
+pub fn optimized_snapshot(report: &eqscan::optimize::Report, program_text: &str) -> String {
+    let stop = report.stop_reason.to_string();
+    assert_ne!(
+        stop, "time_limit",
+        "a run stopped by the clock would make the snapshot depend on the machine"
+    );
+    format!(
+        "; cost: {} -> {}\n; stop_reason: {stop}\n{program_text}",
+        report.cost_before, report.cost_after
+    )
 }
