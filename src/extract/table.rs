@@ -6,7 +6,7 @@
 //! [`CostModel::node_cost`] (type inference of the node) runs once per
 //! e-node, whichever extractors run on it. Must not: choose nodes.
 
-use super::cost::{mul_inf, CostModel};
+use super::cost::{loop_cost, CostModel};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, TNode};
 use egg::{Id, Language, RecExpr};
@@ -27,7 +27,8 @@ pub(crate) struct NodeInfo<'a> {
 
 impl NodeInfo<'_> {
     /// The node's tree cost given its children's: own cost plus the
-    /// children's, a scan's body children counted `steps` times.
+    /// children's, a scan's body children counted `steps` times
+    /// ([`loop_cost`]).
     pub fn tree_cost(&self, child_cost: impl Fn(usize) -> f64) -> f64 {
         if !self.own.is_finite() {
             return f64::INFINITY;
@@ -36,7 +37,7 @@ impl NodeInfo<'_> {
         let body: f64 = self.children[..nb].iter().map(|c| child_cost(*c)).sum();
         let outer: f64 = self.children[nb..].iter().map(|c| child_cost(*c)).sum();
         match self.scan {
-            Some((steps, _)) => self.own + mul_inf(steps, body) + outer,
+            Some((steps, _)) => loop_cost(self.own, steps, body) + outer,
             None => self.own + outer,
         }
     }
