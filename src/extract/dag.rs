@@ -18,14 +18,14 @@
 //! Greedy choice is per class, so it misses sharing between siblings (a
 //! class whose cheapest node alone is not the cheapest once another branch
 //! already pays for a child). A local improvement pass follows
-//! ([`super::improve`]): for each selected class, try the nodes whose
+//! (`extract/improve.rs`): for each selected class, try the nodes whose
 //! children are all already selected, and keep a switch that makes the
 //! whole selection cheaper.
 //!
 //! Neither sees a loop that serves several classes: after `scan-merge`,
 //! each output class of two loops can read the merged loop, but each
 //! class alone pays for all of it. The loop-aware pass
-//! ([`super::loops`]) then switches all the classes a loop can serve at
+//! (`extract/loops.rs`) then switches all the classes a loop can serve at
 //! once, when the whole selection gets cheaper; if it switched anything,
 //! the local pass runs again on the new selection.
 //!

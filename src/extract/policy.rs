@@ -6,8 +6,8 @@
 //! (the extractor whose term is kept), [`ExtractorNote`] (why that is not
 //! the one asked for), [`extract_within`], and the time split
 //! ([`saturation_budget`], [`EXTRACT_TIME_PER_NODE`], [`final_reserve`]).
-//! Must not: extract by itself (it calls [`super::dag`], [`super::tree`]
-//! and [`super::ilp`]) or saturate.
+//! Must not: extract by itself (it calls [`super::dag`], the tree
+//! extractor and [`super::ilp`]) or saturate.
 //!
 //! The time limit bounds a whole optimization, not only saturation.
 //! Saturation ends early enough to leave [`EXTRACT_TIME_PER_NODE`] per
@@ -314,5 +314,55 @@ pub fn extract_within(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The notes print as `optimize --json` has always written them.
+    #[test]
+    fn notes_print_their_sentences() {
+        assert_eq!(
+            ExtractorNote::TreeAboveMaxClasses.to_string(),
+            "greedy DAG extraction skipped above 4000 e-classes; tree extraction used"
+        );
+        assert_eq!(
+            ExtractorNote::IlpNotProven { seconds: 2.5 }.to_string(),
+            "ilp: time limit of 2.5 s reached; its best term, not proven optimal, is kept"
+        );
+        let refused = ExtractorNote::IlpFailed {
+            error: IlpError::TooLarge { limit: 3 },
+            fallback: None,
+        };
+        assert_eq!(
+            refused.to_string(),
+            "ilp: the ILP would have more than 3 classes (a class counts once per loop body it \
+             is reachable in); greedy DAG used"
+        );
+        let twice = ExtractorNote::IlpFailed {
+            error: IlpError::NoTerm,
+            fallback: Some(Box::new(ExtractorNote::TreeForLackOfTime)),
+        };
+        assert_eq!(
+            twice.to_string(),
+            "ilp: the root class has no term of finite cost; too little of the time limit left \
+             for greedy DAG extraction; tree extraction used"
+        );
+        assert_eq!(ExtractorKind::Greedy.to_string(), "greedy");
+        assert_eq!(Extractor::Ilp(IlpLimits::default()).name(), "ilp");
+    }
+
+    /// The time split: saturation ends a tenth of the limit (at most
+    /// 50 ms) before the end, and keeps 3 µs per e-node for extraction.
+    #[test]
+    fn saturation_leaves_time_for_extraction() {
+        let start = Instant::now();
+        let b = saturation_budget(start, Duration::from_secs(1));
+        assert_eq!(b.deadline - start, Duration::from_millis(950));
+        assert_eq!(b.per_node, Duration::from_micros(3));
+        let b = saturation_budget(start, Duration::from_millis(100));
+        assert_eq!(b.deadline - start, Duration::from_millis(90));
     }
 }

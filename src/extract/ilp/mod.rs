@@ -58,10 +58,10 @@
 //! classes, 10,896 variables) optimality is not proven within 10 s.
 //!
 //! The nodes and their costs come from the shared node table
-//! ([`super::table::NodeTable`]), as for the other extractors. The files:
-//! [`candidates`] (the nodes that may be chosen, dominated ones dropped),
-//! [`contexts`] (the loop scopes), [`problem`] (variables and
-//! constraints), [`warm`] (the greedy start); this file runs the solver
+//! (`extract/table.rs`), as for the other extractors. The files:
+//! `candidates.rs` (the nodes that may be chosen, dominated ones dropped),
+//! `contexts.rs` (the loop scopes), `problem.rs` (variables and
+//! constraints), `warm.rs` (the greedy start); this file runs the solver
 //! and reads the term.
 //!
 //! Must not: change the e-graph, or be the default extractor (it is
