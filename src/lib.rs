@@ -6,8 +6,10 @@
 //! it with `pytensor.scan`'s semantics; [`egraph`] holds programs as terms
 //! in an e-graph with its analysis and saturation runner; [`rules`] (rule
 //! files and conditions), [`scan_rules`] (the Scan rewrites) and
-//! [`extract`] (cost model and extractors) work on it; [`optimize`] ties
-//! them together; the `eqscan` binary is the command line.
+//! [`extract`] (cost model, extractors and their policy) work on it;
+//! [`optimize`] ties them together; [`session`] does what the commands do
+//! (`run`: inputs bound, optimized, executed, reported); the `eqscan`
+//! binary is the command line, one file per command.
 //!
 //! ```
 //! use eqscan::lang::{parse_program, print_program};
@@ -35,3 +37,4 @@ pub mod lang;
 pub mod optimize;
 pub mod rules;
 pub mod scan_rules;
+pub mod session;

@@ -1,33 +1,46 @@
 //! The optimizer pipeline: saturate, extract, convert back, report.
 //!
-//! Owns: [`optimize`] and its [`Report`] (the `--json` report of SPEC §3),
-//! and the split of the time limit between saturation and extraction.
-//! Must not: hold rules, costs or kernels — it wires `rules`, `extract` and
+//! Owns: [`optimize`], its [`Report`] (the `--json` report of SPEC §3) and
+//! its errors ([`OptimizeError`]). Must not: hold rules, costs, extractor
+//! policy or kernels — it wires `rules`, `scan_rules`, `extract` and
 //! `lang` together.
 //!
-//! The time limit bounds the whole [`optimize`] call, not only saturation.
-//! Saturation ends early enough to leave [`EXTRACT_TIME_PER_NODE`] per
-//! e-node of the e-graph it built, plus [`final_reserve`] for writing the
-//! result back (see [`crate::egraph::runner::Budget`]). The default
-//! extraction is then greedy DAG-aware when the e-graph is small (at most
-//! [`DAG_EXTRACTION_MAX_CLASSES`] classes) and more time is left than the
-//! tree extractor needs, and stops at the deadline, keeping the best term
-//! found by then; otherwise it is the tree extractor, `O(n log n)` in the
-//! e-nodes. ILP extraction ([`Extractor::Ilp`]) runs within its own time
-//! limit instead.
+//! The time limit bounds the whole [`optimize`] call, not only saturation;
+//! [`crate::extract::policy`] splits it between saturation and extraction
+//! and picks the extractor.
 
-use crate::egraph::analysis::{EGraph, TensorAnalysis};
-use crate::egraph::runner::{saturate_until, Budget, Limits};
+use crate::egraph::analysis::TensorAnalysis;
+use crate::egraph::runner::{saturate_until, Limits, SaturateError, StopReason};
 use crate::egraph::term::TNode;
 use crate::egraph::term::{expr_to_program, expr_to_text, program_to_expr};
 use crate::extract::cost::CostModel;
-use crate::extract::dag::{dag_cost, extract_dag_until};
-use crate::extract::ilp::{solve_ilp, IlpLimits};
-use crate::extract::tree::extract_tree;
-use crate::lang::{print_program, Program, Type};
+use crate::extract::policy::{extract_within, saturation_budget};
+use crate::extract::{Extractor, ExtractorKind, ExtractorNote};
+use crate::lang::{print_program, LangError, Program, Type};
 use egg::Rewrite;
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
+
+/// Why a program could not be optimized.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum OptimizeError {
+    /// The program has no term in the e-graph's language (the message of
+    /// [`program_to_expr`]).
+    #[error("{0}")]
+    Term(String),
+    /// Saturation could not start.
+    #[error(transparent)]
+    Saturate(#[from] SaturateError),
+    /// The extracted term is not a well-typed program: a rewrite or an
+    /// extractor is wrong (a bug, reported with the term's text).
+    #[error("internal error: the extracted program does not type-check ({error}):\n{text}")]
+    Extracted {
+        /// The language's error on the extracted program.
+        error: LangError,
+        /// The extracted program's text.
+        text: String,
+    },
+}
 
 /// Everything `optimize --json` reports.
 #[derive(Clone, Debug)]
@@ -35,7 +48,7 @@ pub struct Report {
     /// The optimized program.
     pub program: Program,
     /// Why saturation stopped.
-    pub stop_reason: &'static str,
+    pub stop_reason: StopReason,
     /// Saturation iterations.
     pub iterations: usize,
     /// E-nodes after saturation.
@@ -58,11 +71,11 @@ pub struct Report {
     pub saturate_ms: f64,
     /// Milliseconds spent extracting and converting back.
     pub extract_ms: f64,
-    /// The extractor whose term was kept (see [`Extraction::extractor`]).
-    pub extractor: &'static str,
+    /// The extractor whose term was kept.
+    pub extractor: ExtractorKind,
     /// Why the requested extractor was not the one used, or that its term
     /// is not proven optimal; `None` when nothing needs saying.
-    pub extractor_note: Option<String>,
+    pub extractor_note: Option<ExtractorNote>,
 }
 
 impl Report {
@@ -70,7 +83,7 @@ impl Report {
     pub fn to_json(&self, parse_ms: f64) -> serde_json::Value {
         serde_json::json!({
             "program": print_program(&self.program),
-            "stop_reason": self.stop_reason,
+            "stop_reason": self.stop_reason.name(),
             "iterations": self.iterations,
             "egraph_nodes": self.egraph_nodes,
             "egraph_classes": self.egraph_classes,
@@ -80,8 +93,8 @@ impl Report {
             "cost_after": self.cost_after,
             "scans_before": self.scans_before,
             "scans_after": self.scans_after,
-            "extractor": self.extractor,
-            "extractor_note": self.extractor_note,
+            "extractor": self.extractor.name(),
+            "extractor_note": self.extractor_note.as_ref().map(|n| n.to_string()),
             "time_ms": {"parse": parse_ms, "saturate": self.saturate_ms, "extract": self.extract_ms},
         })
     }
@@ -107,185 +120,12 @@ pub fn default_rewrites(
     Ok(rewrites(&crate::rules::defaults::default_rules()?, true))
 }
 
-/// Above this many e-classes, extraction is by tree cost (`O(n log n)`),
-/// judged on the DAG measure: the greedy DAG extractor keeps a set of
-/// classes per class; sets share structure along chains, but merging the
-/// sets of siblings that share much can still cost up to `O(n²)`.
-pub const DAG_EXTRACTION_MAX_CLASSES: usize = 4000;
-
-/// Time kept back per e-node of the saturated e-graph for extracting from
-/// it: costing every node once (a type inference each), the tree
-/// extractor's pass, and dropping the e-graph take 1–2 µs a node on a
-/// 2-core machine; this leaves a margin for a loaded one.
-pub const EXTRACT_TIME_PER_NODE: Duration = Duration::from_micros(3);
-
-/// Time kept back, whatever the e-graph's size, for writing the extracted
-/// term back as a program and checking it: a tenth of the time limit, at
-/// most 50 ms.
-pub fn final_reserve(time_limit: Duration) -> Duration {
-    (time_limit / 10).min(Duration::from_millis(50))
-}
-
 /// The cost of `p` as written: the measure extraction minimizes, with
 /// every node of the program paid (two copies of one loop are two loops;
 /// see [`crate::extract::dag::written_cost`]).
-pub fn program_cost(p: &Program, model: &CostModel) -> Result<f64, String> {
-    Ok(crate::extract::dag::written_cost(
-        &program_to_expr(p)?,
-        model,
-    ))
-}
-
-/// The best term of `root`'s class on the DAG measure, by the default
-/// extractor ([`Extractor::Greedy`]).
-pub fn extract(egraph: &EGraph, root: egg::Id, model: &CostModel) -> (f64, egg::RecExpr<TNode>) {
-    let x = extract_with(egraph, root, model, &Extractor::Greedy);
-    (x.cost, x.expr)
-}
-
-/// Which extractor picks the optimized term.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub enum Extractor {
-    /// Greedy DAG-aware extraction (the default); tree extraction above
-    /// [`DAG_EXTRACTION_MAX_CLASSES`] classes.
-    #[default]
-    Greedy,
-    /// Tree extraction (a shared value paid once per use), judged
-    /// on the DAG measure.
-    Tree,
-    /// Exact extraction by ILP ([`crate::extract::ilp`]) within these
-    /// limits; greedy DAG when the ILP refuses the e-graph or finds nothing
-    /// better before its time limit.
-    Ilp(IlpLimits),
-}
-
-impl Extractor {
-    /// The name `--extractor` takes: `greedy`, `tree` or `ilp`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Extractor::Greedy => "greedy",
-            Extractor::Tree => "tree",
-            Extractor::Ilp(_) => "ilp",
-        }
-    }
-}
-
-/// A term chosen by [`extract_with`].
-#[derive(Clone, Debug)]
-pub struct Extraction {
-    /// Its cost on the DAG measure ([`dag_cost`]).
-    pub cost: f64,
-    /// The term.
-    pub expr: egg::RecExpr<TNode>,
-    /// The extractor that chose it: `greedy`, `tree` or `ilp`.
-    pub extractor: &'static str,
-    /// Why that is not the extractor asked for, or that an ILP term is not
-    /// proven optimal.
-    pub note: Option<String>,
-}
-
-/// The best term of `root`'s class on the DAG measure, by `extractor`,
-/// without a deadline.
-pub fn extract_with(
-    egraph: &EGraph,
-    root: egg::Id,
-    model: &CostModel,
-    extractor: &Extractor,
-) -> Extraction {
-    extract_within(egraph, root, model, extractor, None)
-}
-
-/// The DAG cost of an extracted term; infinite for the empty term an
-/// extractor gives when the class has none.
-fn term_cost(expr: &egg::RecExpr<TNode>, model: &CostModel) -> f64 {
-    if expr.as_ref().is_empty() {
-        f64::INFINITY
-    } else {
-        dag_cost(expr, model)
-    }
-}
-
-/// [`extract_with`] by `deadline`. Greedy extraction is used only if the
-/// e-graph has at most [`DAG_EXTRACTION_MAX_CLASSES`] classes and more time
-/// is left than [`EXTRACT_TIME_PER_NODE`] per node, and stops at the
-/// deadline with the best term found by then; otherwise the tree
-/// extractor's term is taken (the note says why). The ILP keeps its own
-/// time limit.
-pub fn extract_within(
-    egraph: &EGraph,
-    root: egg::Id,
-    model: &CostModel,
-    extractor: &Extractor,
-    deadline: Option<Instant>,
-) -> Extraction {
-    let greedy = || {
-        let small = egraph.number_of_classes() <= DAG_EXTRACTION_MAX_CLASSES;
-        let time_for_dag = deadline.is_none_or(|d| {
-            let tree_time = EXTRACT_TIME_PER_NODE
-                .saturating_mul(u32::try_from(egraph.total_size()).unwrap_or(u32::MAX));
-            Instant::now() + tree_time < d
-        });
-        if small && time_for_dag {
-            let (cost, expr, complete) = extract_dag_until(egraph, root, model, deadline);
-            let note = (!complete).then(|| {
-                "greedy DAG extraction stopped at the time limit; the best term found by then is kept"
-                    .to_string()
-            });
-            (cost, expr, "greedy", note)
-        } else {
-            let (_, expr) = extract_tree(egraph, root, model);
-            let note = if small {
-                "too little of the time limit left for greedy DAG extraction; tree extraction used"
-                    .to_string()
-            } else {
-                format!(
-                    "greedy DAG extraction skipped above {DAG_EXTRACTION_MAX_CLASSES} e-classes; \
-                     tree extraction used"
-                )
-            };
-            (term_cost(&expr, model), expr, "tree", Some(note))
-        }
-    };
-    let (cost, expr, used, note) = match extractor {
-        Extractor::Greedy => greedy(),
-        Extractor::Tree => {
-            let (_, expr) = extract_tree(egraph, root, model);
-            (term_cost(&expr, model), expr, "tree", None)
-        }
-        Extractor::Ilp(limits) => match solve_ilp(egraph, root, model, limits) {
-            Ok(x) if x.optimal => (x.cost, x.expr, "ilp", None),
-            Ok(x) if x.cost < x.greedy_cost => {
-                let note = format!(
-                    "ilp: time limit of {} s reached; its best term, not proven optimal, is kept",
-                    limits.time_limit.as_secs_f64()
-                );
-                (x.cost, x.expr, "ilp", Some(note))
-            }
-            Ok(_) => {
-                let (c, e, used, _) = greedy();
-                let note = format!(
-                    "ilp: time limit of {} s reached with nothing better than greedy DAG; \
-                     greedy DAG used",
-                    limits.time_limit.as_secs_f64()
-                );
-                (c, e, used, Some(note))
-            }
-            Err(e) => {
-                let (c, expr, used, fallback) = greedy();
-                let note = match fallback {
-                    Some(f) => format!("ilp: {e}; {f}"),
-                    None => format!("ilp: {e}; greedy DAG used"),
-                };
-                (c, expr, used, Some(note))
-            }
-        },
-    };
-    Extraction {
-        cost,
-        expr,
-        extractor: used,
-        note,
-    }
+pub fn program_cost(p: &Program, model: &CostModel) -> Result<f64, OptimizeError> {
+    let expr = program_to_expr(p).map_err(OptimizeError::Term)?;
+    Ok(crate::extract::dag::written_cost(&expr, model))
 }
 
 /// Optimizes `p`: saturation with `rewrites` under `limits`, then DAG-aware
@@ -297,7 +137,7 @@ pub fn optimize(
     rewrites: &[Rewrite<TNode, TensorAnalysis>],
     limits: &Limits,
     model: &CostModel,
-) -> Result<Report, String> {
+) -> Result<Report, OptimizeError> {
     optimize_with(p, rewrites, limits, model, &Extractor::Greedy)
 }
 
@@ -308,15 +148,10 @@ pub fn optimize_with(
     limits: &Limits,
     model: &CostModel,
     extractor: &Extractor,
-) -> Result<Report, String> {
+) -> Result<Report, OptimizeError> {
     let start = Instant::now();
-    let deadline = start + limits.time_limit;
-    let reserve = final_reserve(limits.time_limit);
     let cost_before = program_cost(p, model)?;
-    let budget = Budget {
-        deadline: deadline.checked_sub(reserve).unwrap_or(start),
-        per_node: EXTRACT_TIME_PER_NODE,
-    };
+    let budget = saturation_budget(start, limits.time_limit);
     let sat = saturate_until(p, rewrites, limits, &budget, false)?;
     let t0 = Instant::now();
     let extract_deadline = budget.deadline.max(t0);
@@ -336,12 +171,11 @@ pub fn optimize_with(
         .map(|(_, n)| (n.name.clone().unwrap_or_default(), n.ty().clone()))
         .collect();
     let (program, cost_after) = if cost_after < cost_before && !expr.as_ref().is_empty() {
-        let mut q = expr_to_program(&p.name, &inputs, &expr).map_err(|e| {
-            format!(
-                "internal error: the extracted program does not type-check ({e}):\n{}",
-                expr_to_text(&p.name, &inputs, &expr)
-            )
-        })?;
+        let mut q =
+            expr_to_program(&p.name, &inputs, &expr).map_err(|error| OptimizeError::Extracted {
+                error,
+                text: expr_to_text(&p.name, &inputs, &expr),
+            })?;
         q.shared = p.shared.clone();
         (q, cost_after)
     } else {

@@ -59,7 +59,8 @@ fn optimized(p: &Program) -> Result<Program, String> {
     let rewrites =
         eqscan::optimize::default_rewrites().map_err(|e| format!("{} rule errors", e.len()))?;
     let model = eqscan::extract::cost::CostModel::default();
-    let report = eqscan::optimize::optimize(p, &rewrites, &Default::default(), &model)?;
+    let report = eqscan::optimize::optimize(p, &rewrites, &Default::default(), &model)
+        .map_err(|e| e.to_string())?;
     if report.cost_after > report.cost_before {
         return Err(format!(
             "cost went up: {} -> {}",

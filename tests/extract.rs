@@ -380,7 +380,7 @@ fn a_scan_costs_steps_times_its_body() {
     // One step: exp over 64 elements (8 ops each, 2·64 f64 moved) +
     // overhead + the 64 elements the step's output keeps.
     let body = 8.0 * 64.0 + 2.0 * 64.0;
-    let kept = 64.0 + eqscan::extract::cost::INPUT_STEP_COST;
+    let kept = 64.0 + m.input_step_cost;
     assert!(
         (c1 - (body + kept + m.step_overhead)).abs() < 0.01,
         "{c1} vs {}",
@@ -844,7 +844,8 @@ fn the_ilp_refuses_a_problem_over_its_limit() {
 }
 
 fn optimize_reports_its_extractor() {
-    use eqscan::optimize::{optimize_with, Extractor};
+    use eqscan::extract::Extractor;
+    use eqscan::optimize::optimize_with;
     let path = root_dir().join("benches/programs/merge.sexp");
     let p = parse_program(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let rewrites = eqscan::rules::defaults::default_rewrites().expect("shipped rules load");
@@ -852,13 +853,13 @@ fn optimize_reports_its_extractor() {
     let opt = |x: &Extractor| optimize_with(&p, &rewrites, &Default::default(), &m, x).unwrap();
     let greedy = opt(&Extractor::Greedy);
     assert_eq!(
-        (greedy.extractor, &greedy.extractor_note),
+        (greedy.extractor.name(), &greedy.extractor_note),
         ("greedy", &None)
     );
     let tree = opt(&Extractor::Tree);
     assert_eq!(tree.extractor, "tree");
     let ilp = opt(&Extractor::Ilp(ilp_limits()));
-    assert_eq!((ilp.extractor, &ilp.extractor_note), ("ilp", &None));
+    assert_eq!((ilp.extractor.name(), &ilp.extractor_note), ("ilp", &None));
     assert!(ilp.cost_after <= greedy.cost_after * (1.0 + 1e-9));
     assert_close(&run(&ilp.program), &run(&p), "merge (ilp)");
     // Refused: greedy, and the report says why.
@@ -867,7 +868,10 @@ fn optimize_reports_its_extractor() {
         ..IlpLimits::default()
     }));
     assert_eq!(refused.extractor, "greedy");
-    let note = refused.extractor_note.unwrap_or_default();
+    let note = refused
+        .extractor_note
+        .map(|n| n.to_string())
+        .unwrap_or_default();
     assert!(
         note.contains("more than 3 classes") && note.contains("greedy DAG used"),
         "{note}"

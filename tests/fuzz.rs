@@ -1030,7 +1030,7 @@ fn optimize_in_time(p: &Program, secs: u64) -> Result<Result<Program, String>, S
         }));
         let _ = tx.send(match r {
             Ok(Ok(rep)) => Ok(Ok(rep.program)),
-            Ok(Err(e)) => Ok(Err(e)),
+            Ok(Err(e)) => Ok(Err(e.to_string())),
             Err(e) => Err(format!("optimize panicked: {}", panic_message(&*e))),
         });
     });

@@ -106,7 +106,7 @@ fn time_limit_bounds_the_whole_call() {
     let (r, wall) = optimize_sum(&limits);
     eprintln!("default limits, 1 s: {}", summary(&r, wall));
     assert!(
-        ["time_limit", "node_limit"].contains(&r.stop_reason),
+        ["time_limit", "node_limit"].contains(&r.stop_reason.name()),
         "{}",
         r.stop_reason
     );

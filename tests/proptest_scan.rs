@@ -431,7 +431,7 @@ fn check_optimized(
         }
         s.scans_removed += report.scans_before.saturating_sub(report.scans_after);
         s.determinism_checks += determinism_checked as usize;
-        *s.stop_reasons.entry(report.stop_reason).or_insert(0) += 1;
+        *s.stop_reasons.entry(report.stop_reason.name()).or_insert(0) += 1;
         for (r, n) in &report.rules_applied {
             if r.starts_with("scan-") {
                 *s.rules.entry(r.clone()).or_insert(0) += n;

@@ -231,7 +231,7 @@ fn limits() -> Limits {
 fn optimized(p: &Program, case: &Case) -> Result<Report, String> {
     let rewrites = default_rewrites().map_err(|e| format!("{} rule errors", e.len()))?;
     let model = CostModel::with_dims(case.cost_dims.clone());
-    optimize(p, &rewrites, &limits(), &model)
+    optimize(p, &rewrites, &limits(), &model).map_err(|e| e.to_string())
 }
 
 fn run(p: &Program, case: &Case, what: &str) -> Result<Vec<eqscan::exec::Value>, String> {

@@ -285,7 +285,8 @@ fn main() {
             })?;
             let model = eqscan::extract::cost::CostModel::with_dims(dims.clone());
             let optimized =
-                eqscan::optimize::optimize(&program, &rewrites, &Default::default(), &model)?
+                eqscan::optimize::optimize(&program, &rewrites, &Default::default(), &model)
+                    .map_err(|e| e.to_string())?
                     .program;
             let mut known_bug_seen = false;
             for value in [None, Some(0), Some(1)] {

@@ -4,7 +4,9 @@
 //! Owns: [`Limits`] (iteration, node and time limits, with the defaults the
 //! command line documents), the [`Budget`] that leaves time for extraction,
 //! the [`ApplyGuard`] that holds rule appliers to both, the egg `Runner`
-//! with a `BackoffScheduler`, and the figures of a run ([`Saturation`]).
+//! with a `BackoffScheduler`, the figures of a run ([`Saturation`]), why
+//! it stopped ([`StopReason`]) and why it could not start
+//! ([`SaturateError`]).
 //! Must not: extract or execute.
 //!
 //! egg checks its node and time limits only between two rules, and a rule
@@ -19,9 +21,82 @@
 use super::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{program_to_expr, TNode};
 use crate::lang::Program;
-use egg::{BackoffScheduler, Id, Rewrite, Runner, StopReason};
+use egg::{BackoffScheduler, Id, Rewrite, Runner};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
+
+/// Why a saturation run stopped; [`StopReason::name`] is SPEC §3's
+/// spelling (the `stop_reason` of `optimize --json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StopReason {
+    /// No rule added anything new.
+    Saturated,
+    /// The iteration limit was reached.
+    IterationLimit,
+    /// The node limit was reached.
+    NodeLimit,
+    /// The time limit (or the time kept back for extraction) was reached.
+    TimeLimit,
+    /// Anything else egg reports (not expected).
+    Other,
+}
+
+impl StopReason {
+    /// SPEC §3's name: `saturated`, `iteration_limit`, `node_limit`,
+    /// `time_limit` (or `other`).
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::Saturated => "saturated",
+            StopReason::IterationLimit => "iteration_limit",
+            StopReason::NodeLimit => "node_limit",
+            StopReason::TimeLimit => "time_limit",
+            StopReason::Other => "other",
+        }
+    }
+
+    /// The reason egg's runner gives (`None`: it has not stopped, taken as
+    /// saturated). The guard's reasons come back through
+    /// [`egg::StopReason::Other`] with their [`Self::name`].
+    pub fn from_egg(r: &Option<egg::StopReason>) -> StopReason {
+        match r {
+            Some(egg::StopReason::Saturated) | None => StopReason::Saturated,
+            Some(egg::StopReason::IterationLimit(_)) => StopReason::IterationLimit,
+            Some(egg::StopReason::NodeLimit(_)) => StopReason::NodeLimit,
+            Some(egg::StopReason::TimeLimit(_)) => StopReason::TimeLimit,
+            Some(egg::StopReason::Other(s)) if s == StopReason::TimeLimit.name() => {
+                StopReason::TimeLimit
+            }
+            Some(egg::StopReason::Other(s)) if s == StopReason::NodeLimit.name() => {
+                StopReason::NodeLimit
+            }
+            Some(egg::StopReason::Other(_)) => StopReason::Other,
+        }
+    }
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl PartialEq<&str> for StopReason {
+    fn eq(&self, other: &&str) -> bool {
+        self.name() == *other
+    }
+}
+
+/// Why a program could not be saturated.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SaturateError {
+    /// The program has no term in the e-graph's language (the message of
+    /// [`program_to_expr`]).
+    #[error("{0}")]
+    Term(String),
+    /// egg's runner came back without the program's root (a bug).
+    #[error("no root")]
+    NoRoot,
+}
 
 /// Limits of one saturation run.
 #[derive(Clone, Debug)]
@@ -72,8 +147,8 @@ pub struct ApplyGuard {
     pub node_limit: usize,
     /// No application once `now + per_node × nodes` reaches the deadline.
     pub budget: Budget,
-    /// The limit that stopped the appliers, as SPEC §3 names it.
-    pub tripped: Option<&'static str>,
+    /// The limit that stopped the appliers.
+    pub tripped: Option<StopReason>,
     /// Applications asked about so far (the clock is read every
     /// [`ApplyGuard::CLOCK_EVERY`]-th time).
     calls: usize,
@@ -104,16 +179,16 @@ impl ApplyGuard {
 
     /// The limit reached with an e-graph of `nodes` e-nodes, if any,
     /// reading the clock.
-    pub fn check_now(&mut self, nodes: usize) -> Option<&'static str> {
+    pub fn check_now(&mut self, nodes: usize) -> Option<StopReason> {
         self.check(nodes, true)
     }
 
-    fn check(&mut self, nodes: usize, read_clock: bool) -> Option<&'static str> {
+    fn check(&mut self, nodes: usize, read_clock: bool) -> Option<StopReason> {
         if self.tripped.is_none() {
             if nodes >= self.node_limit {
-                self.tripped = Some("node_limit");
+                self.tripped = Some(StopReason::NodeLimit);
             } else if read_clock && self.out_of_time(nodes) {
-                self.tripped = Some("time_limit");
+                self.tripped = Some(StopReason::TimeLimit);
             }
         }
         self.tripped
@@ -134,27 +209,14 @@ pub struct Saturation {
     pub egraph: EGraph,
     /// The class of the program's root ([`crate::egraph::term::Head::Outputs`]).
     pub root: Id,
-    /// Why the run stopped, as SPEC §3 spells it.
-    pub stop_reason: &'static str,
+    /// Why the run stopped.
+    pub stop_reason: StopReason,
     /// Iterations run.
     pub iterations: usize,
     /// How often each rule was applied (only rules that fired).
     pub rules_applied: BTreeMap<String, usize>,
     /// Wall time of the run.
     pub time: Duration,
-}
-
-/// SPEC §3's name of a stop reason.
-pub fn stop_reason_name(r: &Option<StopReason>) -> &'static str {
-    match r {
-        Some(StopReason::Saturated) | None => "saturated",
-        Some(StopReason::IterationLimit(_)) => "iteration_limit",
-        Some(StopReason::NodeLimit(_)) => "node_limit",
-        Some(StopReason::TimeLimit(_)) => "time_limit",
-        Some(StopReason::Other(s)) if s == "time_limit" => "time_limit",
-        Some(StopReason::Other(s)) if s == "node_limit" => "node_limit",
-        Some(StopReason::Other(_)) => "other",
-    }
 }
 
 /// Puts `p` in an e-graph and saturates it with `rewrites` under `limits`
@@ -164,7 +226,7 @@ pub fn saturate(
     rewrites: &[Rewrite<TNode, TensorAnalysis>],
     limits: &Limits,
     explanations: bool,
-) -> Result<Saturation, String> {
+) -> Result<Saturation, SaturateError> {
     saturate_until(
         p,
         rewrites,
@@ -184,8 +246,8 @@ pub fn saturate_until(
     limits: &Limits,
     budget: &Budget,
     explanations: bool,
-) -> Result<Saturation, String> {
-    let expr = program_to_expr(p)?;
+) -> Result<Saturation, SaturateError> {
+    let expr = program_to_expr(p).map_err(SaturateError::Term)?;
     let start = Instant::now();
     let mut egraph = EGraph::new(TensorAnalysis {
         guard: Some(ApplyGuard::new(limits.node_limit, *budget)),
@@ -210,7 +272,7 @@ pub fn saturate_until(
             let nodes = runner.egraph.total_size();
             match runner.egraph.analysis.guard.as_mut() {
                 Some(g) => match g.check_now(nodes) {
-                    Some(reason) => Err(reason.to_string()),
+                    Some(reason) => Err(reason.name().to_string()),
                     None => Ok(()),
                 },
                 None => Ok(()),
@@ -223,13 +285,13 @@ pub fn saturate_until(
             *applied.entry(name.to_string()).or_insert(0) += n;
         }
     }
-    let root = runner.roots.first().copied().ok_or("no root")?;
+    let root = runner.roots.first().copied().ok_or(SaturateError::NoRoot)?;
     let mut egraph = runner.egraph;
     // A limit the appliers hit is why the run ended, even if egg, seeing
     // nothing applied in the last iteration, took it for saturation.
     let tripped = egraph.analysis.guard.take().and_then(|g| g.tripped);
-    let stop_reason = match (stop_reason_name(&runner.stop_reason), tripped) {
-        ("saturated" | "iteration_limit", Some(t)) => t,
+    let stop_reason = match (StopReason::from_egg(&runner.stop_reason), tripped) {
+        (StopReason::Saturated | StopReason::IterationLimit, Some(t)) => t,
         (r, _) => r,
     };
     Ok(Saturation {

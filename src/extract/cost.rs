@@ -7,8 +7,8 @@
 //!
 //! A scan's own cost here is only its loop overhead, `steps ×
 //! step_overhead`; the work of its body depends on which body terms an
-//! extractor picks, so the extractors add `steps × body` themselves (see
-//! [`CostModel::scan_steps`] and [`CostModel::scan_cost`]).
+//! extractor picks, so every extractor adds `steps × body` through one
+//! function, [`loop_cost`].
 //!
 //! A node that cannot be part of a well-typed program — one of its children
 //! is [`Kind::Invalid`], its attributes are not constants, or its arguments
@@ -22,25 +22,11 @@ use crate::lang::{BinaryOp, Dim, Op, Scalar, Type, UnaryOp};
 use egg::Id;
 use std::collections::BTreeMap;
 
-/// Weight of a transcendental elementwise function (exp, log, log1p, tanh,
-/// sigmoid, sin, cos, pow) relative to an add or a multiply: a libm call
-/// costs roughly 5–20 simple operations.
-pub const TRANSCENDENTAL_WEIGHT: f64 = 8.0;
-
-/// Cost of an op that makes a view (transpose, reshape, expand_dims,
-/// index): constant, independent of the size.
-pub const VIEW_COST: f64 = 1.0;
-
-/// Cost of one loop input per step (taking a sequence's row, binding a
-/// parameter): a few operations, so a loop without an unused input is
-/// cheaper than with it.
-pub const INPUT_STEP_COST: f64 = 4.0;
-
-/// Cost of a literal leaf: tiny, so that among equal-work terms the one
-/// with fewer literals wins (other leaves cost 0).
-pub const LIT_COST: f64 = 1e-3;
-
-/// Sizes and constants of the cost model.
+/// Sizes and weights of the cost model.
+///
+/// [`Default`] gives the weights every command and test uses; a field may
+/// be changed to explore another model (e.g. a larger `step_overhead` for
+/// a slower executor).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CostModel {
     /// Values of symbolic sizes (e.g. `T = 20000`).
@@ -54,6 +40,23 @@ pub struct CostModel {
     /// body op, writing the outputs). 2000 by default: about 1–2 µs a step
     /// at ~1 flop-equivalent a nanosecond; to be measured on the executor.
     pub step_overhead: f64,
+    /// The cost of one loop input per step (taking a sequence's row,
+    /// binding a parameter): a few operations (4 by default), so a loop
+    /// without an unused input is cheaper than with it.
+    pub input_step_cost: f64,
+    /// The weight of a transcendental elementwise function (exp, log,
+    /// log1p, tanh, sigmoid, sin, cos, pow) relative to an add or a
+    /// multiply: a libm call costs roughly 5–20 simple operations (8 by
+    /// default).
+    pub transcendental_weight: f64,
+    /// The cost of an op that makes a view (transpose, reshape,
+    /// expand_dims, index): constant, independent of the size (1 by
+    /// default).
+    pub view_cost: f64,
+    /// The cost of a literal leaf: tiny (1e-3 by default), so that among
+    /// equal-work terms the one with fewer literals wins (other leaves
+    /// cost 0).
+    pub literal_cost: f64,
 }
 
 impl Default for CostModel {
@@ -62,6 +65,10 @@ impl Default for CostModel {
             dims: BTreeMap::new(),
             default_size: 1000,
             step_overhead: 2000.0,
+            input_step_cost: 4.0,
+            transcendental_weight: 8.0,
+            view_cost: 1.0,
+            literal_cost: 1e-3,
         }
     }
 }
@@ -73,6 +80,15 @@ pub(crate) fn mul_inf(a: f64, b: f64) -> f64 {
     } else {
         a * b
     }
+}
+
+/// The whole cost of a loop node: its own cost `own` (for a scan, the
+/// overhead of its steps and what its outputs keep, see
+/// [`CostModel::node_cost`]) plus `steps ×` the cost `body` of one step of
+/// its body; infinite when either part is. Every extractor prices a loop
+/// through this function.
+pub fn loop_cost(own: f64, steps: f64, body: f64) -> f64 {
+    own + mul_inf(steps, body)
 }
 
 fn is_transcendental_unary(u: UnaryOp) -> bool {
@@ -99,25 +115,25 @@ impl CostModel {
 
     /// The value of one size: bound symbols from [`Self::dims`], unbound
     /// ones (and unknown sizes) [`Self::default_size`].
-    pub fn size(&self, d: &Dim) -> f64 {
+    pub(crate) fn size(&self, d: &Dim) -> f64 {
         let bind = |s: &str| Some(self.dims.get(s).copied().unwrap_or(self.default_size));
         d.eval(&bind).unwrap_or(self.default_size).max(0) as f64
     }
 
     /// The number of elements of a value of type `t` (1 for a scalar).
-    pub fn elements(&self, t: &Type) -> f64 {
+    pub(crate) fn elements(&self, t: &Type) -> f64 {
         t.shape.iter().map(|d| self.size(d)).product()
     }
 
     /// The bytes of a value of type `t`.
-    pub fn bytes(&self, t: &Type) -> f64 {
+    pub(crate) fn bytes(&self, t: &Type) -> f64 {
         self.elements(t) * t.dtype.size_bytes() as f64
     }
 
     /// The step count of the scan whose e-class is `class`: the length of
     /// its first output (every output has the same), or
     /// [`Self::default_size`] when the class is not a scan.
-    pub fn scan_steps(&self, egraph: &EGraph, class: Id) -> f64 {
+    pub(crate) fn scan_steps(&self, egraph: &EGraph, class: Id) -> f64 {
         egraph[class]
             .nodes
             .iter()
@@ -134,7 +150,7 @@ impl CostModel {
 
     /// The elements a scan's outputs hold (every step, or the steps an
     /// output keeps): what the loop writes and keeps in memory.
-    pub fn scan_storage(&self, egraph: &EGraph, class: Id) -> f64 {
+    pub(crate) fn scan_storage(&self, egraph: &EGraph, class: Id) -> f64 {
         match &egraph[class].data.kind {
             Kind::Multi(tys) => tys.iter().map(|t| self.elements(t)).sum(),
             _ => 0.0,
@@ -143,7 +159,7 @@ impl CostModel {
 
     /// For a scan node, its step count (looked up through the node's class);
     /// `None` for any other node.
-    pub fn scan_steps_of(&self, egraph: &EGraph, node: &TNode) -> Option<f64> {
+    pub(crate) fn scan_steps_of(&self, egraph: &EGraph, node: &TNode) -> Option<f64> {
         if !matches!(node.head, Head::Scan(_)) {
             return None;
         }
@@ -153,30 +169,24 @@ impl CostModel {
         })
     }
 
-    /// The whole cost of a loop of `steps` steps whose body costs `body` a
-    /// step: `steps × (body + step_overhead)`, infinite when `body` is.
-    pub fn scan_cost(&self, steps: f64, body: f64) -> f64 {
-        mul_inf(steps, body + self.step_overhead)
-    }
-
     /// The node's own work (children excluded), in flop-equivalents:
     ///
     /// - elementwise ops: one operation per result element
-    ///   ([`TRANSCENDENTAL_WEIGHT`] for exp, log, tanh, sin, cos, sigmoid,
+    ///   ([`Self::transcendental_weight`] for exp, log, tanh, sin, cos, sigmoid,
     ///   pow), plus the bytes of the arguments and the result over 8;
     /// - reductions and cumulative ops: one operation per input element,
     ///   plus bytes moved over 8;
     /// - `dot` / `matmul`: `2·m·k·n` (twice the result elements times the
     ///   contracted length), plus bytes moved over 8;
-    /// - views (transpose, reshape, expand_dims, index): [`VIEW_COST`];
+    /// - views (transpose, reshape, expand_dims, index): [`Self::view_cost`];
     /// - copies and creations (stack, concat, slice, fill, zeros, ones,
     ///   tensor, arange, cast): the result's elements;
-    /// - leaves, `proj` and the root: 0 ([`LIT_COST`] for a literal);
-    /// - a scan: its loop overhead, `steps × (step_overhead + inputs ×`
-    ///   [`INPUT_STEP_COST`]`)`, plus the
-    ///   elements its outputs keep (all steps, or the last K of an output
-    ///   with `(keep K)`); the body is added by the extractors, see
-    ///   [`Self::scan_cost`].
+    /// - leaves, `proj` and the root: 0 ([`Self::literal_cost`] for a
+    ///   literal);
+    /// - a scan: its loop overhead, `steps × (step_overhead + inputs ×
+    ///   input_step_cost)`, plus the elements its outputs keep (all steps,
+    ///   or the last K of an output with `(keep K)`); the body is added by
+    ///   the extractors, through [`loop_cost`].
     ///
     /// `f64::INFINITY` for a node that cannot be extracted: a child class
     /// is [`Kind::Invalid`], the attributes are not constants, the
@@ -190,7 +200,7 @@ impl CostModel {
             return f64::INFINITY;
         }
         match &node.head {
-            Head::Lit(_) => LIT_COST,
+            Head::Lit(_) => self.literal_cost,
             Head::NoneBound
             | Head::DType(_)
             | Head::Type(_)
@@ -220,7 +230,7 @@ impl CostModel {
                     return f64::INFINITY;
                 }
                 let steps = self.scan_steps_of(egraph, node).unwrap_or(0.0);
-                let inputs = layout.n_body_params() as f64 * INPUT_STEP_COST;
+                let inputs = layout.n_body_params() as f64 * self.input_step_cost;
                 let storage = egraph
                     .lookup(node.clone())
                     .map(|c| self.scan_storage(egraph, c))
@@ -264,13 +274,13 @@ impl CostModel {
 
     /// The work of `op` on arguments of types `args` giving a result of type
     /// `out` (see [`Self::node_cost`]).
-    pub fn op_work(&self, op: &Op, args: &[&Type], out: &Type) -> f64 {
+    pub(crate) fn op_work(&self, op: &Op, args: &[&Type], out: &Type) -> f64 {
         let n_out = self.elements(out);
         let moved = (args.iter().map(|t| self.bytes(t)).sum::<f64>() + self.bytes(out)) / 8.0;
         match op {
             Op::Unary(u) => {
                 let w = if is_transcendental_unary(*u) {
-                    TRANSCENDENTAL_WEIGHT
+                    self.transcendental_weight
                 } else {
                     1.0
                 };
@@ -278,7 +288,7 @@ impl CostModel {
             }
             Op::Binary(b) => {
                 let w = if *b == BinaryOp::Pow {
-                    TRANSCENDENTAL_WEIGHT
+                    self.transcendental_weight
                 } else {
                     1.0
                 };
@@ -297,7 +307,7 @@ impl CostModel {
                 };
                 2.0 * n_out * k + moved
             }
-            Op::Transpose(_) | Op::Reshape(_) | Op::ExpandDims(_) | Op::Index => VIEW_COST,
+            Op::Transpose(_) | Op::Reshape(_) | Op::ExpandDims(_) | Op::Index => self.view_cost,
             Op::Stack
             | Op::Concat(_)
             | Op::Slice { .. }
@@ -307,7 +317,7 @@ impl CostModel {
             | Op::Tensor(..)
             | Op::Arange(_)
             | Op::Cast(_) => n_out,
-            Op::Literal(_) => LIT_COST,
+            Op::Literal(_) => self.literal_cost,
             Op::Input(_) | Op::Size(_) | Op::Proj(_) => 0.0,
             // Never built by `node_op`; a scan is costed by its head.
             Op::Scan(_) => f64::INFINITY,

@@ -18,14 +18,14 @@
 //! Greedy choice is per class, so it misses sharing between siblings (a
 //! class whose cheapest node alone is not the cheapest once another branch
 //! already pays for a child). A local improvement pass follows
-//! ([`super::improve`]): for each selected class, try the nodes whose
+//! (`extract/improve.rs`): for each selected class, try the nodes whose
 //! children are all already selected, and keep a switch that makes the
 //! whole selection cheaper.
 //!
 //! Neither sees a loop that serves several classes: after `scan-merge`,
 //! each output class of two loops can read the merged loop, but each
 //! class alone pays for all of it. The loop-aware pass
-//! ([`super::loops`]) then switches all the classes a loop can serve at
+//! (`extract/loops.rs`) then switches all the classes a loop can serve at
 //! once, when the whole selection gets cheaper; if it switched anything,
 //! the local pass runs again on the new selection.
 //!
@@ -37,7 +37,7 @@
 //! ([`dag_cost`]) and returned instead when it is cheaper, so the DAG
 //! result is never worse than the tree result.
 
-use super::cost::{mul_inf, CostModel};
+use super::cost::{loop_cost, CostModel};
 use super::improve::improve;
 use super::loops::adopt_loops;
 use super::pmap::PMap;
@@ -133,7 +133,7 @@ impl<'t> Greedy<'t> {
         // Lower bound: the union sums to at least its largest part.
         if let Some(cur) = &self.best[c] {
             let max_of = |s: &[&CostSet]| s.iter().map(|x| x.total).fold(0.0, f64::max);
-            let lb = info.own + mul_inf(steps, max_of(body)) + max_of(outer);
+            let lb = loop_cost(info.own, steps, max_of(body)) + max_of(outer);
             if lb >= cur.total {
                 return None;
             }
@@ -144,7 +144,7 @@ impl<'t> Greedy<'t> {
         if info.scan.is_some() {
             let (body_acc, body_total) = union_all(body, bound);
             // `own` already holds steps × step_overhead.
-            own += mul_inf(steps, body_total);
+            own = loop_cost(own, steps, body_total);
             total += union_into(&mut acc, &body_acc, true);
         }
         if acc.contains(c) || !own.is_finite() {
@@ -229,7 +229,7 @@ pub fn extract_dag(egraph: &EGraph, root: Id, model: &CostModel) -> (f64, RecExp
 /// pass is abandoned (the tree extractor's term is returned) or the local
 /// improvement and loop-aware passes stop where they are. The flag is `true` when extraction
 /// ran to the end.
-pub fn extract_dag_until(
+pub(crate) fn extract_dag_until(
     egraph: &EGraph,
     root: Id,
     model: &CostModel,
@@ -247,17 +247,30 @@ pub(crate) fn extract_dag_with(
     deadline: Option<Instant>,
     loops: bool,
 ) -> (f64, RecExpr<TNode>, bool) {
-    let root = egraph.find(root);
     let table = NodeTable::new(egraph, model);
-    let tree = TreeChoice::new(&table);
-    let (_, tree_expr) = tree.term(egraph, &table, root);
+    extract_dag_on(egraph, &table, root, model, deadline, loops)
+}
+
+/// [`extract_dag_with`] on an e-graph already costed in `table` (the ILP
+/// starts from this term and shares the table).
+pub(crate) fn extract_dag_on(
+    egraph: &EGraph,
+    table: &NodeTable,
+    root: Id,
+    model: &CostModel,
+    deadline: Option<Instant>,
+    loops: bool,
+) -> (f64, RecExpr<TNode>, bool) {
+    let root = egraph.find(root);
+    let tree = TreeChoice::new(table);
+    let (_, tree_expr) = tree.term(egraph, table, root);
     let tree_cost = if tree_expr.as_ref().is_empty() {
         f64::INFINITY
     } else {
         dag_cost(&tree_expr, model)
     };
 
-    let mut greedy = Greedy::new(&table);
+    let mut greedy = Greedy::new(table);
     if !greedy.run(deadline) {
         return (tree_cost, super::unshare_types(&tree_expr), false);
     }
@@ -274,7 +287,7 @@ pub(crate) fn extract_dag_with(
         let k = table.dense_of(id).and_then(|i| choice.get(i)).copied();
         match k.and_then(|k| egraph[id].nodes.get(k)) {
             Some(n) => Some(n.clone()),
-            None => tree.node_of(egraph, &table, id),
+            None => tree.node_of(egraph, table, id),
         }
     };
     // Stale cost sets may still let a cycle through: switch one class of
@@ -301,12 +314,12 @@ pub(crate) fn extract_dag_with(
     let mut complete = true;
     let dag_expr = if acyclic {
         if let Some(r) = table.dense_of(root) {
-            complete = improve(&table, r, &mut choice, IMPROVE_BUDGET, deadline);
+            complete = improve(table, r, &mut choice, IMPROVE_BUDGET, deadline);
             if complete && loops {
-                let adopted = adopt_loops(egraph, &table, r, &mut choice, LOOPS_BUDGET, deadline);
+                let adopted = adopt_loops(egraph, table, r, &mut choice, LOOPS_BUDGET, deadline);
                 complete = adopted.complete;
                 if adopted.changed && complete {
-                    complete = improve(&table, r, &mut choice, IMPROVE_BUDGET, deadline);
+                    complete = improve(table, r, &mut choice, IMPROVE_BUDGET, deadline);
                 }
             }
         }
@@ -443,7 +456,7 @@ impl Scope<'_> {
                     .model
                     .scan_steps_of(self.eg, &self.canon[i])
                     .unwrap_or(0.0);
-                cost += mul_inf(steps, body);
+                cost = loop_cost(cost, steps, body);
             }
             total += cost;
         }

@@ -19,7 +19,7 @@
 //! changes. A change to a body's sum is carried, times its scan's steps,
 //! into the scopes that hold that scan.
 
-use super::cost::mul_inf;
+use super::cost::loop_cost;
 use super::table::NodeTable;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
@@ -85,7 +85,7 @@ fn scope(t: &NodeTable, roots: &[usize], choice: &[usize], memo: &mut HashMap<us
                     b
                 }
             };
-            cost += mul_inf(steps, body);
+            cost = loop_cost(cost, steps, body);
         }
         total += cost;
     }
@@ -149,7 +149,7 @@ impl<'t> Tally<'t> {
         match info.scan {
             Some((steps, _)) => {
                 let b = self.body_scope(c, choice[c], choice);
-                info.own + mul_inf(steps, self.scopes[b].sum)
+                loop_cost(info.own, steps, self.scopes[b].sum)
             }
             None => info.own,
         }
@@ -191,7 +191,9 @@ impl<'t> Tally<'t> {
         if let Some((s, k)) = self.scopes[w].owner {
             if choice[s] == k {
                 let steps = self.t.info(s, k).scan.map(|(st, _)| st).unwrap_or(1.0);
-                let d = mul_inf(steps, delta);
+                // The loop's cost moves by what its body's does, `steps`
+                // times.
+                let d = loop_cost(0.0, steps, delta);
                 for outer in self.member[s].clone() {
                     self.add_to(outer, d, choice);
                 }

@@ -1,15 +1,19 @@
-//! The cost model and extraction (tree, DAG-aware, exact).
+//! The cost model and extraction (tree, DAG-aware, exact), and the policy
+//! that picks an extractor.
 //!
-//! Owns: [`CostModel`] (the work of one e-node, from the analysis types;
-//! loops cost `steps × (body + step_overhead)`), tree extraction
+//! Owns: [`CostModel`] (the work of one e-node, from the analysis types,
+//! and its weights; every extractor prices a loop by one function,
+//! [`cost::loop_cost`]: `own + steps × body`), the shared node table that
+//! costs each e-node once for all extractors, tree extraction
 //! ([`extract_tree`]: a shared value is paid once per use), greedy
 //! DAG-aware extraction ([`extract_dag`]: a shared value is paid once, the
 //! default; followed by local passes that switch one class, or all the
 //! classes a merged loop can serve, when the whole term gets cheaper),
 //! exact extraction by ILP ([`extract_ilp`], the yardstick, within size
-//! and time limits), and [`dag_cost`], the one measure all are compared
-//! on. Must not: run anything — costs come from static types and
-//! the constants of [`CostModel`] only.
+//! and time limits), [`dag_cost`], the one measure all are compared
+//! on, and [`policy`] (which extractor runs when, its fallbacks, and the
+//! time an optimization leaves extraction). Must not: run anything —
+//! costs come from static types and the weights of [`CostModel`] only.
 //!
 //! ```
 //! use eqscan::extract::{dag_cost, extract_dag, extract_tree, CostModel};
@@ -40,13 +44,15 @@ pub mod ilp;
 mod improve;
 mod loops;
 mod pmap;
+pub mod policy;
 mod table;
-pub mod tree;
+mod tree;
 
 pub use cost::CostModel;
-pub use dag::{dag_cost, extract_dag, extract_dag_until};
+pub use dag::{dag_cost, extract_dag};
 pub use ilp::{extract_ilp, solve_ilp, IlpError, IlpExtraction, IlpLimits};
-pub use tree::{extract_tree, TreeCost};
+pub use policy::{extract_within, Extraction, Extractor, ExtractorKind, ExtractorNote};
+pub use tree::extract_tree;
 
 /// Gives every use of a type attribute (`(f64 D 3)`) its own copy.
 ///

@@ -6,7 +6,7 @@
 //! [`CostModel::node_cost`] (type inference of the node) runs once per
 //! e-node, whichever extractors run on it. Must not: choose nodes.
 
-use super::cost::{mul_inf, CostModel};
+use super::cost::{loop_cost, CostModel};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, TNode};
 use egg::{Id, Language, RecExpr};
@@ -27,7 +27,8 @@ pub(crate) struct NodeInfo<'a> {
 
 impl NodeInfo<'_> {
     /// The node's tree cost given its children's: own cost plus the
-    /// children's, a scan's body children counted `steps` times.
+    /// children's, a scan's body children counted `steps` times
+    /// ([`loop_cost`]).
     pub fn tree_cost(&self, child_cost: impl Fn(usize) -> f64) -> f64 {
         if !self.own.is_finite() {
             return f64::INFINITY;
@@ -36,7 +37,7 @@ impl NodeInfo<'_> {
         let body: f64 = self.children[..nb].iter().map(|c| child_cost(*c)).sum();
         let outer: f64 = self.children[nb..].iter().map(|c| child_cost(*c)).sum();
         match self.scan {
-            Some((steps, _)) => self.own + mul_inf(steps, body) + outer,
+            Some((steps, _)) => loop_cost(self.own, steps, body) + outer,
             None => self.own + outer,
         }
     }
@@ -250,4 +251,90 @@ pub(crate) fn build_term(
         }
     }
     Ok(expr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NodeTable;
+    use crate::egraph::analysis::{EGraph, TensorAnalysis};
+    use crate::egraph::term::{program_to_expr, Head};
+    use crate::extract::{dag_cost, extract_tree, CostModel};
+    use crate::lang::parse_program;
+
+    /// `exp` over 64 rows of `X`, `T` steps.
+    const EXP_LOOP: &str = "(program p (input X (f64 T 64))
+        (let Y (scan (sequences X) (fn (x) (exp x)))) (output Y))";
+
+    fn table_of(text: &str, model: &CostModel) -> (EGraph, NodeTable, egg::Id) {
+        let p = parse_program(text).expect("parse");
+        let mut eg = EGraph::new(TensorAnalysis::default());
+        let root = eg.add_expr(&program_to_expr(&p).expect("term"));
+        eg.rebuild();
+        let t = NodeTable::new(&eg, model);
+        (eg, t, root)
+    }
+
+    /// The scan node's (class, position) in the table.
+    fn scan_node(eg: &EGraph, t: &NodeTable) -> (usize, usize) {
+        (0..t.n_classes())
+            .find_map(|c| {
+                (0..t.n_nodes(c))
+                    .find(|k| {
+                        t.node(eg, c, *k)
+                            .is_some_and(|n| matches!(n.head, Head::Scan(_)))
+                    })
+                    .map(|k| (c, k))
+            })
+            .expect("a scan node")
+    }
+
+    /// A loop's tree cost is its own cost plus `steps ×` its body's, the
+    /// own cost holding `steps × (step_overhead + inputs ×
+    /// input_step_cost)` and the rows kept; the DAG measure agrees.
+    #[test]
+    fn a_loop_costs_own_plus_steps_times_body() {
+        let mut m = CostModel::default();
+        m.dims.insert("T".into(), 10);
+        let (eg, t, root) = table_of(EXP_LOOP, &m);
+        let (c, k) = scan_node(&eg, &t);
+        let info = t.info(c, k);
+        assert_eq!(info.scan.map(|(steps, _)| steps), Some(10.0));
+        // One input row bound per step; 10 × 64 elements kept.
+        let own = 10.0 * (m.step_overhead + m.input_step_cost) + 640.0;
+        assert!((info.own - own).abs() < 1e-9, "{} vs {own}", info.own);
+        // The body: exp over 64 elements, 2 × 64 f64 moved.
+        let body = m.transcendental_weight * 64.0 + 128.0;
+        // The body output's class costs `body`; the sequence `X` nothing.
+        let body_class = info.children[0];
+        let tree = info.tree_cost(|c| if c == body_class { body } else { 0.0 });
+        assert!((tree - (own + 10.0 * body)).abs() < 1e-6, "{tree}");
+        let (_, term) = extract_tree(&eg, root, &m);
+        let dag = dag_cost(&term, &m);
+        // (The term's literals add `literal_cost` each.)
+        assert!((dag - (own + 10.0 * body)).abs() < 0.01, "{dag}");
+    }
+
+    /// The weights are the model's fields: changing one changes the costs
+    /// by exactly what it weighs.
+    #[test]
+    fn weights_are_fields_of_the_model() {
+        let mut m = CostModel::default();
+        m.dims.insert("T".into(), 10);
+        let cost = |m: &CostModel| {
+            let (eg, _, root) = table_of(EXP_LOOP, m);
+            dag_cost(&extract_tree(&eg, root, m).1, m)
+        };
+        let base = cost(&m);
+        let heavier = CostModel {
+            transcendental_weight: m.transcendental_weight + 1.0,
+            ..m.clone()
+        };
+        assert!((cost(&heavier) - base - 640.0).abs() < 1e-6);
+        let slower = CostModel {
+            step_overhead: m.step_overhead + 100.0,
+            input_step_cost: m.input_step_cost + 1.0,
+            ..m.clone()
+        };
+        assert!((cost(&slower) - base - 10.0 * 101.0).abs() < 1e-6);
+    }
 }

@@ -8,54 +8,10 @@
 use super::cost::CostModel;
 use super::table::{build_term, NodeTable};
 use crate::egraph::analysis::EGraph;
-use crate::egraph::term::{Head, TNode};
-use egg::{CostFunction, Id, RecExpr};
+use crate::egraph::term::TNode;
+use egg::{Id, RecExpr};
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
-
-/// The tree cost function: a node's own work plus its children's tree
-/// costs; a scan costs `steps × (Σ body outputs' tree costs +
-/// step_overhead)` plus its outer arguments' tree costs.
-///
-/// For `egg`'s [`egg::Extractor`]; [`extract_tree`] minimizes the same
-/// measure without it (egg's extractor re-costs every node on every pass
-/// to a fixed point, several times slower on large e-graphs).
-pub struct TreeCost<'a> {
-    egraph: &'a EGraph,
-    model: &'a CostModel,
-}
-
-impl<'a> TreeCost<'a> {
-    /// The cost function of `model` on `egraph`.
-    pub fn new(egraph: &'a EGraph, model: &'a CostModel) -> Self {
-        TreeCost { egraph, model }
-    }
-}
-
-impl CostFunction<TNode> for TreeCost<'_> {
-    type Cost = f64;
-
-    fn cost<C>(&mut self, enode: &TNode, mut costs: C) -> f64
-    where
-        C: FnMut(Id) -> f64,
-    {
-        let own = self.model.node_cost(self.egraph, enode);
-        if !own.is_finite() {
-            return f64::INFINITY;
-        }
-        match &enode.head {
-            Head::Scan(sig) => {
-                let nb = sig.n_body_outputs().min(enode.children.len());
-                let steps = self.model.scan_steps_of(self.egraph, enode).unwrap_or(0.0);
-                let body: f64 = enode.children[..nb].iter().map(|c| costs(*c)).sum();
-                let outer: f64 = enode.children[nb..].iter().map(|c| costs(*c)).sum();
-                // `own` is steps × step_overhead plus what the outputs keep.
-                own + super::cost::mul_inf(steps, body) + outer
-            }
-            _ => own + enode.children.iter().map(|c| costs(*c)).sum::<f64>(),
-        }
-    }
-}
 
 /// The cheapest term of class `root` by tree cost, and that cost
 /// (`f64::INFINITY` when the class holds no extractable term).
@@ -71,7 +27,8 @@ pub fn extract_tree(egraph: &EGraph, root: Id, model: &CostModel) -> (f64, RecEx
 }
 
 /// The tree extractor's choice for every class: the node of least tree
-/// cost ([`TreeCost`]'s measure).
+/// cost (a node's own work plus its children's tree costs, a scan's body
+/// paid `steps` times: [`super::table::NodeInfo::tree_cost`]).
 ///
 /// Computed as Knuth's generalization of Dijkstra's algorithm: classes are
 /// settled in order of increasing cost, and a node is costed once all its

@@ -1,0 +1,80 @@
+//! What the commands of the command line do, as library calls that tests
+//! reach: the optimizer a command is asked for, and `run` (inputs bound,
+//! optimized or not, executed on the compiled plan, repeated, reported).
+//!
+//! Owns: [`OptimizerSettings`] (the rules, limits and extractor of
+//! `optimize`, `run`, `explain` and `dot --egraph`), [`run`](run::run)
+//! with its options and result, and [`SessionError`]. Must not: parse
+//! arguments or print (the binary does), and no lower layer may import it
+//! (`tests/layers.rs`).
+
+pub mod error;
+pub mod run;
+
+pub use error::SessionError;
+pub use run::{run, RunOptions, RunResult, Source};
+
+use crate::egraph::analysis::TensorAnalysis;
+use crate::egraph::runner::Limits;
+use crate::egraph::term::TNode;
+use crate::exec::run::Dims;
+use crate::extract::{CostModel, Extractor};
+use crate::lang::Program;
+use crate::optimize::{optimize_with, rewrites, Report};
+use crate::rules::RuleError;
+use egg::Rewrite;
+use std::path::PathBuf;
+
+/// The optimizer a command is asked for.
+#[derive(Clone, Debug)]
+pub struct OptimizerSettings {
+    /// Rule files or folders; empty for the rule sets built into eqscan
+    /// (the same as the repository's `rules/` folder).
+    pub rules: Vec<PathBuf>,
+    /// Whether the Scan rewrites saturate with the rules.
+    pub scan_rules: bool,
+    /// Saturation limits (the time limit bounds the whole optimization).
+    pub limits: Limits,
+    /// The extractor asked for.
+    pub extractor: Extractor,
+}
+
+impl Default for OptimizerSettings {
+    /// The shipped rules and the Scan rewrites, default limits, greedy
+    /// extraction: what `eqscan optimize` does without options.
+    fn default() -> Self {
+        OptimizerSettings {
+            rules: Vec::new(),
+            scan_rules: true,
+            limits: Limits::default(),
+            extractor: Extractor::default(),
+        }
+    }
+}
+
+impl OptimizerSettings {
+    /// The rewrites to saturate with: the rules of [`Self::rules`] (or the
+    /// shipped ones), then the Scan rewrites if [`Self::scan_rules`].
+    pub fn rewrites(&self) -> Result<Vec<Rewrite<TNode, TensorAnalysis>>, Vec<RuleError>> {
+        let rules = if self.rules.is_empty() {
+            crate::rules::defaults::default_rules()
+        } else {
+            crate::rules::load_rules(&self.rules)
+        };
+        rules.map(|r| rewrites(&r, self.scan_rules))
+    }
+
+    /// Optimizes `p`, the cost model giving symbolic sizes the values of
+    /// `dims`.
+    pub fn optimize(&self, p: &Program, dims: &Dims) -> Result<Report, SessionError> {
+        let rewrites = self.rewrites().map_err(SessionError::Rules)?;
+        let model = CostModel::with_dims(dims.clone());
+        Ok(optimize_with(
+            p,
+            &rewrites,
+            &self.limits,
+            &model,
+            &self.extractor,
+        )?)
+    }
+}

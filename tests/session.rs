@@ -1,0 +1,203 @@
+//! The `run` command as a library call ([`eqscan::session::run`]): inputs
+//! bound from values or generated, optimized or not, executed on the
+//! compiled plan, repeated, reported. Outputs are checked against the
+//! NumPy references of `tests/cases/scan` and against the program run as
+//! written on the same inputs.
+
+mod common;
+
+use common::{compare, expected_outputs, header_pairs, root};
+use eqscan::exec::npy::read_npy;
+use eqscan::exec::Value;
+use eqscan::lang::{parse_program, Program};
+use eqscan::session::{run, RunOptions, SessionError, Source};
+use ndarray::{ArrayD, IxDyn};
+
+/// The tolerances of `tests/cases.rs`.
+const RTOL: f64 = 1e-9;
+const ATOL: f64 = 1e-12;
+
+fn f64s(shape: &[usize], f: impl Fn(usize) -> f64) -> Value {
+    let n: usize = shape.iter().product();
+    Value::F64(ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(f).collect()).expect("shape"))
+}
+
+fn load(rel: &str) -> (Program, String) {
+    let text = std::fs::read_to_string(root().join(rel)).expect("read");
+    (parse_program(&text).expect("parse"), text)
+}
+
+/// The case `tests/cases/scan/NAME.sexp` run optimized through the session,
+/// with generated inputs, its sizes and scales: its outputs are NumPy's.
+fn matches_numpy(name: &str) {
+    let rel = format!("tests/cases/scan/{name}.sexp");
+    let (p, text) = load(&rel);
+    let opts = RunOptions {
+        gen: true,
+        dims: header_pairs(&text, "dims"),
+        scales: header_pairs(&text, "scale"),
+        ..RunOptions::default()
+    };
+    let result = run(&p, &opts).unwrap_or_else(|e| panic!("{rel}: {}", e.located(&rel)));
+    assert!(result.optimized_error.is_none(), "{rel}");
+    let expected = expected_outputs(&root().join(format!("tests/cases/scan/{name}.expected")));
+    assert!(!expected.is_empty(), "{rel}: no NumPy references");
+    assert_eq!(result.outputs.len(), expected.len(), "{rel}");
+    for (k, (got, path)) in result.outputs.iter().zip(&expected).enumerate() {
+        let want = read_npy(path).expect("read the reference");
+        compare(got, &want, RTOL, ATOL).unwrap_or_else(|e| panic!("{rel}: output {k}: {e}"));
+    }
+}
+
+#[test]
+fn hmm_forward_matches_numpy() {
+    matches_numpy("hmm_forward_logspace");
+}
+
+#[test]
+fn scan_chain_matches_numpy() {
+    matches_numpy("scan_chain");
+}
+
+#[test]
+fn foldr_matches_numpy() {
+    matches_numpy("comb_foldr");
+}
+
+#[test]
+fn closure_and_non_sequences_match_numpy() {
+    matches_numpy("scan_closure_and_non_sequences");
+}
+
+/// `examples/rnn.sexp` (T = 40), optimized and as written on the same
+/// generated inputs: equal outputs; the repeat and the reports.
+#[test]
+fn optimized_rnn_agrees_with_the_program_as_written() {
+    let (p, _) = load("examples/rnn.sexp");
+    let opts = RunOptions {
+        gen: true,
+        dims: [("T".to_string(), 40)].into(),
+        repeat: Some(3),
+        ..RunOptions::default()
+    };
+    let optimized = run(&p, &opts).expect("optimized run");
+    let written = run(
+        &p,
+        &RunOptions {
+            optimizer: None,
+            ..opts.clone()
+        },
+    )
+    .expect("run as written");
+    assert_eq!(optimized.outputs.len(), 2);
+    for (k, (a, b)) in optimized.outputs.iter().zip(&written.outputs).enumerate() {
+        compare(a, b, RTOL, ATOL).unwrap_or_else(|e| panic!("output {k}: {e}"));
+    }
+    assert_eq!(optimized.outputs[0].shape(), &[40, 256]);
+    // Three timed runs after the warm-up; as written, no time optimizing.
+    assert_eq!(optimized.execute_ms.len(), 3);
+    assert_eq!(written.optimize_ms, 0.0);
+    assert!(optimized.optimize_ms > 0.0);
+    let json = optimized.to_json();
+    assert_eq!(json["outputs"][0]["shape"], serde_json::json!([40, 256]));
+    assert_eq!(json["outputs"][0]["dtype"], "f64");
+    assert_eq!(json["execute_ms"].as_array().map(|a| a.len()), Some(3));
+    assert!(json.get("shared").is_none());
+    let lines = optimized.text_lines();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert!(
+        lines[0].starts_with("out_0: f64 [40, 256] sum="),
+        "{lines:?}"
+    );
+    assert!(lines[2].starts_with("execute: median "), "{lines:?}");
+}
+
+/// Given values, shared variables left at zeros, three calls: the outputs
+/// read the state from before the last call, the final state has all
+/// three updates; the files written read back equal.
+#[test]
+fn given_inputs_and_shared_state_across_calls() {
+    let (p, _) = load("tests/cases/shared/accumulate.sexp");
+    let x = f64s(&[3], |i| 1.0 + i as f64);
+    let opts = RunOptions {
+        inputs: vec![("x".to_string(), Source::Value(x))],
+        calls: 3,
+        ..RunOptions::default()
+    };
+    let r = run(&p, &opts).expect("run");
+    assert_eq!(r.outputs[0], f64s(&[3], |i| 4.0 * (1.0 + i as f64)));
+    assert_eq!(r.outputs[1], Value::scalar_i64(2));
+    let names: Vec<&str> = r.shared.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["total", "count"]);
+    assert_eq!(r.shared[0].1, f64s(&[3], |i| 3.0 * (1.0 + i as f64)));
+    assert_eq!(r.shared[1].1, Value::scalar_i64(3));
+    assert_eq!(r.to_json()["shared"]["count"]["sum"], 3.0);
+    let written = run(
+        &p,
+        &RunOptions {
+            optimizer: None,
+            ..opts
+        },
+    )
+    .expect("run as written");
+    assert_eq!(written.outputs, r.outputs);
+    let dir = std::env::temp_dir().join(format!("eqscan-session-{}", std::process::id()));
+    r.write_npy(&dir).expect("write");
+    assert_eq!(
+        read_npy(&dir.join("out_0.npy")).expect("read"),
+        r.outputs[0]
+    );
+    assert_eq!(
+        read_npy(&dir.join("shared_total.npy")).expect("read"),
+        r.shared[0].1
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A name the program lacks, a missing input, a value of the wrong shape:
+/// typed errors, told as the command line tells them.
+#[test]
+fn input_errors_are_typed_and_located() {
+    let (p, _) = load("tests/cases/shared/accumulate.sexp");
+    let named = |name: &str| RunOptions {
+        inputs: vec![(name.to_string(), Source::Value(f64s(&[3], |_| 1.0)))],
+        ..RunOptions::default()
+    };
+    let e = run(&p, &named("y")).expect_err("no input y");
+    assert!(matches!(e, SessionError::UnknownInput { .. }), "{e:?}");
+    assert_eq!(
+        e.located("acc.sexp"),
+        "acc.sexp: the program has no input named 'y' (inputs: x)"
+    );
+    // (N bound, so that the shared variables' zeros can be made first.)
+    let no_x = RunOptions {
+        dims: [("N".to_string(), 3)].into(),
+        ..RunOptions::default()
+    };
+    let e = run(&p, &no_x).expect_err("x missing");
+    assert!(matches!(e, SessionError::MissingInput { .. }), "{e:?}");
+    assert_eq!(
+        e.located("acc.sexp"),
+        "acc.sexp: input 'x' is not given: use --input x=FILE.npy or --gen"
+    );
+    let e = run(
+        &p,
+        &RunOptions {
+            shared: vec![("t".to_string(), Source::Value(f64s(&[3], |_| 1.0)))],
+            ..named("x")
+        },
+    )
+    .expect_err("no shared t");
+    assert!(matches!(e, SessionError::UnknownShared { .. }), "{e:?}");
+    // A second input of another length for N: the sizes do not bind.
+    let e = run(
+        &p,
+        &RunOptions {
+            shared: vec![("total".to_string(), Source::Value(f64s(&[4], |_| 1.0)))],
+            ..named("x")
+        },
+    )
+    .expect_err("N is 3 and 4");
+    assert!(matches!(e, SessionError::Exec(_)), "{e:?}");
+    assert!(e.located("acc.sexp").starts_with("acc.sexp:"), "{e}");
+}
