@@ -16,7 +16,7 @@
 //! a finite alternative exists.
 
 use crate::egraph::analysis::{node_op, EGraph, Kind};
-use crate::egraph::term::{Head, OpName, TNode};
+use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::infer::infer;
 use crate::lang::{BinaryOp, Dim, Op, Scalar, Type, UnaryOp};
 use egg::Id;
@@ -75,17 +75,33 @@ pub(crate) fn mul_inf(a: f64, b: f64) -> f64 {
     }
 }
 
-fn is_transcendental_unary(u: UnaryOp) -> bool {
-    matches!(
-        u,
+/// The work of one result element of an elementwise unary op, in
+/// flop-equivalents.
+fn unary_weight(u: UnaryOp) -> f64 {
+    match u {
         UnaryOp::Exp
-            | UnaryOp::Log
-            | UnaryOp::Log1p
-            | UnaryOp::Tanh
-            | UnaryOp::Sigmoid
-            | UnaryOp::Sin
-            | UnaryOp::Cos
-    )
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Tanh
+        | UnaryOp::Sigmoid
+        | UnaryOp::Sin
+        | UnaryOp::Cos => TRANSCENDENTAL_WEIGHT,
+        UnaryOp::Neg | UnaryOp::Sqrt | UnaryOp::Abs | UnaryOp::Sign => 1.0,
+    }
+}
+
+/// The work of one result element of an elementwise binary op, in
+/// flop-equivalents.
+fn binary_weight(b: BinaryOp) -> f64 {
+    match b {
+        BinaryOp::Pow => TRANSCENDENTAL_WEIGHT,
+        BinaryOp::Add
+        | BinaryOp::Sub
+        | BinaryOp::Mul
+        | BinaryOp::Div
+        | BinaryOp::Maximum
+        | BinaryOp::Minimum => 1.0,
+    }
 }
 
 impl CostModel {
@@ -227,7 +243,7 @@ impl CostModel {
                     .unwrap_or(0.0);
                 mul_inf(steps, self.step_overhead + inputs) + storage
             }
-            Head::Op(OpName::Proj) => {
+            Head::Op(OpKind::Proj) => {
                 let k = node.children.first().and_then(|c| {
                     egraph[*c].nodes.iter().find_map(|n| match n.head {
                         Head::Lit(crate::egraph::term::Lit(Scalar::I64(k))) => Some(k),
@@ -244,7 +260,7 @@ impl CostModel {
         }
     }
 
-    fn op_cost(&self, egraph: &EGraph, name: OpName, children: &[Id]) -> f64 {
+    fn op_cost(&self, egraph: &EGraph, name: OpKind, children: &[Id]) -> f64 {
         let Some((op, vargs)) = node_op(egraph, name, children) else {
             return f64::INFINITY;
         };
@@ -268,22 +284,8 @@ impl CostModel {
         let n_out = self.elements(out);
         let moved = (args.iter().map(|t| self.bytes(t)).sum::<f64>() + self.bytes(out)) / 8.0;
         match op {
-            Op::Unary(u) => {
-                let w = if is_transcendental_unary(*u) {
-                    TRANSCENDENTAL_WEIGHT
-                } else {
-                    1.0
-                };
-                w * n_out + moved
-            }
-            Op::Binary(b) => {
-                let w = if *b == BinaryOp::Pow {
-                    TRANSCENDENTAL_WEIGHT
-                } else {
-                    1.0
-                };
-                w * n_out + moved
-            }
+            Op::Unary(u) => unary_weight(*u) * n_out + moved,
+            Op::Binary(b) => binary_weight(*b) * n_out + moved,
             Op::Compare(_) | Op::Where => n_out + moved,
             Op::Reduce(..) | Op::Cumulative(..) => {
                 args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved
