@@ -292,7 +292,7 @@ impl<'a> GraphPrinter<'a> {
 
 /// `(NAME OPERAND ...)` for an op of the op table whose value arguments
 /// print as `args`: the operands in the order of the op's layout.
-pub fn op_expr_text(op: &Op, args: &[String]) -> String {
+fn op_expr_text(op: &Op, args: &[String]) -> String {
     let Some((kind, attrs)) = op.parts() else {
         return op.name().to_string();
     };
