@@ -22,7 +22,7 @@ mod common;
 use common::harness::{self, case_files, case_name, file_trials, plain_trials};
 use egg::{Id, RecExpr};
 use eqscan::egraph::analysis::{EGraph, Kind, TensorAnalysis};
-use eqscan::egraph::term::{expr_to_program, program_to_expr, Head, OpName, TNode};
+use eqscan::egraph::term::{expr_to_program, program_to_expr, Head, OpKind, TNode};
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::exec::Value;
 use eqscan::extract::dag::written_cost;
@@ -176,22 +176,22 @@ fn add_unions(egraph: &mut EGraph) -> usize {
         let one = lit(egraph, 1.0);
         let m = add(
             egraph,
-            Head::Op(OpName::Binary(BinaryOp::Mul)),
+            Head::Op(OpKind::Binary(BinaryOp::Mul)),
             vec![id, one],
         );
         egraph.union(id, m);
-        let n1 = add(egraph, Head::Op(OpName::Unary(UnaryOp::Neg)), vec![id]);
-        let n2 = add(egraph, Head::Op(OpName::Unary(UnaryOp::Neg)), vec![n1]);
+        let n1 = add(egraph, Head::Op(OpKind::Unary(UnaryOp::Neg)), vec![id]);
+        let n2 = add(egraph, Head::Op(OpKind::Unary(UnaryOp::Neg)), vec![n1]);
         egraph.union(id, n2);
         n += 2;
         for node in nodes {
-            if node.head == Head::Op(OpName::Binary(BinaryOp::Mul)) {
+            if node.head == Head::Op(OpKind::Binary(BinaryOp::Mul)) {
                 let two = egraph[node.children[1]].nodes.iter().any(
                     |x| matches!(x.head, Head::Lit(l) if matches!(l.0, Scalar::F64(v) if v == 2.0)),
                 );
                 if two {
                     let a = node.children[0];
-                    let s = add(egraph, Head::Op(OpName::Binary(BinaryOp::Add)), vec![a, a]);
+                    let s = add(egraph, Head::Op(OpKind::Binary(BinaryOp::Add)), vec![a, a]);
                     egraph.union(id, s);
                     n += 1;
                 }
@@ -237,7 +237,7 @@ fn add_x_x_equals_mul_x_2() {
         .find(|c| {
             c.nodes
                 .iter()
-                .any(|n| n.head == Head::Op(OpName::Unary(UnaryOp::Exp)))
+                .any(|n| n.head == Head::Op(OpKind::Unary(UnaryOp::Exp)))
         })
         .map(|c| c.id)
         .unwrap();
@@ -246,14 +246,14 @@ fn add_x_x_equals_mul_x_2() {
         .find(|c| {
             c.nodes
                 .iter()
-                .any(|n| n.head == Head::Op(OpName::Binary(BinaryOp::Add)))
+                .any(|n| n.head == Head::Op(OpKind::Binary(BinaryOp::Add)))
         })
         .map(|c| c.id)
         .unwrap();
     let two = lit(&mut egraph, 2.0);
     let m = add(
         &mut egraph,
-        Head::Op(OpName::Binary(BinaryOp::Mul)),
+        Head::Op(OpKind::Binary(BinaryOp::Mul)),
         vec![e, two],
     );
     egraph.union(sum, m);
@@ -287,7 +287,7 @@ fn a_shared_subterm_is_paid_once() {
     let p = parse_program("(program p (input X (f64 T D)) (let e (exp X)) (output (mul e e)))")
         .unwrap();
     let (mut egraph, root) = egraph_of(&p);
-    let prod = class_with(&egraph, &Head::Op(OpName::Binary(BinaryOp::Mul)));
+    let prod = class_with(&egraph, &Head::Op(OpKind::Binary(BinaryOp::Mul)));
     let x = egraph
         .classes()
         .find(|c| c.nodes.iter().any(|n| matches!(n.head, Head::Input(..))))
@@ -296,13 +296,13 @@ fn a_shared_subterm_is_paid_once() {
     let four = lit(&mut egraph, 4.0);
     let x4 = add(
         &mut egraph,
-        Head::Op(OpName::Binary(BinaryOp::Mul)),
+        Head::Op(OpKind::Binary(BinaryOp::Mul)),
         vec![x, four],
     );
-    let ex4 = add(&mut egraph, Head::Op(OpName::Unary(UnaryOp::Exp)), vec![x4]);
+    let ex4 = add(&mut egraph, Head::Op(OpKind::Unary(UnaryOp::Exp)), vec![x4]);
     let sq = add(
         &mut egraph,
-        Head::Op(OpName::Unary(UnaryOp::Sqrt)),
+        Head::Op(OpKind::Unary(UnaryOp::Sqrt)),
         vec![ex4],
     );
     egraph.union(prod, sq);
@@ -311,7 +311,7 @@ fn a_shared_subterm_is_paid_once() {
     let m = model();
     let (_, tree) = extract_tree(&egraph, root, &m);
     let (dc, dag) = extract_dag(&egraph, root, &m);
-    let sqrt = Head::Op(OpName::Unary(UnaryOp::Sqrt));
+    let sqrt = Head::Op(OpKind::Unary(UnaryOp::Sqrt));
     assert_eq!(count_head(&tree, &sqrt), 1, "{tree}");
     assert_eq!(count_head(&dag, &sqrt), 0, "{dag}");
     let n = 1000.0 * 64.0;
@@ -332,7 +332,7 @@ fn a_subterm_shared_by_siblings_is_paid_once() {
         parse_program("(program p (input X (f64 T D)) (let e (exp X)) (output (mul e e) (sin e)))")
             .unwrap();
     let (mut egraph, root) = egraph_of(&p);
-    let prod = class_with(&egraph, &Head::Op(OpName::Binary(BinaryOp::Mul)));
+    let prod = class_with(&egraph, &Head::Op(OpKind::Binary(BinaryOp::Mul)));
     let x = egraph
         .classes()
         .find(|c| c.nodes.iter().any(|n| matches!(n.head, Head::Input(..))))
@@ -341,17 +341,17 @@ fn a_subterm_shared_by_siblings_is_paid_once() {
     let two = lit(&mut egraph, 2.0);
     let x2 = add(
         &mut egraph,
-        Head::Op(OpName::Binary(BinaryOp::Mul)),
+        Head::Op(OpKind::Binary(BinaryOp::Mul)),
         vec![x, two],
     );
-    let ex2 = add(&mut egraph, Head::Op(OpName::Unary(UnaryOp::Exp)), vec![x2]);
+    let ex2 = add(&mut egraph, Head::Op(OpKind::Unary(UnaryOp::Exp)), vec![x2]);
     egraph.union(prod, ex2);
     egraph.rebuild();
 
     let m = model();
     let (_, tree) = extract_tree(&egraph, root, &m);
     let (dc, dag) = extract_dag(&egraph, root, &m);
-    let exp = Head::Op(OpName::Unary(UnaryOp::Exp));
+    let exp = Head::Op(OpKind::Unary(UnaryOp::Exp));
     assert_eq!(count_head(&tree, &exp), 2, "{tree}");
     assert_eq!(count_head(&dag, &exp), 1, "{dag}");
     let n = 1000.0 * 64.0;
@@ -422,22 +422,22 @@ fn an_ill_typed_node_is_never_extracted() {
         .find(|c| {
             c.nodes
                 .iter()
-                .any(|n| n.head == Head::Op(OpName::Unary(UnaryOp::Exp)))
+                .any(|n| n.head == Head::Op(OpKind::Unary(UnaryOp::Exp)))
         })
         .map(|c| c.id)
         .unwrap();
     let five = egraph.add(TNode::lit(Scalar::I64(5)));
-    let bad = add(&mut egraph, Head::Op(OpName::Transpose), vec![x, five]);
+    let bad = add(&mut egraph, Head::Op(OpKind::Transpose), vec![x, five]);
     assert!(matches!(egraph[bad].data.kind, Kind::Invalid(_)));
     let m = model();
     let bad_node = TNode {
-        head: Head::Op(OpName::Transpose),
+        head: Head::Op(OpKind::Transpose),
         children: vec![x, five],
     };
     assert_eq!(m.node_cost(&egraph, &bad_node), f64::INFINITY);
     // A node over the invalid class is not extractable either.
     let over = TNode {
-        head: Head::Op(OpName::Unary(UnaryOp::Neg)),
+        head: Head::Op(OpKind::Unary(UnaryOp::Neg)),
         children: vec![bad],
     };
     assert_eq!(m.node_cost(&egraph, &over), f64::INFINITY);
@@ -536,7 +536,7 @@ fn the_hand_written_forms_beat_the_loops() {
         assert_eq!(scans, 0, "{name}: {dag}");
         assert!(d < before, "{name}: {d} vs {before}");
         if *name == "merge" {
-            assert_eq!(count_head(&dag, &Head::Op(OpName::Unary(UnaryOp::Sin))), 1);
+            assert_eq!(count_head(&dag, &Head::Op(OpKind::Unary(UnaryOp::Sin))), 1);
         }
         eprintln!("{name:12} loop {before:>14.1} -> tree {t:>14.1} dag {d:>14.1}");
     }
@@ -794,7 +794,7 @@ fn the_ilp_finds_sharing_that_greedy_misses() {
     let (c, e) = extract_ilp(&egraph, root, &m, &ilp_limits()).unwrap();
     assert_eq!(c, i);
     assert_eq!(
-        count_head(&e, &Head::Op(OpName::Unary(UnaryOp::Exp))),
+        count_head(&e, &Head::Op(OpKind::Unary(UnaryOp::Exp))),
         1,
         "{e}"
     );

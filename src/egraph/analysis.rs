@@ -18,11 +18,11 @@
 //! extract a witness term whose leaves are all allowed.
 
 use super::range::{op_range, Range};
-use crate::egraph::term::{Head, Lit, OpName, TNode};
+use crate::egraph::term::{Head, Lit, OpKind, TNode};
 use crate::exec::ops::eval;
 use crate::exec::Value;
 use crate::lang::infer::infer;
-use crate::lang::{Dim, ExactInt, Op, Scalar, Type};
+use crate::lang::{AttrKind, AttrValue, Dim, ExactInt, Form, Op, Scalar, Slot, Type};
 use egg::{Analysis, DidMerge, Id};
 use std::collections::BTreeSet;
 
@@ -165,79 +165,73 @@ fn type_of(egraph: &EGraph, id: Id) -> Option<Type> {
     })
 }
 
-/// The language op an op node stands for, with its attributes read from
-/// its children, and the positions of its value children.
-pub fn node_op(egraph: &EGraph, name: OpName, ch: &[Id]) -> Option<(Op, Vec<Id>)> {
-    let x = ch.first().copied();
-    Some(match name {
-        OpName::Unary(u) => (Op::Unary(u), ch.to_vec()),
-        OpName::Binary(b) => (Op::Binary(b), ch.to_vec()),
-        OpName::Compare(c) => (Op::Compare(c), ch.to_vec()),
-        OpName::Where => (Op::Where, ch.to_vec()),
-        OpName::Dot => (Op::Dot, ch.to_vec()),
-        OpName::Matmul => (Op::Matmul, ch.to_vec()),
-        OpName::Stack => (Op::Stack, ch.to_vec()),
-        OpName::Index => (Op::Index, ch.to_vec()),
-        OpName::Reduce(r) => {
-            let axis = match ch.get(1) {
-                Some(a) => Some(int_of(egraph, *a)?),
-                None => None,
-            };
-            (Op::Reduce(r, axis), vec![x?])
+/// The attribute of kind `kind` held by the children `ch` (as many as the
+/// op's layout gives it), if they are constants of the right form.
+fn attr_of(egraph: &EGraph, kind: AttrKind, ch: &[Id]) -> Option<AttrValue> {
+    let one = || match ch {
+        [c] => Some(*c),
+        _ => None,
+    };
+    Some(match kind {
+        AttrKind::Axis | AttrKind::AxisOrZero | AttrKind::Step | AttrKind::Output => {
+            AttrValue::Int(int_of(egraph, one()?)?)
         }
-        OpName::Cumulative(c) => (Op::Cumulative(c, int_of(egraph, *ch.get(1)?)?), vec![x?]),
-        OpName::Transpose => {
-            let perm = ch[1..]
-                .iter()
+        AttrKind::OptAxis => AttrValue::OptInt(match ch {
+            [] => None,
+            _ => Some(int_of(egraph, one()?)?),
+        }),
+        AttrKind::Start | AttrKind::Stop => {
+            let c = one()?;
+            if egraph[c].nodes.iter().any(|n| n.head == Head::NoneBound) {
+                AttrValue::OptInt(None)
+            } else {
+                AttrValue::OptInt(Some(int_of(egraph, c)?))
+            }
+        }
+        AttrKind::Perm => AttrValue::Ints(
+            ch.iter()
                 .map(|c| int_of(egraph, *c))
-                .collect::<Option<Vec<_>>>()?;
-            (
-                Op::Transpose(if perm.is_empty() { None } else { Some(perm) }),
-                vec![x?],
-            )
-        }
-        OpName::Reshape => {
-            let dims = ch[1..]
-                .iter()
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        AttrKind::Sizes => AttrValue::Sizes(
+            ch.iter()
                 .map(|c| dim_of(egraph, *c))
-                .collect::<Option<Vec<_>>>()?;
-            (Op::Reshape(dims), vec![x?])
-        }
-        OpName::ExpandDims => (Op::ExpandDims(int_of(egraph, *ch.get(1)?)?), vec![x?]),
-        OpName::Concat => (Op::Concat(int_of(egraph, x?)?), ch[1..].to_vec()),
-        OpName::Slice => {
-            let bound = |id: Id| -> Option<Option<i64>> {
-                if egraph[id].nodes.iter().any(|n| n.head == Head::NoneBound) {
-                    Some(None)
-                } else {
-                    int_of(egraph, id).map(Some)
-                }
-            };
-            let start = bound(*ch.get(1)?)?;
-            let stop = bound(*ch.get(2)?)?;
-            let step = int_of(egraph, *ch.get(3)?)?;
-            (Op::Slice { start, stop, step }, vec![x?])
-        }
-        OpName::Fill => (Op::Fill(type_of(egraph, x?)?), vec![*ch.get(1)?]),
-        OpName::Zeros => (Op::Zeros(type_of(egraph, x?)?), vec![]),
-        OpName::Ones => (Op::Ones(type_of(egraph, x?)?), vec![]),
-        OpName::Arange => (Op::Arange(dim_of(egraph, x?)?), vec![]),
-        OpName::Tensor => {
-            let vals = ch[1..]
-                .iter()
-                .map(|c| lit_of(egraph, *c))
-                .collect::<Option<Vec<_>>>()?;
-            (Op::Tensor(type_of(egraph, x?)?, vals), vec![])
-        }
-        OpName::Cast => {
-            let dt = egraph[x?].nodes.iter().find_map(|n| match n.head {
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        AttrKind::Type => AttrValue::Type(type_of(egraph, one()?)?),
+        AttrKind::DType => {
+            AttrValue::DType(egraph[one()?].nodes.iter().find_map(|n| match n.head {
                 Head::DType(d) => Some(d),
                 _ => None,
-            })?;
-            (Op::Cast(dt), vec![*ch.get(1)?])
+            })?)
         }
-        OpName::Proj => return None,
+        AttrKind::Size => AttrValue::Size(dim_of(egraph, one()?)?),
+        AttrKind::Literals => AttrValue::Literals(
+            ch.iter()
+                .map(|c| lit_of(egraph, *c))
+                .collect::<Option<Vec<_>>>()?,
+        ),
     })
+}
+
+/// The language op an op node stands for, with its attributes read from
+/// its children (laid out as the op table says), and its value children.
+/// `None` for `proj` (typed from its scan) and for a node whose attributes
+/// are not constants of the right form.
+pub fn node_op(egraph: &EGraph, kind: OpKind, ch: &[Id]) -> Option<(Op, Vec<Id>)> {
+    if kind == OpKind::Proj {
+        return None;
+    }
+    let spans = kind.spans(Form::Term, ch.len())?;
+    let mut attrs = Vec::new();
+    let mut vargs = Vec::new();
+    for (slot, at) in kind.layout().iter().zip(spans) {
+        match slot {
+            Slot::Attr(a) => attrs.push(attr_of(egraph, *a, &ch[at])?),
+            Slot::Arg | Slot::Args => vargs.extend_from_slice(&ch[at]),
+        }
+    }
+    Some((Op::from_parts(kind, attrs)?, vargs))
 }
 
 /// The value of an `i64` scalar class as a size: a constant, a size
@@ -263,14 +257,17 @@ fn size_value_within(egraph: &EGraph, c: Id, depth: usize, visits: &mut usize) -
     egraph[c].nodes.iter().find_map(|n| match &n.head {
         Head::Lit(Lit(Scalar::I64(k))) => Some(Dim::known(*k)),
         Head::Size(s) => Some(Dim::sym(s.as_str())),
-        Head::Op(OpName::Binary(b)) if n.children.len() == 2 => {
+        Head::Op(OpKind::Binary(b)) if n.children.len() == 2 => {
             let x = size_value_within(egraph, n.children[0], depth - 1, visits)?;
             let y = size_value_within(egraph, n.children[1], depth - 1, visits)?;
             match b {
                 crate::lang::BinaryOp::Add => Some(x.add(&y)),
                 crate::lang::BinaryOp::Sub => Some(x.sub(&y)),
                 crate::lang::BinaryOp::Mul => Some(x.mul(&y)),
-                _ => None,
+                crate::lang::BinaryOp::Div
+                | crate::lang::BinaryOp::Pow
+                | crate::lang::BinaryOp::Maximum
+                | crate::lang::BinaryOp::Minimum => None,
             }
             .filter(|d| *d != Dim::Unknown)
         }
@@ -339,23 +336,59 @@ fn rearranged_konst(op: &Op, egraph: &EGraph, vargs: &[Id]) -> Option<Scalar> {
                 .all(|a| egraph[*a].data.konst.is_some_and(|k| k == c));
             same.then_some(c)
         }
-        _ => None,
+        Op::Input(_)
+        | Op::Literal(_)
+        | Op::Size(_)
+        | Op::Unary(_)
+        | Op::Binary(_)
+        | Op::Compare(_)
+        | Op::Where
+        | Op::Reduce(..)
+        | Op::Cumulative(..)
+        | Op::Dot
+        | Op::Matmul
+        | Op::Fill(_)
+        | Op::Zeros(_)
+        | Op::Ones(_)
+        | Op::Arange(_)
+        | Op::Tensor(..)
+        | Op::Cast(_)
+        | Op::Scan(_)
+        | Op::Proj(_) => None,
     }
 }
 
+/// Whether the op's constant is folded by evaluating it on its arguments'
+/// constants (elementwise ops and fills: a uniform result).
 fn folds(op: &Op) -> bool {
-    matches!(
-        op,
+    match op {
         Op::Unary(_)
-            | Op::Binary(_)
-            | Op::Compare(_)
-            | Op::Where
-            | Op::Cast(_)
-            | Op::Fill(_)
-            | Op::Zeros(_)
-            | Op::Ones(_)
-            | Op::Literal(_)
-    )
+        | Op::Binary(_)
+        | Op::Compare(_)
+        | Op::Where
+        | Op::Cast(_)
+        | Op::Fill(_)
+        | Op::Zeros(_)
+        | Op::Ones(_)
+        | Op::Literal(_) => true,
+        Op::Input(_)
+        | Op::Size(_)
+        | Op::Reduce(..)
+        | Op::Cumulative(..)
+        | Op::Dot
+        | Op::Matmul
+        | Op::Transpose(_)
+        | Op::Reshape(_)
+        | Op::ExpandDims(_)
+        | Op::Stack
+        | Op::Concat(_)
+        | Op::Index
+        | Op::Slice { .. }
+        | Op::Arange(_)
+        | Op::Tensor(..)
+        | Op::Scan(_)
+        | Op::Proj(_) => false,
+    }
 }
 
 fn fold(op: &Op, consts: &[Scalar], arg_tys: &[&Type], out: &Type) -> Option<Scalar> {
@@ -486,7 +519,7 @@ impl Analysis<TNode> for TensorAnalysis {
                 }
                 value(Kind::Multi(tys), None, deps(egraph, args))
             }
-            Head::Op(OpName::Proj) => {
+            Head::Op(OpKind::Proj) => {
                 let k = enode.children.first().and_then(|c| int_of(egraph, *c));
                 let src = enode.children.get(1).map(|s| &egraph[*s].data);
                 match (k, src) {
@@ -588,7 +621,7 @@ impl Analysis<TNode> for TensorAnalysis {
         let has_leaf = egraph[id]
             .nodes
             .iter()
-            .any(|n| matches!(n.head, Head::Lit(_)) || matches!(n.head, Head::Op(OpName::Fill)));
+            .any(|n| matches!(n.head, Head::Lit(_)) || matches!(n.head, Head::Op(OpKind::Fill)));
         if has_leaf
             || t.shape
                 .iter()
@@ -615,7 +648,7 @@ impl Analysis<TNode> for TensorAnalysis {
             });
             let v = egraph.add(TNode::lit(c));
             egraph.add(TNode {
-                head: Head::Op(OpName::Fill),
+                head: Head::Op(OpKind::Fill),
                 children: vec![ty, v],
             })
         };

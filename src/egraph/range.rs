@@ -30,7 +30,7 @@
 //! reduction over a symbolic size is unbounded unless its sign is known.
 
 use super::analysis::EGraph;
-use crate::egraph::term::{Head, OpName};
+use crate::egraph::term::{Head, OpKind};
 use crate::lang::{BinaryOp, CumOp, DType, Dim, Op, ReduceOp, Scalar, Type, UnaryOp};
 use egg::Id;
 
@@ -306,7 +306,7 @@ fn holds_max_of(egraph: &EGraph, m: Id, x: Id, x_ndim: usize) -> bool {
     let x = egraph.find(x);
     let is_max_of = |class: Id, axis_ok: &dyn Fn(Option<i64>) -> bool| {
         egraph[class].nodes.iter().any(|n| {
-            n.head == Head::Op(OpName::Reduce(ReduceOp::Max))
+            n.head == Head::Op(OpKind::Reduce(ReduceOp::Max))
                 && n.children.first().is_some_and(|c| egraph.find(*c) == x)
                 && match n.children.get(1) {
                     None => axis_ok(None),
@@ -322,7 +322,7 @@ fn holds_max_of(egraph: &EGraph, m: Id, x: Id, x_ndim: usize) -> bool {
         return true;
     }
     egraph[m].nodes.iter().any(|n| {
-        if n.head != Head::Op(OpName::ExpandDims) {
+        if n.head != Head::Op(OpKind::ExpandDims) {
             return false;
         }
         let (Some(inner), Some(at)) = (n.children.first(), n.children.get(1)) else {

@@ -21,7 +21,8 @@
 
 use crate::lang::dtype::DType;
 use crate::lang::error::LangError;
-use crate::lang::op::{BinaryOp, CompareOp, CumOp, Op, ReduceOp, Scalar, UnaryOp};
+use crate::lang::op::{Op, Scalar};
+use crate::lang::op_table::{AttrKind, AttrValue, Form, Slot};
 use crate::lang::parse::{parse_literal, parse_program};
 use crate::lang::program::{Graph, NodeId, OutputInfo, Program, Scan};
 use crate::lang::shape::{Dim, Type};
@@ -66,139 +67,9 @@ impl Ord for Lit {
     }
 }
 
-/// The head of an op node: an op without its attributes (they are children).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum OpName {
-    /// elementwise unary
-    Unary(UnaryOp),
-    /// elementwise binary
-    Binary(BinaryOp),
-    /// comparison
-    Compare(CompareOp),
-    /// `(where c a b)`
-    Where,
-    /// `(sum x)` / `(sum x axis)`
-    Reduce(ReduceOp),
-    /// `(cumsum x axis)`
-    Cumulative(CumOp),
-    /// `(dot a b)`
-    Dot,
-    /// `(matmul a b)`
-    Matmul,
-    /// `(transpose x axis ...)`
-    Transpose,
-    /// `(reshape x dim ...)`
-    Reshape,
-    /// `(expand_dims x axis)`
-    ExpandDims,
-    /// `(stack x ...)`
-    Stack,
-    /// `(concat axis x ...)`
-    Concat,
-    /// `(index x i ...)`
-    Index,
-    /// `(slice x start stop step)`
-    Slice,
-    /// `(fill type v)`
-    Fill,
-    /// `(zeros type)`
-    Zeros,
-    /// `(ones type)`
-    Ones,
-    /// `(arange n)`
-    Arange,
-    /// `(tensor type v ...)`
-    Tensor,
-    /// `(cast dtype x)`
-    Cast,
-    /// `(proj k scan)`: output k of a scan
-    Proj,
-}
-
-impl OpName {
-    /// The name in program text.
-    pub fn name(self) -> &'static str {
-        match self {
-            OpName::Unary(u) => u.name(),
-            OpName::Binary(b) => b.name(),
-            OpName::Compare(c) => c.name(),
-            OpName::Reduce(r) => r.name(),
-            OpName::Cumulative(c) => c.name(),
-            OpName::Where => "where",
-            OpName::Dot => "dot",
-            OpName::Matmul => "matmul",
-            OpName::Transpose => "transpose",
-            OpName::Reshape => "reshape",
-            OpName::ExpandDims => "expand_dims",
-            OpName::Stack => "stack",
-            OpName::Concat => "concat",
-            OpName::Index => "index",
-            OpName::Slice => "slice",
-            OpName::Fill => "fill",
-            OpName::Zeros => "zeros",
-            OpName::Ones => "ones",
-            OpName::Arange => "arange",
-            OpName::Tensor => "tensor",
-            OpName::Cast => "cast",
-            OpName::Proj => "proj",
-        }
-    }
-
-    /// The op with this name.
-    pub fn from_name(s: &str) -> Option<OpName> {
-        if let Some(u) = UnaryOp::ALL.iter().find(|u| u.name() == s) {
-            return Some(OpName::Unary(*u));
-        }
-        if let Some(b) = BinaryOp::ALL.iter().find(|b| b.name() == s) {
-            return Some(OpName::Binary(*b));
-        }
-        if let Some(c) = CompareOp::ALL.iter().find(|c| c.name() == s) {
-            return Some(OpName::Compare(*c));
-        }
-        if let Some(r) = ReduceOp::ALL.iter().find(|r| r.name() == s) {
-            return Some(OpName::Reduce(*r));
-        }
-        if let Some(c) = CumOp::ALL.iter().find(|c| c.name() == s) {
-            return Some(OpName::Cumulative(*c));
-        }
-        Some(match s {
-            "where" => OpName::Where,
-            "dot" => OpName::Dot,
-            "matmul" => OpName::Matmul,
-            "transpose" => OpName::Transpose,
-            "reshape" => OpName::Reshape,
-            "expand_dims" => OpName::ExpandDims,
-            "stack" => OpName::Stack,
-            "concat" => OpName::Concat,
-            "index" => OpName::Index,
-            "slice" => OpName::Slice,
-            "fill" => OpName::Fill,
-            "zeros" => OpName::Zeros,
-            "ones" => OpName::Ones,
-            "arange" => OpName::Arange,
-            "tensor" => OpName::Tensor,
-            "cast" => OpName::Cast,
-            "proj" => OpName::Proj,
-            _ => return None,
-        })
-    }
-
-    /// Whether `n` children is a valid arity.
-    pub fn arity_ok(self, n: usize) -> bool {
-        match self {
-            OpName::Unary(_) => n == 1,
-            OpName::Binary(_) | OpName::Compare(_) | OpName::Dot | OpName::Matmul => n == 2,
-            OpName::Where => n == 3,
-            OpName::Reduce(_) => n == 1 || n == 2,
-            OpName::Cumulative(_) | OpName::ExpandDims | OpName::Fill | OpName::Cast => n == 2,
-            OpName::Proj => n == 2,
-            OpName::Transpose | OpName::Reshape | OpName::Stack | OpName::Tensor => n >= 1,
-            OpName::Concat | OpName::Index => n >= 2,
-            OpName::Slice => n == 4,
-            OpName::Zeros | OpName::Ones | OpName::Arange => n == 1,
-        }
-    }
-}
+/// The head of an op node: an op without its attributes (they are its leaf
+/// children, laid out as the op table says).
+pub use crate::lang::OpKind;
 
 /// The static clauses of a scan; its children carry the rest.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -265,7 +136,7 @@ impl ScanSig {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Head {
     /// An op; attributes are leaf children.
-    Op(OpName),
+    Op(OpKind),
     /// A literal (a weak scalar value, or an attribute such as an axis).
     Lit(Lit),
     /// `none`, an omitted slice bound.
@@ -378,7 +249,7 @@ impl FromOp for TNode {
             if let Some(d) = DType::from_name(op) {
                 return Ok(TNode::leaf(Head::DType(d)));
             }
-            if OpName::from_name(op).is_none()
+            if OpKind::from_name(op).is_none()
                 && op.chars().next().is_some_and(|c| c.is_alphabetic())
             {
                 return Ok(TNode::leaf(Head::Size(Symbol::from(op))));
@@ -390,8 +261,8 @@ impl FromOp for TNode {
                 children,
             });
         }
-        match OpName::from_name(op) {
-            Some(o) if o.arity_ok(children.len()) => Ok(TNode {
+        match OpKind::from_name(op) {
+            Some(o) if o.arity(Form::Term).admits(children.len()) => Ok(TNode {
                 head: Head::Op(o),
                 children,
             }),
@@ -428,16 +299,60 @@ fn type_leaf(expr: &mut RecExpr<TNode>, t: &Type) -> Result<Id, String> {
     }))
 }
 
+/// Adds the node of `op` (an op of the op table) with value children `args`
+/// to `expr`: its attributes become leaf children where the op's layout
+/// puts them.
+fn op_into(expr: &mut RecExpr<TNode>, op: &Op, args: &[Id]) -> Result<Id, String> {
+    let Some((kind, attrs)) = op.parts() else {
+        return Err(format!("{} is not an op node", op.name()));
+    };
+    let spans = kind
+        .spans(Form::Args, args.len())
+        .ok_or_else(|| format!("{} does not take {} arguments", kind.name(), args.len()))?;
+    let mut attrs = attrs.into_iter();
+    let mut children = Vec::new();
+    let lit = |expr: &mut RecExpr<TNode>, v: i64| expr.add(TNode::lit(Scalar::I64(v)));
+    for (slot, at) in kind.layout().iter().zip(spans) {
+        let Slot::Attr(k) = slot else {
+            children.extend_from_slice(&args[at]);
+            continue;
+        };
+        let Some(v) = attrs.next() else {
+            return Err(format!("{}: an attribute is missing", kind.name()));
+        };
+        match v {
+            AttrValue::Int(i) => children.push(lit(expr, i)),
+            AttrValue::OptInt(Some(i)) => children.push(lit(expr, i)),
+            // An omitted slice bound is a leaf; an omitted axis is no child.
+            AttrValue::OptInt(None) if matches!(k, AttrKind::Start | AttrKind::Stop) => {
+                children.push(expr.add(TNode::leaf(Head::NoneBound)))
+            }
+            AttrValue::OptInt(None) => {}
+            AttrValue::Ints(v) => children.extend(v.into_iter().map(|i| lit(expr, i))),
+            AttrValue::Sizes(v) => {
+                for d in &v {
+                    children.push(size_leaf(expr, d)?);
+                }
+            }
+            AttrValue::Type(t) => children.push(type_leaf(expr, &t)?),
+            AttrValue::DType(d) => children.push(expr.add(TNode::leaf(Head::DType(d)))),
+            AttrValue::Size(d) => children.push(size_leaf(expr, &d)?),
+            AttrValue::Literals(v) => {
+                children.extend(v.into_iter().map(|x| expr.add(TNode::lit(x))))
+            }
+        }
+    }
+    Ok(expr.add(TNode {
+        head: Head::Op(kind),
+        children,
+    }))
+}
+
 /// Adds graph `g`'s nodes to `expr`; returns the id of each node.
 fn graph_into(expr: &mut RecExpr<TNode>, g: &Graph, top: bool) -> Result<Vec<Id>, String> {
     let mut ids: Vec<Id> = Vec::with_capacity(g.nodes.len());
     for node in &g.nodes {
         let args: Vec<Id> = node.args.iter().map(|a| ids[a.0]).collect();
-        let lit = |expr: &mut RecExpr<TNode>, v: i64| expr.add(TNode::lit(Scalar::I64(v)));
-        let op_node = |o: OpName, children: Vec<Id>| TNode {
-            head: Head::Op(o),
-            children,
-        };
         let id = match &node.op {
             Op::Input(k) => expr.add(TNode::leaf(if top {
                 Head::Input(
@@ -449,85 +364,6 @@ fn graph_into(expr: &mut RecExpr<TNode>, g: &Graph, top: bool) -> Result<Vec<Id>
             })),
             Op::Literal(s) => expr.add(TNode::lit(*s)),
             Op::Size(s) => expr.add(TNode::leaf(Head::Size(Symbol::from(s.as_str())))),
-            Op::Unary(u) => expr.add(op_node(OpName::Unary(*u), args)),
-            Op::Binary(b) => expr.add(op_node(OpName::Binary(*b), args)),
-            Op::Compare(c) => expr.add(op_node(OpName::Compare(*c), args)),
-            Op::Where => expr.add(op_node(OpName::Where, args)),
-            Op::Dot => expr.add(op_node(OpName::Dot, args)),
-            Op::Matmul => expr.add(op_node(OpName::Matmul, args)),
-            Op::Stack => expr.add(op_node(OpName::Stack, args)),
-            Op::Index => expr.add(op_node(OpName::Index, args)),
-            Op::Reduce(r, axis) => {
-                let mut c = args;
-                if let Some(a) = axis {
-                    c.push(lit(expr, *a));
-                }
-                expr.add(op_node(OpName::Reduce(*r), c))
-            }
-            Op::Cumulative(cu, axis) => {
-                let a = lit(expr, *axis);
-                expr.add(op_node(OpName::Cumulative(*cu), vec![args[0], a]))
-            }
-            Op::Transpose(perm) => {
-                let mut c = args;
-                for p in perm.iter().flatten() {
-                    c.push(lit(expr, *p));
-                }
-                expr.add(op_node(OpName::Transpose, c))
-            }
-            Op::Reshape(dims) => {
-                let mut c = args;
-                for d in dims {
-                    c.push(size_leaf(expr, d)?);
-                }
-                expr.add(op_node(OpName::Reshape, c))
-            }
-            Op::ExpandDims(ax) => {
-                let a = lit(expr, *ax);
-                expr.add(op_node(OpName::ExpandDims, vec![args[0], a]))
-            }
-            Op::Concat(ax) => {
-                let mut c = vec![lit(expr, *ax)];
-                c.extend(args);
-                expr.add(op_node(OpName::Concat, c))
-            }
-            Op::Slice { start, stop, step } => {
-                let mut bound = |v: &Option<i64>| match v {
-                    Some(v) => expr.add(TNode::lit(Scalar::I64(*v))),
-                    None => expr.add(TNode::leaf(Head::NoneBound)),
-                };
-                let (a, b) = (bound(start), bound(stop));
-                let s = expr.add(TNode::lit(Scalar::I64(*step)));
-                expr.add(op_node(OpName::Slice, vec![args[0], a, b, s]))
-            }
-            Op::Fill(t) => {
-                let tl = type_leaf(expr, t)?;
-                expr.add(op_node(OpName::Fill, vec![tl, args[0]]))
-            }
-            Op::Zeros(t) | Op::Ones(t) => {
-                let tl = type_leaf(expr, t)?;
-                let o = if matches!(node.op, Op::Zeros(_)) {
-                    OpName::Zeros
-                } else {
-                    OpName::Ones
-                };
-                expr.add(op_node(o, vec![tl]))
-            }
-            Op::Arange(d) => {
-                let dl = size_leaf(expr, d)?;
-                expr.add(op_node(OpName::Arange, vec![dl]))
-            }
-            Op::Tensor(t, vals) => {
-                let mut c = vec![type_leaf(expr, t)?];
-                for v in vals {
-                    c.push(expr.add(TNode::lit(*v)));
-                }
-                expr.add(op_node(OpName::Tensor, c))
-            }
-            Op::Cast(dt) => {
-                let d = expr.add(TNode::leaf(Head::DType(*dt)));
-                expr.add(op_node(OpName::Cast, vec![d, args[0]]))
-            }
             Op::Scan(s) => {
                 let body = graph_into(expr, &s.body, false)?;
                 let mut c: Vec<Id> = s.body.outputs.iter().map(|o| body[o.0]).collect();
@@ -537,10 +373,7 @@ fn graph_into(expr: &mut RecExpr<TNode>, g: &Graph, top: bool) -> Result<Vec<Id>
                     children: c,
                 })
             }
-            Op::Proj(k) => {
-                let kl = lit(expr, *k as i64);
-                expr.add(op_node(OpName::Proj, vec![kl, args[0]]))
-            }
+            op => op_into(expr, op, &args)?,
         };
         ids.push(id);
     }
@@ -623,7 +456,7 @@ impl TextGen<'_> {
             let leaf = node.children.is_empty() || matches!(node.head, Head::Type(_));
             if !leaf
                 && (uses[i] > 1 || h > MAX_INLINE)
-                && !matches!(node.head, Head::Op(OpName::Proj))
+                && !matches!(node.head, Head::Op(OpKind::Proj))
             {
                 let name = format!("{}{}", self.let_prefix, self.fresh);
                 self.fresh += 1;
@@ -656,7 +489,7 @@ impl TextGen<'_> {
         let node = &self.nodes[i];
         let child = |c: &Id| text[usize::from(*c)].clone().unwrap_or_default();
         match &node.head {
-            Head::Op(OpName::Proj) => {
+            Head::Op(OpKind::Proj) => {
                 let k = match self.nodes[usize::from(node.children[0])].head {
                     Head::Lit(Lit(Scalar::I64(k))) => k,
                     _ => 0,

@@ -59,7 +59,7 @@ use crate::exec::value::shape_str as concrete_shape_str;
 use crate::lang::infer::infer;
 use crate::lang::program::{Graph, NodeId, OutputInfo, Program, Scan, Span};
 use crate::lang::shape::shape_str;
-use crate::lang::{BinaryOp, DType, Dim, Op, Scalar, Type};
+use crate::lang::{AttrValue, BinaryOp, DType, Dim, Op, Scalar, Type};
 
 /// Checks the program `p` as written with the symbolic sizes bound by
 /// `dims`, computing types only. The first error found, in graph order
@@ -191,26 +191,41 @@ impl Checker<'_> {
         })
     }
 
-    /// `op` with the sizes it holds bound (created types, reshape sizes,
-    /// arange's length); `Err(symbol)` for an unbound one.
+    /// `op` with the sizes its attributes hold bound (created types,
+    /// reshape sizes, arange's length; a reshape's `-1` is kept), or `None`
+    /// when it holds none; `Err(symbol)` for an unbound one.
     fn bind_op(&self, op: &Op) -> Result<Option<Op>, String> {
-        Ok(Some(match op {
-            Op::Fill(t) => Op::Fill(self.bind_type(t)?),
-            Op::Zeros(t) => Op::Zeros(self.bind_type(t)?),
-            Op::Ones(t) => Op::Ones(self.bind_type(t)?),
-            Op::Tensor(t, v) => Op::Tensor(self.bind_type(t)?, v.clone()),
-            Op::Arange(d) => Op::Arange(self.bind_dim(d)?),
-            Op::Reshape(ds) => Op::Reshape(
-                ds.iter()
-                    .map(|d| match d.as_known() {
-                        // -1 (inferred) is kept as written.
-                        Some(n) => Ok(Dim::known(n)),
-                        None => self.bind_dim(d),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?,
-            ),
-            _ => return Ok(None),
-        }))
+        let Some((kind, attrs)) = op.parts() else {
+            return Ok(None);
+        };
+        let holds_sizes = |a: &AttrValue| {
+            matches!(
+                a,
+                AttrValue::Sizes(_) | AttrValue::Type(_) | AttrValue::Size(_)
+            )
+        };
+        if !attrs.iter().any(holds_sizes) {
+            return Ok(None);
+        }
+        let bound = attrs
+            .into_iter()
+            .map(|a| {
+                Ok(match a {
+                    AttrValue::Sizes(ds) => AttrValue::Sizes(
+                        ds.iter()
+                            .map(|d| match d.as_known() {
+                                Some(n) => Ok(Dim::known(n)),
+                                None => self.bind_dim(d),
+                            })
+                            .collect::<Result<Vec<_>, _>>()?,
+                    ),
+                    AttrValue::Type(t) => AttrValue::Type(self.bind_type(&t)?),
+                    AttrValue::Size(d) => AttrValue::Size(self.bind_dim(&d)?),
+                    other => other,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Op::from_parts(kind, bound))
     }
 
     /// Checks graph `g` whose parameters have `params`; returns what it

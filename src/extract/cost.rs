@@ -16,7 +16,7 @@
 //! a finite alternative exists.
 
 use crate::egraph::analysis::{node_op, EGraph, Kind};
-use crate::egraph::term::{Head, OpName, TNode};
+use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::infer::infer;
 use crate::lang::{BinaryOp, Dim, Op, Scalar, Type, UnaryOp};
 use egg::Id;
@@ -91,17 +91,33 @@ pub fn loop_cost(own: f64, steps: f64, body: f64) -> f64 {
     own + mul_inf(steps, body)
 }
 
-fn is_transcendental_unary(u: UnaryOp) -> bool {
-    matches!(
-        u,
+/// The work of one result element of an elementwise unary op, in
+/// flop-equivalents (`transcendental` for the transcendental ones).
+fn unary_weight(u: UnaryOp, transcendental: f64) -> f64 {
+    match u {
         UnaryOp::Exp
-            | UnaryOp::Log
-            | UnaryOp::Log1p
-            | UnaryOp::Tanh
-            | UnaryOp::Sigmoid
-            | UnaryOp::Sin
-            | UnaryOp::Cos
-    )
+        | UnaryOp::Log
+        | UnaryOp::Log1p
+        | UnaryOp::Tanh
+        | UnaryOp::Sigmoid
+        | UnaryOp::Sin
+        | UnaryOp::Cos => transcendental,
+        UnaryOp::Neg | UnaryOp::Sqrt | UnaryOp::Abs | UnaryOp::Sign => 1.0,
+    }
+}
+
+/// The work of one result element of an elementwise binary op, in
+/// flop-equivalents (`transcendental` for `pow`).
+fn binary_weight(b: BinaryOp, transcendental: f64) -> f64 {
+    match b {
+        BinaryOp::Pow => transcendental,
+        BinaryOp::Add
+        | BinaryOp::Sub
+        | BinaryOp::Mul
+        | BinaryOp::Div
+        | BinaryOp::Maximum
+        | BinaryOp::Minimum => 1.0,
+    }
 }
 
 impl CostModel {
@@ -237,7 +253,7 @@ impl CostModel {
                     .unwrap_or(0.0);
                 mul_inf(steps, self.step_overhead + inputs) + storage
             }
-            Head::Op(OpName::Proj) => {
+            Head::Op(OpKind::Proj) => {
                 let k = node.children.first().and_then(|c| {
                     egraph[*c].nodes.iter().find_map(|n| match n.head {
                         Head::Lit(crate::egraph::term::Lit(Scalar::I64(k))) => Some(k),
@@ -254,7 +270,7 @@ impl CostModel {
         }
     }
 
-    fn op_cost(&self, egraph: &EGraph, name: OpName, children: &[Id]) -> f64 {
+    fn op_cost(&self, egraph: &EGraph, name: OpKind, children: &[Id]) -> f64 {
         let Some((op, vargs)) = node_op(egraph, name, children) else {
             return f64::INFINITY;
         };
@@ -278,22 +294,8 @@ impl CostModel {
         let n_out = self.elements(out);
         let moved = (args.iter().map(|t| self.bytes(t)).sum::<f64>() + self.bytes(out)) / 8.0;
         match op {
-            Op::Unary(u) => {
-                let w = if is_transcendental_unary(*u) {
-                    self.transcendental_weight
-                } else {
-                    1.0
-                };
-                w * n_out + moved
-            }
-            Op::Binary(b) => {
-                let w = if *b == BinaryOp::Pow {
-                    self.transcendental_weight
-                } else {
-                    1.0
-                };
-                w * n_out + moved
-            }
+            Op::Unary(u) => unary_weight(*u, self.transcendental_weight) * n_out + moved,
+            Op::Binary(b) => binary_weight(*b, self.transcendental_weight) * n_out + moved,
             Op::Compare(_) | Op::Where => n_out + moved,
             Op::Reduce(..) | Op::Cumulative(..) => {
                 args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved

@@ -31,7 +31,7 @@
 use super::improve::{reachable, selection_cost};
 use super::table::NodeTable;
 use crate::egraph::analysis::EGraph;
-use crate::egraph::term::{Head, OpName};
+use crate::egraph::term::{Head, OpKind};
 use std::time::Instant;
 
 /// What [`adopt_loops`] did.
@@ -65,7 +65,7 @@ fn scan_readers(egraph: &EGraph, t: &NodeTable) -> Vec<Readers> {
             };
             let is_proj = t
                 .node(egraph, c, k)
-                .is_some_and(|n| matches!(n.head, Head::Op(OpName::Proj)));
+                .is_some_and(|n| matches!(n.head, Head::Op(OpKind::Proj)));
             if !is_proj || !info.own.is_finite() || src == c {
                 continue;
             }
@@ -89,7 +89,7 @@ fn scan_readers(egraph: &EGraph, t: &NodeTable) -> Vec<Readers> {
 fn reads(t: &NodeTable, egraph: &EGraph, choice: &[usize], c: usize, src: usize) -> bool {
     t.info(c, choice[c]).children.get(1) == Some(&src)
         && t.node(egraph, c, choice[c])
-            .is_some_and(|n| matches!(n.head, Head::Op(OpName::Proj)))
+            .is_some_and(|n| matches!(n.head, Head::Op(OpKind::Proj)))
 }
 
 /// The nodes that have each class as a child.

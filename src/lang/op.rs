@@ -1,100 +1,139 @@
 //! The op set, defined once.
 //!
-//! Owns: [`Op`] and its parameter enums, the names ops have in program text.
-//! Every stage (type inference, printer, executor, and later the e-graph and
-//! cost model) matches on [`Op`] exhaustively, so a new op does not compile
-//! until every stage handles it. Must not: hold type rules or kernels.
+//! Owns: [`Op`] and its op families (unary, binary, comparison, reduction,
+//! running scan), each member declared once with its name in program text.
+//! The head of every op, its arity and attribute layout are in
+//! [`super::op_table`]. Every stage (type inference, executor, e-graph
+//! analysis, cost model) matches on [`Op`] exhaustively, so a new op does
+//! not compile until every stage handles it. Must not: hold type rules or
+//! kernels.
 
 use super::dtype::DType;
+use super::op_table::OpKind;
 use super::program::Scan;
 use super::shape::{Dim, Type};
 use std::fmt;
 
-/// Elementwise unary ops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum UnaryOp {
-    /// `-x`
-    Neg,
-    /// `e^x`
-    Exp,
-    /// natural log
-    Log,
-    /// `log(1 + x)`
-    Log1p,
-    /// square root
-    Sqrt,
-    /// hyperbolic tangent
-    Tanh,
-    /// `1 / (1 + e^-x)`
-    Sigmoid,
-    /// sine
-    Sin,
-    /// cosine
-    Cos,
-    /// absolute value
-    Abs,
-    /// -1, 0 or 1
-    Sign,
+/// Declares a family of ops that share one layout (elementwise unary,
+/// binary, ...): the enum, its `ALL` list and each member's name in program
+/// text, one line per member, so the list cannot miss a member.
+macro_rules! op_family {
+    (
+        $(#[$doc:meta])*
+        $family:ident {
+            $( $(#[$mdoc:meta])* $member:ident = $name:literal, )+
+        }
+    ) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $family {
+            $( $(#[$mdoc])* $member, )+
+        }
+
+        impl $family {
+            /// Every member, in declaration order.
+            pub const ALL: &'static [$family] = &[$($family::$member),+];
+
+            /// The name in program text.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( $family::$member => $name, )+
+                }
+            }
+        }
+    };
 }
 
-/// Elementwise binary arithmetic ops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BinaryOp {
-    /// `a + b`
-    Add,
-    /// `a - b`
-    Sub,
-    /// `a * b`
-    Mul,
-    /// true division `a / b`
-    Div,
-    /// `a ** b`
-    Pow,
-    /// elementwise maximum (NaN-propagating)
-    Maximum,
-    /// elementwise minimum (NaN-propagating)
-    Minimum,
+op_family! {
+    /// Elementwise unary ops.
+    UnaryOp {
+        /// `-x`
+        Neg = "neg",
+        /// `e^x`
+        Exp = "exp",
+        /// natural log
+        Log = "log",
+        /// `log(1 + x)`
+        Log1p = "log1p",
+        /// square root
+        Sqrt = "sqrt",
+        /// hyperbolic tangent
+        Tanh = "tanh",
+        /// `1 / (1 + e^-x)`
+        Sigmoid = "sigmoid",
+        /// sine
+        Sin = "sin",
+        /// cosine
+        Cos = "cos",
+        /// absolute value
+        Abs = "abs",
+        /// -1, 0 or 1
+        Sign = "sign",
+    }
 }
 
-/// Elementwise comparisons; all return `bool`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CompareOp {
-    /// `a > b`
-    Gt,
-    /// `a >= b`
-    Ge,
-    /// `a < b`
-    Lt,
-    /// `a <= b`
-    Le,
-    /// `a == b`
-    Eq,
-    /// `a != b`
-    Ne,
+op_family! {
+    /// Elementwise binary arithmetic ops.
+    BinaryOp {
+        /// `a + b`
+        Add = "add",
+        /// `a - b`
+        Sub = "sub",
+        /// `a * b`
+        Mul = "mul",
+        /// true division `a / b`
+        Div = "div",
+        /// `a ** b`
+        Pow = "pow",
+        /// elementwise maximum (NaN-propagating)
+        Maximum = "maximum",
+        /// elementwise minimum (NaN-propagating)
+        Minimum = "minimum",
+    }
 }
 
-/// Reductions over one axis or all axes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ReduceOp {
-    /// sum
-    Sum,
-    /// arithmetic mean
-    Mean,
-    /// maximum
-    Max,
-    /// minimum
-    Min,
-    /// product
-    Prod,
+op_family! {
+    /// Elementwise comparisons; all return `bool`.
+    CompareOp {
+        /// `a > b`
+        Gt = "gt",
+        /// `a >= b`
+        Ge = "ge",
+        /// `a < b`
+        Lt = "lt",
+        /// `a <= b`
+        Le = "le",
+        /// `a == b`
+        Eq = "eq",
+        /// `a != b`
+        Ne = "ne",
+    }
 }
 
-/// Running (inclusive) scans along an axis.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CumOp {
-    /// running sum
-    Cumsum,
-    /// running product
-    Cumprod,
+op_family! {
+    /// Reductions over one axis or all axes.
+    ReduceOp {
+        /// sum
+        Sum = "sum",
+        /// arithmetic mean
+        Mean = "mean",
+        /// maximum
+        Max = "max",
+        /// minimum
+        Min = "min",
+        /// product
+        Prod = "prod",
+    }
+}
+
+op_family! {
+    /// Running (inclusive) scans along an axis.
+    CumOp {
+        /// running sum
+        Cumsum = "cumsum",
+        /// running product
+        Cumprod = "cumprod",
+    }
 }
 
 /// A scalar literal as written in a program. `F64` literals compare by bits,
@@ -233,125 +272,6 @@ pub enum Op {
     Proj(usize),
 }
 
-impl UnaryOp {
-    /// Every unary op.
-    pub const ALL: [UnaryOp; 11] = [
-        UnaryOp::Neg,
-        UnaryOp::Exp,
-        UnaryOp::Log,
-        UnaryOp::Log1p,
-        UnaryOp::Sqrt,
-        UnaryOp::Tanh,
-        UnaryOp::Sigmoid,
-        UnaryOp::Sin,
-        UnaryOp::Cos,
-        UnaryOp::Abs,
-        UnaryOp::Sign,
-    ];
-
-    /// The name in program text.
-    pub fn name(self) -> &'static str {
-        match self {
-            UnaryOp::Neg => "neg",
-            UnaryOp::Exp => "exp",
-            UnaryOp::Log => "log",
-            UnaryOp::Log1p => "log1p",
-            UnaryOp::Sqrt => "sqrt",
-            UnaryOp::Tanh => "tanh",
-            UnaryOp::Sigmoid => "sigmoid",
-            UnaryOp::Sin => "sin",
-            UnaryOp::Cos => "cos",
-            UnaryOp::Abs => "abs",
-            UnaryOp::Sign => "sign",
-        }
-    }
-}
-
-impl BinaryOp {
-    /// Every binary op.
-    pub const ALL: [BinaryOp; 7] = [
-        BinaryOp::Add,
-        BinaryOp::Sub,
-        BinaryOp::Mul,
-        BinaryOp::Div,
-        BinaryOp::Pow,
-        BinaryOp::Maximum,
-        BinaryOp::Minimum,
-    ];
-
-    /// The name in program text.
-    pub fn name(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "add",
-            BinaryOp::Sub => "sub",
-            BinaryOp::Mul => "mul",
-            BinaryOp::Div => "div",
-            BinaryOp::Pow => "pow",
-            BinaryOp::Maximum => "maximum",
-            BinaryOp::Minimum => "minimum",
-        }
-    }
-}
-
-impl CompareOp {
-    /// Every comparison.
-    pub const ALL: [CompareOp; 6] = [
-        CompareOp::Gt,
-        CompareOp::Ge,
-        CompareOp::Lt,
-        CompareOp::Le,
-        CompareOp::Eq,
-        CompareOp::Ne,
-    ];
-
-    /// The name in program text.
-    pub fn name(self) -> &'static str {
-        match self {
-            CompareOp::Gt => "gt",
-            CompareOp::Ge => "ge",
-            CompareOp::Lt => "lt",
-            CompareOp::Le => "le",
-            CompareOp::Eq => "eq",
-            CompareOp::Ne => "ne",
-        }
-    }
-}
-
-impl ReduceOp {
-    /// Every reduction.
-    pub const ALL: [ReduceOp; 5] = [
-        ReduceOp::Sum,
-        ReduceOp::Mean,
-        ReduceOp::Max,
-        ReduceOp::Min,
-        ReduceOp::Prod,
-    ];
-
-    /// The name in program text.
-    pub fn name(self) -> &'static str {
-        match self {
-            ReduceOp::Sum => "sum",
-            ReduceOp::Mean => "mean",
-            ReduceOp::Max => "max",
-            ReduceOp::Min => "min",
-            ReduceOp::Prod => "prod",
-        }
-    }
-}
-
-impl CumOp {
-    /// Both running scans.
-    pub const ALL: [CumOp; 2] = [CumOp::Cumsum, CumOp::Cumprod];
-
-    /// The name in program text.
-    pub fn name(self) -> &'static str {
-        match self {
-            CumOp::Cumsum => "cumsum",
-            CumOp::Cumprod => "cumprod",
-        }
-    }
-}
-
 /// The exact result of integer arithmetic on `i64` operands, for the
 /// callers that must not wrap: constant folding, and the typing of
 /// arithmetic on integer literals (which are exact in NumPy, as Python
@@ -392,36 +312,17 @@ impl ExactInt {
 }
 
 impl Op {
-    /// The head word of the op in program text (`add`, `scan`, ...).
-    /// Leaves that print as atoms give a descriptive word.
+    /// The head word of the op in program text (`add`, `scan`, ...), from
+    /// the op table ([`OpKind::name`]); leaves that print as atoms give a
+    /// descriptive word.
     pub fn name(&self) -> &'static str {
         match self {
             Op::Input(_) => "input",
             Op::Literal(_) => "literal",
             Op::Size(_) => "size",
-            Op::Unary(u) => u.name(),
-            Op::Binary(b) => b.name(),
-            Op::Compare(c) => c.name(),
-            Op::Where => "where",
-            Op::Reduce(r, _) => r.name(),
-            Op::Cumulative(c, _) => c.name(),
-            Op::Dot => "dot",
-            Op::Matmul => "matmul",
-            Op::Transpose(_) => "transpose",
-            Op::Reshape(_) => "reshape",
-            Op::ExpandDims(_) => "expand_dims",
-            Op::Stack => "stack",
-            Op::Concat(_) => "concat",
-            Op::Index => "index",
-            Op::Slice { .. } => "slice",
-            Op::Fill(_) => "fill",
-            Op::Zeros(_) => "zeros",
-            Op::Ones(_) => "ones",
-            Op::Arange(_) => "arange",
-            Op::Tensor(..) => "tensor",
-            Op::Cast(_) => "cast",
             Op::Scan(_) => "scan",
-            Op::Proj(_) => "proj",
+            // Every other op has a head (see `Op::kind`).
+            op => op.kind().map_or("op", OpKind::name),
         }
     }
 }

@@ -12,7 +12,8 @@
 use super::dtype::DType;
 use super::error::LangError;
 use super::infer::infer;
-use super::op::{BinaryOp, CompareOp, CumOp, Op, ReduceOp, Scalar, UnaryOp};
+use super::op::{Op, Scalar};
+use super::op_table::{AttrKind, AttrValue, Form, OpKind, Slot};
 use super::program::{Graph, Node, NodeId, OutputInfo, Program, Scan, SharedVars, Span};
 use super::sexp::{decode, read_all, Sexp};
 use super::shape::{Dim, Type};
@@ -543,197 +544,105 @@ impl Parser {
             return Err(syntax(head.span(), "expected an op name here"));
         };
         let rest = &items[1..];
-        let n = rest.len();
-        let need = |k: usize| -> Result<(), LangError> {
-            if n == k {
-                Ok(())
-            } else {
-                let what = match k {
-                    0 => "no arguments".to_string(),
-                    1 => "1 argument".to_string(),
-                    _ => format!("{k} arguments"),
-                };
-                Err(arity(span, op, &what, n))
-            }
+        if let Some(kind) = OpKind::from_name(op).filter(|k| k.in_programs()) {
+            return Ok(vec![self.op_node(kind, rest, span)?]);
+        }
+        match op {
+            "scan" => self.scan(s),
+            "map" => self.map(s),
+            "reduce" | "foldl" | "scanl" | "foldr" | "scanr" => Ok(vec![self.fold(s, op)?]),
+            _ => Err(LangError::UnknownOp {
+                span: head.span(),
+                name: op.to_string(),
+            }),
+        }
+    }
+
+    /// `(OP OPERAND ...)` for an op of the op table: the operands are
+    /// matched to the op's layout, attributes read first (in order), then
+    /// the value arguments.
+    fn op_node(&mut self, kind: OpKind, rest: &[Sexp], span: Span) -> Result<NodeId, LangError> {
+        let Some(spans) = kind.spans(Form::Text, rest.len()) else {
+            return Err(arity(span, kind.name(), &kind.expected(), rest.len()));
         };
-        if let Some(u) = UnaryOp::ALL.iter().find(|u| u.name() == op) {
-            need(1)?;
-            let a = self.exprs(rest)?;
-            return Ok(vec![self.make(Op::Unary(*u), a, span)?]);
-        }
-        if let Some(b) = BinaryOp::ALL.iter().find(|b| b.name() == op) {
-            need(2)?;
-            let a = self.exprs(rest)?;
-            return Ok(vec![self.make(Op::Binary(*b), a, span)?]);
-        }
-        if let Some(c) = CompareOp::ALL.iter().find(|c| c.name() == op) {
-            need(2)?;
-            let a = self.exprs(rest)?;
-            return Ok(vec![self.make(Op::Compare(*c), a, span)?]);
-        }
-        if let Some(r) = ReduceOp::ALL.iter().find(|r| r.name() == op) {
-            if !(1..=2).contains(&n) {
-                return Err(arity(span, op, "1 or 2 arguments (X [AXIS])", n));
+        let mut attrs = Vec::new();
+        for (slot, at) in kind.layout().iter().zip(&spans) {
+            if let Slot::Attr(a) = slot {
+                attrs.push(self.attr(*a, &rest[at.clone()], span)?);
             }
-            let axis = match rest.get(1) {
+        }
+        let mut args = Vec::new();
+        for (slot, at) in kind.layout().iter().zip(&spans) {
+            if !matches!(slot, Slot::Attr(_)) {
+                args.extend(self.exprs(&rest[at.clone()])?);
+            }
+        }
+        let op = Op::from_parts(kind, attrs).ok_or_else(|| {
+            type_err(
+                span,
+                kind.name(),
+                "internal: the attributes do not fit the op",
+            )
+        })?;
+        self.make(op, args, span)
+    }
+
+    /// An attribute of kind `kind` written as `items` (as many as the op's
+    /// layout gives it) in the op at `span`.
+    fn attr(&mut self, kind: AttrKind, items: &[Sexp], span: Span) -> Result<AttrValue, LangError> {
+        let one = || {
+            items
+                .first()
+                .ok_or_else(|| syntax(span, "missing attribute"))
+        };
+        Ok(match kind {
+            AttrKind::Axis => AttrValue::Int(Self::int_param(one()?, "axis")?),
+            AttrKind::Output => AttrValue::Int(Self::int_param(one()?, "output index")?),
+            AttrKind::OptAxis => AttrValue::OptInt(match items.first() {
                 Some(a) => Some(Self::int_param(a, "axis")?),
                 None => None,
-            };
-            let x = self.expr(&rest[0])?;
-            return Ok(vec![self.make(Op::Reduce(*r, axis), vec![x], span)?]);
-        }
-        if let Some(c) = CumOp::ALL.iter().find(|c| c.name() == op) {
-            if !(1..=2).contains(&n) {
-                return Err(arity(span, op, "1 or 2 arguments (X [AXIS])", n));
-            }
-            let axis = match rest.get(1) {
+            }),
+            AttrKind::AxisOrZero => AttrValue::Int(match items.first() {
                 Some(a) => Self::int_param(a, "axis")?,
                 None => 0,
-            };
-            let x = self.expr(&rest[0])?;
-            return Ok(vec![self.make(Op::Cumulative(*c, axis), vec![x], span)?]);
-        }
-        let id = match op {
-            "where" => {
-                need(3)?;
-                let a = self.exprs(rest)?;
-                self.make(Op::Where, a, span)?
-            }
-            "dot" | "matmul" => {
-                need(2)?;
-                let a = self.exprs(rest)?;
-                self.make(if op == "dot" { Op::Dot } else { Op::Matmul }, a, span)?
-            }
-            "transpose" => {
-                if n == 0 {
-                    return Err(arity(span, op, "1 or more arguments (X [AXIS ...])", 0));
-                }
-                let perm = if n == 1 {
-                    None
-                } else {
-                    Some(
-                        rest[1..]
-                            .iter()
-                            .map(|a| Self::int_param(a, "axis"))
-                            .collect::<Result<Vec<_>, _>>()?,
-                    )
-                };
-                let x = self.expr(&rest[0])?;
-                self.make(Op::Transpose(perm), vec![x], span)?
-            }
-            "reshape" => {
-                if n == 0 {
-                    return Err(arity(span, op, "1 or more arguments (X DIM ...)", 0));
-                }
+            }),
+            AttrKind::Perm => AttrValue::Ints(
+                items
+                    .iter()
+                    .map(|a| Self::int_param(a, "axis"))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            AttrKind::Sizes => {
                 let mut dims = Vec::new();
-                for d in &rest[1..] {
+                for d in items {
                     dims.push(match d.atom().and_then(parse_literal) {
                         Some(Ok(Scalar::I64(-1))) => Dim::known(-1),
                         _ => self.parse_dim(d)?,
                     });
                 }
-                let x = self.expr(&rest[0])?;
-                self.make(Op::Reshape(dims), vec![x], span)?
+                AttrValue::Sizes(dims)
             }
-            "expand_dims" => {
-                need(2)?;
-                let axis = Self::int_param(&rest[1], "axis")?;
-                let x = self.expr(&rest[0])?;
-                self.make(Op::ExpandDims(axis), vec![x], span)?
-            }
-            "stack" => {
-                if n == 0 {
-                    return Err(arity(span, op, "1 or more arguments", 0));
-                }
-                let a = self.exprs(rest)?;
-                self.make(Op::Stack, a, span)?
-            }
-            "concat" => {
-                if n < 2 {
-                    return Err(arity(span, op, "an axis and 1 or more arrays", n));
-                }
-                let axis = Self::int_param(&rest[0], "axis")?;
-                let a = self.exprs(&rest[1..])?;
-                self.make(Op::Concat(axis), a, span)?
-            }
-            "index" => {
-                if n < 2 {
-                    return Err(arity(span, op, "an array and 1 or more indices", n));
-                }
-                let a = self.exprs(rest)?;
-                self.make(Op::Index, a, span)?
-            }
-            "slice" => {
-                if !(3..=4).contains(&n) {
-                    return Err(arity(span, op, "4 arguments (X START STOP STEP)", n));
-                }
-                let start = Self::opt_int_param(&rest[1], "start")?;
-                let stop = Self::opt_int_param(&rest[2], "stop")?;
-                let step = match rest.get(3) {
-                    Some(s) => Self::opt_int_param(s, "step")?.unwrap_or(1),
-                    None => 1,
-                };
-                let x = self.expr(&rest[0])?;
-                self.make(Op::Slice { start, stop, step }, vec![x], span)?
-            }
-            "fill" => {
-                need(2)?;
-                let ty = self.parse_type(&rest[0])?;
-                let v = self.expr(&rest[1])?;
-                self.make(Op::Fill(ty), vec![v], span)?
-            }
-            "zeros" | "ones" => {
-                need(1)?;
-                let ty = self.parse_type(&rest[0])?;
-                self.make(
-                    if op == "zeros" {
-                        Op::Zeros(ty)
-                    } else {
-                        Op::Ones(ty)
-                    },
-                    vec![],
-                    span,
-                )?
-            }
-            "arange" => {
-                need(1)?;
-                let d = self.parse_dim(&rest[0])?;
-                self.make(Op::Arange(d), vec![], span)?
-            }
-            "tensor" => {
-                if n == 0 {
-                    return Err(arity(span, op, "a type and its values", 0));
-                }
-                let ty = self.parse_type(&rest[0])?;
+            AttrKind::Start => AttrValue::OptInt(Self::opt_int_param(one()?, "start")?),
+            AttrKind::Stop => AttrValue::OptInt(Self::opt_int_param(one()?, "stop")?),
+            AttrKind::Step => AttrValue::Int(match items.first() {
+                Some(s) => Self::opt_int_param(s, "step")?.unwrap_or(1),
+                None => 1,
+            }),
+            AttrKind::Type => AttrValue::Type(self.parse_type(one()?)?),
+            AttrKind::DType => AttrValue::DType(Self::parse_dtype(one()?)?),
+            AttrKind::Size => AttrValue::Size(self.parse_dim(one()?)?),
+            AttrKind::Literals => {
                 let mut vals = Vec::new();
-                for v in &rest[1..] {
+                for v in items {
                     match v.atom().and_then(parse_literal) {
                         Some(Ok(s)) => vals.push(s),
                         Some(Err(m)) => return Err(syntax(v.span(), m)),
                         None => return Err(syntax(v.span(), "expected a number literal")),
                     }
                 }
-                self.make(Op::Tensor(ty, vals), vec![], span)?
+                AttrValue::Literals(vals)
             }
-            "cast" => {
-                need(2)?;
-                let dt = Self::parse_dtype(&rest[0])?;
-                let x = self.expr(&rest[1])?;
-                self.make(Op::Cast(dt), vec![x], span)?
-            }
-            "scan" => return self.scan(s),
-            "map" => return self.map(s),
-            "reduce" | "foldl" | "scanl" | "foldr" | "scanr" => {
-                return Ok(vec![self.fold(s, op)?]);
-            }
-            _ => {
-                return Err(LangError::UnknownOp {
-                    span: head.span(),
-                    name: op.to_string(),
-                })
-            }
-        };
-        Ok(vec![id])
+        })
     }
 
     // ------------------------------------------------------------ scan

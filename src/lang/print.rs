@@ -8,6 +8,7 @@
 //! Must not: change what the program computes.
 
 use super::op::Op;
+use super::op_table::{AttrKind, AttrValue, Form, Slot};
 use super::program::{Graph, NodeId, OutputInfo, Program};
 use super::shape::Type;
 use std::collections::BTreeSet;
@@ -194,70 +195,19 @@ impl<'a> GraphPrinter<'a> {
 
     fn op_text(&self, id: NodeId, depth: usize) -> String {
         let node = self.g.node(id);
-        let a = |k: usize| -> String {
-            node.args
-                .get(k)
-                .map(|&x| self.expr(x, depth))
-                .unwrap_or_default()
-        };
-        let all = |from: usize| -> String {
-            node.args[from.min(node.args.len())..]
-                .iter()
-                .map(|&x| self.expr(x, depth))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
         match &node.op {
             Op::Input(_) => node.name.clone().unwrap_or_else(|| "_".into()),
             Op::Literal(s) => s.to_string(),
             Op::Size(s) => s.clone(),
-            Op::Unary(_)
-            | Op::Binary(_)
-            | Op::Compare(_)
-            | Op::Where
-            | Op::Dot
-            | Op::Matmul
-            | Op::Stack
-            | Op::Index => format!("({} {})", node.op.name(), all(0)),
-            Op::Reduce(r, axis) => match axis {
-                Some(ax) => format!("({} {} {ax})", r.name(), a(0)),
-                None => format!("({} {})", r.name(), a(0)),
-            },
-            Op::Cumulative(c, axis) => format!("({} {} {axis})", c.name(), a(0)),
-            Op::Transpose(None) => format!("(transpose {})", a(0)),
-            Op::Transpose(Some(p)) => format!("(transpose {} {})", a(0), join(p)),
-            Op::Reshape(dims) => {
-                let ds: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
-                if ds.is_empty() {
-                    format!("(reshape {})", a(0))
-                } else {
-                    format!("(reshape {} {})", a(0), ds.join(" "))
-                }
-            }
-            Op::ExpandDims(ax) => format!("(expand_dims {} {ax})", a(0)),
-            Op::Concat(ax) => format!("(concat {ax} {})", all(0)),
-            Op::Slice { start, stop, step } => {
-                let b = |v: &Option<i64>| v.map_or("none".to_string(), |x| x.to_string());
-                format!("(slice {} {} {} {step})", a(0), b(start), b(stop))
-            }
-            Op::Fill(t) => format!("(fill {} {})", type_text(t), a(0)),
-            Op::Zeros(t) => format!("(zeros {})", type_text(t)),
-            Op::Ones(t) => format!("(ones {})", type_text(t)),
-            Op::Arange(d) => format!("(arange {d})"),
-            Op::Tensor(t, vals) => {
-                let vs: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
-                if vs.is_empty() {
-                    format!("(tensor {})", type_text(t))
-                } else {
-                    format!("(tensor {} {})", type_text(t), vs.join(" "))
-                }
-            }
-            Op::Cast(dt) => format!("(cast {dt} {})", a(0)),
             Op::Scan(_) => self.scan_text(id, depth),
             Op::Proj(_) => match node.args.first() {
                 Some(&s) => self.scan_text(s, depth),
                 None => "_".into(),
             },
+            op => {
+                let args: Vec<String> = node.args.iter().map(|&x| self.expr(x, depth)).collect();
+                op_expr_text(op, &args)
+            }
         }
     }
 
@@ -337,6 +287,69 @@ impl<'a> GraphPrinter<'a> {
             let _ = write!(s, "\n{inner_pad}(outputs {})))", outs.join(" "));
         }
         s
+    }
+}
+
+/// `(NAME OPERAND ...)` for an op of the op table whose value arguments
+/// print as `args`: the operands in the order of the op's layout.
+fn op_expr_text(op: &Op, args: &[String]) -> String {
+    let Some((kind, attrs)) = op.parts() else {
+        return op.name().to_string();
+    };
+    let spans = kind.spans(Form::Args, args.len()).unwrap_or_default();
+    let mut attrs = attrs.iter();
+    let mut s = format!("({}", kind.name());
+    for (slot, at) in kind.layout().iter().zip(spans) {
+        match slot {
+            Slot::Attr(k) => {
+                if let Some(v) = attrs.next() {
+                    attr_text(*k, v, &mut s);
+                }
+            }
+            Slot::Arg | Slot::Args => {
+                for a in &args[at] {
+                    s.push(' ');
+                    s.push_str(a);
+                }
+            }
+        }
+    }
+    s.push(')');
+    s
+}
+
+/// Appends the operands of an attribute of kind `k`, each after a space.
+fn attr_text(k: AttrKind, v: &AttrValue, s: &mut String) {
+    match v {
+        AttrValue::Int(i) => {
+            let _ = write!(s, " {i}");
+        }
+        // An omitted slice bound is written; an omitted axis is left out.
+        AttrValue::OptInt(None) if matches!(k, AttrKind::Start | AttrKind::Stop) => {
+            s.push_str(" none")
+        }
+        AttrValue::OptInt(None) => {}
+        AttrValue::OptInt(Some(i)) => {
+            let _ = write!(s, " {i}");
+        }
+        AttrValue::Ints(v) => v.iter().for_each(|i| {
+            let _ = write!(s, " {i}");
+        }),
+        AttrValue::Sizes(v) => v.iter().for_each(|d| {
+            let _ = write!(s, " {d}");
+        }),
+        AttrValue::Type(t) => {
+            let _ = write!(s, " {}", type_text(t));
+        }
+        AttrValue::DType(d) => {
+            let _ = write!(s, " {d}");
+        }
+        AttrValue::Size(d) => {
+            let _ = write!(s, " {d}");
+        }
+        AttrValue::Literals(v) => v.iter().for_each(|x| {
+            let _ = write!(s, " {x}");
+        }),
     }
 }
 

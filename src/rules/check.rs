@@ -37,7 +37,7 @@
 
 use super::conditions::{Cond, ConstNeed};
 use super::file::Rule;
-use crate::egraph::term::{Head, OpName, TNode};
+use crate::egraph::term::{Head, OpKind, TNode};
 use crate::exec::run::{run_program, Dims};
 use crate::exec::Value;
 use crate::lang::print::type_text;
@@ -189,11 +189,11 @@ fn roles(ast: &PatternAst<TNode>) -> BTreeMap<Var, Role> {
             ENodeOrVar::ENode(e) => {
                 let Head::Op(op) = &e.head else { continue };
                 let attrs: &[Id] = match op {
-                    OpName::Reduce(_)
-                    | OpName::Cumulative(_)
-                    | OpName::ExpandDims
-                    | OpName::Transpose => e.children.get(1..).unwrap_or(&[]),
-                    OpName::Concat => e.children.get(..1).unwrap_or(&[]),
+                    OpKind::Reduce(_)
+                    | OpKind::Cumulative(_)
+                    | OpKind::ExpandDims
+                    | OpKind::Transpose => e.children.get(1..).unwrap_or(&[]),
+                    OpKind::Concat => e.children.get(..1).unwrap_or(&[]),
                     _ => &[],
                 };
                 for c in attrs {
@@ -235,7 +235,7 @@ fn subterm_text(nodes: &[ENodeOrVar<TNode>], i: usize, var: &dyn Fn(Var) -> Stri
 
 fn uses_exp(ast: &PatternAst<TNode>) -> bool {
     ast.as_ref().iter().any(|n| match n {
-        ENodeOrVar::ENode(e) => e.head == Head::Op(OpName::Unary(crate::lang::UnaryOp::Exp)),
+        ENodeOrVar::ENode(e) => e.head == Head::Op(OpKind::Unary(crate::lang::UnaryOp::Exp)),
         _ => false,
     })
 }

@@ -31,7 +31,7 @@ use super::build::NewScan;
 use super::scan_node::{InnerInput, ScanNode};
 use super::{per_scan_rule, proj, union_checked};
 use crate::egraph::analysis::EGraph;
-use crate::egraph::term::{Head, OpName, TNode};
+use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::Scalar;
 use egg::{Id, Symbol};
 
@@ -174,7 +174,7 @@ fn use_of(egraph: &EGraph, scan: &ScanNode, j: usize) -> Use {
         return Use::Unread;
     };
     let Some(p) = egraph.lookup(TNode {
-        head: Head::Op(OpName::Proj),
+        head: Head::Op(OpKind::Proj),
         children: vec![kl, scan.class],
     }) else {
         return Use::Unread;
@@ -188,7 +188,7 @@ fn use_of(egraph: &EGraph, scan: &ScanNode, j: usize) -> Use {
         .any(|(k, s)| *s == scan.class && *k < j);
     if earlier {
         Use::Duplicate
-    } else if class.nodes.iter().any(|n| n.head != Head::Op(OpName::Proj)) {
+    } else if class.nodes.iter().any(|n| n.head != Head::Op(OpKind::Proj)) {
         Use::Elsewhere
     } else {
         Use::Here

@@ -13,7 +13,7 @@ use super::scan_node::ScanNode;
 use super::vectorize::{Outer, Vectorizer};
 use super::{proj, union_checked};
 use crate::egraph::analysis::{EGraph, Kind};
-use crate::egraph::term::{Head, OpName, TNode};
+use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::{BinaryOp, DType, Dim, Scalar, Type};
 use egg::{Id, Symbol};
 use std::collections::BTreeSet;
@@ -173,25 +173,25 @@ pub fn broadcast_steps(egraph: &mut EGraph, v: Id, steps: &Dim) -> Option<Id> {
     });
     let zero = egraph.add(TNode::lit(Scalar::I64(0)));
     let row = egraph.add(TNode {
-        head: Head::Op(OpName::ExpandDims),
+        head: Head::Op(OpKind::ExpandDims),
         children: vec![v, zero],
     });
     if t.dtype == DType::Bool {
         let ones = egraph.add(TNode {
-            head: Head::Op(OpName::Ones),
+            head: Head::Op(OpKind::Ones),
             children: vec![ty],
         });
         return Some(egraph.add(TNode {
-            head: Head::Op(OpName::Where),
+            head: Head::Op(OpKind::Where),
             children: vec![ones, row, row],
         }));
     }
     let zeros = egraph.add(TNode {
-        head: Head::Op(OpName::Zeros),
+        head: Head::Op(OpKind::Zeros),
         children: vec![ty],
     });
     Some(egraph.add(TNode {
-        head: Head::Op(OpName::Binary(BinaryOp::Add)),
+        head: Head::Op(OpKind::Binary(BinaryOp::Add)),
         children: vec![zeros, row],
     }))
 }

@@ -14,7 +14,7 @@ use super::build::NewScan;
 use super::scan_node::{InnerInput, ScanNode};
 use super::{per_scan_rule, union_checked};
 use crate::egraph::analysis::EGraph;
-use crate::egraph::term::{Head, OpName, TNode};
+use crate::egraph::term::{Head, OpKind, TNode};
 use egg::{Id, Symbol};
 
 /// The rule.
@@ -29,7 +29,7 @@ fn is_constant(egraph: &EGraph, c: Id) -> bool {
         || egraph[c]
             .nodes
             .iter()
-            .any(|n| matches!(n.head, Head::Op(OpName::Tensor)))
+            .any(|n| matches!(n.head, Head::Op(OpKind::Tensor)))
 }
 
 /// `(fill TYPE v)` for the constant `v` of class `c`, in the type `t`.
@@ -45,7 +45,7 @@ fn fill_like(egraph: &mut EGraph, c: Id, t: &crate::lang::Type) -> Option<Id> {
     });
     let lit = egraph.add(TNode::lit(v));
     Some(egraph.add(TNode {
-        head: Head::Op(OpName::Fill),
+        head: Head::Op(OpKind::Fill),
         children: vec![ty, lit],
     }))
 }

@@ -24,7 +24,7 @@ use super::reach::ScanReach;
 use super::scan_node::ScanNode;
 use super::{proj, projs_in, union_checked, MAX_MERGED_OUTPUTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
-use crate::egraph::term::{Head, OpName, TNode};
+use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::Scalar;
 use egg::{Applier, Id, PatternAst, Rewrite, Subst, Symbol, Var};
 use std::collections::BTreeSet;
@@ -107,7 +107,7 @@ fn loops_computing(egraph: &EGraph, s: &ScanNode) -> BTreeSet<Id> {
             continue;
         };
         let Some(p) = egraph.lookup(TNode {
-            head: Head::Op(OpName::Proj),
+            head: Head::Op(OpKind::Proj),
             children: vec![kl, s.class],
         }) else {
             continue;

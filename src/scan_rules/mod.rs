@@ -46,7 +46,7 @@ pub mod to_reduction;
 pub mod vectorize;
 
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
-use crate::egraph::term::{Head, OpName, TNode};
+use crate::egraph::term::{Head, OpKind, TNode};
 use crate::egraph::union::union_allowed;
 use crate::lang::Scalar;
 use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
@@ -170,7 +170,7 @@ pub fn projs_in(egraph: &EGraph, class: Id) -> Vec<(usize, Id)> {
     egraph[class]
         .nodes
         .iter()
-        .filter(|n| n.head == Head::Op(OpName::Proj) && n.children.len() == 2)
+        .filter(|n| n.head == Head::Op(OpKind::Proj) && n.children.len() == 2)
         .filter_map(|n| {
             let k = egraph[n.children[0]]
                 .nodes
@@ -190,7 +190,7 @@ pub fn projs_in(egraph: &EGraph, class: Id) -> Vec<(usize, Id)> {
 pub fn proj(egraph: &mut EGraph, scan: Id, k: usize) -> Id {
     let kl = egraph.add(TNode::lit(Scalar::I64(k as i64)));
     egraph.add(TNode {
-        head: Head::Op(OpName::Proj),
+        head: Head::Op(OpKind::Proj),
         children: vec![kl, scan],
     })
 }
@@ -203,7 +203,7 @@ pub fn computes_any(egraph: &EGraph, a: &scan_node::ScanNode, b: &scan_node::Sca
             .filter_map(|k| {
                 let kl = egraph.lookup(TNode::lit(Scalar::I64(k as i64)))?;
                 egraph.lookup(TNode {
-                    head: Head::Op(OpName::Proj),
+                    head: Head::Op(OpKind::Proj),
                     children: vec![kl, s.class],
                 })
             })

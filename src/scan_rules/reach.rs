@@ -271,7 +271,7 @@ mod tests {
             .expect("a loop over X");
         let kl = egraph.add(crate::egraph::term::TNode::lit(crate::lang::Scalar::I64(0)));
         let out = egraph.add(crate::egraph::term::TNode {
-            head: Head::Op(crate::egraph::term::OpName::Proj),
+            head: Head::Op(crate::egraph::term::OpKind::Proj),
             children: vec![kl, b_loop],
         });
         egraph.union(x, out);

@@ -18,7 +18,7 @@ use super::build::NewScan;
 use super::scan_node::ScanNode;
 use super::{proj, union_checked, MAX_VARIANTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
-use crate::egraph::term::{Head, Lit, OpName, TNode};
+use crate::egraph::term::{Head, Lit, OpKind, TNode};
 use crate::lang::{OutputInfo, Scalar};
 use egg::{Applier, Id, Pattern, PatternAst, Subst, Symbol, Var};
 
@@ -112,7 +112,7 @@ fn keep_last(
     let p = proj(egraph, new, k);
     let ml = egraph.add(TNode::lit(Scalar::I64(m)));
     let read = egraph.add(TNode {
-        head: Head::Op(OpName::Index),
+        head: Head::Op(OpKind::Index),
         children: vec![p, ml],
     });
     if union_checked(egraph, rule, reader, read) {

@@ -19,7 +19,7 @@ use super::scan_node::ScanNode;
 use super::vectorize::Vectorizer;
 use super::{union_checked, MAX_VARIANTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
-use crate::egraph::term::{Head, OpName, TNode};
+use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::{BinaryOp, CumOp, OutputInfo, ReduceOp, Scalar};
 use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
 
@@ -37,7 +37,7 @@ impl Searcher<TNode, TensorAnalysis> for ProjClasses {
         let has = egraph[eclass]
             .nodes
             .iter()
-            .any(|n| n.head == Head::Op(OpName::Proj));
+            .any(|n| n.head == Head::Op(OpKind::Proj));
         (limit > 0 && has).then(|| SearchMatches {
             eclass,
             substs: vec![Subst::default()],
@@ -80,7 +80,7 @@ fn lit(egraph: &mut EGraph, s: Scalar) -> Id {
     egraph.add(TNode::lit(s))
 }
 
-fn op(egraph: &mut EGraph, name: OpName, children: Vec<Id>) -> Id {
+fn op(egraph: &mut EGraph, name: OpKind, children: Vec<Id>) -> Id {
     egraph.add(TNode {
         head: Head::Op(name),
         children,
@@ -103,7 +103,7 @@ impl Applier<TNode, TensorAnalysis> for ToReduction {
             Read::Last => {
                 let m1 = lit(egraph, Scalar::I64(-1));
                 let node = TNode {
-                    head: Head::Op(OpName::Index),
+                    head: Head::Op(OpKind::Index),
                     children: vec![eclass, m1],
                 };
                 match egraph.lookup(node) {
@@ -146,7 +146,7 @@ fn fold_of(egraph: &mut EGraph, scan: &ScanNode, k: usize, read: Read) -> Option
     let body = scan.body[k];
     let nodes = egraph[body].nodes.clone();
     for n in nodes {
-        let Head::Op(OpName::Binary(b)) = n.head else {
+        let Head::Op(OpKind::Binary(b)) = n.head else {
             continue;
         };
         let (reduce, cum) = match b {
@@ -175,7 +175,7 @@ fn fold_of(egraph: &mut EGraph, scan: &ScanNode, k: usize, read: Read) -> Option
         let state_rank = egraph[init].data.ty()?.ndim();
         let zero = lit(egraph, Scalar::I64(0));
         let folded = match read {
-            Read::Last => op(egraph, OpName::Reduce(reduce), vec![v.id, zero]),
+            Read::Last => op(egraph, OpKind::Reduce(reduce), vec![v.id, zero]),
             Read::EveryStep => {
                 let cum = cum?;
                 // Align f's step axes with the state's, after the time axis.
@@ -183,12 +183,12 @@ fn fold_of(egraph: &mut EGraph, scan: &ScanNode, k: usize, read: Read) -> Option
                 let f_rank = egraph[f].data.ty()?.ndim();
                 for _ in f_rank..state_rank {
                     let one = lit(egraph, Scalar::I64(1));
-                    x = op(egraph, OpName::ExpandDims, vec![x, one]);
+                    x = op(egraph, OpKind::ExpandDims, vec![x, one]);
                 }
-                op(egraph, OpName::Cumulative(cum), vec![x, zero])
+                op(egraph, OpKind::Cumulative(cum), vec![x, zero])
             }
         };
-        return Some(op(egraph, OpName::Binary(b), vec![folded, init]));
+        return Some(op(egraph, OpKind::Binary(b), vec![folded, init]));
     }
     None
 }

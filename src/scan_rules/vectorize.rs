@@ -18,7 +18,7 @@
 
 use super::scan_node::{InnerInput, ScanNode};
 use crate::egraph::analysis::{node_op, EGraph, Kind};
-use crate::egraph::term::{Head, OpName, TNode};
+use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::{BinaryOp, Dim, Op, Scalar, Type};
 use egg::Id;
 use std::collections::{BTreeMap, BTreeSet};
@@ -88,7 +88,7 @@ fn lit(egraph: &mut EGraph, v: i64) -> Id {
     egraph.add(TNode::lit(Scalar::I64(v)))
 }
 
-fn op(egraph: &mut EGraph, name: OpName, children: Vec<Id>) -> Id {
+fn op(egraph: &mut EGraph, name: OpKind, children: Vec<Id>) -> Id {
     egraph.add(TNode {
         head: Head::Op(name),
         children,
@@ -103,7 +103,7 @@ fn slice(egraph: &mut EGraph, x: Id, start: Option<i64>, stop: Option<i64>, step
     let a = bound(start);
     let b = bound(stop);
     let s = lit(egraph, step);
-    op(egraph, OpName::Slice, vec![x, a, b, s])
+    op(egraph, OpKind::Slice, vec![x, a, b, s])
 }
 
 fn transpose(egraph: &mut EGraph, x: Id, perm: &[i64]) -> Id {
@@ -111,12 +111,12 @@ fn transpose(egraph: &mut EGraph, x: Id, perm: &[i64]) -> Id {
     for p in perm {
         c.push(lit(egraph, *p));
     }
-    op(egraph, OpName::Transpose, c)
+    op(egraph, OpKind::Transpose, c)
 }
 
 fn expand_dims(egraph: &mut EGraph, x: Id, axis: i64) -> Id {
     let a = lit(egraph, axis);
-    op(egraph, OpName::ExpandDims, vec![x, a])
+    op(egraph, OpKind::ExpandDims, vec![x, a])
 }
 
 /// Shifts a per-step axis to the outer term's axes.
@@ -227,7 +227,7 @@ impl Vectorizer {
                     batched: false,
                 })
             }
-            Head::Op(OpName::Proj) | Head::Scan(_) | Head::Outputs => return None,
+            Head::Op(OpKind::Proj) | Head::Scan(_) | Head::Outputs => return None,
             Head::NoneBound | Head::DType(_) | Head::Type(_) => return None,
             Head::Op(name) => {
                 let (op_, vargs) = node_op(egraph, *name, &n.children)?;
@@ -280,7 +280,7 @@ impl Vectorizer {
     fn batched_node(
         &self,
         egraph: &mut EGraph,
-        name: OpName,
+        name: OpKind,
         op_: &Op,
         n: &TNode,
         vargs: &[Id],
@@ -402,14 +402,14 @@ impl Vectorizer {
         let (ra, rb) = (rank(egraph, vargs[0])?, rank(egraph, vargs[1])?);
         let (a, b) = (outs[0], outs[1]);
         let is_dot = matches!(op_, Op::Dot);
-        let dot = |egraph: &mut EGraph, x, y| op(egraph, OpName::Dot, vec![x, y]);
-        let matmul = |egraph: &mut EGraph, x, y| op(egraph, OpName::Matmul, vec![x, y]);
-        let mul = |egraph: &mut EGraph, x, y| op(egraph, OpName::Binary(BinaryOp::Mul), vec![x, y]);
+        let dot = |egraph: &mut EGraph, x, y| op(egraph, OpKind::Dot, vec![x, y]);
+        let matmul = |egraph: &mut EGraph, x, y| op(egraph, OpKind::Matmul, vec![x, y]);
+        let mul = |egraph: &mut EGraph, x, y| op(egraph, OpKind::Binary(BinaryOp::Mul), vec![x, y]);
         let sum = |egraph: &mut EGraph, x, axis: i64| {
             let a = lit(egraph, axis);
             op(
                 egraph,
-                OpName::Reduce(crate::lang::ReduceOp::Sum),
+                OpKind::Reduce(crate::lang::ReduceOp::Sum),
                 vec![x, a],
             )
         };

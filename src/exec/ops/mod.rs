@@ -141,17 +141,6 @@ pub fn normalize_axis(axis: i64, ndim: usize) -> Result<usize, String> {
     }
 }
 
-fn arity(args: &[&Value], n: usize) -> Result<(), String> {
-    if args.len() == n {
-        Ok(())
-    } else {
-        Err(format!(
-            "internal: expected {n} argument(s), got {}",
-            args.len()
-        ))
-    }
-}
-
 /// Computes `op` on `args`. `arg_tys` are the arguments' static types (their
 /// weak flags decide the dtype comparisons compute in), `out_ty` the result
 /// type; `dims` binds the symbolic sizes. Every op but [`Op::Input`],
@@ -168,62 +157,35 @@ pub fn eval(
         Op::Input(_) | Op::Scan(_) | Op::Proj(_) => {
             return Err(format!("internal: {} is not an op kernel", op.name()))
         }
+        _ if !op.arg_arity().admits(args.len()) => {
+            return Err(format!(
+                "internal: {} takes {}, got {}",
+                op.name(),
+                op.arg_arity(),
+                args.len()
+            ))
+        }
         Op::Literal(s) => {
-            arity(args, 0)?;
             return Ok(create::literal(*s));
         }
-        Op::Size(name) => {
-            arity(args, 0)?;
-            create::size(name, dims)?
-        }
-        Op::Unary(u) => {
-            arity(args, 1)?;
-            elementwise::unary(*u, args[0], out)?
-        }
-        Op::Binary(b) => {
-            arity(args, 2)?;
-            elementwise::binary(*b, args[0], args[1], out)?
-        }
+        Op::Size(name) => create::size(name, dims)?,
+        Op::Unary(u) => elementwise::unary(*u, args[0], out)?,
+        Op::Binary(b) => elementwise::binary(*b, args[0], args[1], out)?,
         Op::Compare(c) => {
-            arity(args, 2)?;
             let common = match (arg_tys.first(), arg_tys.get(1)) {
                 (Some(a), Some(b)) => promote(a.dtype, a.weak, b.dtype, b.weak).0,
                 _ => promote_strong(args[0].dtype(), args[1].dtype()),
             };
             elementwise::compare(*c, args[0], args[1], common)?
         }
-        Op::Where => {
-            arity(args, 3)?;
-            elementwise::where_(args[0], args[1], args[2], out)?
-        }
-        Op::Reduce(r, axis) => {
-            arity(args, 1)?;
-            reduce::reduce(*r, args[0], *axis, out)?
-        }
-        Op::Cumulative(c, axis) => {
-            arity(args, 1)?;
-            reduce::cumulative(*c, args[0], *axis, out)?
-        }
-        Op::Dot => {
-            arity(args, 2)?;
-            linalg::dot(args[0], args[1], out)?
-        }
-        Op::Matmul => {
-            arity(args, 2)?;
-            linalg::matmul(args[0], args[1], out)?
-        }
-        Op::Transpose(perm) => {
-            arity(args, 1)?;
-            shape::transpose(args[0], perm.as_deref())?
-        }
-        Op::Reshape(sizes) => {
-            arity(args, 1)?;
-            shape::reshape(args[0], sizes, dims)?
-        }
-        Op::ExpandDims(axis) => {
-            arity(args, 1)?;
-            shape::expand_dims(args[0], *axis)?
-        }
+        Op::Where => elementwise::where_(args[0], args[1], args[2], out)?,
+        Op::Reduce(r, axis) => reduce::reduce(*r, args[0], *axis, out)?,
+        Op::Cumulative(c, axis) => reduce::cumulative(*c, args[0], *axis, out)?,
+        Op::Dot => linalg::dot(args[0], args[1], out)?,
+        Op::Matmul => linalg::matmul(args[0], args[1], out)?,
+        Op::Transpose(perm) => shape::transpose(args[0], perm.as_deref())?,
+        Op::Reshape(sizes) => shape::reshape(args[0], sizes, dims)?,
+        Op::ExpandDims(axis) => shape::expand_dims(args[0], *axis)?,
         Op::Stack => shape::stack(args, out)?,
         Op::Concat(axis) => shape::concat(args, *axis, out)?,
         Op::Index => {
@@ -232,34 +194,13 @@ pub fn eval(
                 .ok_or("internal: index needs an argument")?;
             shape::index(x, idx)?
         }
-        Op::Slice { start, stop, step } => {
-            arity(args, 1)?;
-            shape::slice(args[0], *start, *stop, *step)?
-        }
-        Op::Fill(ty) => {
-            arity(args, 1)?;
-            create::fill(ty, args[0], out, dims)?
-        }
-        Op::Zeros(ty) => {
-            arity(args, 0)?;
-            create::zeros(ty, out, dims)?
-        }
-        Op::Ones(ty) => {
-            arity(args, 0)?;
-            create::ones(ty, out, dims)?
-        }
-        Op::Arange(n) => {
-            arity(args, 0)?;
-            create::arange(n, dims)?
-        }
-        Op::Tensor(ty, values) => {
-            arity(args, 0)?;
-            create::tensor(ty, values, out, dims)?
-        }
-        Op::Cast(dt) => {
-            arity(args, 1)?;
-            args[0].cast(*dt)
-        }
+        Op::Slice { start, stop, step } => shape::slice(args[0], *start, *stop, *step)?,
+        Op::Fill(ty) => create::fill(ty, args[0], out, dims)?,
+        Op::Zeros(ty) => create::zeros(ty, out, dims)?,
+        Op::Ones(ty) => create::ones(ty, out, dims)?,
+        Op::Arange(n) => create::arange(n, dims)?,
+        Op::Tensor(ty, values) => create::tensor(ty, values, out, dims)?,
+        Op::Cast(dt) => args[0].cast(*dt),
     };
     // The static type decides the dtype; kernels that keep their input's
     // dtype (shape ops, index) are cast when the two disagree.
