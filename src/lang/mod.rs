@@ -7,6 +7,8 @@ pub mod dot;
 pub mod dtype;
 pub mod error;
 pub mod infer;
+pub mod loop_sig;
+pub mod loop_type;
 pub mod op;
 pub mod parse;
 pub mod print;
@@ -16,6 +18,7 @@ pub mod shape;
 
 pub use dtype::DType;
 pub use error::LangError;
+pub use loop_sig::{BodyParam, InitForm, LoopSig, TapWindow};
 pub use op::{BinaryOp, CompareOp, CumOp, ExactInt, Op, ReduceOp, Scalar, UnaryOp};
 pub use parse::parse_program;
 pub use print::print_program;
