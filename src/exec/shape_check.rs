@@ -14,7 +14,7 @@
 //!   of those) is checked against the axis it indexes;
 //! - each scan's step count: an `n_steps` that is a size expression is
 //!   evaluated and checked against what the sequences allow, with the
-//!   executor's sentence ([`crate::exec::run::step_count`]); a mitsot's
+//!   executor's sentence (the loop frame's `step_count`); a mitsot's
 //!   init rows against its taps; each state's shape against what the body
 //!   returns for it; a mapped output of a loop without steps needs a step
 //!   shape known from the types;

@@ -268,6 +268,12 @@ impl LoopSig {
             .collect()
     }
 
+    /// Argument position of output `out`'s init, if it is a state.
+    pub fn init_arg(&self, out: usize) -> Option<usize> {
+        let i = self.init_index().get(out).copied().flatten()?;
+        Some(self.init_args().start + i)
+    }
+
     /// Argument positions of the non-sequences.
     pub fn non_seq_args(&self) -> Range<usize> {
         let s = self.n_seqs() + self.n_states();
@@ -303,12 +309,7 @@ impl LoopSig {
     pub fn arg_of(&self, param: BodyParam) -> Option<usize> {
         match param {
             BodyParam::Sequence { seq, .. } => Some(self.seq_args().start + seq),
-            BodyParam::State { out, .. } => self
-                .init_index()
-                .get(out)
-                .copied()
-                .flatten()
-                .map(|i| self.init_args().start + i),
+            BodyParam::State { out, .. } => self.init_arg(out),
             BodyParam::NonSequence(k) => Some(self.non_seq_args().start + k),
         }
     }

@@ -59,8 +59,7 @@ impl ScanNode {
 
     /// The outer init argument of output `out`, if it is a state.
     pub fn init_outer(&self, out: usize) -> Option<Id> {
-        let k = self.sig.arg_of(BodyParam::State { out, tap: -1 })?;
-        self.args.get(k).copied()
+        self.args.get(self.sig.init_arg(out)?).copied()
     }
 
     /// The outer argument of non-sequence `k`.
