@@ -86,9 +86,9 @@ fn loop_parts(g: &Graph, counts: &mut BTreeMap<String, usize>) {
     for n in &g.nodes {
         if let Op::Scan(s) = &n.op {
             let mut add = |k: &str, v: usize| *counts.entry(k.to_string()).or_insert(0) += v;
-            add("seqs", s.n_seqs());
-            add("nonseqs", s.n_non_seqs);
-            for o in &s.outputs {
+            add("seqs", s.sig.n_seqs());
+            add("nonseqs", s.sig.n_non_seqs);
+            for o in &s.sig.outputs {
                 match o {
                     OutputInfo::Sitsot => add("sitsots", 1),
                     OutputInfo::Mitsot(_) => add("mitsots", 1),

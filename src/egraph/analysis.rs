@@ -3,9 +3,10 @@
 //! [`super::range`]), and the scan inner inputs it reads.
 //!
 //! Owns: [`TensorAnalysis`], [`ClassData`], the type check of every e-node
-//! (by [`crate::lang::infer::infer`], the same make_node rules the parser
-//! uses), constant folding (by the executor's kernels, so folding has
-//! exactly the semantics of running) and [`EGraph`].
+//! (by [`crate::lang::infer::infer`] and, for scans,
+//! [`crate::lang::loop_type`]: the same rules the parser uses), constant
+//! folding (by the executor's kernels, so folding has exactly the
+//! semantics of running) and [`EGraph`].
 //!
 //! Why here and not in `src/lang` (as DESIGN.md first placed it): folding
 //! evaluates ops, and the language layer must not know about execution.
@@ -22,7 +23,8 @@ use crate::egraph::term::{Head, Lit, OpKind, TNode};
 use crate::exec::ops::eval;
 use crate::exec::Value;
 use crate::lang::infer::infer;
-use crate::lang::{AttrKind, AttrValue, Dim, ExactInt, Form, Op, Scalar, Slot, Type};
+use crate::lang::loop_type;
+use crate::lang::{AttrKind, AttrValue, Dim, ExactInt, Form, LoopSig, Op, Scalar, Slot, Type};
 use egg::{Analysis, DidMerge, Id};
 use std::collections::BTreeSet;
 
@@ -275,38 +277,57 @@ fn size_value_within(egraph: &EGraph, c: Id, depth: usize, visits: &mut usize) -
     })
 }
 
-/// The step count of a scan node with clauses `sig` and outer arguments
-/// `args`: its `n_steps` (a literal or a size symbol), else the sequences'
-/// common length less their tap span ([`Dim::Unknown`] when they differ).
-pub fn scan_steps(egraph: &EGraph, sig: &crate::egraph::term::ScanSig, args: &[Id]) -> Dim {
-    let layout = sig.layout();
-    if let Some(k) = layout.n_steps_arg() {
-        return args
-            .get(k)
+/// The size a scan's `n_steps` argument holds, if the scan has one (a
+/// literal, a size symbol, or arithmetic on those; [`Dim::Unknown`] when
+/// it is computed from data).
+fn n_steps_size(egraph: &EGraph, sig: &LoopSig, args: &[Id]) -> Option<Dim> {
+    sig.n_steps_arg().map(|k| {
+        args.get(k)
             .and_then(|a| size_value(egraph, *a, 8))
-            .unwrap_or(Dim::Unknown);
-    }
-    let mut d: Option<Dim> = None;
-    for (k, taps) in layout.seq_args().zip(&sig.sequences) {
-        let len = args
-            .get(k)
-            .and_then(|a| egraph[*a].data.ty().cloned())
-            .and_then(|t| t.shape.first().cloned())
-            .unwrap_or(Dim::Unknown);
-        let lo = taps.iter().copied().min().unwrap_or(0).min(0);
-        let hi = taps.iter().copied().max().unwrap_or(0).max(0);
-        let this = len.sub(&Dim::known(hi - lo));
-        d = Some(match d {
-            None => this,
-            Some(p) if p == this => p,
-            // The shortest sequence sets the count, as the parser has it.
-            Some(p) => match (p.as_known(), this.as_known()) {
-                (Some(a), Some(b)) => Dim::known(a.min(b)),
-                _ => Dim::Unknown,
-            },
-        });
-    }
-    d.unwrap_or(Dim::Unknown)
+            .unwrap_or(Dim::Unknown)
+    })
+}
+
+/// The step count of a scan node with clauses `sig` and outer arguments
+/// `args`, by the scan type rule ([`loop_type::step_count`]): its
+/// `n_steps`, else the steps the sequences allow ([`Dim::Unknown`] when
+/// not known statically, or when the loop does not type-check).
+pub fn scan_steps(egraph: &EGraph, sig: &LoopSig, args: &[Id]) -> Dim {
+    let seq_lens: Vec<Dim> = sig
+        .seq_args()
+        .map(|k| {
+            args.get(k)
+                .and_then(|a| egraph[*a].data.ty())
+                .and_then(|t| t.shape.first().cloned())
+                .unwrap_or(Dim::Unknown)
+        })
+        .collect();
+    loop_type::step_count(sig, &seq_lens, n_steps_size(egraph, sig, args)).unwrap_or(Dim::Unknown)
+}
+
+/// The output types of a scan node with clauses `sig`, body output
+/// classes `body` and outer arguments `args`, by the scan type rule the
+/// parser applies ([`loop_type::output_types`]).
+fn scan_types(
+    egraph: &EGraph,
+    sig: &LoopSig,
+    body: &[Id],
+    args: &[Id],
+) -> Result<Vec<Type>, String> {
+    let values = |ids: &[Id], what: &str| -> Result<Vec<&Type>, String> {
+        ids.iter()
+            .map(|c| {
+                egraph[*c]
+                    .data
+                    .ty()
+                    .ok_or_else(|| format!("scan {what} is not a value"))
+            })
+            .collect()
+    };
+    let arg_tys = values(args, "argument")?;
+    let body_tys = values(body, "body output")?;
+    loop_type::output_types(sig, &arg_tys, n_steps_size(egraph, sig, args), &body_tys)
+        .map_err(|e| format!("scan: {e}"))
 }
 
 /// What [`infer`] calls `consts`: the value of each argument that is a
@@ -496,28 +517,13 @@ impl Analysis<TNode> for TensorAnalysis {
                 value(Kind::Attr, None, deps(egraph, &enode.children))
             }
             Head::Scan(sig) => {
-                let nb = sig.n_body_outputs().min(enode.children.len());
-                let args = &enode.children[nb..];
-                let steps = scan_steps(egraph, sig, args);
-                let mut tys = Vec::new();
-                for (k, info) in sig.outputs.iter().enumerate() {
-                    let Some(bt) = enode.children.get(k).and_then(|b| egraph[*b].data.ty()) else {
-                        return value(
-                            Kind::Invalid("scan body output is not a value".into()),
-                            None,
-                            BTreeSet::new(),
-                        );
-                    };
-                    let _ = info;
-                    let rows = match sig.kept(k) {
-                        Some(kept) => Dim::known(kept as i64),
-                        None => steps.clone(),
-                    };
-                    let mut shape = vec![rows];
-                    shape.extend(bt.shape.iter().cloned());
-                    tys.push(Type::new(bt.dtype, shape));
+                let (body, args) = enode
+                    .children
+                    .split_at(sig.n_body_outputs().min(enode.children.len()));
+                match scan_types(egraph, sig, body, args) {
+                    Ok(tys) => value(Kind::Multi(tys), None, deps(egraph, args)),
+                    Err(why) => value(Kind::Invalid(why), None, BTreeSet::new()),
                 }
-                value(Kind::Multi(tys), None, deps(egraph, args))
             }
             Head::Op(OpKind::Proj) => {
                 let k = enode.children.first().and_then(|c| int_of(egraph, *c));

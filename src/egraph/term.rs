@@ -11,7 +11,7 @@
 //!
 //! A scan's inner function is an ordinary term whose leaves name the loop's
 //! inner inputs by position, [`Head::Arg`]; a scan node's children are its
-//! body outputs followed by its outer arguments (in [`Scan`]'s layout). Two
+//! body outputs followed by its outer arguments (in [`LoopSig`]'s layout). Two
 //! loops with the same body therefore share e-classes, and an arg always
 //! means "input k of the nearest enclosing scan" (de Bruijn style).
 //!
@@ -24,7 +24,7 @@ use crate::lang::error::LangError;
 use crate::lang::op::{Op, Scalar};
 use crate::lang::op_table::{AttrKind, AttrValue, Form, Slot};
 use crate::lang::parse::{parse_literal, parse_program};
-use crate::lang::program::{Graph, NodeId, OutputInfo, Program, Scan};
+use crate::lang::program::{Graph, LoopSig, NodeId, Program};
 use crate::lang::shape::{Dim, Type};
 use egg::{FromOp, Id, Language, RecExpr, Symbol};
 use std::cmp::Ordering;
@@ -71,66 +71,6 @@ impl Ord for Lit {
 /// children, laid out as the op table says).
 pub use crate::lang::OpKind;
 
-/// The static clauses of a scan; its children carry the rest.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ScanSig {
-    /// Taps of each sequence.
-    pub sequences: Vec<Vec<i64>>,
-    /// Kind of each output.
-    pub outputs: Vec<OutputInfo>,
-    /// Number of non-sequences.
-    pub n_non_seqs: usize,
-    /// Whether the last argument is `n_steps`.
-    pub has_n_steps: bool,
-    /// Iterate from the end.
-    pub go_backwards: bool,
-    /// Per output, the last steps it keeps (`None`: all); empty: all keep
-    /// every step.
-    pub keep: Vec<Option<usize>>,
-}
-
-impl ScanSig {
-    fn of(s: &Scan) -> ScanSig {
-        let keep = if s.keep.iter().any(|k| k.is_some()) {
-            s.keep.clone()
-        } else {
-            Vec::new()
-        };
-        ScanSig {
-            sequences: s.sequences.clone(),
-            outputs: s.outputs.clone(),
-            n_non_seqs: s.n_non_seqs,
-            has_n_steps: s.has_n_steps,
-            go_backwards: s.go_backwards,
-            keep,
-        }
-    }
-
-    /// The steps output `k` keeps, if not all.
-    pub fn kept(&self, k: usize) -> Option<usize> {
-        self.keep.get(k).copied().flatten()
-    }
-
-    /// The same layout as a [`Scan`] with an empty body, for its argument
-    /// helpers.
-    pub fn layout(&self) -> Scan {
-        Scan {
-            sequences: self.sequences.clone(),
-            outputs: self.outputs.clone(),
-            n_non_seqs: self.n_non_seqs,
-            has_n_steps: self.has_n_steps,
-            go_backwards: self.go_backwards,
-            keep: self.keep.clone(),
-            body: Graph::default(),
-        }
-    }
-
-    /// Number of body outputs (the first children of a scan node).
-    pub fn n_body_outputs(&self) -> usize {
-        self.outputs.len()
-    }
-}
-
 /// What a node is; together with the number of children it decides which
 /// nodes match.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -151,8 +91,9 @@ pub enum Head {
     Size(Symbol),
     /// Inner input k of the nearest enclosing scan, with its type.
     Arg(usize, Type),
-    /// A scan: children are its body outputs, then its outer arguments.
-    Scan(ScanSig),
+    /// A scan: children are its body outputs, then its outer arguments
+    /// (in the signature's layout).
+    Scan(LoopSig),
     /// The program's outputs (the root of a program term).
     Outputs,
 }
@@ -368,8 +309,12 @@ fn graph_into(expr: &mut RecExpr<TNode>, g: &Graph, top: bool) -> Result<Vec<Id>
                 let body = graph_into(expr, &s.body, false)?;
                 let mut c: Vec<Id> = s.body.outputs.iter().map(|o| body[o.0]).collect();
                 c.extend(args);
+                let sig = LoopSig {
+                    keep: LoopSig::keep_list(s.sig.keep.clone()),
+                    ..s.sig.clone()
+                };
                 expr.add(TNode {
-                    head: Head::Scan(ScanSig::of(s)),
+                    head: Head::Scan(sig),
                     children: c,
                 })
             }
@@ -518,12 +463,12 @@ impl TextGen<'_> {
 
     fn scan_text(
         &mut self,
-        sig: &ScanSig,
+        sig: &LoopSig,
         children: &[Id],
         outer: &[Option<String>],
         indent: usize,
     ) -> String {
-        let layout = sig.layout();
+        let layout = sig;
         let nb = sig.n_body_outputs();
         let arg = |k: usize| -> String {
             children

@@ -2,7 +2,8 @@
 //!
 //! Owns: runtime values, op kernels, binding symbolic sizes, running graphs
 //! and scans — by the reference interpreter ([`run`]) and by compiled plans
-//! ([`plan`]) — reading/writing .npy files and generating workload data;
+//! ([`plan`]), which share each loop's bookkeeping (`loop_frame`) —
+//! reading/writing .npy files and generating workload data;
 //! checking a program with its sizes bound before it runs ([`shape_check`])
 //! and telling an optimized run's errors as the written program's
 //! ([`map_back`]). Must not: rewrite programs.
@@ -10,6 +11,7 @@
 pub mod budget;
 pub mod error;
 pub mod gen;
+pub(crate) mod loop_frame;
 pub mod map_back;
 pub mod npy;
 pub mod ops;
@@ -19,5 +21,5 @@ pub mod shape_check;
 pub mod value;
 
 pub use budget::MemoryBudget;
-pub use error::ExecError;
+pub use error::{ExecError, LoopError};
 pub use value::Value;

@@ -6,16 +6,19 @@
 //! use), and `scan` with exactly `pytensor.scan`'s semantics: sequences
 //! tap-sliced, reversed when going backwards, then cut to `n_steps`;
 //! states read at their taps from the init rows and the steps computed so
-//! far; outputs holding every step without the initial values.
-//! Must not: rewrite programs.
+//! far; outputs holding every step without the initial values. Where each
+//! read and write goes is the loop frame's (`super::loop_frame`, shared
+//! with the compiled plan); this file keeps each step's values as owned
+//! rows. Must not: rewrite programs.
 
 use super::budget::{Allocation, MemoryBudget};
-use super::error::ExecError;
+use super::error::{ExecError, LoopError};
+use super::loop_frame::{check_loop_outputs, LoopFrame, StateRead};
 use super::ops;
 use super::value::Value;
-use crate::lang::program::{Graph, NodeId, OutputInfo, Program, Scan, Span};
+use crate::lang::program::{Graph, NodeId, Program, Scan, Span};
 use crate::lang::shape::shape_str;
-use crate::lang::{DType, Dim, Op, Type};
+use crate::lang::{BodyParam, DType, Op, Type};
 use ndarray::{ArrayD, Axis, IxDyn};
 use std::collections::BTreeMap;
 
@@ -360,51 +363,6 @@ pub fn eval_graph_within(
         .collect()
 }
 
-/// The number of steps a loop runs: its `n_steps` value when it has one
-/// (`Some(None)`: the value is not an i64 scalar), which must not exceed
-/// what the sequences allow; else what the sequences allow (0 without
-/// sequences). Shared by the interpreter and the compiled plan.
-pub(crate) fn step_count(
-    given: Option<Option<i64>>,
-    allowed: Option<usize>,
-) -> Result<usize, String> {
-    let Some(given) = given else {
-        return Ok(allowed.unwrap_or(0));
-    };
-    let v = given.ok_or_else(|| "n_steps must be an i64 scalar".to_string())?;
-    let v = usize::try_from(v).map_err(|_| format!("n_steps must not be negative, got {v}"))?;
-    match allowed {
-        Some(a) if v > a => Err(format!(
-            "n_steps is {v} but the sequences allow only {a} steps"
-        )),
-        _ => Ok(v),
-    }
-}
-
-/// Checks a loop's outputs against the budget where their static types
-/// give their sizes (every step; the loop runners check again, with the
-/// sizes the steps give, when they allocate); true when every size was
-/// known. Shared by both executors.
-pub(crate) fn check_loop_outputs(
-    tys: &[Type],
-    dims: &dyn Fn(&str) -> Option<i64>,
-    budget: &MemoryBudget,
-) -> Result<bool, super::budget::OverBudget> {
-    let mut fixed = true;
-    for (k, t) in tys.iter().enumerate() {
-        let shape: Option<Vec<usize>> = t
-            .shape
-            .iter()
-            .map(|d| d.eval(dims).map(|n| n as usize))
-            .collect();
-        match shape {
-            Some(shape) => budget.check(Allocation::LoopOutput(k), t.dtype, &shape)?,
-            None => fixed = false,
-        }
-    }
-    Ok(fixed)
-}
-
 /// `v[i]` along axis 0, as an owned value.
 fn row(v: &Value, i: usize) -> Value {
     match v {
@@ -465,7 +423,9 @@ fn to_dtype(v: Value, dtype: DType, dims: &Dims) -> Result<Value, String> {
     })
 }
 
-/// Runs one scan node. `args` are its evaluated arguments.
+/// Runs one scan node. `args` are its evaluated arguments. The loop's
+/// bookkeeping is its [`LoopFrame`]; this keeps each step's parameters as
+/// owned rows and each output in a buffer allocated at the first step.
 fn run_scan(
     scan: &Scan,
     args: &[&Value],
@@ -474,129 +434,70 @@ fn run_scan(
     dims: &Dims,
     budget: &MemoryBudget,
 ) -> Result<Vec<Value>, ExecError> {
+    let sig = &scan.sig;
     let fail = |msg: String| ExecError::Op {
         span,
         op: "scan".to_string(),
         msg,
     };
+    let loop_err = |reason| ExecError::Loop { span, reason };
     let over = |over| ExecError::OverBudget {
         span,
         op: "scan".to_string(),
         over: Box::new(over),
     };
-    if args.len() != scan.n_args() {
+    if args.len() != sig.n_args() {
         return Err(internal(span, "scan", "wrong number of arguments"));
     }
-    // Steps the sequences allow, and each sequence's lowest tap offset.
-    // Sequence k read at tap `tap` on step t is the tap's slice
-    // X[tap-lo : len-(hi-tap)], reversed when going backwards (before the
-    // cut to n_steps, as pytensor.scan does), at position t.
-    let mut allowed: Option<usize> = None;
-    let mut seq_lo = Vec::new();
-    let mut seq_avail = Vec::new();
-    for (k, taps) in scan.sequences.iter().enumerate() {
-        let x = args[scan.seq_args().start + k];
-        let len = x.shape().first().copied().unwrap_or(0) as i64;
-        let lo = taps.iter().copied().min().unwrap_or(0).min(0);
-        let hi = taps.iter().copied().max().unwrap_or(0).max(0);
-        let avail = (len - (hi - lo)).max(0) as usize;
-        allowed = Some(allowed.map_or(avail, |a| a.min(avail)));
-        seq_lo.push(lo);
-        seq_avail.push(avail);
-    }
-    let given = scan.n_steps_arg().map(|k| scalar_i64(args[k]));
-    let n = step_count(given, allowed).map_err(fail)?;
-    // Init values of the states, and their row counts.
-    let inits: Vec<&Value> = scan.init_args().map(|k| args[k]).collect();
-    let mut state_init: Vec<Option<(&Value, usize)>> = Vec::new();
-    {
-        let mut it = inits.iter();
-        for (k, info) in scan.outputs.iter().enumerate() {
-            state_init.push(match info {
-                OutputInfo::Nitsot => None,
-                OutputInfo::Sitsot => it.next().map(|v| (*v, 0)),
-                OutputInfo::Mitsot(taps) => {
-                    let need = -taps.iter().copied().min().unwrap_or(-1);
-                    let Some(v) = it.next() else {
-                        return Err(internal(span, "scan", "missing init"));
-                    };
-                    let rows = v.shape().first().copied().unwrap_or(0) as i64;
-                    if v.shape().is_empty() || rows != need {
-                        return Err(fail(format!(
-                            "output {k}: a mitsot with taps {taps:?} needs an init of {need} rows, got shape {:?}",
-                            v.shape()
-                        )));
-                    }
-                    Some((*v, need as usize))
-                }
-            });
-        }
-    }
-    // Output buffers: allocated once the first step tells their shape
-    // (or from the static type when there are no steps). An output with
-    // `(keep K)` has K rows, written and read modulo K (a ring buffer).
-    // A loop of fewer steps than an output keeps (a symbolic length the
-    // optimizer could not compare) keeps them all.
-    let rows: Vec<usize> = (0..scan.outputs.len())
-        .map(|k| scan.kept(k).map_or(n, |kept| kept.min(n)))
+    let seq_lens: Vec<usize> = sig
+        .seq_args()
+        .map(|k| args[k].shape().first().copied().unwrap_or(0))
         .collect();
-    let mut bufs: Vec<Option<Value>> = vec![None; scan.outputs.len()];
+    let inits: Vec<&Value> = sig.init_args().map(|k| args[k]).collect();
+    let init_shapes: Vec<&[usize]> = inits.iter().map(|v| v.shape()).collect();
+    let given = sig.n_steps_arg().map(|k| scalar_i64(args[k]));
+    let frame = LoopFrame::new(sig, &seq_lens, given, &init_shapes).map_err(loop_err)?;
+    let params_of = sig.body_params();
+    // Output buffers: allocated once the first step tells their shape
+    // (or from the static type when there are no steps).
+    let mut bufs: Vec<Option<Value>> = vec![None; sig.outputs.len()];
     let bind = |s: &str| dims.get(s).copied();
-    let non_seqs: Vec<&Value> = scan.non_seq_args().map(|k| args[k]).collect();
-    for t in 0..n {
-        let mut params: Vec<Value> = Vec::with_capacity(scan.n_body_params());
-        for (k, taps) in scan.sequences.iter().enumerate() {
-            let x = args[scan.seq_args().start + k];
-            let i = if scan.go_backwards {
-                seq_avail[k] - 1 - t
-            } else {
-                t
-            };
-            for &tap in taps {
-                params.push(row(x, (i as i64 + tap - seq_lo[k]) as usize));
-            }
-        }
-        for (k, info) in scan.outputs.iter().enumerate() {
-            let Some((init, init_rows)) = state_init[k] else {
-                continue;
-            };
-            for tap in info.taps() {
-                let at = t as i64 + tap;
-                params.push(if at >= 0 {
-                    match &bufs[k] {
-                        Some(b) => row(b, at as usize % rows[k]),
-                        None => return Err(internal(span, "scan", "state read before written")),
+    for t in 0..frame.steps() {
+        let mut params: Vec<Value> = Vec::with_capacity(params_of.len());
+        let mut refs: Vec<&Value> = Vec::with_capacity(params_of.len());
+        for p in &params_of {
+            let v = match *p {
+                BodyParam::Sequence { seq, tap } => {
+                    let x = args[sig.seq_args().start + seq];
+                    match frame.seq_row(seq, tap, t) {
+                        Some(r) => row(x, r),
+                        None => return Err(internal(span, "scan", "sequence row out of range")),
                     }
-                } else if matches!(info, OutputInfo::Sitsot) {
-                    init.clone()
-                } else {
-                    row(init, (init_rows as i64 + at) as usize)
-                });
-            }
+                }
+                BodyParam::State { out, tap } => match frame.state_read(out, tap, t) {
+                    Some(StateRead::Written(r)) => match &bufs[out] {
+                        Some(b) => row(b, r),
+                        None => return Err(internal(span, "scan", "state read before written")),
+                    },
+                    Some(StateRead::Init(i)) => inits[i].clone(),
+                    Some(StateRead::InitRow(i, r)) => row(inits[i], r),
+                    None => return Err(internal(span, "scan", "missing init")),
+                },
+                BodyParam::NonSequence(_) => continue,
+            };
+            params.push(v);
         }
-        let mut refs: Vec<&Value> = params.iter().collect();
-        refs.extend(non_seqs.iter().copied());
+        refs.extend(params.iter());
+        refs.extend(sig.non_seq_args().map(|k| args[k]));
         let outs = eval_graph_within(&scan.body, &refs, dims, budget)?;
         for (k, v) in outs.into_iter().enumerate() {
             let Some(out_ty) = node.ty.get(k) else {
                 return Err(internal(span, "scan", "missing output type"));
             };
             let v = to_dtype(v, out_ty.dtype, dims).map_err(fail)?;
-            if let Some((init, _)) = state_init[k] {
-                let expected: Vec<usize> = match &scan.outputs[k] {
-                    OutputInfo::Mitsot(_) => init.shape()[1..].to_vec(),
-                    _ => init.shape().to_vec(),
-                };
-                if v.shape() != expected.as_slice() {
-                    return Err(fail(format!(
-                        "state {k}: fn returned shape {:?} but the state has shape {:?}",
-                        v.shape(),
-                        expected
-                    )));
-                }
-            }
+            frame.check_returned(k, v.shape()).map_err(loop_err)?;
             if bufs[k].is_none() {
-                let mut shape = vec![rows[k]];
+                let mut shape = vec![frame.rows(k)];
                 shape.extend_from_slice(v.shape());
                 budget
                     .check(Allocation::LoopOutput(k), out_ty.dtype, &shape)
@@ -606,29 +507,28 @@ fn run_scan(
             let Some(buf) = bufs[k].as_mut() else {
                 return Err(internal(span, "scan", "output buffer missing"));
             };
-            if !set_row(buf, t % rows[k], &v) {
-                return Err(fail(format!(
-                    "output {k}: step {t} has shape {:?}, earlier steps had {:?}",
-                    v.shape(),
-                    &buf.shape()[1..]
-                )));
+            if !set_row(buf, frame.buffer_row(k, t), &v) {
+                return Err(loop_err(LoopError::StepShape {
+                    out: k,
+                    step: t,
+                    got: v.shape().to_vec(),
+                    earlier: buf.shape()[1..].to_vec(),
+                }));
             }
         }
     }
-    // Zero steps: shapes from the inits, else from the static types.
-    scan.outputs
-        .iter()
-        .enumerate()
-        .map(|(k, info)| {
+    (0..sig.outputs.len())
+        .map(|k| {
             if let Some(b) = bufs[k].take() {
                 // A ring buffer is rotated back to chronological order.
-                let start = n % rows[k].max(1);
+                let start = frame.oldest_row(k);
                 if start == 0 {
                     return Ok(b);
                 }
+                let rows = frame.rows(k);
                 let mut ordered = alloc(b.dtype(), b.shape());
-                for i in 0..rows[k] {
-                    set_row(&mut ordered, i, &row(&b, (start + i) % rows[k]));
+                for i in 0..rows {
+                    set_row(&mut ordered, i, &row(&b, (start + i) % rows));
                 }
                 return Ok(ordered);
             }
@@ -636,22 +536,8 @@ fn run_scan(
                 .ty
                 .get(k)
                 .ok_or_else(|| internal(span, "scan", "missing output type"))?;
-            let step: Vec<usize> = match (info, state_init[k]) {
-                (OutputInfo::Sitsot, Some((init, _))) => init.shape().to_vec(),
-                (OutputInfo::Mitsot(_), Some((init, _))) => init.shape()[1..].to_vec(),
-                _ => out_ty.shape[1..]
-                    .iter()
-                    .map(|d: &Dim| d.eval(&bind).map(|v| v as usize))
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| {
-                        fail(format!(
-                            "output {k} has no steps and its step shape {} is not known statically",
-                            shape_str(&out_ty.shape[1..])
-                        ))
-                    })?,
-            };
             let mut shape = vec![0];
-            shape.extend(step);
+            shape.extend(frame.zero_step_shape(k, out_ty, &bind).map_err(loop_err)?);
             Ok(alloc(out_ty.dtype, &shape))
         })
         .collect()

@@ -14,7 +14,7 @@
 //!   of those) is checked against the axis it indexes;
 //! - each scan's step count: an `n_steps` that is a size expression is
 //!   evaluated and checked against what the sequences allow, with the
-//!   executor's sentence ([`crate::exec::run::step_count`]); a mitsot's
+//!   executor's sentence (the loop frame's `step_count`); a mitsot's
 //!   init rows against its taps; each state's shape against what the body
 //!   returns for it; a mapped output of a loop without steps needs a step
 //!   shape known from the types;
@@ -53,13 +53,14 @@
 //! Must not: compute values (no kernel runs, nothing is allocated beyond
 //! the types), or rewrite programs.
 
-use super::error::ExecError;
-use super::run::{step_count, Dims};
+use super::error::{ExecError, LoopError};
+use super::loop_frame::step_count;
+use super::run::Dims;
 use crate::exec::value::shape_str as concrete_shape_str;
 use crate::lang::infer::infer;
-use crate::lang::program::{Graph, NodeId, OutputInfo, Program, Scan, Span};
-use crate::lang::shape::shape_str;
-use crate::lang::{AttrValue, BinaryOp, DType, Dim, Op, Scalar, Type};
+use crate::lang::loop_type;
+use crate::lang::program::{Graph, NodeId, Program, Scan, Span};
+use crate::lang::{AttrValue, BinaryOp, DType, Dim, InitForm, Op, Scalar, Type};
 
 /// Checks the program `p` as written with the symbolic sizes bound by
 /// `dims`, computing types only. The first error found, in graph order
@@ -100,7 +101,8 @@ pub fn check_program(p: &Program, dims: &Dims) -> Result<(), ExecError> {
             continue;
         };
         let value = &facts[o.0].tys[0];
-        if let (Some(got), Some(want)) = (known_shape(value), known_shape(&var.tys[0])) {
+        if let (Some(got), Some(want)) = (known_shape(&value.shape), known_shape(&var.tys[0].shape))
+        {
             if got != want {
                 return Err(ExecError::Op {
                     span: p.graph.span(*o),
@@ -145,16 +147,11 @@ fn unbound_msg(name: &str) -> String {
 }
 
 /// A shape of known sizes, or `None` when a size is unknown.
-fn known_shape(t: &Type) -> Option<Vec<usize>> {
-    t.shape
+fn known_shape(shape: &[Dim]) -> Option<Vec<usize>> {
+    shape
         .iter()
         .map(|d| d.as_known().and_then(|n| usize::try_from(n).ok()))
         .collect()
-}
-
-/// The type of a step of `t` (its leading axis dropped), made strong.
-fn step_type(t: &Type) -> Type {
-    Type::new(t.dtype, t.shape.get(1..).unwrap_or(&[]).to_vec())
 }
 
 impl Checker<'_> {
@@ -324,21 +321,21 @@ impl Checker<'_> {
                 .map(|f| &f.tys[0])
                 .ok_or_else(|| fail("internal error: wrong number of arguments".to_string()))
         };
-        if args.len() != scan.n_args() {
+        let loop_err = |reason| ExecError::Loop { span, reason };
+        let sig = &scan.sig;
+        if args.len() != sig.n_args() {
             return Err(fail(
                 "internal error: wrong number of arguments".to_string(),
             ));
         }
         // Steps the sequences allow: None when some length is unknown.
         let mut allowed: Option<Option<usize>> = None;
-        for (k, taps) in scan.sequences.iter().enumerate() {
-            let len = ty(scan.seq_args().start + k)?
-                .shape
-                .first()
-                .and_then(Dim::as_known);
-            let lo = taps.iter().copied().min().unwrap_or(0).min(0);
-            let hi = taps.iter().copied().max().unwrap_or(0).max(0);
-            let avail = len.map(|len| (len - (hi - lo)).max(0) as usize);
+        for k in sig.seq_args() {
+            let len = ty(k)?.shape.first().and_then(Dim::as_known);
+            let avail = len.map(|len| {
+                sig.seq_window(k)
+                    .steps_in(usize::try_from(len).unwrap_or(0))
+            });
             allowed = Some(match (allowed, avail) {
                 (None, a) => a,
                 (Some(Some(a)), Some(b)) => Some(a.min(b)),
@@ -347,9 +344,9 @@ impl Checker<'_> {
         }
         // The step count: None when it depends on data or on an unknown
         // sequence length.
-        let steps: Option<usize> = match scan.n_steps_arg() {
+        let steps: Option<usize> = match sig.n_steps_arg() {
             Some(k) => match args[k].value {
-                Some(v) => Some(step_count(Some(Some(v)), allowed.flatten()).map_err(&fail)?),
+                Some(v) => Some(step_count(Some(Some(v)), allowed.flatten()).map_err(loop_err)?),
                 None => None,
             },
             None => match allowed {
@@ -358,51 +355,43 @@ impl Checker<'_> {
             },
         };
         // The inits, in outputs order (None for a mapped output).
-        let mut inits: Vec<Option<&Type>> = Vec::with_capacity(scan.outputs.len());
-        let mut next = scan.init_args().start;
-        for (k, info) in scan.outputs.iter().enumerate() {
-            if !info.is_state() {
+        // The inits, in outputs order (None for a mapped output), and the
+        // shape of each state's step.
+        let mut inits: Vec<Option<Vec<Dim>>> = Vec::with_capacity(sig.outputs.len());
+        for (k, (info, i)) in sig.outputs.iter().zip(sig.init_index()).enumerate() {
+            let (Some(form), Some(i)) = (info.init_form(), i) else {
                 inits.push(None);
                 continue;
-            }
-            let init = ty(next)?;
-            next += 1;
-            if let OutputInfo::Mitsot(taps) = info {
-                let need = -taps.iter().copied().min().unwrap_or(-1);
-                let rows = init.shape.first().and_then(Dim::as_known);
-                if init.ndim() == 0 || rows.is_some_and(|r| r != need) {
-                    let shape = known_shape(init)
-                        .map_or_else(|| shape_str(&init.shape), |s| format!("{s:?}"));
-                    return Err(fail(format!(
-                        "output {k}: a mitsot with taps {taps:?} needs an init of {need} rows, got shape {shape}"
-                    )));
-                }
-            }
-            inits.push(Some(init));
+            };
+            let init = ty(sig.init_args().start + i)?;
+            let step = match form {
+                InitForm::Value => Some(init.shape.as_slice()),
+                InitForm::Rows(need) => init.shape.split_first().and_then(|(rows, step)| {
+                    let wrong = rows.as_known().is_some_and(|r| r != need as i64);
+                    (!wrong).then_some(step)
+                }),
+            };
+            let Some(step) = step else {
+                return Err(loop_err(LoopError::InitRows {
+                    out: k,
+                    taps: info.taps(),
+                    rows: info.window().depth(),
+                    init: init.shape.clone(),
+                }));
+            };
+            inits.push(Some(step.to_vec()));
         }
-        // The body, with its parameters' types.
-        let mut params: Vec<Fact> = Vec::with_capacity(scan.n_body_params());
-        for (k, taps) in scan.sequences.iter().enumerate() {
-            let step = step_type(ty(scan.seq_args().start + k)?);
-            params.extend(taps.iter().map(|_| Fact::of(step.clone())));
-        }
-        for (info, init) in scan.outputs.iter().zip(&inits) {
-            let Some(init) = init else { continue };
-            match info {
-                OutputInfo::Sitsot => params.push(Fact::of((*init).clone().strong())),
-                _ => {
-                    let step = step_type(init);
-                    params.extend(info.taps().iter().map(|_| Fact::of(step.clone())));
-                }
-            }
-        }
-        for k in scan.non_seq_args() {
-            params.push(Fact::of(ty(k)?.clone().strong()));
-        }
+        // The body, with its parameters' types (by the scan type rule).
+        let arg_tys: Vec<&Type> = args.iter().map(|f| &f.tys[0]).collect();
+        let params: Vec<Fact> = loop_type::param_types(sig, &arg_tys)
+            .map_err(|e| fail(format!("internal error: {e}")))?
+            .into_iter()
+            .map(Fact::of)
+            .collect();
         let body = self.graph(&scan.body, &params)?;
         // States keep their shape; outputs hold the steps.
-        let mut out = Vec::with_capacity(scan.outputs.len());
-        for (k, info) in scan.outputs.iter().enumerate() {
+        let mut out = Vec::with_capacity(sig.outputs.len());
+        for (k, state) in inits.into_iter().enumerate() {
             let returned = scan
                 .body
                 .outputs
@@ -410,20 +399,20 @@ impl Checker<'_> {
                 .and_then(|o| body.get(o.0))
                 .map(|f| &f.tys[0])
                 .ok_or_else(|| fail("internal error: missing body output".to_string()))?;
-            let step = match inits[k] {
-                Some(init) => {
-                    let state = match info {
-                        OutputInfo::Sitsot => init.clone(),
-                        _ => step_type(init),
-                    };
-                    if let (Some(got), Some(want)) = (known_shape(returned), known_shape(&state)) {
+            let step = match state {
+                Some(state) => {
+                    if let (Some(got), Some(want)) =
+                        (known_shape(&returned.shape), known_shape(&state))
+                    {
                         if got != want {
-                            return Err(fail(format!(
-                                "state {k}: fn returned shape {got:?} but the state has shape {want:?}"
-                            )));
+                            return Err(loop_err(LoopError::StateShape {
+                                out: k,
+                                returned: got,
+                                state: want,
+                            }));
                         }
                     }
-                    state.shape
+                    state
                 }
                 None => {
                     if steps == Some(0) {
@@ -435,17 +424,17 @@ impl Checker<'_> {
                             .iter()
                             .any(|d| d.eval(&|s| self.bind(s)).is_none())
                         {
-                            return Err(fail(format!(
-                                "output {k} has no steps and its step shape {} is not known statically",
-                                shape_str(static_step)
-                            )));
+                            return Err(loop_err(LoopError::UnknownStepShape {
+                                out: k,
+                                step: static_step.to_vec(),
+                            }));
                         }
                     }
                     returned.shape.clone()
                 }
             };
             let rows = match steps {
-                Some(n) => Dim::known(scan.kept(k).map_or(n, |kept| kept.min(n)) as i64),
+                Some(n) => Dim::known(sig.kept_rows(k, n) as i64),
                 None => Dim::Unknown,
             };
             let mut shape = vec![rows];

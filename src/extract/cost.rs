@@ -236,7 +236,7 @@ impl CostModel {
             }
             Head::Scan(sig) => {
                 let nb = sig.n_body_outputs();
-                let layout = sig.layout();
+                let layout = sig;
                 if node.children.len() != nb + layout.n_args()
                     || node
                         .children

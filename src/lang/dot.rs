@@ -53,26 +53,10 @@ fn add_graph(g: &Graph, prefix: &str, out: &mut DiGraph<String, Edge>) -> Vec<No
         if let Op::Scan(s) = &node.op {
             let inner = add_graph(&s.body, &format!("{prefix}scan{i}/"), out);
             // Outer argument -> the body parameters it provides.
-            let mut param = 0;
-            for (k, taps) in s.sequences.iter().enumerate() {
-                for _ in taps {
-                    out.add_edge(ids[node.args[k].0], inner[param], Edge::Feeds);
-                    param += 1;
+            for (param, p) in s.sig.body_params().into_iter().enumerate() {
+                if let (Some(k), Some(&inner_param)) = (s.sig.arg_of(p), inner.get(param)) {
+                    out.add_edge(ids[node.args[k].0], inner_param, Edge::Feeds);
                 }
-            }
-            let mut init = s.init_args();
-            for o in &s.outputs {
-                let src = if o.is_state() { init.next() } else { None };
-                for _ in o.taps() {
-                    if let Some(k) = src {
-                        out.add_edge(ids[node.args[k].0], inner[param], Edge::Feeds);
-                    }
-                    param += 1;
-                }
-            }
-            for k in s.non_seq_args() {
-                out.add_edge(ids[node.args[k].0], inner[param], Edge::Feeds);
-                param += 1;
             }
             for o in &s.body.outputs {
                 out.add_edge(inner[o.0], v, Edge::Feeds);

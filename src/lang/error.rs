@@ -3,6 +3,7 @@
 //! Every variant carries the [`Span`] where the problem is; the command line
 //! prefixes the file name, giving `FILE:LINE:COL: message`.
 
+use super::loop_type::LoopTypeError;
 use super::program::Span;
 
 /// A program that cannot be read, parsed or type checked.
@@ -83,6 +84,16 @@ pub enum LangError {
         /// What is wrong, with the shapes and dtypes involved.
         msg: String,
     },
+    /// A loop that does not type-check (see [`super::loop_type`]).
+    #[error("{op}: {reason}")]
+    Loop {
+        /// Where the part of the loop the error is about is written.
+        span: Span,
+        /// The op (`scan`).
+        op: String,
+        /// What is wrong.
+        reason: LoopTypeError,
+    },
 }
 
 impl LangError {
@@ -97,7 +108,8 @@ impl LangError {
             | LangError::Arity { span, .. }
             | LangError::Unbound { span, .. }
             | LangError::Rebound { span, .. }
-            | LangError::Type { span, .. } => Some(*span),
+            | LangError::Type { span, .. }
+            | LangError::Loop { span, .. } => Some(*span),
         }
     }
 

@@ -7,6 +7,8 @@ pub mod dot;
 pub mod dtype;
 pub mod error;
 pub mod infer;
+pub mod loop_sig;
+pub mod loop_type;
 pub mod op;
 pub mod op_table;
 pub mod parse;
@@ -17,6 +19,7 @@ pub mod shape;
 
 pub use dtype::DType;
 pub use error::LangError;
+pub use loop_sig::{BodyParam, InitForm, LoopSig, TapWindow};
 pub use op::{BinaryOp, CompareOp, CumOp, ExactInt, Op, ReduceOp, Scalar, UnaryOp};
 pub use op_table::{Arity, AttrKind, AttrValue, Form, OpKind, Slot};
 pub use parse::parse_program;

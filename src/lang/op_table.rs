@@ -508,7 +508,7 @@ impl Op {
     pub fn arg_arity(&self) -> Arity {
         match self {
             Op::Input(_) | Op::Literal(_) | Op::Size(_) => Arity::Exactly(0),
-            Op::Scan(s) => Arity::Exactly(s.n_args()),
+            Op::Scan(s) => Arity::Exactly(s.sig.n_args()),
             op => op.kind().map_or(Arity::Exactly(0), |k| k.arity(Form::Args)),
         }
     }

@@ -12,6 +12,8 @@
 use super::dtype::DType;
 use super::error::LangError;
 use super::infer::infer;
+use super::loop_sig::{LoopSig, TapWindow, MAX_TAP};
+use super::loop_type::{self, LoopPart, LoopTypeError};
 use super::op::{Op, Scalar};
 use super::op_table::{AttrKind, AttrValue, Form, OpKind, Slot};
 use super::program::{Graph, Node, NodeId, OutputInfo, Program, Scan, SharedVars, Span};
@@ -40,11 +42,6 @@ pub fn parse_program_bytes(bytes: &[u8]) -> Result<Program, LangError> {
     parse_program(decode(bytes)?)
 }
 
-/// The largest tap, either way: tap spans and step counts are then sums of
-/// a few numbers far inside `i64` (a loop reaching 2^40 steps back cannot
-/// run on any machine anyway).
-const MAX_TAP: i64 = 1 << 40;
-
 fn syntax(span: Span, msg: impl Into<String>) -> LangError {
     LangError::Syntax {
         span,
@@ -58,6 +55,14 @@ fn arity(span: Span, op: &str, expected: &str, got: usize) -> LangError {
         op: op.to_string(),
         expected: expected.to_string(),
         got,
+    }
+}
+
+fn loop_err(span: Span, op: &str, reason: LoopTypeError) -> LangError {
+    LangError::Loop {
+        span,
+        op: op.to_string(),
+        reason,
     }
 }
 
@@ -245,7 +250,7 @@ impl Parser {
                     }
                     let id = self.expr(&parts[2])?;
                     let (vt, st) = (self.ty(id).clone(), &shared[j].1);
-                    if !update_fits_state(&vt, st) {
+                    if !loop_type::update_fits_state(&vt, st) {
                         return Err(type_err(
                             parts[2].span(),
                             "update",
@@ -702,13 +707,8 @@ impl Parser {
                             _ => (seq, vec![0]),
                         };
                         let id = self.expr(x)?;
-                        if self.ty(id).ndim() == 0 {
-                            return Err(type_err(
-                                x.span(),
-                                "scan",
-                                format!("a sequence needs a leading axis to iterate over, got the scalar {}", self.ty(id)),
-                            ));
-                        }
+                        loop_type::sequence_step(seqs.len(), self.ty(id))
+                            .map_err(|reason| loop_err(x.span(), "scan", reason))?;
                         seqs.push((id, taps));
                     }
                 }
@@ -741,8 +741,9 @@ impl Parser {
                                 if let Some(t) = taps.iter().find(|&&t| t >= 0) {
                                     return Err(syntax(oparts[2].span(), format!("a mitsot reads past values: taps must be negative, got {t}")));
                                 }
-                                if let Some(k) = kept.filter(|k| (*k as i64) < -taps.iter().min().copied().unwrap_or(-1)) {
-                                    return Err(syntax(o.span(), format!("a mitsot with taps {taps:?} must keep at least {} steps, got (keep {k})", -taps.iter().min().copied().unwrap_or(-1))));
+                                let depth = TapWindow::of(&taps).depth();
+                                if let Some(k) = kept.filter(|&k| k < depth) {
+                                    return Err(syntax(o.span(), format!("a mitsot with taps {taps:?} must keep at least {depth} steps, got (keep {k})")));
                                 }
                                 let init = self.expr(&oparts[1])?;
                                 outs.push((OutputInfo::Mitsot(taps), Some(init), o.span()));
@@ -793,111 +794,62 @@ impl Parser {
         if seqs.is_empty() && n_steps.is_none() {
             return Err(syntax(span, "a scan without sequences needs (n_steps N)"));
         }
-        // Parameter types, in the fn's order.
-        let mut param_tys = Vec::new();
-        for (id, taps) in &seqs {
-            let t = self.ty(*id).clone().strong();
-            let step = Type::new(t.dtype, t.shape[1..].to_vec());
-            param_tys.extend(taps.iter().map(|_| step.clone()));
-        }
-        for (info, init, ospan) in &outs {
-            let Some(init) = init else { continue };
-            let t = self.ty(*init).clone().strong();
-            match info {
-                OutputInfo::Sitsot => param_tys.push(t),
-                OutputInfo::Mitsot(taps) => {
-                    let need_rows = -taps.iter().min().copied().unwrap_or(-1);
-                    if t.ndim() == 0 || t.shape[0].provably_differs(&Dim::known(need_rows)) {
-                        return Err(type_err(*ospan, "scan", format!(
-                            "a mitsot with taps {taps:?} needs an init of {need_rows} rows (oldest first), got {t}")));
-                    }
-                    let step = Type::new(t.dtype, t.shape[1..].to_vec());
-                    param_tys.extend(taps.iter().map(|_| step.clone()));
-                }
-                OutputInfo::Nitsot => {}
-            }
-        }
-        for id in &non_seqs {
-            param_tys.push(self.ty(*id).clone().strong());
-        }
-        let body = self.fn_body(fn_clause, &param_tys, None)?;
-        let n_body_outs = body.graph.outputs.len();
         let infos: Vec<OutputInfo> = if has_outputs_info {
             outs.iter().map(|o| o.0.clone()).collect()
         } else {
-            vec![OutputInfo::Nitsot; n_body_outs]
+            // Without outputs_info, one mapped output per body result
+            // (known once the body is parsed).
+            Vec::new()
         };
-        if infos.is_empty() {
-            return Err(syntax(span, "a scan needs at least one output"));
-        }
-        if n_body_outs != infos.len() {
-            return Err(type_err(
-                fn_clause.span(),
-                "scan",
-                format!(
-                    "fn returns {n_body_outs} value(s) but outputs_info has {} entries",
-                    infos.len()
-                ),
-            ));
-        }
-        // Static step count.
-        let steps = self.static_steps(&seqs, n_steps, span)?;
-        // Output types; states must keep their type.
-        let mut out_tys = Vec::new();
-        let mut state_k = 0;
-        for (k, info) in infos.iter().enumerate() {
-            let bt = body.graph.node(body.graph.outputs[k]).ty().clone();
-            let elem = match info {
-                OutputInfo::Nitsot => bt.strong(),
-                _ => {
-                    let init = outs[k].1.map(|i| self.ty(i).clone());
-                    let st = match (info, init) {
-                        (OutputInfo::Mitsot(_), Some(t)) => {
-                            Type::new(t.dtype, t.shape[1..].to_vec())
-                        }
-                        (_, Some(t)) => t.strong(),
-                        _ => bt.clone().strong(),
-                    };
-                    if !update_fits_state(&bt, &st) {
-                        let ospan = outs[k].2;
-                        return Err(type_err(ospan, "scan", format!(
-                            "state {state_k}: its init gives steps of type {st}, but fn returns {bt} for it (cast or reshape the init)")));
-                    }
-                    state_k += 1;
-                    st
-                }
-            };
-            let rows = match keep.get(k).copied().flatten() {
-                Some(kept) => Dim::known(kept as i64),
-                None => steps.clone(),
-            };
-            let mut shape = vec![rows];
-            shape.extend(elem.shape.iter().cloned());
-            out_tys.push(Type::new(elem.dtype, shape));
-        }
         // Arguments: sequences, inits, non-sequences (declared, then
         // captured), n_steps.
         let mut args: Vec<NodeId> = seqs.iter().map(|s| s.0).collect();
         args.extend(outs.iter().filter_map(|o| o.1));
         args.extend(non_seqs.iter().copied());
-        args.extend(body.captured.iter().copied());
-        let n_non_seqs = non_seqs.len() + body.captured.len();
-        if let Some(n) = n_steps {
-            args.push(n);
-        }
-        let scan = Scan {
+        let mut sig = LoopSig {
             sequences: seqs.into_iter().map(|s| s.1).collect(),
             outputs: infos,
-            n_non_seqs,
-            has_n_steps: n_steps.is_some(),
+            n_non_seqs: non_seqs.len(),
+            has_n_steps: false,
             go_backwards,
-            // No output keeps fewer steps: the empty list, as the
-            // combinators write it.
-            keep: if keep.iter().any(|k| k.is_some()) {
-                keep
-            } else {
-                Vec::new()
-            },
+            keep: LoopSig::keep_list(keep),
+        };
+        // The spans of the parts of the loop, for its type errors.
+        let seq_spans: Vec<Span> = args[sig.seq_args()]
+            .iter()
+            .map(|a| self.graph().span(*a))
+            .collect();
+        let out_spans: Vec<Span> = outs.iter().map(|o| o.2).collect();
+        let place = |reason: LoopTypeError| {
+            let at = match reason.part() {
+                LoopPart::Sequence(k) => seq_spans.get(k).copied(),
+                LoopPart::Output(k) => out_spans.get(k).copied(),
+                LoopPart::Body => Some(fn_clause.span()),
+                LoopPart::Loop => None,
+            };
+            loop_err(at.unwrap_or(span), "scan", reason)
+        };
+        // Parameter types, in the fn's order.
+        let param_tys = {
+            let arg_tys: Vec<&Type> = args.iter().map(|a| self.ty(*a)).collect();
+            loop_type::param_types(&sig, &arg_tys).map_err(&place)?
+        };
+        let body = self.fn_body(fn_clause, &param_tys, None)?;
+        if !has_outputs_info {
+            sig.outputs = vec![OutputInfo::Nitsot; body.graph.outputs.len()];
+        }
+        if sig.outputs.is_empty() {
+            return Err(syntax(span, "a scan needs at least one output"));
+        }
+        args.extend(body.captured.iter().copied());
+        sig.n_non_seqs += body.captured.len();
+        if let Some(n) = n_steps {
+            args.push(n);
+            sig.has_n_steps = true;
+        }
+        let out_tys = self.loop_types(&sig, &args, &body.graph).map_err(&place)?;
+        let scan = Scan {
+            sig,
             body: body.graph,
         };
         let scan_id = self.push(Op::Scan(Box::new(scan)), args, out_tys.clone(), None, span);
@@ -908,47 +860,25 @@ impl Parser {
             .collect())
     }
 
-    /// The number of steps as a static size, checking n_steps against the
-    /// sequences where both are known.
-    fn static_steps(
+    /// The output types of a loop `sig` with outer arguments `args` and
+    /// body `body`, by the scan type rule ([`loop_type::output_types`]);
+    /// `n_steps` is a literal or a size symbol, or unknown statically.
+    fn loop_types(
         &self,
-        seqs: &[(NodeId, Vec<i64>)],
-        n_steps: Option<NodeId>,
-        span: Span,
-    ) -> Result<Dim, LangError> {
-        let mut avail: Option<Dim> = None;
-        for (id, taps) in seqs {
-            let len = self.ty(*id).shape[0].clone();
-            let lo = taps.iter().copied().min().unwrap_or(0).min(0);
-            let hi = taps.iter().copied().max().unwrap_or(0).max(0);
-            let d = len.sub(&Dim::known(hi - lo));
-            avail = Some(match avail {
-                None => d,
-                Some(a) if a == d => a,
-                Some(a) => match (a.as_known(), d.as_known()) {
-                    (Some(x), Some(y)) => Dim::known(x.min(y)),
-                    _ => Dim::Unknown,
-                },
+        sig: &LoopSig,
+        args: &[NodeId],
+        body: &Graph,
+    ) -> Result<Vec<Type>, LoopTypeError> {
+        let arg_tys: Vec<&Type> = args.iter().map(|a| self.ty(*a)).collect();
+        let n_steps = sig
+            .n_steps_arg()
+            .map(|k| match &self.graph().node(args[k]).op {
+                Op::Literal(Scalar::I64(v)) => Dim::known(*v),
+                Op::Size(s) => Dim::sym(s),
+                _ => Dim::Unknown,
             });
-        }
-        let Some(n) = n_steps else {
-            return Ok(avail.unwrap_or(Dim::Unknown));
-        };
-        let given = match &self.graph().node(n).op {
-            Op::Literal(Scalar::I64(k)) => Dim::known(*k),
-            Op::Size(s) => Dim::sym(s),
-            _ => Dim::Unknown,
-        };
-        if let (Some(g), Some(a)) = (given.as_known(), avail.as_ref().and_then(|a| a.as_known())) {
-            if g > a {
-                return Err(type_err(
-                    span,
-                    "scan",
-                    format!("n_steps is {g} but the sequences allow only {a} steps"),
-                ));
-            }
-        }
-        Ok(given)
+        let body_tys: Vec<&Type> = body.outputs.iter().map(|o| body.node(*o).ty()).collect();
+        loop_type::output_types(sig, &arg_tys, n_steps, &body_tys)
     }
 
     /// Parses `(fn (PARAM ...) (let ...) ... BODY)` as a new graph whose
@@ -1049,44 +979,35 @@ impl Parser {
         }
         let seqs = self.exprs(&items[2..])?;
         let mut tys = Vec::new();
-        for (id, x) in seqs.iter().zip(&items[2..]) {
-            let t = self.ty(*id).clone().strong();
-            if t.ndim() == 0 {
-                return Err(type_err(
-                    x.span(),
-                    "map",
-                    format!("a sequence needs a leading axis, got the scalar {t}"),
-                ));
+        for (k, (id, x)) in seqs.iter().zip(&items[2..]).enumerate() {
+            match loop_type::sequence_step(k, self.ty(*id)) {
+                Ok(step) => tys.push(step),
+                Err(_) => {
+                    return Err(type_err(
+                        x.span(),
+                        "map",
+                        format!(
+                            "a sequence needs a leading axis, got the scalar {}",
+                            self.ty(*id).clone().strong()
+                        ),
+                    ))
+                }
             }
-            tys.push(Type::new(t.dtype, t.shape[1..].to_vec()));
         }
         let body = self.fn_body(&items[1], &tys, None)?;
-        let steps = self.static_steps(
-            &seqs.iter().map(|&i| (i, vec![0])).collect::<Vec<_>>(),
-            None,
-            span,
-        )?;
-        let outs = body.graph.outputs.len();
-        let out_tys: Vec<Type> = body
-            .graph
-            .outputs
-            .iter()
-            .map(|&o| {
-                let t = body.graph.node(o).ty();
-                let mut shape = vec![steps.clone()];
-                shape.extend(t.shape.iter().cloned());
-                Type::new(t.dtype, shape)
-            })
-            .collect();
         let mut args = seqs.clone();
         args.extend(body.captured.iter().copied());
-        let scan = Scan {
+        let sig = LoopSig {
             sequences: vec![vec![0]; seqs.len()],
-            outputs: vec![OutputInfo::Nitsot; outs],
+            outputs: vec![OutputInfo::Nitsot; body.graph.outputs.len()],
             n_non_seqs: body.captured.len(),
-            has_n_steps: false,
-            go_backwards: false,
-            keep: Vec::new(),
+            ..LoopSig::default()
+        };
+        let out_tys = self
+            .loop_types(&sig, &args, &body.graph)
+            .map_err(|reason| loop_err(span, "map", reason))?;
+        let scan = Scan {
+            sig,
             body: body.graph,
         };
         let scan_id = self.push(Op::Scan(Box::new(scan)), args, out_tys.clone(), None, span);
@@ -1113,47 +1034,49 @@ impl Parser {
         }
         let init = self.expr(&items[2])?;
         let xs = self.expr(&items[3])?;
-        let xt = self.ty(xs).clone().strong();
-        if xt.ndim() == 0 {
+        let Ok(step) = loop_type::sequence_step(0, self.ty(xs)) else {
             return Err(type_err(
                 items[3].span(),
                 op,
-                format!("a sequence needs a leading axis, got the scalar {xt}"),
+                format!(
+                    "a sequence needs a leading axis, got the scalar {}",
+                    self.ty(xs).clone().strong()
+                ),
             ));
-        }
-        let step = Type::new(xt.dtype, xt.shape[1..].to_vec());
+        };
         let acc = self.ty(init).clone().strong();
         // The scan's fn takes (x, acc); the combinator writes (acc x).
         let body = self.fn_body(&items[1], &[step, acc.clone()], Some(&[1, 0]))?;
-        if body.graph.outputs.len() != 1 {
-            return Err(type_err(
-                items[1].span(),
-                op,
-                "the fn must return one value",
-            ));
-        }
-        let bt = body.graph.node(body.graph.outputs[0]).ty().clone();
-        if !update_fits_state(&bt, &acc) {
-            return Err(type_err(
-                items[2].span(),
-                op,
-                format!("the accumulator starts as {acc} but the fn returns {bt}"),
-            ));
-        }
-        let steps = xt.shape[0].clone();
-        let mut shape = vec![steps];
-        shape.extend(acc.shape.iter().cloned());
-        let out_ty = Type::new(acc.dtype, shape);
         let mut args = vec![xs, init];
         args.extend(body.captured.iter().copied());
         let backwards = op == "foldr" || op == "scanr";
-        let scan = Scan {
+        let sig = LoopSig {
             sequences: vec![vec![0]],
             outputs: vec![OutputInfo::Sitsot],
             n_non_seqs: body.captured.len(),
-            has_n_steps: false,
             go_backwards: backwards,
-            keep: Vec::new(),
+            ..LoopSig::default()
+        };
+        let out_ty = match self.loop_types(&sig, &args, &body.graph) {
+            Ok(mut tys) if tys.len() == 1 => tys.remove(0),
+            Err(LoopTypeError::StateType { returned, .. }) => {
+                return Err(type_err(
+                    items[2].span(),
+                    op,
+                    format!("the accumulator starts as {acc} but the fn returns {returned}"),
+                ))
+            }
+            Err(LoopTypeError::OutputCount { .. }) | Ok(_) => {
+                return Err(type_err(
+                    items[1].span(),
+                    op,
+                    "the fn must return one value",
+                ))
+            }
+            Err(reason) => return Err(loop_err(span, op, reason)),
+        };
+        let scan = Scan {
+            sig,
             body: body.graph,
         };
         let scan_id = self.push(
@@ -1181,21 +1104,6 @@ impl Parser {
             }
         }
     }
-}
-
-/// Whether a fn's result `update` can be the next value of a state of type
-/// `state`: the same dtype (a weak literal may take the state's), the same
-/// number of axes, and no size that certainly differs.
-fn update_fits_state(update: &Type, state: &Type) -> bool {
-    let dtype_ok = update.dtype == state.dtype
-        || (update.weak && super::dtype::promote_weak(state.dtype, update.dtype) == state.dtype);
-    dtype_ok
-        && update.ndim() == state.ndim()
-        && update
-            .shape
-            .iter()
-            .zip(&state.shape)
-            .all(|(a, b)| !a.provably_differs(b))
 }
 
 /// Moves captured parameters right after the declared ones (they are extra
@@ -1311,7 +1219,7 @@ mod tests {
                 _ => None,
             })
             .unwrap();
-        assert_eq!(scan.0.n_non_seqs, 2);
+        assert_eq!(scan.0.sig.n_non_seqs, 2);
         // arguments: X, v (declared), w (captured)
         assert_eq!(scan.1.args, vec![NodeId(0), NodeId(2), NodeId(1)]);
         let names: Vec<_> = scan

@@ -217,6 +217,7 @@ impl<'a> GraphPrinter<'a> {
         let Op::Scan(scan) = &node.op else {
             return self.op_text(id, depth);
         };
+        let sig = &scan.sig;
         let pad = "  ".repeat(depth);
         let arg = |k: usize| -> String {
             node.args
@@ -225,10 +226,10 @@ impl<'a> GraphPrinter<'a> {
                 .unwrap_or_default()
         };
         let mut s = String::from("(scan");
-        if scan.n_seqs() > 0 {
-            let seqs: Vec<String> = scan
+        if sig.n_seqs() > 0 {
+            let seqs: Vec<String> = sig
                 .seq_args()
-                .zip(&scan.sequences)
+                .zip(&sig.sequences)
                 .map(|(k, taps)| {
                     if taps.as_slice() == [0] {
                         arg(k)
@@ -239,27 +240,27 @@ impl<'a> GraphPrinter<'a> {
                 .collect();
             let _ = write!(s, "\n{pad}(sequences {})", seqs.join(" "));
         }
-        if scan.outputs.iter().any(|o| o.is_state()) || scan.keep.iter().any(|k| k.is_some()) {
-            let mut init = scan.init_args();
-            let outs: Vec<String> = scan
+        if sig.outputs.iter().any(|o| o.is_state()) || sig.keep.iter().any(|k| k.is_some()) {
+            let mut init = sig.init_args();
+            let outs: Vec<String> = sig
                 .outputs
                 .iter()
                 .enumerate()
                 .map(|(k, o)| {
                     let init_text = o.is_state().then(|| arg(init.next().unwrap_or(0)));
-                    output_entry(o, init_text, scan.kept(k))
+                    output_entry(o, init_text, sig.kept(k))
                 })
                 .collect();
             let _ = write!(s, "\n{pad}(outputs_info {})", outs.join(" "));
         }
-        if scan.n_non_seqs > 0 {
-            let ns: Vec<String> = scan.non_seq_args().map(arg).collect();
+        if sig.n_non_seqs > 0 {
+            let ns: Vec<String> = sig.non_seq_args().map(arg).collect();
             let _ = write!(s, "\n{pad}(non_sequences {})", ns.join(" "));
         }
-        if let Some(k) = scan.n_steps_arg() {
+        if let Some(k) = sig.n_steps_arg() {
             let _ = write!(s, "\n{pad}(n_steps {})", arg(k));
         }
-        if scan.go_backwards {
+        if sig.go_backwards {
             let _ = write!(s, "\n{pad}(go_backwards)");
         }
         let mut taken = BTreeSet::new();

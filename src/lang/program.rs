@@ -1,7 +1,7 @@
 //! The program IR: a typed graph of nodes, with scans holding inner graphs.
 //!
-//! Owns: [`Program`], [`Graph`], [`Node`], [`Scan`] and the layout of a
-//! scan's arguments and inner inputs. Must not: parse, print or run.
+//! Owns: [`Program`], [`Graph`], [`Node`] and [`Scan`] (a loop signature,
+//! [`LoopSig`], with its body). Must not: parse, print or run.
 //!
 //! A [`Graph`] is an arena of nodes in topological order (a node's arguments
 //! come before it). Its first `n_params` nodes are [`Op::Input`] nodes, the
@@ -9,6 +9,7 @@
 //! `fn`. Names given by `let` stay on the nodes, so the printer can write the
 //! program the way it was written.
 
+pub use super::loop_sig::{LoopSig, OutputInfo};
 use super::op::Op;
 use super::shape::Type;
 use std::fmt;
@@ -193,111 +194,14 @@ impl Program {
     }
 }
 
-/// The kind of one recurrent or mapped output of a scan.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum OutputInfo {
-    /// A state read at tap -1; its init is one value of the step's type.
-    Sitsot,
-    /// A state read at several negative taps; its init holds `-min(taps)`
-    /// rows, oldest first.
-    Mitsot(Vec<i64>),
-    /// A mapped output: no feedback, no init.
-    Nitsot,
-}
-
-impl OutputInfo {
-    /// The taps the body reads this output at (empty for a nitsot).
-    pub fn taps(&self) -> Vec<i64> {
-        match self {
-            OutputInfo::Sitsot => vec![-1],
-            OutputInfo::Mitsot(t) => t.clone(),
-            OutputInfo::Nitsot => Vec::new(),
-        }
-    }
-
-    /// True for states (sitsot and mitsot), which take an init argument.
-    pub fn is_state(&self) -> bool {
-        !matches!(self, OutputInfo::Nitsot)
-    }
-}
-
-/// A loop with the semantics of `pytensor.scan`.
-///
-/// Arguments of the scan node, in order: the sequences; one init per state
-/// (sitsot and mitsot, in `outputs` order); the non-sequences; then
-/// `n_steps` if `has_n_steps`.
-///
-/// Parameters of `body`, in order: one per tap of each sequence; one per tap
-/// of each state (in `outputs` order); one per non-sequence. Outputs of
-/// `body`: one per entry of `outputs`.
+/// A loop with the semantics of `pytensor.scan`: a signature (the layout
+/// of its arguments and of its body's parameters, see [`LoopSig`]) and the
+/// step function.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scan {
-    /// The taps of each sequence.
-    pub sequences: Vec<Vec<i64>>,
-    /// One entry per output, as in `outputs_info`.
-    pub outputs: Vec<OutputInfo>,
-    /// Number of non-sequence arguments.
-    pub n_non_seqs: usize,
-    /// Whether the last argument is `n_steps`.
-    pub has_n_steps: bool,
-    /// Iterate the (cut) sequences from the end.
-    pub go_backwards: bool,
-    /// Per output, `Some(K)` when the output holds only its last K steps
-    /// (`(keep K)` in its `outputs_info` entry, written by save-mem); an
-    /// empty list or `None` keeps every step.
-    pub keep: Vec<Option<usize>>,
-    /// The step function.
+    /// Everything but the body.
+    pub sig: LoopSig,
+    /// The step function: one parameter per [`LoopSig::body_params`], one
+    /// output per entry of `sig.outputs`.
     pub body: Graph,
-}
-
-impl Scan {
-    /// The steps output `k` keeps, if not all.
-    pub fn kept(&self, k: usize) -> Option<usize> {
-        self.keep.get(k).copied().flatten()
-    }
-
-    /// Number of sequences.
-    pub fn n_seqs(&self) -> usize {
-        self.sequences.len()
-    }
-
-    /// Number of states (outputs with an init).
-    pub fn n_states(&self) -> usize {
-        self.outputs.iter().filter(|o| o.is_state()).count()
-    }
-
-    /// Total number of arguments of the scan node.
-    pub fn n_args(&self) -> usize {
-        self.n_seqs() + self.n_states() + self.n_non_seqs + self.has_n_steps as usize
-    }
-
-    /// Argument positions of the sequences.
-    pub fn seq_args(&self) -> std::ops::Range<usize> {
-        0..self.n_seqs()
-    }
-
-    /// Argument positions of the inits (one per state, in `outputs` order).
-    pub fn init_args(&self) -> std::ops::Range<usize> {
-        let s = self.n_seqs();
-        s..s + self.n_states()
-    }
-
-    /// Argument positions of the non-sequences.
-    pub fn non_seq_args(&self) -> std::ops::Range<usize> {
-        let s = self.n_seqs() + self.n_states();
-        s..s + self.n_non_seqs
-    }
-
-    /// Argument position of `n_steps`, if given.
-    pub fn n_steps_arg(&self) -> Option<usize> {
-        self.has_n_steps
-            .then(|| self.n_seqs() + self.n_states() + self.n_non_seqs)
-    }
-
-    /// Number of body parameters the clauses imply.
-    pub fn n_body_params(&self) -> usize {
-        self.sequences.iter().map(|t| t.len()).sum::<usize>()
-            + self.outputs.iter().map(|o| o.taps().len()).sum::<usize>()
-            + self.n_non_seqs
-    }
 }

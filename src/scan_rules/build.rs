@@ -11,8 +11,8 @@
 use super::body::{Plan, Source, Target};
 use super::scan_node::ScanNode;
 use crate::egraph::analysis::EGraph;
-use crate::egraph::term::{Head, ScanSig, TNode};
-use crate::lang::{Dim, OutputInfo, Scalar, Type};
+use crate::egraph::term::{Head, TNode};
+use crate::lang::{Dim, LoopSig, OutputInfo, Scalar, TapWindow, Type};
 use egg::{Id, Symbol};
 use std::collections::BTreeMap;
 
@@ -325,13 +325,11 @@ impl NewScan {
         let seqs_give_steps = !kept_seqs.is_empty()
             && kept_seqs.iter().all(|&i| {
                 let s = &self.sequences[i];
-                let lo = s.taps.iter().copied().min().unwrap_or(0).min(0);
-                let hi = s.taps.iter().copied().max().unwrap_or(0).max(0);
                 egraph[s.outer]
                     .data
                     .ty()
-                    .and_then(|t| t.shape.first().cloned())
-                    .is_some_and(|len| len.sub(&Dim::known(hi - lo)) == self.steps)
+                    .and_then(|t| t.shape.first())
+                    .is_some_and(|len| TapWindow::of(&s.taps).steps_in_dim(len) == self.steps)
             });
         let n_steps = match self.n_steps {
             Some(n) => Some(n),
@@ -341,7 +339,7 @@ impl NewScan {
         if let Some(n) = n_steps {
             children.push(n);
         }
-        let sig = ScanSig {
+        let sig = LoopSig {
             sequences: kept_seqs
                 .iter()
                 .map(|&i| self.sequences[i].taps.clone())
@@ -350,11 +348,7 @@ impl NewScan {
             n_non_seqs: kept_ns.len(),
             has_n_steps: n_steps.is_some(),
             go_backwards: self.go_backwards,
-            keep: if self.outputs.iter().any(|o| o.keep.is_some()) {
-                self.outputs.iter().map(|o| o.keep).collect()
-            } else {
-                Vec::new()
-            },
+            keep: LoopSig::keep_list(self.outputs.iter().map(|o| o.keep).collect()),
         };
         Some(egraph.add(TNode {
             head: Head::Scan(sig),

@@ -28,10 +28,11 @@
 //! outputs are all read and computed only by it.
 
 use super::build::NewScan;
-use super::scan_node::{InnerInput, ScanNode};
+use super::scan_node::ScanNode;
 use super::{per_scan_rule, proj, union_checked};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, OpKind, TNode};
+use crate::lang::BodyParam;
 use crate::lang::Scalar;
 use egg::{Id, Symbol};
 
@@ -122,7 +123,7 @@ fn keeping(
 /// from the dependence sets, which hold only inputs every term of a class
 /// reads (a lower bound).
 fn with_states_read(egraph: &EGraph, scan: &ScanNode, outputs: &[usize]) -> Vec<usize> {
-    let inputs = scan.inner_inputs();
+    let inputs = scan.sig.body_params();
     let mut keep: Vec<usize> = outputs.to_vec();
     let mut i = 0;
     while i < keep.len() {
@@ -130,7 +131,7 @@ fn with_states_read(egraph: &EGraph, scan: &ScanNode, outputs: &[usize]) -> Vec<
             break;
         };
         for p in &egraph[body].data.deps {
-            if let Some(InnerInput::State { out, .. }) = inputs.get(*p) {
+            if let Some(BodyParam::State { out, .. }) = inputs.get(*p) {
                 if !keep.contains(out) {
                     keep.push(*out);
                 }

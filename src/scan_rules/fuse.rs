@@ -12,9 +12,10 @@
 
 use super::merge::{merged, union_outputs};
 use super::reach::reaches;
-use super::scan_node::{InnerInput, ScanNode};
+use super::scan_node::ScanNode;
 use super::{computes_any, per_scan_rule, MAX_MERGED_OUTPUTS, MAX_VARIANTS};
 use crate::egraph::analysis::EGraph;
+use crate::lang::BodyParam;
 use egg::{Id, Symbol};
 
 /// The rule.
@@ -27,8 +28,8 @@ fn fuse(egraph: &mut EGraph, consumer: &ScanNode, rule: Symbol) -> Vec<Id> {
     if consumer.sig.go_backwards {
         return changed;
     }
-    for (param, input) in consumer.inner_inputs().iter().enumerate() {
-        let InnerInput::Sequence { seq, tap: 0 } = input else {
+    for (param, input) in consumer.sig.body_params().iter().enumerate() {
+        let BodyParam::Sequence { seq, tap: 0 } = input else {
             continue;
         };
         if consumer.sig.sequences[*seq] != [0] {

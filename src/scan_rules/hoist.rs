@@ -91,7 +91,8 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
             if data.konst.is_none() || data.ty().is_none() {
                 continue;
             }
-            if let Some(w) = broadcast_steps(egraph, *b, &spec.steps) {
+            let dtype = spec.outputs[j].step_type.dtype;
+            if let Some(w) = broadcast_steps(egraph, *b, &spec.steps, dtype) {
                 let p = proj(egraph, scan.class, j);
                 if union_checked(egraph, rule, p, w) {
                     changed.push(p);
@@ -111,7 +112,7 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
         let whole = if o.batched {
             Some(o.id)
         } else {
-            broadcast_steps(egraph, o.id, &spec.steps)
+            broadcast_steps(egraph, o.id, &spec.steps, spec.outputs[j].step_type.dtype)
         };
         if let Some(w) = whole {
             let p = proj(egraph, scan.class, j);
@@ -160,8 +161,23 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
     changed
 }
 
-/// `v` repeated `steps` times along a new leading axis.
-pub fn broadcast_steps(egraph: &mut EGraph, v: Id, steps: &Dim) -> Option<Id> {
+/// `v` repeated `steps` times along a new leading axis, as an output of
+/// dtype `dtype`: a state's, which a weak literal step takes (converted as
+/// the executors convert each step).
+pub fn broadcast_steps(egraph: &mut EGraph, v: Id, steps: &Dim, dtype: DType) -> Option<Id> {
+    let repeated = repeat_steps(egraph, v, steps)?;
+    if egraph[v].data.ty()?.dtype == dtype {
+        return Some(repeated);
+    }
+    let d = egraph.add(TNode::leaf(Head::DType(dtype)));
+    Some(egraph.add(TNode {
+        head: Head::Op(OpKind::Cast),
+        children: vec![d, repeated],
+    }))
+}
+
+/// `v` repeated `steps` times along a new leading axis, in its dtype.
+fn repeat_steps(egraph: &mut EGraph, v: Id, steps: &Dim) -> Option<Id> {
     let t: Type = egraph[v].data.ty()?.clone();
     let mut dims = vec![super::build::steps_leaf(egraph, steps)?];
     for d in &t.shape {

@@ -11,10 +11,11 @@
 
 use super::body::Target;
 use super::build::NewScan;
-use super::scan_node::{InnerInput, ScanNode};
+use super::scan_node::ScanNode;
 use super::{per_scan_rule, union_checked};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, OpKind, TNode};
+use crate::lang::BodyParam;
 use egg::{Id, Symbol};
 
 /// The rule.
@@ -56,9 +57,9 @@ fn inline_constants(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<I
     };
     let mut source = spec.source_of(scan);
     let mut any = false;
-    for (k, input) in scan.inner_inputs().iter().enumerate() {
+    for (k, input) in scan.sig.body_params().iter().enumerate() {
         let target = match input {
-            InnerInput::NonSequence(j) => {
+            BodyParam::NonSequence(j) => {
                 let outer = scan.non_seq_outer(*j);
                 if !is_constant(egraph, outer) {
                     continue;
@@ -75,7 +76,7 @@ fn inline_constants(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<I
                     },
                 }
             }
-            InnerInput::Sequence { seq, .. } => {
+            BodyParam::Sequence { seq, .. } => {
                 let outer = scan.seq_outer(*seq);
                 if egraph[outer].data.konst.is_none() {
                     continue;
@@ -88,7 +89,7 @@ fn inline_constants(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<I
                     None => continue,
                 }
             }
-            InnerInput::State { .. } => continue,
+            BodyParam::State { .. } => continue,
         };
         if let Some(p) = source.params.get_mut(k) {
             *p = Some(Target::Closed(target));

@@ -19,7 +19,7 @@ use super::scan_node::ScanNode;
 use super::{proj, union_checked, MAX_VARIANTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, Lit, OpKind, TNode};
-use crate::lang::{OutputInfo, Scalar};
+use crate::lang::Scalar;
 use egg::{Applier, Id, Pattern, PatternAst, Subst, Symbol, Var};
 
 /// The rule.
@@ -87,10 +87,8 @@ fn keep_last(
     let Some(info) = scan.sig.outputs.get(k) else {
         return changed;
     };
-    let need = match info {
-        OutputInfo::Mitsot(taps) => (-taps.iter().copied().min().unwrap_or(-1)) as usize,
-        _ => 1,
-    };
+    // A state keeps at least the steps its taps read back.
+    let need = info.window().depth().max(1);
     let keep = back.max(need);
     if scan.sig.kept(k).is_some_and(|kept| kept <= keep) {
         return changed;

@@ -1,41 +1,23 @@
-//! A scan e-node taken apart: its clauses, its body outputs, its outer
-//! arguments, and what each inner input (each `fn` parameter) is.
+//! A scan e-node taken apart: its signature, its body outputs and its
+//! outer arguments.
 //!
-//! Owns: [`ScanNode`] and [`InnerInput`]. Must not: change the e-graph.
+//! Owns: [`ScanNode`]. What each inner input (each `fn` parameter) stands
+//! for is the signature's ([`LoopSig::body_params`]). Must not: change the
+//! e-graph.
 
 use crate::egraph::analysis::{EGraph, Kind};
-use crate::egraph::term::{Head, ScanSig, TNode};
-use crate::lang::{Dim, OutputInfo, Type};
+use crate::egraph::term::{Head, TNode};
+use crate::lang::loop_type;
+use crate::lang::{BodyParam, Dim, LoopSig, Type};
 use egg::Id;
-
-/// What one inner input of a scan (one `fn` parameter) stands for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum InnerInput {
-    /// Sequence `seq` read at `tap`.
-    Sequence {
-        /// Index among the sequences.
-        seq: usize,
-        /// The tap.
-        tap: i64,
-    },
-    /// Output `out` (a state) read at `tap` (negative).
-    State {
-        /// Index among the outputs (in `outputs_info` order).
-        out: usize,
-        /// The tap.
-        tap: i64,
-    },
-    /// Non-sequence `k`.
-    NonSequence(usize),
-}
 
 /// One scan e-node, decoded.
 #[derive(Clone, Debug)]
 pub struct ScanNode {
     /// The e-class holding the node.
     pub class: Id,
-    /// Its static clauses.
-    pub sig: ScanSig,
+    /// Its signature.
+    pub sig: LoopSig,
     /// The body output classes, one per output (scope: the scan's params).
     pub body: Vec<Id>,
     /// The outer argument classes, in [`crate::lang::Scan`]'s layout.
@@ -49,7 +31,7 @@ impl ScanNode {
             return None;
         };
         let nb = sig.n_body_outputs();
-        if node.children.len() != nb + sig.layout().n_args() {
+        if node.children.len() != nb + sig.n_args() {
             return None;
         }
         let f = |i: &Id| egraph.find(*i);
@@ -70,25 +52,6 @@ impl ScanNode {
             .collect()
     }
 
-    /// What each inner input (by parameter position) stands for.
-    pub fn inner_inputs(&self) -> Vec<InnerInput> {
-        let mut v = Vec::new();
-        for (seq, taps) in self.sig.sequences.iter().enumerate() {
-            for &tap in taps {
-                v.push(InnerInput::Sequence { seq, tap });
-            }
-        }
-        for (out, info) in self.sig.outputs.iter().enumerate() {
-            for tap in info.taps() {
-                v.push(InnerInput::State { out, tap });
-            }
-        }
-        for k in 0..self.sig.n_non_seqs {
-            v.push(InnerInput::NonSequence(k));
-        }
-        v
-    }
-
     /// The outer argument of sequence `seq`.
     pub fn seq_outer(&self, seq: usize) -> Id {
         self.args[seq]
@@ -96,24 +59,17 @@ impl ScanNode {
 
     /// The outer init argument of output `out`, if it is a state.
     pub fn init_outer(&self, out: usize) -> Option<Id> {
-        if !self.sig.outputs.get(out)?.is_state() {
-            return None;
-        }
-        let k = self.sig.outputs[..out]
-            .iter()
-            .filter(|o| o.is_state())
-            .count();
-        Some(self.args[self.sig.sequences.len() + k])
+        self.args.get(self.sig.init_arg(out)?).copied()
     }
 
     /// The outer argument of non-sequence `k`.
     pub fn non_seq_outer(&self, k: usize) -> Id {
-        self.args[self.sig.layout().non_seq_args().start + k]
+        self.args[self.sig.non_seq_args().start + k]
     }
 
     /// The outer `n_steps` argument, if given.
     pub fn n_steps_outer(&self) -> Option<Id> {
-        self.sig.layout().n_steps_arg().map(|k| self.args[k])
+        self.sig.n_steps_arg().map(|k| self.args[k])
     }
 
     /// The type of each output (steps × the step's type), from the analysis.
@@ -130,34 +86,28 @@ impl ScanNode {
         (d != Dim::Unknown).then_some(d)
     }
 
-    /// The type of inner input `k` (a step's slice of its outer value).
+    /// The type of inner input `k` (a step's slice of its outer value),
+    /// by the scan type rule.
     pub fn param_type(&self, egraph: &EGraph, k: usize) -> Option<Type> {
-        let t = |id: Id| egraph[id].data.ty().cloned();
-        let drop_lead = |t: Type| -> Option<Type> {
-            if t.shape.is_empty() {
-                return None;
+        let param = *self.sig.body_params().get(k)?;
+        let outer = *self.args.get(self.sig.arg_of(param)?)?;
+        let ty = egraph[outer].data.ty()?;
+        match param {
+            BodyParam::Sequence { seq, .. } => loop_type::sequence_step(seq, ty).ok(),
+            BodyParam::State { out, .. } => {
+                loop_type::state_step(out, self.sig.outputs.get(out)?, ty).ok()?
             }
-            Some(Type::new(t.dtype, t.shape[1..].to_vec()))
-        };
-        match self.inner_inputs().get(k)? {
-            InnerInput::Sequence { seq, .. } => drop_lead(t(self.seq_outer(*seq))?),
-            InnerInput::State { out, .. } => {
-                let init = t(self.init_outer(*out)?)?;
-                match &self.sig.outputs[*out] {
-                    OutputInfo::Mitsot(_) => drop_lead(init),
-                    _ => Some(init.strong()),
-                }
-            }
-            InnerInput::NonSequence(j) => Some(t(self.non_seq_outer(*j))?.strong()),
+            BodyParam::NonSequence(_) => Some(ty.clone().strong()),
         }
     }
 
     /// The parameter positions of output `out`'s state taps.
     pub fn state_params(&self, out: usize) -> Vec<usize> {
-        self.inner_inputs()
+        self.sig
+            .body_params()
             .iter()
             .enumerate()
-            .filter(|(_, i)| matches!(i, InnerInput::State { out: o, .. } if *o == out))
+            .filter(|(_, i)| matches!(i, BodyParam::State { out: o, .. } if *o == out))
             .map(|(k, _)| k)
             .collect()
     }

@@ -16,9 +16,10 @@
 //! vectorized. Every result is checked against the type it must have, so a
 //! case this file gets wrong fails the rewrite instead of changing a type.
 
-use super::scan_node::{InnerInput, ScanNode};
+use super::scan_node::ScanNode;
 use crate::egraph::analysis::{node_op, EGraph, Kind};
 use crate::egraph::term::{Head, OpKind, TNode};
+use crate::lang::BodyParam;
 use crate::lang::{BinaryOp, Dim, Op, Scalar, Type};
 use egg::Id;
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,14 +55,11 @@ pub struct Vectorizer {
 pub fn sequence_steps(egraph: &mut EGraph, scan: &ScanNode, seq: usize, tap: i64) -> Option<Id> {
     let steps = scan.steps(egraph)?;
     let x = scan.seq_outer(seq);
-    let taps = &scan.sig.sequences[seq];
-    let lo = taps.iter().copied().min()?.min(0);
-    let hi = taps.iter().copied().max()?.max(0);
+    let window = scan.sig.seq_window(seq);
     let len = egraph[x].data.ty()?.shape.first()?.clone();
-    let start = tap - lo;
-    let exact = len.sub(&Dim::known(hi - lo)) == steps;
-    let stop = if exact {
-        (tap < hi).then_some(tap - hi)
+    let (start, exact_stop) = window.tap_slice(tap);
+    let stop = if window.steps_in_dim(&len) == steps {
+        exact_stop
     } else if let (Some(n), false) = (steps.as_known(), scan.sig.go_backwards) {
         Some(start + n)
     } else {
@@ -153,13 +151,14 @@ impl Vectorizer {
         scan: &ScanNode,
         allow_seqs: bool,
     ) -> Vec<Option<Outer>> {
-        scan.inner_inputs()
+        scan.sig
+            .body_params()
             .iter()
             .map(|i| match i {
-                InnerInput::Sequence { seq, tap } if allow_seqs => {
+                BodyParam::Sequence { seq, tap } if allow_seqs => {
                     sequence_steps(egraph, scan, *seq, *tap).map(|id| Outer { id, batched: true })
                 }
-                InnerInput::NonSequence(k) => Some(Outer {
+                BodyParam::NonSequence(k) => Some(Outer {
                     id: scan.non_seq_outer(*k),
                     batched: false,
                 }),

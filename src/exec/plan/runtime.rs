@@ -273,7 +273,7 @@ impl GraphRt {
         let node = &plan.graph.nodes[i];
         let bind = |s: &str| env.dims.get(s).copied();
         let fixed = if let Op::Scan(_) = node.op {
-            crate::exec::run::check_loop_outputs(&node.ty, &bind, &env.budget)
+            crate::exec::loop_frame::check_loop_outputs(&node.ty, &bind, &env.budget)
         } else {
             let arg_tys: Vec<&Type> = node
                 .args

@@ -1,93 +1,46 @@
 //! Scan in the plan: a loop whose body is a compiled graph, whose outputs
 //! are written row by row into buffers kept across calls.
 //!
-//! Owns: [`ScanPlan`] (the body's plan and where each body parameter comes
-//! from), [`ScanRt`] (the body's runtime, kept across steps and calls) and
-//! [`exec`], the loop itself, with the reference semantics of
-//! [`crate::exec::run`]: sequences tap-sliced, reversed when going
-//! backwards, then cut to `n_steps`; states read at their taps from the
-//! init rows or the rows written so far; an output with `(keep K)` in a
-//! ring buffer of K rows, rotated to chronological order at the end.
-//! Body parameters are views (a row of a sequence, a row of an output
-//! buffer, an init, a non-sequence): no step copies its inputs. Each step
-//! copies the body's results into row `t` of the output buffers, so once
-//! the buffers and the body's slots have their sizes a step allocates
-//! nothing. Must not: differ from the reference loop in any result or
-//! error message.
+//! Owns: [`ScanPlan`] (the body's plan and what each body parameter stands
+//! for), [`ScanRt`] (the body's runtime, kept across steps and calls) and
+//! [`exec`], the loop itself. Its bookkeeping — the step count, the rows
+//! each tap reads, the kept rows of each output, the shapes of a loop
+//! without steps and the loop errors — is the loop frame the reference
+//! interpreter ([`crate::exec::run`]) uses too (`exec::loop_frame`); this
+//! file keeps only the storage. Body parameters are views (a row of a
+//! sequence, a row of an output buffer, an init, a non-sequence): no step
+//! copies its inputs. Each step copies the body's results into its row of
+//! the output buffers (a ring buffer of K rows for `(keep K)`, rotated to
+//! chronological order at the end), so once the buffers and the body's
+//! slots have their sizes a step allocates nothing. Must not: differ from
+//! the reference loop in any result or error message.
 
 use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
 use super::view::{copy_into, with_view, ValView, ViewElem};
 use crate::exec::budget::Allocation;
-use crate::exec::error::ExecError;
-use crate::exec::run::step_count;
-use crate::exec::value::{eval_shape, with_elem, Elem, Value};
-use crate::lang::program::{NodeId, OutputInfo, Scan};
-use crate::lang::shape::shape_str;
-use crate::lang::{DType, Op};
+use crate::exec::error::{ExecError, LoopError};
+use crate::exec::loop_frame::{LoopFrame, StateRead};
+use crate::exec::value::{with_elem, Elem, Value};
+use crate::lang::program::{NodeId, Scan};
+use crate::lang::{BodyParam, DType, Op};
 use ndarray::Axis;
-
-/// Where a body parameter comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ParamSrc {
-    /// Row `t + offset` of sequence `seq` (after the backwards flip);
-    /// `offset` is the tap less the sequence's lowest tap.
-    Seq {
-        /// Which sequence.
-        seq: usize,
-        /// Row offset from the step.
-        offset: i64,
-    },
-    /// State output `out` read at `tap` (negative), from init number
-    /// `init` while `t + tap < 0`.
-    State {
-        /// Which output.
-        out: usize,
-        /// Which init argument.
-        init: usize,
-        /// The tap.
-        tap: i64,
-    },
-    /// Non-sequence `k`.
-    NonSeq(usize),
-}
 
 /// A compiled loop.
 #[derive(Clone, Debug)]
 pub struct ScanPlan {
     /// The body.
     pub body: GraphPlan,
-    /// One entry per body parameter.
-    pub params: Vec<ParamSrc>,
+    /// What each body parameter stands for.
+    pub params: Vec<BodyParam>,
 }
 
 impl ScanPlan {
     /// Compiles a scan's body and its parameter map.
     pub fn compile(scan: &Scan, options: PlanOptions) -> Result<ScanPlan, ExecError> {
-        let mut params = Vec::with_capacity(scan.n_body_params());
-        for (k, taps) in scan.sequences.iter().enumerate() {
-            let lo = taps.iter().copied().min().unwrap_or(0).min(0);
-            for &tap in taps {
-                params.push(ParamSrc::Seq {
-                    seq: k,
-                    offset: tap - lo,
-                });
-            }
-        }
-        let mut init = 0;
-        for (k, info) in scan.outputs.iter().enumerate() {
-            if !info.is_state() {
-                continue;
-            }
-            for tap in info.taps() {
-                params.push(ParamSrc::State { out: k, init, tap });
-            }
-            init += 1;
-        }
-        params.extend((0..scan.n_non_seqs).map(ParamSrc::NonSeq));
         Ok(ScanPlan {
             body: GraphPlan::compile(&scan.body, options)?,
-            params,
+            params: scan.sig.body_params(),
         })
     }
 }
@@ -114,44 +67,27 @@ impl ScanRt {
 /// loop's state; `'v` how long the argument views live.
 struct StepParams<'s, 'v> {
     t: usize,
-    map: &'s [ParamSrc],
-    go_backwards: bool,
+    map: &'s [BodyParam],
+    frame: &'s LoopFrame,
     seqs: &'s [ValView<'v>],
-    seq_avail: &'s [usize],
     inits: &'s [ValView<'v>],
-    init_rows: &'s [usize],
-    sitsot: &'s [bool],
     bufs: &'s [Option<Value>],
-    rows: &'s [usize],
     non_seqs: &'s [ValView<'v>],
 }
 
 impl Params for StepParams<'_, '_> {
     fn param(&self, k: usize) -> Option<ValView<'_>> {
         match *self.map.get(k)? {
-            ParamSrc::Seq { seq, offset } => {
-                let i = if self.go_backwards {
-                    self.seq_avail.get(seq)?.checked_sub(1 + self.t)?
-                } else {
-                    self.t
-                };
-                self.seqs.get(seq)?.row((i as i64 + offset) as usize)
-            }
-            ParamSrc::State { out, init, tap } => {
-                let at = self.t as i64 + tap;
-                if at >= 0 {
-                    let b = self.bufs.get(out)?.as_ref()?;
-                    let r = at as usize % self.rows.get(out)?;
-                    ValView::of(b).into_row(r)
-                } else if *self.sitsot.get(out)? {
-                    self.inits.get(init).map(|v| v.reborrow())
-                } else {
-                    self.inits
-                        .get(init)?
-                        .row((*self.init_rows.get(init)? as i64 + at) as usize)
-                }
-            }
-            ParamSrc::NonSeq(j) => self.non_seqs.get(j).map(|v| v.reborrow()),
+            BodyParam::Sequence { seq, tap } => self
+                .seqs
+                .get(seq)?
+                .row(self.frame.seq_row(seq, tap, self.t)?),
+            BodyParam::State { out, tap } => match self.frame.state_read(out, tap, self.t)? {
+                StateRead::Written(r) => ValView::of(self.bufs.get(out)?.as_ref()?).into_row(r),
+                StateRead::Init(i) => self.inits.get(i).map(|v| v.reborrow()),
+                StateRead::InitRow(i, r) => self.inits.get(i)?.row(r),
+            },
+            BodyParam::NonSequence(j) => self.non_seqs.get(j).map(|v| v.reborrow()),
         }
     }
 }
@@ -257,12 +193,13 @@ pub fn exec(
         return Err(internal(plan, i, "a loop without its plan"));
     };
     let slots = &plan.nodes[i].slots;
-    if slots.len() != scan.outputs.len() || node.ty.len() != scan.outputs.len() {
+    let n_out = scan.sig.outputs.len();
+    if slots.len() != n_out || node.ty.len() != n_out {
         return Err(internal(plan, i, "a loop with the wrong number of outputs"));
     }
     let mut srt = match rt.scans[i].take() {
         Some(s) => s,
-        None => Box::new(ScanRt::new(sp, scan.outputs.len())),
+        None => Box::new(ScanRt::new(sp, n_out)),
     };
     let mut bufs: Vec<Option<Value>> = slots.iter().map(|&s| rt.slots[s].val.take()).collect();
     let r = run_loop(
@@ -298,7 +235,8 @@ fn run_loop(
         op: "scan".to_string(),
         msg,
     };
-    if node.args.len() != scan.n_args() {
+    let loop_err = |reason| ExecError::Loop { span, reason };
+    if node.args.len() != scan.sig.n_args() {
         return Err(internal(plan, i, "wrong number of arguments"));
     }
     let mut args: Vec<ValView<'_>> = Vec::with_capacity(node.args.len());
@@ -308,66 +246,19 @@ fn run_loop(
             None => return Err(internal(plan, i, "argument not computed")),
         }
     }
-    // Steps the sequences allow.
-    let mut allowed: Option<usize> = None;
-    let mut seq_avail = Vec::with_capacity(scan.n_seqs());
-    for (k, taps) in scan.sequences.iter().enumerate() {
-        let x = &args[scan.seq_args().start + k];
-        let len = x.shape().first().copied().unwrap_or(0) as i64;
-        let lo = taps.iter().copied().min().unwrap_or(0).min(0);
-        let hi = taps.iter().copied().max().unwrap_or(0).max(0);
-        let avail = (len - (hi - lo)).max(0) as usize;
-        allowed = Some(allowed.map_or(avail, |a| a.min(avail)));
-        seq_avail.push(avail);
-    }
-    let given = scan.n_steps_arg().map(|k| scalar_i64(&args[k]));
-    let n = step_count(given, allowed).map_err(fail)?;
-    // Inits, their row counts, and each state's step shape.
-    let inits: Vec<ValView<'_>> = scan.init_args().map(|k| args[k].clone()).collect();
-    let mut init_rows = vec![0usize; inits.len()];
-    let mut sitsot = vec![false; scan.outputs.len()];
-    let mut state_init: Vec<Option<usize>> = vec![None; scan.outputs.len()];
-    {
-        let mut next = 0;
-        for (k, info) in scan.outputs.iter().enumerate() {
-            match info {
-                OutputInfo::Nitsot => {}
-                OutputInfo::Sitsot => {
-                    if next >= inits.len() {
-                        return Err(internal(plan, i, "missing init"));
-                    }
-                    sitsot[k] = true;
-                    state_init[k] = Some(next);
-                    next += 1;
-                }
-                OutputInfo::Mitsot(taps) => {
-                    let need = -taps.iter().copied().min().unwrap_or(-1);
-                    let Some(v) = inits.get(next) else {
-                        return Err(internal(plan, i, "missing init"));
-                    };
-                    let rows = v.shape().first().copied().unwrap_or(0) as i64;
-                    if v.ndim() == 0 || rows != need {
-                        return Err(fail(format!(
-                            "output {k}: a mitsot with taps {taps:?} needs an init of {need} rows, got shape {:?}",
-                            v.shape()
-                        )));
-                    }
-                    init_rows[next] = need as usize;
-                    state_init[k] = Some(next);
-                    next += 1;
-                }
-            }
-        }
-    }
-    // A loop of fewer steps than an output keeps (a symbolic length the
-    // optimizer could not compare) keeps them all.
-    let rows: Vec<usize> = (0..scan.outputs.len())
-        .map(|k| scan.kept(k).map_or(n, |kept| kept.min(n)))
+    let sig = &scan.sig;
+    let seq_lens: Vec<usize> = sig
+        .seq_args()
+        .map(|k| args[k].shape().first().copied().unwrap_or(0))
         .collect();
-    let non_seqs: Vec<ValView<'_>> = scan.non_seq_args().map(|k| args[k].clone()).collect();
-    let seqs: Vec<ValView<'_>> = scan.seq_args().map(|k| args[k].clone()).collect();
+    let inits: Vec<ValView<'_>> = sig.init_args().map(|k| args[k].clone()).collect();
+    let init_shapes: Vec<&[usize]> = inits.iter().map(|v| v.shape()).collect();
+    let given = sig.n_steps_arg().map(|k| scalar_i64(&args[k]));
+    let frame = LoopFrame::new(sig, &seq_lens, given, &init_shapes).map_err(loop_err)?;
+    let non_seqs: Vec<ValView<'_>> = sig.non_seq_args().map(|k| args[k].clone()).collect();
+    let seqs: Vec<ValView<'_>> = sig.seq_args().map(|k| args[k].clone()).collect();
     let out_nodes: Vec<usize> = sp.body.graph.outputs.iter().map(|o| o.0).collect();
-    if out_nodes.len() != scan.outputs.len() {
+    if out_nodes.len() != sig.outputs.len() {
         return Err(internal(
             plan,
             i,
@@ -375,19 +266,15 @@ fn run_loop(
         ));
     }
     let mut param_rooted = vec![false; out_nodes.len()];
-    for t in 0..n {
+    for t in 0..frame.steps() {
         {
             let step = StepParams {
                 t,
                 map: &sp.params,
-                go_backwards: scan.go_backwards,
+                frame: &frame,
                 seqs: &seqs,
-                seq_avail: &seq_avail,
                 inits: &inits,
-                init_rows: &init_rows,
-                sitsot: &sitsot,
                 bufs,
-                rows: &rows,
                 non_seqs: &non_seqs,
             };
             srt.body.run(&sp.body, &step, env, meter)?;
@@ -422,24 +309,10 @@ fn run_loop(
             let Some(v) = v else {
                 return Err(internal(plan, i, "body output not computed"));
             };
-            if let Some(j) = state_init[k] {
-                let init = &inits[j];
-                let expected: &[usize] = if sitsot[k] {
-                    init.shape()
-                } else {
-                    &init.shape()[1..]
-                };
-                if v.shape() != expected {
-                    return Err(fail(format!(
-                        "state {k}: fn returned shape {:?} but the state has shape {:?}",
-                        v.shape(),
-                        expected
-                    )));
-                }
-            }
+            frame.check_returned(k, v.shape()).map_err(loop_err)?;
             if t == 0 {
                 let mut shape = Vec::with_capacity(v.ndim() + 1);
-                shape.push(rows[k]);
+                shape.push(frame.rows(k));
                 shape.extend_from_slice(v.shape());
                 env.budget
                     .check(Allocation::LoopOutput(k), out_ty.dtype, &shape)
@@ -448,25 +321,26 @@ fn run_loop(
                         op: "scan".to_string(),
                         over: Box::new(over),
                     })?;
-                shape_buffer(&mut bufs[k], out_ty.dtype, rows[k], v.shape()).map_err(&fail)?;
+                shape_buffer(&mut bufs[k], out_ty.dtype, frame.rows(k), v.shape())
+                    .map_err(&fail)?;
             }
             let Some(buf) = bufs[k].as_mut() else {
                 return Err(internal(plan, i, "output buffer missing"));
             };
-            if !set_row(buf, t % rows[k].max(1), &v) {
-                return Err(fail(format!(
-                    "output {k}: step {t} has shape {:?}, earlier steps had {:?}",
-                    v.shape(),
-                    &buf.shape()[1..]
-                )));
+            if !set_row(buf, frame.buffer_row(k, t), &v) {
+                return Err(loop_err(LoopError::StepShape {
+                    out: k,
+                    step: t,
+                    got: v.shape().to_vec(),
+                    earlier: buf.shape()[1..].to_vec(),
+                }));
             }
         }
     }
     let bind = |s: &str| env.dims.get(s).copied();
-    for (k, info) in scan.outputs.iter().enumerate() {
-        let out_ty = &node.ty[k];
-        if n > 0 {
-            let start = n % rows[k].max(1);
+    for (k, out_ty) in node.ty.iter().enumerate() {
+        if frame.steps() > 0 {
+            let start = frame.oldest_row(k);
             if start != 0 {
                 if let Some(b) = bufs[k].as_mut() {
                     rotate_rows(b, start);
@@ -474,17 +348,7 @@ fn run_loop(
             }
             continue;
         }
-        // Zero steps: shapes from the inits, else from the static types.
-        let step: Vec<usize> = match (info, state_init[k]) {
-            (OutputInfo::Sitsot, Some(j)) => inits[j].shape().to_vec(),
-            (OutputInfo::Mitsot(_), Some(j)) => inits[j].shape()[1..].to_vec(),
-            _ => eval_shape(&out_ty.shape[1..], &bind).map_err(|_| {
-                fail(format!(
-                    "output {k} has no steps and its step shape {} is not known statically",
-                    shape_str(&out_ty.shape[1..])
-                ))
-            })?,
-        };
+        let step = frame.zero_step_shape(k, out_ty, &bind).map_err(loop_err)?;
         shape_buffer(&mut bufs[k], out_ty.dtype, 0, &step).map_err(&fail)?;
     }
     Ok(())
