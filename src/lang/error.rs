@@ -92,7 +92,7 @@ pub enum LangError {
         /// The op (`scan`).
         op: String,
         /// What is wrong.
-        reason: LoopTypeError,
+        reason: Box<LoopTypeError>,
     },
 }
 

@@ -62,7 +62,7 @@ fn loop_err(span: Span, op: &str, reason: LoopTypeError) -> LangError {
     LangError::Loop {
         span,
         op: op.to_string(),
-        reason,
+        reason: Box::new(reason),
     }
 }
 
