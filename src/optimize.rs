@@ -14,7 +14,7 @@ use crate::egraph::runner::{saturate_until, Limits, SaturateError, StopReason};
 use crate::egraph::term::TNode;
 use crate::egraph::term::{expr_to_program, expr_to_text, program_to_expr};
 use crate::extract::cost::CostModel;
-use crate::extract::policy::{extract_within, saturation_budget};
+use crate::extract::policy::{extract_within, extraction_deadline, saturation_budget};
 use crate::extract::{Extractor, ExtractorKind, ExtractorNote};
 use crate::lang::{print_program, LangError, Program, Type};
 use egg::Rewrite;
@@ -154,13 +154,12 @@ pub fn optimize_with(
     let budget = saturation_budget(start, limits.time_limit);
     let sat = saturate_until(p, rewrites, limits, &budget, false)?;
     let t0 = Instant::now();
-    let extract_deadline = budget.deadline.max(t0);
     let x = extract_within(
         &sat.egraph,
         sat.root,
         model,
         extractor,
-        Some(extract_deadline),
+        Some(extraction_deadline(&budget)),
     );
     let (cost_after, expr) = (x.cost, x.expr);
     // Every parameter, the shared variables included (they are read like

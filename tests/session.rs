@@ -201,3 +201,41 @@ fn input_errors_are_typed_and_located() {
     assert!(matches!(e, SessionError::Exec(_)), "{e:?}");
     assert!(e.located("acc.sexp").starts_with("acc.sexp:"), "{e}");
 }
+
+/// `explain` on `x × 1 + 0`: the summary counts the steps, one line per
+/// term from the program to its optimized form follows, and saturation
+/// of so small a program ends saturated.
+#[test]
+fn explain_lists_every_step() {
+    let p = parse_program("(program p (input x (f64 3)) (output (add (mul x 1.0) 0.0)))")
+        .expect("parse");
+    let settings = eqscan::session::OptimizerSettings::default();
+    let rewrites = settings.rewrites().expect("shipped rules");
+    let lines = eqscan::session::explain(
+        &p,
+        &rewrites,
+        &settings.limits,
+        &eqscan::extract::CostModel::default(),
+        &settings.extractor,
+    )
+    .expect("explain");
+    let steps: usize = lines[0]
+        .strip_prefix("; ")
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{}", lines[0]));
+    assert!(steps >= 2, "{lines:?}");
+    assert_eq!(lines.len(), steps + 3, "{lines:?}");
+    assert!(
+        lines[1].starts_with("; stop reason: saturated, "),
+        "{lines:?}"
+    );
+    // From the program as written to x alone (the last rewrite named in
+    // the last term).
+    assert!(lines[2].contains("(add (mul x 1"), "{lines:?}");
+    let last = lines.last().expect("a line");
+    assert!(
+        last.starts_with("(outputs (Rewrite=> ") && last.ends_with(" x))"),
+        "{last}"
+    );
+}

@@ -1,13 +1,11 @@
 //! `eqscan explain`: the chain of rewrites from a program to its optimized
-//! form.
+//! form ([`eqscan::session::explain`]), within the time limit.
 
 use super::args::{dims_or_exit, name_size, OptArgs};
 use super::{emit_line, load_program, rule_errors, UserError};
-use eqscan::egraph::analysis::TensorAnalysis;
-use eqscan::egraph::runner::{saturate, Limits};
-use eqscan::egraph::term::{program_to_expr, TNode};
-use eqscan::extract::{extract_within, CostModel, Extractor};
-use eqscan::lang::Program;
+use eqscan::egraph::runner::Limits;
+use eqscan::extract::CostModel;
+use eqscan::session::explain;
 use std::path::PathBuf;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Instant;
@@ -48,13 +46,7 @@ pub fn run(o: Options) -> Result<(), UserError> {
     std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(move || {
-            let _ = tx.send(explain_lines(
-                &p,
-                &rewrites,
-                &sat_limits,
-                &model,
-                &extractor,
-            ));
+            let _ = tx.send(explain(&p, &rewrites, &sat_limits, &model, &extractor));
         })
         .map_err(|e| UserError(format!("internal error: cannot start a thread: {e}")))?;
     match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
@@ -64,7 +56,7 @@ pub fn run(o: Options) -> Result<(), UserError> {
             }
             Ok(())
         }
-        Ok(Err(e)) => Err(UserError(format!("{file}: {e}"))),
+        Ok(Err(e)) => Err(UserError(e.located(&file))),
         Err(RecvTimeoutError::Timeout) => Err(UserError(format!(
             "{file}: explain: the chain of rewrites was not found within the time limit of {} s (raise --time-limit)",
             o.opt.time_limit
@@ -73,37 +65,4 @@ pub fn run(o: Options) -> Result<(), UserError> {
             "{file}: internal error: the explanation failed"
         ))),
     }
-}
-
-/// The lines `explain` prints: a summary, then the program after each
-/// rewrite from the program to its optimized form.
-fn explain_lines(
-    p: &Program,
-    rewrites: &[egg::Rewrite<TNode, TensorAnalysis>],
-    limits: &Limits,
-    model: &CostModel,
-    extractor: &Extractor,
-) -> Result<Vec<String>, String> {
-    let sat = saturate(p, rewrites, limits, true).map_err(|e| e.to_string())?;
-    let best = extract_within(&sat.egraph, sat.root, model, extractor, None).expr;
-    let original = program_to_expr(p)?;
-    // egg flattens the explanation by deep-copying every step's term at
-    // every nesting level (cubic in a chain of lets); the deadline in
-    // `run` bounds it.
-    let mut egraph = sat.egraph;
-    let best_id = egraph.add_expr(&best);
-    if egraph.find(best_id) != sat.root {
-        return Err("internal error: the extracted term is not in the root class".into());
-    }
-    let mut explanation = egraph.explain_equivalence(&original, &best);
-    let steps = explanation.make_flat_explanation().len().saturating_sub(1);
-    let mut lines = vec![
-        format!("; {steps} rewrite(s) from the program to its optimized form"),
-        format!(
-            "; stop reason: {}, {} iteration(s)",
-            sat.stop_reason, sat.iterations
-        ),
-    ];
-    lines.extend(explanation.get_flat_strings());
-    Ok(lines)
 }

@@ -35,9 +35,6 @@
 //! assert_eq!(cost, dag_cost(&dag, &model));
 //! ```
 
-use crate::egraph::term::{Head, TNode};
-use egg::{Id, Language, RecExpr};
-
 pub mod cost;
 pub mod dag;
 pub mod ilp;
@@ -47,55 +44,11 @@ mod pmap;
 pub mod policy;
 mod table;
 mod tree;
+mod unshare;
 
 pub use cost::CostModel;
 pub use dag::{dag_cost, extract_dag};
 pub use ilp::{extract_ilp, solve_ilp, IlpError, IlpExtraction, IlpLimits};
 pub use policy::{extract_within, Extraction, Extractor, ExtractorKind, ExtractorNote};
 pub use tree::extract_tree;
-
-/// Gives every use of a type attribute (`(f64 D 3)`) its own copy.
-///
-/// Extraction shares equal subterms, attributes included; but the program
-/// text `egraph::term::expr_to_text` writes binds a shared non-leaf node
-/// with `let`, and a type attribute cannot be a `let` value. So extracted
-/// terms keep types unshared (they cost nothing either way).
-pub(crate) fn unshare_types(expr: &RecExpr<TNode>) -> RecExpr<TNode> {
-    let nodes = expr.as_ref();
-    let mut out: RecExpr<TNode> = RecExpr::default();
-    // New id of each non-type node; for a type node, its mapped form.
-    let mut ids: Vec<Option<Id>> = Vec::with_capacity(nodes.len());
-    let mut types: Vec<Option<TNode>> = Vec::with_capacity(nodes.len());
-    for node in nodes {
-        let mut children = Vec::with_capacity(node.children.len());
-        for c in node.children() {
-            let i = usize::from(*c);
-            let id = match (
-                types.get(i).cloned().flatten(),
-                ids.get(i).copied().flatten(),
-            ) {
-                (Some(t), _) => out.add(t),
-                (None, Some(id)) => id,
-                (None, None) => *c,
-            };
-            children.push(id);
-        }
-        let mapped = TNode {
-            head: node.head.clone(),
-            children,
-        };
-        if matches!(node.head, Head::Type(_)) {
-            types.push(Some(mapped));
-            ids.push(None);
-        } else {
-            types.push(None);
-            ids.push(Some(out.add(mapped)));
-        }
-    }
-    if let Some(Head::Type(_)) = nodes.last().map(|n| &n.head) {
-        if let Some(Some(t)) = types.last() {
-            out.add(t.clone());
-        }
-    }
-    out
-}
+pub(crate) use unshare::unshare_types;

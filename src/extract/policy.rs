@@ -5,7 +5,8 @@
 //! Owns: [`Extractor`] (what `--extractor` asks for), [`ExtractorKind`]
 //! (the extractor whose term is kept), [`ExtractorNote`] (why that is not
 //! the one asked for), [`extract_within`], and the time split
-//! ([`saturation_budget`], [`EXTRACT_TIME_PER_NODE`], [`final_reserve`]).
+//! ([`saturation_budget`], [`extraction_deadline`], [`EXTRACT_TIME_PER_NODE`],
+//! [`final_reserve`]).
 //! Must not: extract by itself (it calls [`super::dag`], the tree
 //! extractor and [`super::ilp`]) or saturate.
 //!
@@ -63,6 +64,12 @@ pub fn saturation_budget(start: Instant, time_limit: Duration) -> Budget {
             .unwrap_or(start),
         per_node: EXTRACT_TIME_PER_NODE,
     }
+}
+
+/// The deadline of extraction after saturation under `budget`: the
+/// budget's deadline, or now if saturation ended later.
+pub fn extraction_deadline(budget: &Budget) -> Instant {
+    budget.deadline.max(Instant::now())
 }
 
 /// Which extractor picks the optimized term.

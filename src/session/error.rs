@@ -2,6 +2,7 @@
 //! (a wrong name, a missing input, a bad file, a program that fails) or an
 //! optimizer bug, told in one sentence by [`SessionError::located`].
 
+use crate::egraph::runner::SaturateError;
 use crate::exec::ExecError;
 use crate::optimize::OptimizeError;
 use crate::rules::RuleError;
@@ -44,6 +45,15 @@ pub enum SessionError {
     /// The optimizer failed.
     #[error(transparent)]
     Optimize(#[from] OptimizeError),
+    /// Saturation could not start.
+    #[error(transparent)]
+    Saturate(#[from] SaturateError),
+    /// The program has no term in the e-graph's language.
+    #[error("{0}")]
+    Term(String),
+    /// The extracted term is not in the class of the program (a bug).
+    #[error("internal error: the extracted term is not in the root class")]
+    NotInRootClass,
     /// The output folder cannot be created.
     #[error("{}: cannot create the folder: {error}", dir.display())]
     CreateDir {
@@ -67,7 +77,10 @@ impl SessionError {
             SessionError::UnknownInput { .. }
             | SessionError::UnknownShared { .. }
             | SessionError::MissingInput { .. }
-            | SessionError::Optimize(_) => format!("{file}: {self}"),
+            | SessionError::Optimize(_)
+            | SessionError::Saturate(_)
+            | SessionError::Term(_)
+            | SessionError::NotInRootClass => format!("{file}: {self}"),
         }
     }
 }

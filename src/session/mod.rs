@@ -1,17 +1,21 @@
 //! What the commands of the command line do, as library calls that tests
-//! reach: the optimizer a command is asked for, and `run` (inputs bound,
-//! optimized or not, executed on the compiled plan, repeated, reported).
+//! reach: the optimizer a command is asked for, `run` (inputs bound,
+//! optimized or not, executed on the compiled plan, repeated, reported)
+//! and `explain` (the chain of rewrites).
 //!
 //! Owns: [`OptimizerSettings`] (the rules, limits and extractor of
 //! `optimize`, `run`, `explain` and `dot --egraph`), [`run`](run::run)
-//! with its options and result, and [`SessionError`]. Must not: parse
+//! with its options and result, [`explain`](explain::explain), and
+//! [`SessionError`]. Must not: parse
 //! arguments or print (the binary does), and no lower layer may import it
 //! (`tests/layers.rs`).
 
 pub mod error;
+pub mod explain;
 pub mod run;
 
 pub use error::SessionError;
+pub use explain::explain;
 pub use run::{run, RunOptions, RunResult, Source};
 
 use crate::egraph::analysis::TensorAnalysis;
