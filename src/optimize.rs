@@ -19,7 +19,7 @@
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::runner::{saturate_until, Budget, Limits};
 use crate::egraph::term::TNode;
-use crate::egraph::term::{expr_to_program, expr_to_text, program_to_expr};
+use crate::egraph::term::{expr_to_program, program_to_expr};
 use crate::extract::cost::CostModel;
 use crate::extract::dag::{dag_cost, extract_dag_until};
 use crate::extract::ilp::{solve_ilp, IlpLimits};
@@ -337,10 +337,7 @@ pub fn optimize_with(
         .collect();
     let (program, cost_after) = if cost_after < cost_before && !expr.as_ref().is_empty() {
         let mut q = expr_to_program(&p.name, &inputs, &expr).map_err(|e| {
-            format!(
-                "internal error: the extracted program does not type-check ({e}):\n{}",
-                expr_to_text(&p.name, &inputs, &expr)
-            )
+            format!("internal error: the extracted term is not a program ({e}):\n{expr}")
         })?;
         q.shared = p.shared.clone();
         (q, cost_after)

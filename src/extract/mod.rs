@@ -50,10 +50,11 @@ pub use tree::{extract_tree, TreeCost};
 
 /// Gives every use of a type attribute (`(f64 D 3)`) its own copy.
 ///
-/// Extraction shares equal subterms, attributes included; but the program
-/// text `egraph::term::expr_to_text` writes binds a shared non-leaf node
-/// with `let`, and a type attribute cannot be a `let` value. So extracted
-/// terms keep types unshared (they cost nothing either way).
+/// Extraction shares equal subterms, attributes included; but a program
+/// writes a type attribute at each use (it cannot be a `let` value), and
+/// the term → program conversion reads it at each use. So extracted terms
+/// keep types unshared, as the program has them (they cost nothing either
+/// way).
 pub(crate) fn unshare_types(expr: &RecExpr<TNode>) -> RecExpr<TNode> {
     let nodes = expr.as_ref();
     let mut out: RecExpr<TNode> = RecExpr::default();

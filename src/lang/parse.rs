@@ -42,7 +42,7 @@ pub fn parse_program_bytes(bytes: &[u8]) -> Result<Program, LangError> {
 /// The largest tap, either way: tap spans and step counts are then sums of
 /// a few numbers far inside `i64` (a loop reaching 2^40 steps back cannot
 /// run on any machine anyway).
-const MAX_TAP: i64 = 1 << 40;
+pub(crate) const MAX_TAP: i64 = 1 << 40;
 
 fn syntax(span: Span, msg: impl Into<String>) -> LangError {
     LangError::Syntax {
@@ -1277,7 +1277,7 @@ impl Parser {
 /// Whether a fn's result `update` can be the next value of a state of type
 /// `state`: the same dtype (a weak literal may take the state's), the same
 /// number of axes, and no size that certainly differs.
-fn update_fits_state(update: &Type, state: &Type) -> bool {
+pub(crate) fn update_fits_state(update: &Type, state: &Type) -> bool {
     let dtype_ok = update.dtype == state.dtype
         || (update.weak && super::dtype::promote_weak(state.dtype, update.dtype) == state.dtype);
     dtype_ok
@@ -1330,7 +1330,7 @@ fn finish_body(frame: Frame, outputs: Vec<NodeId>) -> Body {
 }
 
 /// Names: a letter or `_` first, then letters, digits, `_`, `.`, `'`.
-fn is_identifier(s: &str) -> bool {
+pub(crate) fn is_identifier(s: &str) -> bool {
     let mut cs = s.chars();
     matches!(cs.next(), Some(c) if c.is_alphabetic() || c == '_')
         && cs.all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '\'')
