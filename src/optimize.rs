@@ -12,11 +12,11 @@
 use crate::egraph::analysis::TensorAnalysis;
 use crate::egraph::runner::{saturate_until, Limits, SaturateError, StopReason};
 use crate::egraph::term::TNode;
-use crate::egraph::term::{expr_to_program, expr_to_text, program_to_expr};
+use crate::egraph::term::{expr_to_program, program_to_expr, TermError};
 use crate::extract::cost::CostModel;
 use crate::extract::policy::{extract_within, extraction_deadline, saturation_budget};
 use crate::extract::{Extractor, ExtractorKind, ExtractorNote};
-use crate::lang::{print_program, LangError, Program, Type};
+use crate::lang::{print_program, Program, Type};
 use egg::Rewrite;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -32,13 +32,13 @@ pub enum OptimizeError {
     #[error(transparent)]
     Saturate(#[from] SaturateError),
     /// The extracted term is not a well-typed program: a rewrite or an
-    /// extractor is wrong (a bug, reported with the term's text).
-    #[error("internal error: the extracted program does not type-check ({error}):\n{text}")]
+    /// extractor is wrong (a bug, reported with the term).
+    #[error("internal error: the extracted term is not a program ({error}):\n{term}")]
     Extracted {
-        /// The language's error on the extracted program.
-        error: LangError,
-        /// The extracted program's text.
-        text: String,
+        /// Why the term is not a program.
+        error: TermError,
+        /// The extracted term, printed.
+        term: String,
     },
 }
 
@@ -173,7 +173,7 @@ pub fn optimize_with(
         let mut q =
             expr_to_program(&p.name, &inputs, &expr).map_err(|error| OptimizeError::Extracted {
                 error,
-                text: expr_to_text(&p.name, &inputs, &expr),
+                term: expr.to_string(),
             })?;
         q.shared = p.shared.clone();
         (q, cost_after)

@@ -75,7 +75,7 @@ fn unoptimized(p: &Program) -> Result<Program, String> {
 }
 
 /// Through the e-graph language and back: the program as an `egg` term,
-/// then written and parsed again (what extraction will do).
+/// then built back through the typed builder (what extraction will do).
 fn via_term(p: &Program) -> Result<Program, String> {
     use eqscan::egraph::term::{expr_to_program, program_to_expr};
     let expr = program_to_expr(p)?;

@@ -97,12 +97,8 @@ fn assert_close(got: &[Value], want: &[Value], what: &str) {
 
 /// Converts `expr` back to a program and checks it computes `p`'s outputs.
 fn check_term(p: &Program, expr: &RecExpr<TNode>, what: &str) -> Program {
-    let q = expr_to_program(&p.name, &inputs_of(p), expr).unwrap_or_else(|e| {
-        panic!(
-            "{what}: {e}\n{}",
-            eqscan::egraph::term::expr_to_text(&p.name, &inputs_of(p), expr)
-        )
-    });
+    let q = expr_to_program(&p.name, &inputs_of(p), expr)
+        .unwrap_or_else(|e| panic!("{what}: {e}\n{expr}"));
     assert_close(&run(&q), &run(p), what);
     q
 }

@@ -60,7 +60,7 @@ fn inputs(p: &Program) -> Vec<(String, Type)> {
 }
 
 /// The program the term `expr` of `p` converts back to.
-fn trip(p: &Program, expr: &RecExpr<TNode>) -> Result<Program, eqscan::lang::LangError> {
+fn trip(p: &Program, expr: &RecExpr<TNode>) -> Result<Program, eqscan::egraph::term::TermError> {
     expr_to_program(&p.name, &inputs(p), expr)
 }
 

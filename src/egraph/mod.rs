@@ -1,7 +1,8 @@
 //! The e-graph of programs: the term language, the e-class analysis and
 //! the saturation runner.
 //!
-//! Owns: [`term`] (programs as `egg` terms and back), [`analysis`] (the
+//! Owns: [`term`] (programs as `egg` terms), [`to_program`] (terms back
+//! to programs, through the typed builder), [`analysis`] (the
 //! type, constant, value range and dependences of every class, with
 //! constant folding), [`range`] (the value-range facts), [`union`] (which
 //! unions a rewrite may make) and [`runner`] (saturation with its limits,
@@ -16,6 +17,7 @@ pub mod analysis;
 pub mod range;
 pub mod runner;
 pub mod term;
+pub mod to_program;
 pub mod union;
 
 pub use analysis::{ClassData, EGraph, Kind, TensorAnalysis};

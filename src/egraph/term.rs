@@ -1,8 +1,9 @@
 //! The e-graph language: programs as `egg` terms, and back.
 //!
-//! Owns: [`TNode`] (the `egg::Language` of programs), the conversion
-//! Program → `RecExpr` ([`program_to_expr`]) and `RecExpr` → Program
-//! ([`expr_to_program`]). Must not: hold rewrite rules or costs.
+//! Owns: [`TNode`] (the `egg::Language` of programs) and the conversion
+//! Program → `RecExpr` ([`program_to_expr`]); the way back,
+//! [`expr_to_program`], is in [`super::to_program`]. Must not: hold
+//! rewrite rules or costs.
 //!
 //! A term mirrors program text: `(sum X 1)` is the node `sum` with the
 //! children `X` and the literal `1`; attributes (axes, taps of a slice,
@@ -15,21 +16,23 @@
 //! loops with the same body therefore share e-classes, and an arg always
 //! means "input k of the nearest enclosing scan" (de Bruijn style).
 //!
-//! Back from a term, the program is written as text and parsed again: the
-//! parser re-checks every node (the make_node contract), so an extracted
-//! program is well typed by construction or the conversion fails.
+//! Back from a term, the program is built with the typed program builder
+//! ([`crate::lang::build::Builder`]), which checks every node as the
+//! parser does (the make_node contract), so an extracted program is well
+//! typed by construction or the conversion fails ([`TermError`]).
 
 use crate::lang::dtype::DType;
-use crate::lang::error::LangError;
 use crate::lang::op::{Op, Scalar};
 use crate::lang::op_table::{AttrKind, AttrValue, Form, Slot};
-use crate::lang::parse::{parse_literal, parse_program};
+use crate::lang::parse::parse_literal;
 use crate::lang::program::{Graph, LoopSig, NodeId, Program};
 use crate::lang::shape::{Dim, Type};
 use egg::{FromOp, Id, Language, RecExpr, Symbol};
 use std::cmp::Ordering;
-use std::fmt::{self, Write};
+use std::fmt;
 use std::hash::{Hash, Hasher};
+
+pub use super::to_program::{expr_to_program, LeafKind, TermError};
 
 /// A literal with total equality and order (`f64` compared by bits).
 #[derive(Clone, Copy, Debug)]
@@ -337,280 +340,9 @@ pub fn program_to_expr(p: &Program) -> Result<RecExpr<TNode>, String> {
     Ok(expr)
 }
 
-// ------------------------------------------------------------ from a term
-
-/// Inline expressions taller than this are bound with `let`.
-const MAX_INLINE: usize = 40;
-
-struct TextGen<'a> {
-    nodes: &'a [TNode],
-    arg_prefix: String,
-    let_prefix: String,
-    fresh: usize,
-}
-
-impl TextGen<'_> {
-    /// Writes the `let`s of one scope (the top level or a fn body) and
-    /// returns the texts of `roots`.
-    fn scope(&mut self, roots: &[Id], indent: usize, out: &mut String) -> Vec<String> {
-        let n = self.nodes.len();
-        let mut in_scope = vec![false; n];
-        let mut uses = vec![0usize; n];
-        let mut stack: Vec<usize> = roots.iter().map(|r| usize::from(*r)).collect();
-        for r in roots {
-            uses[usize::from(*r)] += 1;
-        }
-        while let Some(i) = stack.pop() {
-            if in_scope[i] {
-                continue;
-            }
-            in_scope[i] = true;
-            for c in self.scope_children(i) {
-                uses[usize::from(c)] += 1;
-                stack.push(usize::from(c));
-            }
-        }
-        let pad = "  ".repeat(indent);
-        let mut text: Vec<Option<String>> = vec![None; n];
-        let mut height = vec![0usize; n];
-        for i in 0..n {
-            if !in_scope[i] {
-                continue;
-            }
-            let node = &self.nodes[i];
-            if let Head::Scan(sig) = &node.head {
-                let name = format!("{}{}", self.let_prefix, self.fresh);
-                self.fresh += 1;
-                let body = self.scan_text(sig, &node.children, &text, indent + 1);
-                let outs: Vec<String> = (0..sig.outputs.len())
-                    .map(|k| format!("{name}_{k}"))
-                    .collect();
-                let _ = writeln!(out, "{pad}(let ({}) {body})", outs.join(" "));
-                text[i] = Some(name);
-                continue;
-            }
-            let t = self.node_text(i, &text);
-            let h = 1 + self
-                .scope_children(i)
-                .iter()
-                .map(|c| height[usize::from(*c)])
-                .max()
-                .unwrap_or(0);
-            // Attributes (a type with its sizes) are written where they are
-            // used: `(let v (f64 3))` would not be a program.
-            let leaf = node.children.is_empty() || matches!(node.head, Head::Type(_));
-            if !leaf
-                && (uses[i] > 1 || h > MAX_INLINE)
-                && !matches!(node.head, Head::Op(OpKind::Proj))
-            {
-                let name = format!("{}{}", self.let_prefix, self.fresh);
-                self.fresh += 1;
-                let _ = writeln!(out, "{pad}(let {name} {t})");
-                text[i] = Some(name);
-                height[i] = 0;
-            } else {
-                text[i] = Some(t);
-                height[i] = h;
-            }
-        }
-        roots
-            .iter()
-            .map(|r| text[usize::from(*r)].clone().unwrap_or_default())
-            .collect()
-    }
-
-    /// Children that belong to the same scope (a scan's body outputs do not).
-    fn scope_children(&self, i: usize) -> Vec<Id> {
-        let node = &self.nodes[i];
-        match &node.head {
-            Head::Scan(sig) => {
-                node.children[sig.n_body_outputs().min(node.children.len())..].to_vec()
-            }
-            _ => node.children.clone(),
-        }
-    }
-
-    fn node_text(&self, i: usize, text: &[Option<String>]) -> String {
-        let node = &self.nodes[i];
-        let child = |c: &Id| text[usize::from(*c)].clone().unwrap_or_default();
-        match &node.head {
-            Head::Op(OpKind::Proj) => {
-                let k = match self.nodes[usize::from(node.children[0])].head {
-                    Head::Lit(Lit(Scalar::I64(k))) => k,
-                    _ => 0,
-                };
-                format!("{}_{k}", child(&node.children[1]))
-            }
-            Head::Op(o) => {
-                let cs: Vec<String> = node.children.iter().map(child).collect();
-                format!("({} {})", o.name(), cs.join(" "))
-            }
-            Head::Type(d) => {
-                let mut s = format!("({}", d.name());
-                for c in &node.children {
-                    let _ = write!(s, " {}", child(c));
-                }
-                s.push(')');
-                s
-            }
-            Head::Arg(k, _) => format!("{}{k}", self.arg_prefix),
-            Head::Lit(_) | Head::NoneBound | Head::DType(_) | Head::Input(..) | Head::Size(_) => {
-                node.to_string()
-            }
-            Head::Scan(_) | Head::Outputs => String::new(),
-        }
-    }
-
-    fn scan_text(
-        &mut self,
-        sig: &LoopSig,
-        children: &[Id],
-        outer: &[Option<String>],
-        indent: usize,
-    ) -> String {
-        let layout = sig;
-        let nb = sig.n_body_outputs();
-        let arg = |k: usize| -> String {
-            children
-                .get(nb + k)
-                .and_then(|c| outer[usize::from(*c)].clone())
-                .unwrap_or_default()
-        };
-        let pad = "  ".repeat(indent);
-        let mut s = String::from("(scan");
-        if !sig.sequences.is_empty() {
-            let seqs: Vec<String> = layout
-                .seq_args()
-                .zip(&sig.sequences)
-                .map(|(k, taps)| {
-                    if taps.as_slice() == [0] {
-                        arg(k)
-                    } else {
-                        let ts: Vec<String> = taps.iter().map(|t| t.to_string()).collect();
-                        format!("({} (taps {}))", arg(k), ts.join(" "))
-                    }
-                })
-                .collect();
-            let _ = write!(s, "\n{pad}(sequences {})", seqs.join(" "));
-        }
-        let mut init = layout.init_args();
-        let outs: Vec<String> = sig
-            .outputs
-            .iter()
-            .enumerate()
-            .map(|(k, o)| {
-                let init_text = o.is_state().then(|| arg(init.next().unwrap_or(0)));
-                crate::lang::print::output_entry(o, init_text, sig.kept(k))
-            })
-            .collect();
-        let _ = write!(s, "\n{pad}(outputs_info {})", outs.join(" "));
-        if sig.n_non_seqs > 0 {
-            let ns: Vec<String> = layout.non_seq_args().map(arg).collect();
-            let _ = write!(s, "\n{pad}(non_sequences {})", ns.join(" "));
-        }
-        if let Some(k) = layout.n_steps_arg() {
-            let _ = write!(s, "\n{pad}(n_steps {})", arg(k));
-        }
-        if sig.go_backwards {
-            let _ = write!(s, "\n{pad}(go_backwards)");
-        }
-        let params: Vec<String> = (0..layout.n_body_params())
-            .map(|k| format!("{}{k}", self.arg_prefix))
-            .collect();
-        let _ = write!(s, "\n{pad}(fn ({})", params.join(" "));
-        let mut lets = String::new();
-        let outs = self.scope(&children[..nb.min(children.len())], indent + 1, &mut lets);
-        if !lets.is_empty() {
-            s.push('\n');
-            s.push_str(lets.trim_end_matches('\n'));
-        }
-        let _ = write!(s, "\n{pad}  (outputs {})))", outs.join(" "));
-        s
-    }
-}
-
-/// A prefix no input name starts with.
-fn free_prefix(base: &str, inputs: &[(String, Type)]) -> String {
-    let mut p = format!("_{base}");
-    while inputs.iter().any(|(n, _)| n.starts_with(&p)) {
-        p.insert(0, '_');
-    }
-    p
-}
-
-/// Writes the term `expr` (root: [`Head::Outputs`]) as a program named
-/// `name` with the given inputs, then parses it, which type-checks every
-/// node again.
-pub fn expr_to_text(name: &str, inputs: &[(String, Type)], expr: &RecExpr<TNode>) -> String {
-    let nodes = expr.as_ref();
-    let mut gen = TextGen {
-        nodes,
-        arg_prefix: free_prefix("a", inputs),
-        let_prefix: free_prefix("v", inputs),
-        fresh: 0,
-    };
-    let mut out = format!("(program {name}\n");
-    for (n, t) in inputs {
-        let _ = writeln!(out, "  (input {n} {})", crate::lang::print::type_text(t));
-    }
-    let roots = match nodes.last() {
-        Some(TNode {
-            head: Head::Outputs,
-            children,
-        }) => children.clone(),
-        Some(_) => vec![Id::from(nodes.len() - 1)],
-        None => Vec::new(),
-    };
-    let outs = gen.scope(&roots, 1, &mut out);
-    let _ = writeln!(out, "  (output {}))", outs.join(" "));
-    out
-}
-
-/// Converts a term back to a program (see [`expr_to_text`]).
-pub fn expr_to_program(
-    name: &str,
-    inputs: &[(String, Type)],
-    expr: &RecExpr<TNode>,
-) -> Result<Program, LangError> {
-    parse_program(&expr_to_text(name, inputs, expr))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lang::print_program;
-
-    fn round_trip(src: &str) -> (Program, Program) {
-        let p = parse_program(src).unwrap();
-        let e = program_to_expr(&p).unwrap();
-        let inputs: Vec<(String, Type)> = p
-            .inputs()
-            .map(|(n, t)| (n.to_string(), t.clone()))
-            .collect();
-        let q = expr_to_program(&p.name, &inputs, &e)
-            .unwrap_or_else(|err| panic!("{err}\n{}", expr_to_text(&p.name, &inputs, &e)));
-        (p, q)
-    }
-
-    #[test]
-    fn a_term_converts_back_to_an_equivalent_program() {
-        let (p, q) = round_trip(
-            "(program p (input X (f64 T 4)) (input w (f64 4))
-               (let (A B) (scan (sequences (X (taps -1 0))) (outputs_info (sitsot w) (nitsot))
-                  (non_sequences w)
-                  (fn (a b h v) (let s (add h (mul a v))) (outputs s (sum (slice b none none -1))))))
-               (output (index A -1) B (transpose (reshape X 2 T 2) 1 0 2) (cast i64 (zeros (f64 2)))))",
-        );
-        // Same scan structure; names differ, so compare through a second trip.
-        assert_eq!(p.count_scans(), q.count_scans());
-        let e1 = program_to_expr(&q).unwrap();
-        let inputs: Vec<(String, Type)> = q
-            .inputs()
-            .map(|(n, t)| (n.to_string(), t.clone()))
-            .collect();
-        let q2 = expr_to_program(&q.name, &inputs, &e1).unwrap();
-        assert_eq!(print_program(&q), print_program(&q2));
-    }
 
     #[test]
     fn rule_patterns_parse_as_program_expressions() {

@@ -1,8 +1,8 @@
 //! Errors of an optimized run, told in terms of the program the user wrote.
 //!
 //! Owns: [`run_mapped_back`], the policy for a run of an optimized program
-//! that fails. The optimized program is text eqscan wrote: its nodes' spans
-//! point into that text, not into the user's file, and an error raised in
+//! that fails. The optimized program is one eqscan built: its nodes carry
+//! no position in the user's file, and an error raised in
 //! a node the optimizer built (an index into a hoisted product, a loop of a
 //! data-dependent length after fusion) may have no counterpart in the
 //! user's program at all. So when the optimized program fails, the program
@@ -46,8 +46,8 @@ pub enum Outcome<T> {
     Written {
         /// The result of the program as written.
         result: T,
-        /// The optimized program's error (its span is in the optimized
-        /// program, not in the user's file).
+        /// The optimized program's error (its span is not in the user's
+        /// file).
         optimized_error: ExecError,
     },
 }

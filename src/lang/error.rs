@@ -1,10 +1,12 @@
 //! Errors of the language layer: reading, parsing and type checking programs.
 //!
-//! Every variant carries the [`Span`] where the problem is; the command line
-//! prefixes the file name, giving `FILE:LINE:COL: message`.
+//! Every variant but [`LangError::Empty`] and [`LangError::Build`] carries
+//! the [`Span`] where the problem is; the command line prefixes the file
+//! name, giving `FILE:LINE:COL: message`.
 
 use super::loop_type::LoopTypeError;
-use super::program::Span;
+use super::program::{NodeId, Span};
+use std::fmt;
 
 /// A program that cannot be read, parsed or type checked.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -94,13 +96,80 @@ pub enum LangError {
         /// What is wrong.
         reason: Box<LoopTypeError>,
     },
+    /// A program built with [`super::build::Builder`] was given something
+    /// no program can hold (its nodes' type errors are [`LangError::Type`]).
+    #[error("{kind}")]
+    Build {
+        /// What was wrong.
+        kind: BuildErrorKind,
+    },
+}
+
+/// Why [`super::build::Builder`] refused a call that is not a type error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildErrorKind {
+    /// A node id that is not (yet) a node of the graph being built.
+    UnknownNode(NodeId),
+    /// An input declared after other nodes: the parameters come first.
+    LateInput(String),
+    /// A name that is not an identifier, so the program would not print
+    /// and parse back.
+    BadName(String),
+    /// An input type with a size that is neither a non-negative integer
+    /// nor a symbol (as an `(input ...)` clause writes it).
+    InputType {
+        /// The input.
+        name: String,
+        /// Its type, printed.
+        ty: String,
+    },
+    /// An op that has its own method ([`super::op::Op::Input`],
+    /// [`super::op::Op::Scan`], [`super::op::Op::Proj`]).
+    NotAnOp(&'static str),
+    /// A scan given another number of outer arguments than its clauses
+    /// imply.
+    ScanArgs {
+        /// What the clauses imply.
+        expected: usize,
+        /// What was given.
+        got: usize,
+    },
+    /// A graph finished without outputs.
+    NoOutputs,
+}
+
+impl fmt::Display for BuildErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildErrorKind::UnknownNode(id) => {
+                write!(f, "node {} is not a node of this graph", id.0)
+            }
+            BuildErrorKind::LateInput(n) => write!(
+                f,
+                "input '{n}' is declared after other nodes: inputs come first"
+            ),
+            BuildErrorKind::BadName(n) => write!(f, "'{n}' is not a name"),
+            BuildErrorKind::InputType { name, ty } => write!(
+                f,
+                "input '{name}' has type {ty}: its sizes must be integers or symbols"
+            ),
+            BuildErrorKind::NotAnOp(op) => {
+                write!(f, "'{op}' nodes are built with their own method")
+            }
+            BuildErrorKind::ScanArgs { expected, got } => write!(
+                f,
+                "the scan's clauses take {expected} outer arguments, got {got}"
+            ),
+            BuildErrorKind::NoOutputs => f.write_str("a graph needs at least one output"),
+        }
+    }
 }
 
 impl LangError {
     /// Where the error is, if it has a position.
     pub fn span(&self) -> Option<Span> {
         match self {
-            LangError::Empty => None,
+            LangError::Empty | LangError::Build { .. } => None,
             LangError::NotUtf8 { span, .. }
             | LangError::Syntax { span, .. }
             | LangError::TooDeep { span, .. }

@@ -3,6 +3,7 @@
 //!
 //! Must not: know about rules, extraction or execution.
 
+pub mod build;
 pub mod dot;
 pub mod dtype;
 pub mod error;
@@ -17,8 +18,9 @@ pub mod program;
 pub mod sexp;
 pub mod shape;
 
+pub use build::Builder;
 pub use dtype::DType;
-pub use error::LangError;
+pub use error::{BuildErrorKind, LangError};
 pub use loop_sig::{BodyParam, InitForm, LoopSig, TapWindow};
 pub use op::{BinaryOp, CompareOp, CumOp, ExactInt, Op, ReduceOp, Scalar, UnaryOp};
 pub use op_table::{Arity, AttrKind, AttrValue, Form, OpKind, Slot};

@@ -1147,7 +1147,7 @@ fn finish_body(frame: Frame, outputs: Vec<NodeId>) -> Body {
 }
 
 /// Names: a letter or `_` first, then letters, digits, `_`, `.`, `'`.
-fn is_identifier(s: &str) -> bool {
+pub(crate) fn is_identifier(s: &str) -> bool {
     let mut cs = s.chars();
     matches!(cs.next(), Some(c) if c.is_alphabetic() || c == '_')
         && cs.all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '\'')

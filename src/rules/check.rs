@@ -6,8 +6,8 @@
 //! conditions on types hold and whose left side type-checks, and then
 //! 1. statically: the right side must type-check to the very same type
 //!    (dtype, shape, weakness) — else the rule "changes a type or shape";
-//! 2. by running: both sides, written as programs with one input per
-//!    variable, run by the executor on random values and on edge values
+//! 2. by running: both sides, built as programs with one input per
+//!    variable (through the typed builder), run by the executor on random values and on edge values
 //!    (0, ±1, negative, large), must agree within a tolerance — else the
 //!    rule is "unsound";
 //! 3. at extreme magnitudes (the floating-point contract of
@@ -37,12 +37,11 @@
 
 use super::conditions::{Cond, ConstNeed};
 use super::file::Rule;
-use crate::egraph::term::{Head, OpKind, TNode};
+use crate::egraph::term::{expr_to_program, Head, OpKind, TNode, TermError};
 use crate::exec::run::{run_program, Dims};
 use crate::exec::Value;
-use crate::lang::print::type_text;
-use crate::lang::{parse_program, DType, Dim, Program, Scalar, Type};
-use egg::{ENodeOrVar, Id, PatternAst, Var};
+use crate::lang::{DType, Dim, Program, Scalar, Type};
+use egg::{ENodeOrVar, Id, Language, PatternAst, RecExpr, Symbol, Var};
 use ndarray::{ArrayD, IxDyn};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -205,34 +204,6 @@ fn roles(ast: &PatternAst<TNode>) -> BTreeMap<Var, Role> {
     out
 }
 
-/// A pattern as program text, each variable written by `var`.
-fn pattern_text(ast: &PatternAst<TNode>, var: &dyn Fn(Var) -> String) -> String {
-    let nodes = ast.as_ref();
-    if nodes.is_empty() {
-        return String::new();
-    }
-    subterm_text(nodes, nodes.len() - 1, var)
-}
-
-/// The text of the subterm at index `i` of a pattern.
-fn subterm_text(nodes: &[ENodeOrVar<TNode>], i: usize, var: &dyn Fn(Var) -> String) -> String {
-    match &nodes[i] {
-        ENodeOrVar::Var(v) => var(*v),
-        ENodeOrVar::ENode(n) if n.children.is_empty() => match &n.head {
-            Head::Type(_) => format!("({n})"),
-            _ => n.to_string(),
-        },
-        ENodeOrVar::ENode(n) => {
-            let cs: Vec<String> = n
-                .children
-                .iter()
-                .map(|c| subterm_text(nodes, usize::from(*c), var))
-                .collect();
-            format!("({n} {})", cs.join(" "))
-        }
-    }
-}
-
 fn uses_exp(ast: &PatternAst<TNode>) -> bool {
     ast.as_ref().iter().any(|n| match n {
         ENodeOrVar::ENode(e) => e.head == Head::Op(OpKind::Unary(crate::lang::UnaryOp::Exp)),
@@ -254,35 +225,51 @@ struct Setup<'a> {
 impl Setup<'_> {
     /// A side as a program whose first output is the side and whose other
     /// outputs are its op subterms (their magnitudes set the rounding
-    /// allowance).
-    fn program(&self, side: &PatternAst<TNode>, combo: &[Choice]) -> String {
-        let mut text = String::from("(program check\n");
-        for (k, c) in combo.iter().enumerate() {
-            if let Choice::Tensor(t) = c {
-                text.push_str(&format!("  (input v{k} {})\n", type_text(t)));
-            }
-        }
-        let var = |v: Var| -> String {
-            match self.vars.iter().position(|w| *w == v) {
-                Some(k) => match &combo[k] {
-                    Choice::Tensor(_) => format!("v{k}"),
-                    Choice::Axis(a) => a.to_string(),
-                },
-                None => v.to_string(),
-            }
-        };
-        let mut outs = vec![pattern_text(side, &var)];
+    /// allowance): the pattern as a term, each tensor variable the input
+    /// `vK` and each axis variable its literal, built back through the
+    /// typed builder (so a side that does not type-check is an error).
+    fn program(&self, side: &PatternAst<TNode>, combo: &[Choice]) -> Result<Program, TermError> {
+        let input = |k: usize| format!("v{k}");
+        let inputs: Vec<(String, Type)> = combo
+            .iter()
+            .enumerate()
+            .filter_map(|(k, c)| match c {
+                Choice::Tensor(t) => Some((input(k), t.clone())),
+                Choice::Axis(_) => None,
+            })
+            .collect();
         let nodes = side.as_ref();
+        let mut expr: RecExpr<TNode> = RecExpr::default();
+        let mut ids: Vec<Id> = Vec::with_capacity(nodes.len() + 1);
+        for n in nodes {
+            let node = match n {
+                ENodeOrVar::Var(v) => match self.vars.iter().position(|w| w == v) {
+                    Some(k) => match &combo[k] {
+                        Choice::Tensor(t) => {
+                            TNode::leaf(Head::Input(Symbol::from(input(k)), t.clone()))
+                        }
+                        Choice::Axis(a) => TNode::lit(Scalar::I64(*a)),
+                    },
+                    None => return Err(TermError::UnknownInput(v.to_string())),
+                },
+                ENodeOrVar::ENode(e) => e.clone().map_children(|c| ids[usize::from(c)]),
+            };
+            ids.push(expr.add(node));
+        }
+        let mut outs: Vec<Id> = ids.last().copied().into_iter().collect();
         for (i, n) in nodes.iter().enumerate().take(nodes.len().saturating_sub(1)) {
             if let ENodeOrVar::ENode(TNode {
                 head: Head::Op(_), ..
             }) = n
             {
-                outs.push(subterm_text(nodes, i, &var));
+                outs.push(ids[i]);
             }
         }
-        text.push_str(&format!("  (output {}))\n", outs.join(" ")));
-        text
+        expr.add(TNode {
+            head: Head::Outputs,
+            children: outs,
+        });
+        expr_to_program("check", &inputs, &expr)
     }
 
     fn type_conds_hold(&self, combo: &[Choice]) -> bool {
@@ -601,11 +588,11 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
         if !setup.type_conds_hold(&combo) {
             continue;
         }
-        let Ok(lp) = parse_program(&setup.program(&rule.lhs.ast, &combo)) else {
+        let Ok(lp) = setup.program(&rule.lhs.ast, &combo) else {
             continue;
         };
         let lt = out_type(&lp);
-        let rp = parse_program(&setup.program(&rule.rhs.ast, &combo));
+        let rp = setup.program(&rule.rhs.ast, &combo);
         let show = |t: &Option<Type>| t.as_ref().map(|t| t.to_string()).unwrap_or_default();
         match rp {
             Ok(rp) if out_type(&rp) == lt => valid.push((combo, lp, rp)),
