@@ -17,7 +17,9 @@ pub mod shape;
 
 pub use dtype::DType;
 pub use error::LangError;
-pub use op::{BinaryOp, CompareOp, CumOp, ExactInt, Op, ReduceOp, Scalar, UnaryOp};
+pub use op::{
+    BinaryOp, CompareOp, CumOp, ExactInt, Op, ReduceOp, Scalar, UnaryDType, UnaryOp, Work,
+};
 pub use op_table::{Arity, AttrKind, AttrValue, Form, OpKind, Slot};
 pub use parse::parse_program;
 pub use print::print_program;
