@@ -18,7 +18,7 @@
 use crate::egraph::analysis::{node_op, EGraph, Kind};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::infer::infer;
-use crate::lang::{BinaryOp, Dim, Op, Scalar, Type, UnaryOp};
+use crate::lang::{Dim, Op, Scalar, Type, Work};
 use egg::Id;
 use std::collections::BTreeMap;
 
@@ -44,8 +44,9 @@ pub struct CostModel {
     /// binding a parameter): a few operations (4 by default), so a loop
     /// without an unused input is cheaper than with it.
     pub input_step_cost: f64,
-    /// The weight of a transcendental elementwise function (exp, log,
-    /// log1p, tanh, sigmoid, sin, cos, pow) relative to an add or a
+    /// The weight of an elementwise op of work class
+    /// [`Work::Transcendental`] (exp, log, log1p, tanh, sigmoid, sin, cos,
+    /// pow, as their family lines in `lang::op` say) relative to an add or a
     /// multiply: a libm call costs roughly 5–20 simple operations (8 by
     /// default).
     pub transcendental_weight: f64,
@@ -91,32 +92,14 @@ pub fn loop_cost(own: f64, steps: f64, body: f64) -> f64 {
     own + mul_inf(steps, body)
 }
 
-/// The work of one result element of an elementwise unary op, in
-/// flop-equivalents (`transcendental` for the transcendental ones).
-fn unary_weight(u: UnaryOp, transcendental: f64) -> f64 {
-    match u {
-        UnaryOp::Exp
-        | UnaryOp::Log
-        | UnaryOp::Log1p
-        | UnaryOp::Tanh
-        | UnaryOp::Sigmoid
-        | UnaryOp::Sin
-        | UnaryOp::Cos => transcendental,
-        UnaryOp::Neg | UnaryOp::Sqrt | UnaryOp::Abs | UnaryOp::Sign => 1.0,
-    }
-}
-
-/// The work of one result element of an elementwise binary op, in
-/// flop-equivalents (`transcendental` for `pow`).
-fn binary_weight(b: BinaryOp, transcendental: f64) -> f64 {
-    match b {
-        BinaryOp::Pow => transcendental,
-        BinaryOp::Add
-        | BinaryOp::Sub
-        | BinaryOp::Mul
-        | BinaryOp::Div
-        | BinaryOp::Maximum
-        | BinaryOp::Minimum => 1.0,
+impl CostModel {
+    /// The work of one result element of an elementwise op of work class
+    /// `w`, in flop-equivalents.
+    fn element_weight(&self, w: Work) -> f64 {
+        match w {
+            Work::Simple => 1.0,
+            Work::Transcendental => self.transcendental_weight,
+        }
     }
 }
 
@@ -294,8 +277,8 @@ impl CostModel {
         let n_out = self.elements(out);
         let moved = (args.iter().map(|t| self.bytes(t)).sum::<f64>() + self.bytes(out)) / 8.0;
         match op {
-            Op::Unary(u) => unary_weight(*u, self.transcendental_weight) * n_out + moved,
-            Op::Binary(b) => binary_weight(*b, self.transcendental_weight) * n_out + moved,
+            Op::Unary(u) => self.element_weight(u.work()) * n_out + moved,
+            Op::Binary(b) => self.element_weight(b.work()) * n_out + moved,
             Op::Compare(_) | Op::Where => n_out + moved,
             Op::Reduce(..) | Op::Cumulative(..) => {
                 args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved

@@ -14,7 +14,7 @@
 //! rest at run time.
 
 use super::dtype::{promote, promote_strong, DType};
-use super::op::{BinaryOp, ExactInt, Op, ReduceOp, Scalar, UnaryOp};
+use super::op::{BinaryOp, ExactInt, Op, ReduceOp, Scalar, UnaryDType, UnaryOp};
 use super::shape::{broadcast_shapes, shape_str, Dim, Shape, Type};
 
 /// The largest constant or coefficient a size may have. Keeping sizes well
@@ -304,31 +304,18 @@ fn check_created(ty: &Type) -> Result<(), String> {
 // -------------------------------------------------------------- elementwise
 
 fn unary(u: UnaryOp, x: &Type) -> Result<Type, String> {
-    let dtype = match u {
-        UnaryOp::Neg => {
-            if x.dtype == DType::Bool {
-                return Err(format!(
+    let dtype = match u.dtype_rule() {
+        UnaryDType::Signed if x.dtype == DType::Bool => {
+            return Err(match u {
+                UnaryOp::Neg => format!(
                     "is not defined for the bool operand {x} (NumPy forbids it); \
                      use (eq X false) for logical not"
-                ));
-            }
-            x.dtype
+                ),
+                _ => format!("is not defined for the bool operand {x}"),
+            })
         }
-        UnaryOp::Sign => {
-            if x.dtype == DType::Bool {
-                return Err(format!("is not defined for the bool operand {x}"));
-            }
-            x.dtype
-        }
-        UnaryOp::Abs => x.dtype,
-        UnaryOp::Exp
-        | UnaryOp::Log
-        | UnaryOp::Log1p
-        | UnaryOp::Sqrt
-        | UnaryOp::Tanh
-        | UnaryOp::Sigmoid
-        | UnaryOp::Sin
-        | UnaryOp::Cos => x.dtype.to_float(),
+        UnaryDType::Signed | UnaryDType::Same => x.dtype,
+        UnaryDType::Float => x.dtype.to_float(),
     };
     Ok(Type {
         dtype,

@@ -1,7 +1,10 @@
 //! The op set, defined once.
 //!
 //! Owns: [`Op`] and its op families (unary, binary, comparison, reduction,
-//! running scan), each member declared once with its name in program text.
+//! running scan), each member declared once with its name in program text
+//! and the facts its family declares ([`UnaryDType`], [`Work`]): what the
+//! op is, which the type rule and the cost model read by matching on the
+//! fact, so a new member is one line here plus its kernel and its range.
 //! The head of every op, its arity and attribute layout are in
 //! [`super::op_table`]. Every stage (type inference, executor, e-graph
 //! analysis, cost model) matches on [`Op`] exhaustively, so a new op does
@@ -17,11 +20,17 @@ use std::fmt;
 /// Declares a family of ops that share one layout (elementwise unary,
 /// binary, ...): the enum, its `ALL` list and each member's name in program
 /// text, one line per member, so the list cannot miss a member.
+///
+/// A family may declare facts every member has, `[fact: Type, ...]` after
+/// its name; each member's line then gives its value of each fact, in the
+/// same order (`Exp = "exp" [Float, Transcendental],`, each value a variant
+/// of the fact's enum), and the family gets one method per fact. A member
+/// line with a value missing or left over does not compile.
 macro_rules! op_family {
     (
         $(#[$doc:meta])*
-        $family:ident {
-            $( $(#[$mdoc:meta])* $member:ident = $name:literal, )+
+        $family:ident $( [ $( $(#[$fdoc:meta])* $fact:ident : $fty:ident ),+ ] )? {
+            $( $(#[$mdoc:meta])* $member:ident = $name:literal $( [ $($val:ident),+ ] )?, )+
         }
     ) => {
         $(#[$doc])*
@@ -41,54 +50,110 @@ macro_rules! op_family {
                 }
             }
         }
+
+        op_family!(@facts $family
+            [ $($( $(#[$fdoc])* $fact : $fty ),+)? ]
+            [ $( $member [ $($($val),+)? ] )+ ]);
     };
+    // No fact left: every member's values are used up.
+    (@facts $family:ident [] [ $( $member:ident [] )+ ]) => {};
+    // The first fact: each member's first value; then the rest.
+    (@facts $family:ident
+        [ $(#[$fdoc:meta])* $fact:ident : $fty:ident
+          $(, $(#[$rdoc:meta])* $rfact:ident : $rty:ident )* ]
+        [ $( $member:ident [ $first:ident $(, $rest:ident)* ] )+ ]
+    ) => {
+        impl $family {
+            $(#[$fdoc])*
+            pub fn $fact(self) -> $fty {
+                match self {
+                    $( $family::$member => $fty::$first, )+
+                }
+            }
+        }
+
+        op_family!(@facts $family
+            [ $( $(#[$rdoc])* $rfact : $rty ),* ]
+            [ $( $member [ $($rest),* ] )+ ]);
+    };
+}
+
+/// How the result dtype of an elementwise unary op follows its operand's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryDType {
+    /// Float-valued: a float operand keeps its dtype, a bool or integer
+    /// one gives `f64` (exp, log, sin, ...).
+    Float,
+    /// The operand's dtype, bool included (abs).
+    Same,
+    /// The operand's dtype; not defined on bool (neg, sign).
+    Signed,
+}
+
+/// The arithmetic one result element of an elementwise op costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// One simple instruction: an add, a compare, a negation, a square
+    /// root.
+    Simple,
+    /// A transcendental function, computed by a series or a library call
+    /// (exp, log, tanh, sin, pow, ...).
+    Transcendental,
 }
 
 op_family! {
     /// Elementwise unary ops.
-    UnaryOp {
+    UnaryOp [
+        /// How the result dtype follows the operand's.
+        dtype_rule: UnaryDType,
+        /// The work of one result element.
+        work: Work
+    ] {
         /// `-x`
-        Neg = "neg",
+        Neg = "neg" [Signed, Simple],
         /// `e^x`
-        Exp = "exp",
+        Exp = "exp" [Float, Transcendental],
         /// natural log
-        Log = "log",
+        Log = "log" [Float, Transcendental],
         /// `log(1 + x)`
-        Log1p = "log1p",
+        Log1p = "log1p" [Float, Transcendental],
         /// square root
-        Sqrt = "sqrt",
+        Sqrt = "sqrt" [Float, Simple],
         /// hyperbolic tangent
-        Tanh = "tanh",
+        Tanh = "tanh" [Float, Transcendental],
         /// `1 / (1 + e^-x)`
-        Sigmoid = "sigmoid",
+        Sigmoid = "sigmoid" [Float, Transcendental],
         /// sine
-        Sin = "sin",
+        Sin = "sin" [Float, Transcendental],
         /// cosine
-        Cos = "cos",
+        Cos = "cos" [Float, Transcendental],
         /// absolute value
-        Abs = "abs",
+        Abs = "abs" [Same, Simple],
         /// -1, 0 or 1
-        Sign = "sign",
+        Sign = "sign" [Signed, Simple],
     }
 }
 
 op_family! {
     /// Elementwise binary arithmetic ops.
-    BinaryOp {
+    BinaryOp [
+        /// The work of one result element.
+        work: Work
+    ] {
         /// `a + b`
-        Add = "add",
+        Add = "add" [Simple],
         /// `a - b`
-        Sub = "sub",
+        Sub = "sub" [Simple],
         /// `a * b`
-        Mul = "mul",
+        Mul = "mul" [Simple],
         /// true division `a / b`
-        Div = "div",
+        Div = "div" [Simple],
         /// `a ** b`
-        Pow = "pow",
+        Pow = "pow" [Transcendental],
         /// elementwise maximum (NaN-propagating)
-        Maximum = "maximum",
+        Maximum = "maximum" [Simple],
         /// elementwise minimum (NaN-propagating)
-        Minimum = "minimum",
+        Minimum = "minimum" [Simple],
     }
 }
 
@@ -330,6 +395,28 @@ impl Op {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn family_lines_give_each_member_its_facts() {
+        assert_eq!(UnaryOp::Exp.dtype_rule(), UnaryDType::Float);
+        assert_eq!(UnaryOp::Exp.work(), Work::Transcendental);
+        assert_eq!(UnaryOp::Sqrt.dtype_rule(), UnaryDType::Float);
+        assert_eq!(UnaryOp::Sqrt.work(), Work::Simple);
+        assert_eq!(UnaryOp::Abs.dtype_rule(), UnaryDType::Same);
+        assert_eq!(UnaryOp::Neg.dtype_rule(), UnaryDType::Signed);
+        assert_eq!(UnaryOp::Sign.dtype_rule(), UnaryDType::Signed);
+        assert_eq!(BinaryOp::Pow.work(), Work::Transcendental);
+        assert_eq!(BinaryOp::Div.work(), Work::Simple);
+        let transcendental: Vec<&str> = UnaryOp::ALL
+            .iter()
+            .filter(|u| u.work() == Work::Transcendental)
+            .map(|u| u.name())
+            .collect();
+        assert_eq!(
+            transcendental,
+            ["exp", "log", "log1p", "tanh", "sigmoid", "sin", "cos"]
+        );
+    }
 
     #[test]
     fn exact_int_refuses_what_would_wrap() {
