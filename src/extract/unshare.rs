@@ -8,10 +8,13 @@ use egg::{Id, Language, RecExpr};
 
 /// Gives every use of a type attribute (`(f64 D 3)`) its own copy.
 ///
-/// Extraction shares equal subterms, attributes included; but the program
-/// text `egraph::term::expr_to_text` writes binds a shared non-leaf node
-/// with `let`, and a type attribute cannot be a `let` value. So extracted
-/// terms keep types unshared (they cost nothing either way).
+/// Extraction shares equal subterms, attributes included; a program writes
+/// a type attribute at each use (it cannot be a `let` value), so extracted
+/// terms keep types unshared, as programs have them (they cost nothing
+/// either way). The term → program conversion
+/// ([`crate::egraph::to_program`]) reads a type at each use and would
+/// accept a shared one too; unsharing keeps extracted terms in the form
+/// [`crate::egraph::term::program_to_expr`] writes.
 pub(crate) fn unshare_types(expr: &RecExpr<TNode>) -> RecExpr<TNode> {
     let nodes = expr.as_ref();
     let mut out: RecExpr<TNode> = RecExpr::default();
