@@ -13,11 +13,11 @@
 //! [`parse_program_bytes`]), the parser state (a stack of `Frame` scopes,
 //! the symbolic sizes), name binding and resolution (closure captures),
 //! node building and the error constructors. The clauses are parsed in the
-//! submodules, each an `impl Parser` block: [`program`] (the top level and
-//! `let`), [`expr`] (expressions and op nodes with their attributes),
-//! [`scan`] (`scan` and its clauses), [`body`] (a `fn` clause as a nested
-//! graph), [`combinator`] (`map` and the folds, lowered to scans) and
-//! [`literal`] (literals, names, dtypes, sizes and types).
+//! submodules, each an `impl Parser` block: `program` (the top level and
+//! `let`), `expr` (expressions and op nodes with their attributes),
+//! `scan` (`scan` and its clauses), `body` (a `fn` clause as a nested
+//! graph), `combinator` (`map` and the folds, lowered to scans) and
+//! `literal` (literals, names, dtypes, sizes and types).
 
 mod body;
 mod combinator;

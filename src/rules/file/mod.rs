@@ -2,10 +2,10 @@
 //!
 //! Owns: the [`Rule`] type, the entry points [`parse_rules`] (one file's
 //! text) and [`load_rules`] (files and folders), and the check that no two
-//! rules share a name. The steps live in the submodules: [`split`] (text
-//! to rules' characters and tokens), [`pattern`] (one side to a checked
-//! pattern), [`if_clause`] (the conditions), [`rule`] (one whole rule and
-//! its variable checks), [`load`] (files on disk) and [`error`]
+//! rules share a name. The steps live in the submodules: `split` (text
+//! to rules' characters and tokens), `pattern` (one side to a checked
+//! pattern), `if_clause` (the conditions), `rule` (one whole rule and
+//! its variable checks), `load` (files on disk) and `error`
 //! ([`RuleError`] with its `FILE:LINE:COL`, collected ISLE style, not
 //! first-fail).
 //! Must not: build rewrites (see [`super::conditions::to_rewrites`]) or
