@@ -12,7 +12,7 @@ use crate::lang::error::LangError;
 use crate::lang::loop_sig::LoopSig;
 use crate::lang::loop_type::{self, LoopTypeError};
 use crate::lang::op::{Op, Scalar};
-use crate::lang::program::{NodeId, OutputInfo, Scan};
+use crate::lang::program::{NodeId, OutputInfo};
 use crate::lang::sexp::Sexp;
 
 impl Parser {
@@ -57,16 +57,7 @@ impl Parser {
         let out_tys = self
             .loop_types(&sig, &args, &body.graph)
             .map_err(|reason| loop_err(span, "map", reason))?;
-        let scan = Scan {
-            sig,
-            body: body.graph,
-        };
-        let scan_id = self.push(Op::Scan(Box::new(scan)), args, out_tys.clone(), None, span);
-        Ok(out_tys
-            .into_iter()
-            .enumerate()
-            .map(|(k, t)| self.push(Op::Proj(k), vec![scan_id], vec![t], None, span))
-            .collect())
+        Ok(self.push_scan(sig, body.graph, args, out_tys, span))
     }
 
     /// `(foldl (fn (acc x) E) INIT X)` and its relatives, lowered to a
@@ -126,18 +117,7 @@ impl Parser {
             }
             Err(reason) => return Err(loop_err(span, op, reason)),
         };
-        let scan = Scan {
-            sig,
-            body: body.graph,
-        };
-        let scan_id = self.push(
-            Op::Scan(Box::new(scan)),
-            args,
-            vec![out_ty.clone()],
-            None,
-            span,
-        );
-        let states = self.push(Op::Proj(0), vec![scan_id], vec![out_ty], None, span);
+        let states = self.push_scan(sig, body.graph, args, vec![out_ty], span)[0];
         match op {
             "scanl" => Ok(states),
             "scanr" => self.make(

@@ -217,16 +217,27 @@ impl Parser {
             sig.has_n_steps = true;
         }
         let out_tys = self.loop_types(&sig, &args, &body.graph).map_err(&place)?;
-        let scan = Scan {
-            sig,
-            body: body.graph,
-        };
+        Ok(self.push_scan(sig, body.graph, args, out_tys, span))
+    }
+
+    /// Adds a typed loop (clauses `sig`, body `body`, outer arguments
+    /// `args`, output types `out_tys`) and one projection per output;
+    /// returns the projections.
+    pub(super) fn push_scan(
+        &mut self,
+        sig: LoopSig,
+        body: Graph,
+        args: Vec<NodeId>,
+        out_tys: Vec<Type>,
+        span: Span,
+    ) -> Vec<NodeId> {
+        let scan = Scan { sig, body };
         let scan_id = self.push(Op::Scan(Box::new(scan)), args, out_tys.clone(), None, span);
-        Ok(out_tys
+        out_tys
             .into_iter()
             .enumerate()
             .map(|(k, t)| self.push(Op::Proj(k), vec![scan_id], vec![t], None, span))
-            .collect())
+            .collect()
     }
 
     /// The output types of a loop `sig` with outer arguments `args` and
