@@ -14,7 +14,8 @@
 //! rest at run time.
 
 use super::dtype::{promote, promote_strong, DType};
-use super::op::{BinaryOp, ExactInt, Op, ReduceOp, Scalar, UnaryDType, UnaryOp};
+use super::op::{BinaryOp, ExactInt, ReduceOp, Scalar, UnaryDType, UnaryOp};
+use super::op_table::Op;
 use super::shape::{broadcast_shapes, shape_str, Dim, Shape, Type};
 
 /// The largest constant or coefficient a size may have. Keeping sizes well
