@@ -1327,6 +1327,53 @@ def comb_map_empty(d, n):
     return (steps(0, (N,)), steps(0, (N,)))
 
 
+# ------------------------------------------------------------------ mitmot
+
+
+def mitmot_loop(n, tapes, taps, step):
+    """Runs the MIT-MOT semantics of SPEC §1 (research §2.2) in plain Python.
+
+    `tapes` are the initial tapes (copied), `taps[j] = (in_taps, out_taps)`
+    of tape j, and `step(i, reads)` gets, per tape, the slots read at its
+    in taps (copies) and returns, per tape, the values for its out taps.
+    With m = min(in_taps): step i reads slot (i - m + T) mod len for each in
+    tap T, then, after every read, writes slot i - m + S for each out tap S
+    (no modulo; the slot must exist). Returns the final tapes.
+    """
+    tapes = [np.array(t, copy=True) for t in tapes]
+    for t, (ins, outs) in zip(tapes, taps):
+        assert len(t) >= n + max(ins + outs) - min(ins), "tape too short"
+    for i in range(n):
+        reads = []
+        for t, (ins, _) in zip(tapes, taps):
+            base = i - min(ins)
+            reads.append([np.array(t[(base + tap) % len(t)], copy=True) for tap in ins])
+        writes = step(i, reads)
+        for t, (ins, outs), w in zip(tapes, taps, writes):
+            base = i - min(ins)
+            assert len(w) == len(outs)
+            for tap, v in zip(outs, w):
+                assert 0 <= base + tap < len(t)
+                t[base + tap] = v
+    return tapes
+
+
+@scan
+def mitmot_mode_compat(d, n):
+    s = np.array([True, True, False, True, False])
+    eye = np.eye(2)
+    A = np.zeros((6, 1, 1)) * eye
+    B = np.arange(6).reshape(6, 1, 1).astype(f64) * eye
+
+    def step(i, r):
+        (a0, a1), (b0, b1) = r
+        return [[(s[i] + a0) + a1], [s[i] * b0 + b1]]
+
+    TA, TB = mitmot_loop(5, [A, B], [([0, 1], [1]), ([0, 1], [1])], step)
+    assert TA.sum() == 44.0 and TB.sum() == 38.0
+    return (TA, TB, np.float64(TA.sum()), np.float64(TB.sum()))
+
+
 # --------------------------------------------------------------------- main
 
 ALLOWED = {np.dtype(t) for t in DTYPES.values()}
