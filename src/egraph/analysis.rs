@@ -357,7 +357,24 @@ fn rearranged_konst(op: &Op, egraph: &EGraph, vargs: &[Id]) -> Option<Scalar> {
                 .all(|a| egraph[*a].data.konst.is_some_and(|k| k == c));
             same.then_some(c)
         }
-        Elements::Pointwise | Elements::Filled | Elements::Mixed => None,
+        Elements::Pointwise | Elements::Filled | Elements::Zero | Elements::Mixed => None,
+    }
+}
+
+/// The constant of an op whose every element is zero ([`Elements::Zero`]),
+/// in the result's dtype.
+fn zero_konst(op: &Op, out: &Type) -> Option<Scalar> {
+    match op.elements() {
+        Elements::Zero => Some(match out.dtype {
+            crate::lang::DType::F64 | crate::lang::DType::F32 => Scalar::F64(0.0),
+            crate::lang::DType::I64 => Scalar::I64(0),
+            crate::lang::DType::Bool => Scalar::Bool(false),
+        }),
+        Elements::Pointwise
+        | Elements::Filled
+        | Elements::Rearranged
+        | Elements::Joined
+        | Elements::Mixed => None,
     }
 }
 
@@ -366,7 +383,7 @@ fn rearranged_konst(op: &Op, egraph: &EGraph, vargs: &[Id]) -> Option<Scalar> {
 fn folds(op: &Op) -> bool {
     match op.elements() {
         Elements::Pointwise | Elements::Filled => true,
-        Elements::Rearranged | Elements::Joined | Elements::Mixed => false,
+        Elements::Rearranged | Elements::Joined | Elements::Zero | Elements::Mixed => false,
     }
 }
 
@@ -528,7 +545,8 @@ impl Analysis<TNode> for TensorAnalysis {
                             vargs.iter().map(|a| egraph[*a].data.konst).collect();
                         let konst = match (folds(&op), all) {
                             (true, Some(cs)) => fold(&op, &cs, &tys, &t),
-                            _ => rearranged_konst(&op, egraph, &vargs),
+                            _ => rearranged_konst(&op, egraph, &vargs)
+                                .or_else(|| zero_konst(&op, &t)),
                         };
                         let range = op_range(egraph, &op, &vargs, &t);
                         let mut data = value(Kind::Value(t), konst, d);

@@ -285,6 +285,31 @@ pub enum Op {
     Scan(Box<Scan>),
     /// The k-th result of a multi-result node (a scan); 1 argument.
     Proj(usize),
+    /// Zeros of the argument's dtype and runtime shape; 1 argument.
+    ZerosLike,
+    /// `(sum_to G X)`: `G` summed to the shape of `X` (broadcasting
+    /// reversed: the leading extra axes of `G` summed away, then the axes
+    /// where `X` has length 1 summed with keepdims); 2 arguments.
+    SumTo,
+    /// `(inc_index X G I ...)`: a copy of `X` with `G` (broadcast) added
+    /// at `X[I, ...]`, indexed as [`Op::Index`] indexes; 3 or more
+    /// arguments.
+    IncIndex,
+    /// `(inc_slice X G START STOP STEP)`: a copy of `X` with `G`
+    /// (broadcast) added at `X[start:stop:step]` along axis 0, sliced as
+    /// [`Op::Slice`] slices; 2 arguments.
+    IncSlice {
+        /// start, `None` for the default
+        start: Option<i64>,
+        /// stop, `None` for the default
+        stop: Option<i64>,
+        /// step, non-zero
+        step: i64,
+    },
+    /// Reversed along an axis (negative counts from the end); 1 argument.
+    Flip(i64),
+    /// Drop a length-1 axis (negative counts from the end); 1 argument.
+    Squeeze(i64),
 }
 
 impl Op {
@@ -321,6 +346,9 @@ pub enum Elements {
     /// The elements of all value arguments side by side: a constant when
     /// they all hold the same constant.
     Joined,
+    /// Every element is zero (of the result's dtype), whatever the
+    /// arguments hold.
+    Zero,
     /// Anything else (reductions, contractions, running scans, created
     /// sequences, loops): not folded through uniformity.
     Mixed,
@@ -337,6 +365,11 @@ pub enum Storage {
     /// Elementwise: may write its result over an argument of the result's
     /// type that nothing reads later (`destroy_map`).
     InPlace,
+    /// Not elementwise, but its result is argument 0 with a part updated:
+    /// it may write over argument 0 when nothing reads it later
+    /// (`destroy_map = {0: [0]}`, as PyTensor's `IncSubtensor`), and
+    /// computes into storage of its own otherwise.
+    UpdatesArg0,
     /// Computes into storage of its own.
     Fresh,
     /// A view of argument 0 when the dtype is unchanged (`view_map`); a
@@ -459,6 +492,18 @@ op_table! {
         /// `(proj k scan)`: output k of a scan (terms only; programs bind
         /// a scan's outputs with a destructuring `let`)
         Proj = "proj" [Attr(A::Output), Arg] => Mixed, Projection;
+        /// `(zeros_like x)`
+        ZerosLike = "zeros_like" [Arg] => Zero, Fresh;
+        /// `(sum_to g x)`
+        SumTo = "sum_to" [Arg, Arg] => Mixed, Fresh;
+        /// `(inc_index x g i ...)`
+        IncIndex = "inc_index" [Arg, Arg, Args] => Mixed, UpdatesArg0;
+        /// `(inc_slice x g start stop step)`
+        IncSlice = "inc_slice" [Arg, Arg, Attr(A::Start), Attr(A::Stop), Attr(A::Step)] => Mixed, UpdatesArg0;
+        /// `(flip x axis)`
+        Flip = "flip" [Arg, Attr(A::AxisOrZero)] => Rearranged, View;
+        /// `(squeeze x axis)`
+        Squeeze = "squeeze" [Arg, Attr(A::Axis)] => Rearranged, View;
     }
 }
 
@@ -576,6 +621,12 @@ impl Op {
             Op::Tensor(..) => OpKind::Tensor,
             Op::Cast(_) => OpKind::Cast,
             Op::Proj(_) => OpKind::Proj,
+            Op::ZerosLike => OpKind::ZerosLike,
+            Op::SumTo => OpKind::SumTo,
+            Op::IncIndex => OpKind::IncIndex,
+            Op::IncSlice { .. } => OpKind::IncSlice,
+            Op::Flip(_) => OpKind::Flip,
+            Op::Squeeze(_) => OpKind::Squeeze,
         })
     }
 
@@ -586,12 +637,14 @@ impl Op {
         let kind = self.kind()?;
         let attrs = match self {
             Op::Reduce(_, axis) => vec![V::OptInt(*axis)],
-            Op::Cumulative(_, axis) | Op::ExpandDims(axis) | Op::Concat(axis) => {
-                vec![V::Int(*axis)]
-            }
+            Op::Cumulative(_, axis)
+            | Op::ExpandDims(axis)
+            | Op::Concat(axis)
+            | Op::Flip(axis)
+            | Op::Squeeze(axis) => vec![V::Int(*axis)],
             Op::Transpose(perm) => vec![V::Ints(perm.clone().unwrap_or_default())],
             Op::Reshape(dims) => vec![V::Sizes(dims.clone())],
-            Op::Slice { start, stop, step } => {
+            Op::Slice { start, stop, step } | Op::IncSlice { start, stop, step } => {
                 vec![V::OptInt(*start), V::OptInt(*stop), V::Int(*step)]
             }
             Op::Fill(t) | Op::Zeros(t) | Op::Ones(t) => vec![V::Type(t.clone())],
@@ -606,7 +659,10 @@ impl Op {
             | Op::Dot
             | Op::Matmul
             | Op::Stack
-            | Op::Index => Vec::new(),
+            | Op::Index
+            | Op::ZerosLike
+            | Op::SumTo
+            | Op::IncIndex => Vec::new(),
             Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) => return None,
         };
         Some((kind, attrs))
@@ -659,6 +715,16 @@ impl Op {
                 _ => return None,
             },
             OpKind::Proj => Op::Proj(usize::try_from(a.next()?.int()?).ok()?),
+            OpKind::ZerosLike => Op::ZerosLike,
+            OpKind::SumTo => Op::SumTo,
+            OpKind::IncIndex => Op::IncIndex,
+            OpKind::IncSlice => Op::IncSlice {
+                start: a.next()?.opt_int()?,
+                stop: a.next()?.opt_int()?,
+                step: a.next()?.int()?,
+            },
+            OpKind::Flip => Op::Flip(a.next()?.int()?),
+            OpKind::Squeeze => Op::Squeeze(a.next()?.int()?),
         };
         a.next().is_none().then_some(op)
     }

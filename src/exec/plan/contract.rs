@@ -26,6 +26,11 @@ pub enum Role {
     /// Elementwise: may write its result over an argument of the same type
     /// that nobody reads later (`destroy_map = {0: [i]}`).
     Elementwise,
+    /// Argument 0 with a part updated (`inc_index`, `inc_slice`): may
+    /// write its result over argument 0 when nobody reads it later
+    /// (`destroy_map = {0: [0]}`); computes into storage of its own
+    /// otherwise.
+    Update,
     /// Computes into storage of its own, reused across calls.
     Fresh,
     /// A scan: one storage per output, filled step by step.
@@ -43,6 +48,7 @@ pub fn role(op: &Op, arg0: Option<DType>, out: DType) -> Role {
         (Op::Proj(k), _) => Role::Proj(*k),
         (_, Storage::Created) => Role::Const,
         (_, Storage::InPlace) => Role::Elementwise,
+        (_, Storage::UpdatesArg0) => Role::Update,
         (_, Storage::View) if arg0 == Some(out) => Role::View,
         // A shape op or cast that changes the dtype converts: not a view.
         (_, Storage::View | Storage::Fresh | Storage::Param | Storage::Projection) => Role::Fresh,
@@ -55,7 +61,12 @@ pub fn role(op: &Op, arg0: Option<DType>, out: DType) -> Role {
 pub fn view_map(role: Role) -> Option<usize> {
     match role {
         Role::View | Role::Proj(_) => Some(0),
-        Role::Param(_) | Role::Const | Role::Elementwise | Role::Fresh | Role::Loop => None,
+        Role::Param(_)
+        | Role::Const
+        | Role::Elementwise
+        | Role::Update
+        | Role::Fresh
+        | Role::Loop => None,
     }
 }
 
@@ -64,6 +75,7 @@ pub fn view_map(role: Role) -> Option<usize> {
 pub fn destroy_map(role: Role, n_args: usize) -> std::ops::Range<usize> {
     match role {
         Role::Elementwise => 0..n_args,
+        Role::Update => 0..n_args.min(1),
         Role::Param(_) | Role::Const | Role::View | Role::Fresh | Role::Loop | Role::Proj(_) => {
             0..0
         }
@@ -93,5 +105,11 @@ mod tests {
             role(&Op::Zeros(Type::scalar(DType::F64)), None, DType::F64),
             Role::Const
         );
+        // an increment may overwrite its operand, and only that one
+        let inc = role(&Op::IncIndex, Some(DType::F64), DType::F64);
+        assert_eq!(inc, Role::Update);
+        assert_eq!(destroy_map(inc, 3), 0..1);
+        assert_eq!(view_map(inc), None);
+        assert_eq!(role(&Op::Flip(0), Some(DType::F64), DType::F64), Role::View);
     }
 }

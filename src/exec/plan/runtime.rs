@@ -21,12 +21,12 @@ use super::schedule::GraphPlan;
 use super::view::{is_permutation, Loc, Root, VStep, ValView};
 use crate::exec::budget::MemoryBudget;
 use crate::exec::error::ExecError;
-use crate::exec::ops::{self, normalize_axis, shape::slice_indices};
+use crate::exec::ops::{self, normalize_axis, shape::slice_spec};
 use crate::exec::run::Dims;
 use crate::exec::value::Value;
 use crate::lang::program::NodeId;
 use crate::lang::{Op, Type};
-use ndarray::{Dimension, IxDyn, Slice};
+use ndarray::{Dimension, IxDyn};
 
 /// How a graph reads its parameters.
 pub trait Params {
@@ -252,7 +252,9 @@ impl GraphRt {
                 self.locs[i].set_whole(Root::Slot(s));
             }
             Role::View => self.exec_view(plan, i, params, env, meter)?,
-            Role::Elementwise | Role::Fresh => self.exec_compute(plan, i, params, env, meter)?,
+            Role::Elementwise | Role::Update | Role::Fresh => {
+                self.exec_compute(plan, i, params, env, meter)?
+            }
             Role::Loop => super::scan::exec(self, plan, i, params, env, meter)?,
         }
         Ok(())
@@ -383,8 +385,8 @@ impl GraphRt {
             return Err(internal(plan, i, "a computed node without storage"));
         };
         let mut dest = self.slots[s].val.take();
-        let done = if node.args.len() <= 3 {
-            let mut args: [Option<Arg<'_>>; 3] = [None, None, None];
+        let done = if node.args.len() <= 6 {
+            let mut args: [Option<Arg<'_>>; 6] = [None, None, None, None, None, None];
             for (j, a) in node.args.iter().enumerate() {
                 let loc = &self.locs[a.0];
                 args[j] = if loc.root == Root::Slot(s) && loc.steps.is_empty() {
@@ -542,6 +544,14 @@ impl GraphRt {
                 Ok(ax) => VStep::Insert(ax),
                 Err(_) => return false,
             },
+            Op::Flip(axis) => match normalize_axis(*axis, ndim) {
+                Ok(ax) => VStep::Flip(ax),
+                Err(_) => return false,
+            },
+            Op::Squeeze(axis) => match normalize_axis(*axis, ndim) {
+                Ok(ax) if shape[ax] == 1 => VStep::Remove(ax),
+                _ => return false,
+            },
             Op::Index => {
                 let idx = &node.args[1..];
                 if idx.len() > ndim {
@@ -570,22 +580,9 @@ impl GraphRt {
                 if ndim == 0 {
                     return false;
                 }
-                let Ok((first, step, count)) = slice_indices(shape[0], *start, *stop, *step) else {
-                    return false;
-                };
                 // The same conversion as the slice kernel.
-                let sl = if count == 0 {
-                    Slice::new(0, Some(0), 1)
-                } else if count == 1 {
-                    Slice::new(first as isize, Some(first as isize + 1), 1)
-                } else {
-                    let last = first + (count as i64 - 1) * step;
-                    let (lo, hi) = if step > 0 {
-                        (first, last)
-                    } else {
-                        (last, first)
-                    };
-                    Slice::new(lo as isize, Some(hi as isize + 1), step as isize)
+                let Ok(sl) = slice_spec(shape[0], *start, *stop, *step) else {
+                    return false;
                 };
                 VStep::Slice(sl)
             }
