@@ -1,0 +1,577 @@
+//! Data-driven gradient cases: finite differences and PyTensor's values.
+//!
+//! Every `tests/cases/grad/NAME.sexp` is one trial per mode (`MODES`: as
+//! written and optimized, each on the interpreter and on the compiled
+//! plan). Output 0 of a case is a scalar float cost L; outputs 1..=k are
+//! its gradients with respect to the inputs its `; wrt: X Y` header names,
+//! in that order. The inputs come from the data rule (`generate_inputs`)
+//! with the case's `; dims:` and `; scale:` headers, as in `tests/cases.rs`.
+//! In every mode a case must pass each check that applies:
+//!
+//! - `wrt:` — the finite-difference check ([`fd_check`]): central
+//!   differences of L in f64, perturbing every element of an input of at
+//!   most [`FD_ALL`] elements and [`FD_ALL`] evenly spread ones of a larger
+//!   one, against the program's own gradient outputs;
+//! - `NAME.expected/out_K.npy` — every output equals the stored value
+//!   (written by `tests/grad_cases.py` with `pytensor.grad`, for points
+//!   where finite differences are undefined (ties, kinks) or where the
+//!   derivative is taken with respect to a let-bound value): dtype and
+//!   shape equal, values within rtol 1e-9 / atol 1e-12;
+//! - optimized modes — every output equals the as-written interpreter's
+//!   (rtol 1e-9 / atol 1e-12).
+//!
+//! A case must have a `wrt:` header or expected outputs (else it checks
+//! nothing and fails). `; pending: TEXT` reports the case as ignored (a
+//! loop form the `grad` transform does not support yet; run it with
+//! `-- --ignored`). A case that writes `grad` or `stop_gradient` is
+//! ignored too while the parser does not know them ([`grad_supported`]),
+//! so the suite runs on builds without the transform and switches on with
+//! it. The harness's own trials (`fd_rejects_*`, named after their
+//! functions) show that a wrong gradient fails the check.
+//!
+//! Run one case with `cargo test --release --test grad_cases -- grad::op_exp`.
+
+mod common;
+
+use common::harness::{self, case_files, plain_trials};
+use common::{compare, expected_outputs, header, header_pairs, rel, stem};
+use eqscan::exec::npy::read_npy;
+use eqscan::exec::plan::Compiled;
+use eqscan::exec::run::{generate_inputs, run_program, Dims};
+use eqscan::exec::Value;
+use eqscan::lang::{parse_program, DType, Program};
+use libtest_mimic::{Failed, Trial};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The case folder.
+const DIR: &str = "tests/cases/grad";
+
+/// Tolerances against stored values and between modes (as `tests/cases.rs`).
+const RTOL: f64 = 1e-9;
+const ATOL: f64 = 1e-12;
+
+/// The finite-difference step, relative to `max(1, |x|)`. Central
+/// differences err by about `h²/6 · |L'''|` (truncation) plus
+/// `ε·|L| / h` (rounding, ε = 2.2e-16): at h = 1e-5 both are near 1e-11
+/// for the O(1) values of the data rule, the balance point of the two
+/// (h ≈ ε^(1/3) ≈ 6e-6). PyTensor's `verify_grad` uses a one-sided
+/// difference with h = 1e-7 in f64, whose error is O(h); the central one
+/// is four orders more accurate at this step.
+const FD_STEP: f64 = 1e-5;
+
+/// A gradient element passes when `|g - fd| <= FD_RTOL·|fd| + FD_ATOL·s`,
+/// s = max(1, |L|, max |fd| over that gradient): the error estimate above
+/// is about 1e-11·s, so 1e-6 leaves five orders of headroom (loops and
+/// second derivatives grow the truncation term) while a wrong gradient
+/// (a dropped term, a sign, a missed broadcast sum, an off-by-one step)
+/// is wrong by a sizeable fraction of s.
+const FD_RTOL: f64 = 1e-6;
+const FD_ATOL: f64 = 1e-6;
+
+/// Inputs with at most this many elements are perturbed at every element;
+/// larger ones at this many evenly spread elements (first and last
+/// included).
+const FD_ALL: usize = 16;
+
+/// The header keys a case may use.
+const KEYS: &[&str] = &["dims", "scale", "wrt", "pending"];
+
+/// How a program is prepared before it runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Prepare {
+    AsWritten,
+    Optimized,
+}
+
+/// What runs the prepared program.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Executor {
+    /// The reference interpreter (`exec::run::run_program`).
+    Interpreter,
+    /// The compiled plan (`exec::plan::Compiled`), what `eqscan run` uses.
+    Plan,
+}
+
+/// The modes: a name, a preparation and an executor.
+const MODES: &[(&str, Prepare, Executor)] = &[
+    ("unoptimized", Prepare::AsWritten, Executor::Interpreter),
+    ("plan", Prepare::AsWritten, Executor::Plan),
+    ("optimized", Prepare::Optimized, Executor::Interpreter),
+    ("optimized_plan", Prepare::Optimized, Executor::Plan),
+];
+
+/// What a case file says.
+struct Case {
+    file: String,
+    text: String,
+    dims: Dims,
+    scales: BTreeMap<String, f64>,
+    wrt: Vec<String>,
+    expected: Vec<PathBuf>,
+}
+
+/// The lowercase `word` of a `; word: ...` comment line, if it has that
+/// form.
+fn header_key(line: &str) -> Option<&str> {
+    let body = line.trim_start().strip_prefix(';')?.trim_start();
+    let (key, _) = body.split_once(':')?;
+    (!key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')).then_some(key)
+}
+
+/// Whether `a` and `b` differ by at most one insertion, deletion,
+/// substitution or swap of two neighbours.
+fn one_edit(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a == b {
+        return true;
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if long.len() - short.len() > 1 {
+        return false;
+    }
+    let p = short.iter().zip(&long).take_while(|(x, y)| x == y).count();
+    if short.len() == long.len() {
+        let swapped = p + 1 < short.len()
+            && short[p] == long[p + 1]
+            && short[p + 1] == long[p]
+            && short[p + 2..] == long[p + 2..];
+        swapped || short[p + 1..] == long[p + 1..]
+    } else {
+        short[p..] == long[p + 1..]
+    }
+}
+
+/// Refuses a `; word:` line that looks like a misspelt key (one edit away
+/// from one, or with an underscore), so a typo does not switch a check
+/// off silently.
+fn check_keys(text: &str, file: &str) -> Result<(), String> {
+    for (i, line) in text.lines().enumerate() {
+        let Some(key) = header_key(line) else {
+            continue;
+        };
+        if KEYS.contains(&key) {
+            continue;
+        }
+        if key.contains('_') || KEYS.iter().any(|k| one_edit(k, key)) {
+            return Err(format!(
+                "{file}:{}: unknown header key {key:?} (keys: {})",
+                i + 1,
+                KEYS.join(" ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn load_case(path: &Path) -> Result<Case, String> {
+    let file = rel(path);
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
+    check_keys(&text, &file)?;
+    let wrt = header(&text, "wrt")
+        .map(|v| v.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    let expected = expected_outputs(&path.with_extension("expected"));
+    Ok(Case {
+        dims: header_pairs(&text, "dims"),
+        scales: header_pairs(&text, "scale"),
+        file,
+        text,
+        wrt,
+        expected,
+    })
+}
+
+/// Whether this build's parser knows `grad`: a one-line program that uses
+/// it parses.
+fn grad_supported() -> bool {
+    parse_program("(program probe (input x (f64)) (output (grad (mul x x) x)))").is_ok()
+}
+
+/// Whether a program text uses `grad` or `stop_gradient` (outside comments).
+fn uses_grad(text: &str) -> bool {
+    text.lines().any(|line| {
+        let code = line.split(';').next().unwrap_or("");
+        code.contains("(grad ") || code.contains("(stop_gradient ")
+    })
+}
+
+/// Saturated with the shipped rules and extracted by the cost model priced
+/// at the case's sizes; never costlier than the original.
+fn optimized(p: &Program, dims: &Dims) -> Result<Program, String> {
+    let rewrites =
+        eqscan::optimize::default_rewrites().map_err(|e| format!("{} rule errors", e.len()))?;
+    let model = eqscan::extract::cost::CostModel::with_dims(dims.clone());
+    let report = eqscan::optimize::optimize(p, &rewrites, &Default::default(), &model)
+        .map_err(|e| e.to_string())?;
+    if report.cost_after > report.cost_before {
+        return Err(format!(
+            "cost went up: {} -> {}",
+            report.cost_before, report.cost_after
+        ));
+    }
+    Ok(report.program)
+}
+
+/// Runs one program on many input sets: the interpreter, or one compiled
+/// plan called again and again.
+enum Runner<'a> {
+    Interpreter(&'a Program, &'a Dims),
+    Plan(Box<Compiled>),
+}
+
+impl<'a> Runner<'a> {
+    fn new(executor: Executor, p: &'a Program, dims: &'a Dims) -> Result<Self, String> {
+        Ok(match executor {
+            Executor::Interpreter => Runner::Interpreter(p, dims),
+            Executor::Plan => Runner::Plan(Box::new(
+                Compiled::new(p, dims).map_err(|e| format!("compiling: {e}"))?,
+            )),
+        })
+    }
+
+    fn run(&mut self, inputs: &[Value]) -> Result<Vec<Value>, String> {
+        match self {
+            Runner::Interpreter(p, dims) => {
+                run_program(p, inputs.to_vec(), dims).map_err(|e| e.to_string())
+            }
+            Runner::Plan(c) => {
+                let refs: Vec<&Value> = inputs.iter().collect();
+                c.call_values(&refs).map_err(|e| e.to_string())
+            }
+        }
+    }
+}
+
+/// The flat (row-major) element positions finite differences perturb in an
+/// input of `n` elements: all of them up to [`FD_ALL`], else [`FD_ALL`]
+/// evenly spread ones, the first and the last included.
+fn fd_positions(n: usize) -> Vec<usize> {
+    if n <= FD_ALL {
+        (0..n).collect()
+    } else {
+        (0..FD_ALL).map(|j| j * (n - 1) / (FD_ALL - 1)).collect()
+    }
+}
+
+/// The cost: output 0, a float scalar.
+fn cost_of(outputs: &[Value]) -> Result<f64, String> {
+    let l = outputs.first().ok_or("the program has no outputs")?;
+    if !l.shape().is_empty() || !matches!(l.dtype(), DType::F64 | DType::F32) {
+        return Err(format!(
+            "output 0 must be a float scalar (the cost), got {:?} {:?}",
+            l.dtype(),
+            l.shape()
+        ));
+    }
+    l.to_f64_scalar()
+        .ok_or_else(|| "output 0 is not a scalar".to_string())
+}
+
+/// `inputs` with element `pos` (row-major) of input `k` moved by `delta`.
+fn perturbed(inputs: &[Value], k: usize, pos: usize, delta: f64) -> Vec<Value> {
+    let mut moved = inputs.to_vec();
+    if let Value::F64(a) = &mut moved[k] {
+        if let Some(x) = a.iter_mut().nth(pos) {
+            *x += delta;
+        }
+    }
+    moved
+}
+
+/// Evaluates a program on a set of inputs.
+type RunFn<'a> = dyn FnMut(&[Value]) -> Result<Vec<Value>, String> + 'a;
+
+/// The finite-difference check: for each `(k, name)` of `wrt` (input k of
+/// `inputs`, an f64 array), output `1 + j` of `outputs` (the j-th
+/// gradient) must have the input's shape and dtype and match central
+/// differences of output 0 at [`fd_positions`] (within `FD_RTOL` /
+/// `FD_ATOL`, see there). `run` evaluates the program on other inputs.
+fn fd_check(
+    run: &mut RunFn<'_>,
+    inputs: &[Value],
+    wrt: &[(usize, String)],
+    outputs: &[Value],
+) -> Result<(), String> {
+    let cost = cost_of(outputs)?;
+    if outputs.len() < 1 + wrt.len() {
+        return Err(format!(
+            "{} outputs: the cost and {} gradients expected",
+            outputs.len(),
+            wrt.len()
+        ));
+    }
+    let mut errors = Vec::new();
+    for (j, (k, name)) in wrt.iter().enumerate() {
+        let x = &inputs[*k];
+        let g = &outputs[1 + j];
+        if x.dtype() != DType::F64 {
+            return Err(format!(
+                "wrt {name}: finite differences need an f64 input, {name} is {:?}",
+                x.dtype()
+            ));
+        }
+        if g.dtype() != x.dtype() || g.shape() != x.shape() {
+            errors.push(format!(
+                "d/d{name} (output {}): {:?} {:?}, but {name} is {:?} {:?}",
+                1 + j,
+                g.dtype(),
+                g.shape(),
+                x.dtype(),
+                x.shape()
+            ));
+            continue;
+        }
+        let xs = common::elements(x);
+        let gs = common::elements(g);
+        let mut fds = Vec::new();
+        for pos in fd_positions(xs.len()) {
+            let h = FD_STEP * xs[pos].abs().max(1.0);
+            let up = cost_of(&run(&perturbed(inputs, *k, pos, h))?)?;
+            let down = cost_of(&run(&perturbed(inputs, *k, pos, -h))?)?;
+            fds.push((pos, (up - down) / (2.0 * h)));
+        }
+        let scale = fds
+            .iter()
+            .map(|(_, fd)| fd.abs())
+            .fold(cost.abs().max(1.0), f64::max);
+        let mut bad = Vec::new();
+        for &(pos, fd) in &fds {
+            let tol = FD_RTOL * fd.abs() + FD_ATOL * scale;
+            // Written so that a NaN on either side fails.
+            let close = (gs[pos] - fd).abs() <= tol;
+            if !close {
+                bad.push(format!(
+                    "  element {pos}: got {:?}, finite differences {fd:?}",
+                    gs[pos]
+                ));
+            }
+        }
+        if !bad.is_empty() {
+            let n_bad = bad.len();
+            bad.truncate(5);
+            errors.push(format!(
+                "d/d{name} (output {}): {n_bad} of {} checked elements differ from finite differences (scale {scale:e}):\n{}",
+                1 + j,
+                fds.len(),
+                bad.join("\n")
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n"))
+    }
+}
+
+/// The indices of the `wrt` names among the program's inputs.
+fn wrt_indices(p: &Program, wrt: &[String]) -> Result<Vec<(usize, String)>, String> {
+    let names: Vec<&str> = p.inputs().map(|(n, _)| n).collect();
+    wrt.iter()
+        .map(|w| {
+            names
+                .iter()
+                .position(|n| n == w)
+                .map(|k| (k, w.clone()))
+                .ok_or_else(|| format!("wrt: {w} is not an input (inputs: {})", names.join(" ")))
+        })
+        .collect()
+}
+
+/// Every output against a reference, `what` naming the reference.
+fn compare_all(got: &[Value], want: &[Value], what: &str) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{} outputs, {what} has {}", got.len(), want.len()));
+    }
+    let errors: Vec<String> = got
+        .iter()
+        .zip(want)
+        .enumerate()
+        .filter_map(|(k, (g, w))| {
+            compare(g, w, RTOL, ATOL)
+                .err()
+                .map(|m| format!("output {k} against {what}: {m}"))
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n"))
+    }
+}
+
+fn run_case(path: &Path, prepare: Prepare, executor: Executor) -> Result<(), Failed> {
+    let case = load_case(path)?;
+    let file = &case.file;
+    if case.wrt.is_empty() && case.expected.is_empty() {
+        return Err(format!(
+            "{file}: checks nothing: give a `; wrt:` header or expected outputs (tests/grad_cases.py)"
+        )
+        .into());
+    }
+    let written = parse_program(&case.text).map_err(|e| e.located(file))?;
+    let program = match prepare {
+        Prepare::AsWritten => written.clone(),
+        Prepare::Optimized => {
+            optimized(&written, &case.dims).map_err(|e| format!("{file}: optimizing: {e}"))?
+        }
+    };
+    let inputs = generate_inputs(&written, &case.dims, &case.scales)
+        .map_err(|e| format!("generate_inputs: {}", e.located(file)))?;
+    let mut runner =
+        Runner::new(executor, &program, &case.dims).map_err(|e| format!("{file}: {e}"))?;
+    let outputs = runner
+        .run(&inputs)
+        .map_err(|e| format!("{file}: run: {e}"))?;
+
+    let mut errors = Vec::new();
+    if prepare == Prepare::Optimized {
+        match run_program(&written, inputs.clone(), &case.dims) {
+            Ok(reference) => {
+                if let Err(m) = compare_all(&outputs, &reference, "the program as written") {
+                    errors.push(m);
+                }
+            }
+            Err(e) => errors.push(format!("as written: run: {e}")),
+        }
+    }
+    if !case.expected.is_empty() {
+        let mut want = Vec::new();
+        for p in &case.expected {
+            want.push(read_npy(p).map_err(|e| format!("{}: {e}", rel(p)))?);
+        }
+        if let Err(m) = compare_all(&outputs, &want, "NAME.expected") {
+            errors.push(m);
+        }
+    }
+    if !case.wrt.is_empty() {
+        let wrt = wrt_indices(&written, &case.wrt).map_err(|e| format!("{file}: {e}"))?;
+        if let Err(m) = fd_check(&mut |xs| runner.run(xs), &inputs, &wrt, &outputs) {
+            errors.push(m);
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{file}:\n{}", errors.join("\n")).into())
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The harness's own trials: a wrong gradient must fail the check.
+
+/// Parses `text` and runs the finite-difference check of its `; wrt:`
+/// header on the interpreter.
+fn fd_check_text(text: &str) -> Result<(), String> {
+    let p = parse_program(text).map_err(|e| e.to_string())?;
+    let dims: Dims = header_pairs(text, "dims");
+    let inputs = generate_inputs(&p, &dims, &BTreeMap::new()).map_err(|e| e.to_string())?;
+    let wrt: Vec<String> = header(text, "wrt")
+        .unwrap_or("")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let wrt = wrt_indices(&p, &wrt)?;
+    let mut run = |xs: &[Value]| run_program(&p, xs.to_vec(), &dims).map_err(|e| e.to_string());
+    let outputs = run(&inputs)?;
+    fd_check(&mut run, &inputs, &wrt, &outputs)
+}
+
+/// L = sum(x·x): 2x passes, 3x, 2x + 1e-3 and a gradient missing one
+/// element's term fail.
+fn fd_rejects_wrong_elementwise_gradient() {
+    let program = |grad: &str| {
+        format!(
+            "; wrt: x\n(program sq (input x (f64 N)) (output (sum (mul x x)) {grad}))\n; dims: N=20\n"
+        )
+    };
+    fd_check_text(&program("(mul 2.0 x)")).expect("the right gradient passes");
+    for wrong in [
+        "(mul 3.0 x)",
+        "(add (mul 2.0 x) 1e-3)",
+        "(mul (mul 2.0 x) (lt (arange N) 19))",
+        "(mul 2.0 (neg x))",
+    ] {
+        let e = fd_check_text(&program(wrong)).expect_err(wrong);
+        assert!(e.contains("differ from finite differences"), "{wrong}: {e}");
+    }
+}
+
+/// A gradient of the wrong shape or dtype fails before any difference.
+fn fd_rejects_wrong_gradient_type() {
+    let e = fd_check_text(
+        "; wrt: x\n(program sq (input x (f64 3)) (output (sum (mul x x)) (sum (mul 2.0 x))))",
+    )
+    .expect_err("a scalar for a vector");
+    assert!(e.contains("but x is"), "{e}");
+    let e =
+        fd_check_text("; wrt: x\n(program sq (input x (f64 3)) (output (mul x x) (mul 2.0 x)))")
+            .expect_err("a vector cost");
+    assert!(e.contains("output 0 must be a float scalar"), "{e}");
+}
+
+/// The hand-written backward loop of a running sum (the reverse cumulative
+/// sum of the cotangent) passes; the same loop not reversed (the classic
+/// mistake) and one that starts a step late fail.
+fn fd_rejects_wrong_loop_gradient() {
+    let program = |backward: &str| {
+        format!(
+            "; wrt: x\n; dims: T=7\n(program cs (input x (f64 T)) (input c (f64 T))
+  (let y (scan (sequences x) (outputs_info (sitsot (fill (f64) 0.0))) (fn (x_t acc) (add acc x_t))))
+  (let r (scan (sequences c) (outputs_info (sitsot (fill (f64) 0.0))) (go_backwards) (fn (c_t acc) (add acc c_t))))
+  (output (sum (mul y c)) {backward}))"
+        )
+    };
+    fd_check_text(&program("(slice r none none -1)")).expect("the right backward loop passes");
+    for wrong in [
+        "r",
+        "(concat 0 (slice (slice r none none -1) 1 none) (fill (f64 1) 0.0))",
+    ] {
+        let e = fd_check_text(&program(wrong)).expect_err(wrong);
+        assert!(e.contains("differ from finite differences"), "{wrong}: {e}");
+    }
+}
+
+/// The sampled positions: every element of a small input, 16 spread ones
+/// with both ends of a large one.
+fn fd_positions_cover() {
+    assert_eq!(fd_positions(3), vec![0, 1, 2]);
+    assert_eq!(fd_positions(16), (0..16).collect::<Vec<_>>());
+    let p = fd_positions(1000);
+    assert_eq!(p.len(), 16);
+    assert_eq!((p[0], p[15]), (0, 999));
+    assert!(p.windows(2).all(|w| w[0] < w[1]));
+}
+
+/// A misspelt header key is an error; prose comments are not.
+fn header_keys_checked() {
+    assert!(check_keys("; wtr: x\n", "f").is_err());
+    assert!(check_keys("; pendng: x\n", "f").is_err());
+    assert!(check_keys("; fd_tol: 1\n", "f").is_err());
+    assert!(check_keys("; wrt: x\n; pending: later\n; note: prose\n", "f").is_ok());
+}
+
+fn main() {
+    let grad = grad_supported();
+    let mut trials = plain_trials![
+        fd_rejects_wrong_elementwise_gradient,
+        fd_rejects_wrong_gradient_type,
+        fd_rejects_wrong_loop_gradient,
+        fd_positions_cover,
+        header_keys_checked,
+    ];
+    for path in case_files(DIR) {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let ignored = header(&text, "pending").is_some() || (!grad && uses_grad(&text));
+        for &(mode, prepare, executor) in MODES {
+            let path = path.clone();
+            let name = format!("grad::{}::{mode}", stem(&path));
+            trials.push(
+                Trial::test(name, move || run_case(&path, prepare, executor))
+                    .with_ignored_flag(ignored),
+            );
+        }
+    }
+    harness::run(trials);
+}
