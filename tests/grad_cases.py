@@ -279,11 +279,43 @@ class Program:
         if head in ("cumsum", "cumprod"):
             axis = int(args[1]) if len(args) > 1 else 0
             return (pt.cumsum if head == "cumsum" else pt.cumprod)(x(0), axis=axis)
+        if head in ("map", "reduce", "foldl", "scanl", "foldr", "scanr"):
+            return self.combinator(head, args, env)
         if head in ("scan", "grad"):
             vals = self.multi(e, env)
             assert len(vals) == 1, f"{head} with several values in one place"
             return vals[0]
         raise ValueError(f"unknown op {head}")
+
+    def step_fn(self, fn, env):
+        """A `(fn (PARAM ...) (let ...) ... BODY)` as a Python step function."""
+        params, body = fn[1], fn[2:]
+
+        def step(*args):
+            inner = dict(env)
+            for n, a in zip(params, args):
+                inner[n] = a
+            for c in body[:-1]:
+                self.let(c, inner)
+            last = body[-1]
+            if isinstance(last, list) and last and last[0] == "outputs":
+                return [self.expr(x, inner) for x in last[1:]]
+            return self.expr(last, inner)
+        return step
+
+    def combinator(self, head, args, env):
+        """map and the folds (SPEC §1), as pytensor.scan loops."""
+        step = self.step_fn(args[0], env)
+        if head == "map":
+            seqs = [self.expr(a, env) for a in args[1:]]
+            return pytensor.scan(step, sequences=seqs, return_updates=False)
+        init, xs = self.expr(args[1], env), self.expr(args[2], env)
+        backwards = head in ("foldr", "scanr")
+        out = pytensor.scan(step, sequences=[xs], outputs_info=[init],
+                            go_backwards=backwards, return_updates=False)
+        if head in ("reduce", "foldl", "foldr"):
+            return out[-1]
+        return out[::-1] if head == "scanr" else out
 
     @staticmethod
     def weak(lit, other):
