@@ -347,9 +347,12 @@ pub fn literal_args(egraph: &EGraph, args: &[Id]) -> Vec<Option<Scalar>> {
 fn rearranged_konst(op: &Op, egraph: &EGraph, vargs: &[Id]) -> Option<Scalar> {
     let first = || vargs.first().and_then(|a| egraph[*a].data.konst);
     match op {
-        Op::Transpose(_) | Op::Reshape(_) | Op::ExpandDims(_) | Op::Index | Op::Slice { .. } => {
-            first()
-        }
+        Op::Transpose(_)
+        | Op::Reshape(_)
+        | Op::ExpandDims(_)
+        | Op::Index
+        | Op::Slice { .. }
+        | Op::StopGradient => first(),
         Op::Stack | Op::Concat(_) => {
             let c = first()?;
             let same = vargs
@@ -375,7 +378,8 @@ fn rearranged_konst(op: &Op, egraph: &EGraph, vargs: &[Id]) -> Option<Scalar> {
         | Op::Tensor(..)
         | Op::Cast(_)
         | Op::Scan(_)
-        | Op::Proj(_) => None,
+        | Op::Proj(_)
+        | Op::Grad => None,
     }
 }
 
@@ -408,7 +412,9 @@ fn folds(op: &Op) -> bool {
         | Op::Arange(_)
         | Op::Tensor(..)
         | Op::Scan(_)
-        | Op::Proj(_) => false,
+        | Op::Proj(_)
+        | Op::StopGradient
+        | Op::Grad => false,
     }
 }
 

@@ -333,8 +333,18 @@ pub enum Op {
     /// A loop; its arguments are laid out as [`Scan`] documents. It has one
     /// result per `outputs_info` entry, read with [`Op::Proj`].
     Scan(Box<Scan>),
-    /// The k-th result of a multi-result node (a scan); 1 argument.
+    /// The k-th result of a multi-result node (a scan, a grad); 1 argument.
     Proj(usize),
+    /// `(stop_gradient X)`: the value of X, through which no gradient
+    /// flows back (its gradient rule is in `src/grad/vjp.rs`); 1 argument.
+    StopGradient,
+    /// `(grad COST X ...)`: the gradients of the scalar COST with respect
+    /// to the values X, one result per X (read with [`Op::Proj`]), each of
+    /// X's type. Arguments: COST, then each X. It exists only before
+    /// expansion: `crate::grad::expand` replaces every one by plain ops
+    /// and loops, so the executors and the e-graph never see it (they
+    /// refuse it as an internal error). Not an op head of the op table.
+    Grad,
 }
 
 /// The exact result of integer arithmetic on `i64` operands, for the
@@ -386,6 +396,7 @@ impl Op {
             Op::Literal(_) => "literal",
             Op::Size(_) => "size",
             Op::Scan(_) => "scan",
+            Op::Grad => "grad",
             // Every other op has a head (see `Op::kind`).
             op => op.kind().map_or("op", OpKind::name),
         }

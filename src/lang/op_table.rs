@@ -14,8 +14,10 @@
 //!
 //! A new op is one line here plus one variant of [`Op`] and its arms in
 //! [`Op::parts`] and [`Op::from_parts`]; every stage that must know it
-//! (type rule, kernel, cost, range) matches on [`Op`] exhaustively and
-//! fails to compile until it does.
+//! (type rule, kernel, cost, range, gradient) matches on [`Op`]
+//! exhaustively and fails to compile until it does. The gradient of every
+//! op (its vector-Jacobian product) is in `src/grad/vjp.rs`, one arm per
+//! op.
 
 use super::dtype::DType;
 use super::op::{BinaryOp, CompareOp, CumOp, Op, ReduceOp, Scalar, UnaryOp};
@@ -297,6 +299,8 @@ op_table! {
         Tensor = "tensor" [Attr(A::Type), Attr(A::Literals)],
         /// `(cast dtype x)`
         Cast = "cast" [Attr(A::DType), Arg],
+        /// `(stop_gradient x)`
+        StopGradient = "stop_gradient" [Arg],
         /// `(proj k scan)`: output k of a scan (terms only; programs bind
         /// a scan's outputs with a destructuring `let`)
         Proj = "proj" [Attr(A::Output), Arg],
@@ -394,7 +398,7 @@ impl Op {
     /// scans, which are not op heads.
     pub fn kind(&self) -> Option<OpKind> {
         Some(match self {
-            Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) => return None,
+            Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) | Op::Grad => return None,
             Op::Unary(u) => OpKind::Unary(*u),
             Op::Binary(b) => OpKind::Binary(*b),
             Op::Compare(c) => OpKind::Compare(*c),
@@ -416,6 +420,7 @@ impl Op {
             Op::Arange(_) => OpKind::Arange,
             Op::Tensor(..) => OpKind::Tensor,
             Op::Cast(_) => OpKind::Cast,
+            Op::StopGradient => OpKind::StopGradient,
             Op::Proj(_) => OpKind::Proj,
         })
     }
@@ -447,8 +452,9 @@ impl Op {
             | Op::Dot
             | Op::Matmul
             | Op::Stack
-            | Op::Index => Vec::new(),
-            Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) => return None,
+            | Op::Index
+            | Op::StopGradient => Vec::new(),
+            Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) | Op::Grad => return None,
         };
         Some((kind, attrs))
     }
@@ -499,6 +505,7 @@ impl Op {
                 AttrValue::DType(d) => Op::Cast(d),
                 _ => return None,
             },
+            OpKind::StopGradient => Op::StopGradient,
             OpKind::Proj => Op::Proj(usize::try_from(a.next()?.int()?).ok()?),
         };
         a.next().is_none().then_some(op)
@@ -509,6 +516,7 @@ impl Op {
         match self {
             Op::Input(_) | Op::Literal(_) | Op::Size(_) => Arity::Exactly(0),
             Op::Scan(s) => Arity::Exactly(s.sig.n_args()),
+            Op::Grad => Arity::AtLeast(2),
             op => op.kind().map_or(Arity::Exactly(0), |k| k.arity(Form::Args)),
         }
     }

@@ -87,7 +87,9 @@ pub fn role(op: &Op, arg0: Option<DType>, out: DType) -> Role {
         Op::ExpandDims(_) => view(ViewOp::ExpandDims),
         Op::Index => view(ViewOp::Index),
         Op::Slice { .. } => view(ViewOp::Slice),
-        Op::Cast(_) => view(ViewOp::Identity),
+        Op::Cast(_) | Op::StopGradient => view(ViewOp::Identity),
+        // Expanded before a program is compiled; its kernel refuses it.
+        Op::Grad => Role::Fresh,
         Op::Scan(_) => Role::Loop,
         Op::Proj(k) => Role::Proj(*k),
     }
