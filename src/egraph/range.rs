@@ -6,7 +6,7 @@
 //! [`op_range`], the transfer function of every op, including the one
 //! relational fact the analysis knows: `x - max(x) <= 0`.
 //! Must not: read rules, decide rewrites (the predicates that read ranges
-//! are in [`super::conditions`]), or evaluate ops on data.
+//! are in `rules::conditions`), or evaluate ops on data.
 //!
 //! # What a range means
 //!

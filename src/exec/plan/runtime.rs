@@ -13,7 +13,7 @@
 //! becomes the slot's storage. Must not: write a parameter, or allocate
 //! per node once the slots have their sizes (the error paths aside).
 
-use super::contract::{Role, ViewOp};
+use super::contract::Role;
 use super::fusion::FusedRt;
 use super::kernels::{self, Arg};
 use super::scan::ScanRt;
@@ -217,7 +217,7 @@ impl GraphRt {
         meter: &mut Meter,
     ) -> Result<(), ExecError> {
         let np = &plan.nodes[i];
-        if !matches!(np.role, Role::Param(_) | Role::Proj(_) | Role::View(_))
+        if !matches!(np.role, Role::Param(_) | Role::Proj(_) | Role::View)
             && self.budget_checked[i] != env.gen
         {
             self.check_budget(plan, i, params, env)?;
@@ -251,7 +251,7 @@ impl GraphRt {
                 }
                 self.locs[i].set_whole(Root::Slot(s));
             }
-            Role::View(op) => self.exec_view(plan, i, op, params, env, meter)?,
+            Role::View => self.exec_view(plan, i, params, env, meter)?,
             Role::Elementwise | Role::Fresh => self.exec_compute(plan, i, params, env, meter)?,
             Role::Loop => super::scan::exec(self, plan, i, params, env, meter)?,
         }
@@ -427,13 +427,12 @@ impl GraphRt {
         &mut self,
         plan: &GraphPlan,
         i: usize,
-        op: ViewOp,
         params: &dyn Params,
         env: Env<'_>,
         meter: &mut Meter,
     ) -> Result<(), ExecError> {
         let mut loc = std::mem::take(&mut self.locs[i]);
-        if self.try_view(plan, i, op, &mut loc, params, env) {
+        if self.try_view(plan, i, &mut loc, params, env) {
             self.locs[i] = loc;
             return Ok(());
         }
@@ -454,7 +453,6 @@ impl GraphRt {
         &self,
         plan: &GraphPlan,
         i: usize,
-        op: ViewOp,
         loc: &mut Loc,
         params: &dyn Params,
         env: Env<'_>,
@@ -472,9 +470,10 @@ impl GraphRt {
         loc.steps.extend_from_slice(&bl.steps);
         let shape = bv.shape();
         let ndim = shape.len();
-        let step = match (op, &node.op) {
-            (ViewOp::Identity, _) => return true,
-            (ViewOp::Transpose, Op::Transpose(perm)) => {
+        let step = match &node.op {
+            // A view of the same dtype: the argument itself.
+            Op::Cast(_) | Op::StopGradient => return true,
+            Op::Transpose(perm) => {
                 let mut order = IxDyn::zeros(ndim);
                 match perm {
                     None => {
@@ -499,7 +498,7 @@ impl GraphRt {
                 }
                 VStep::Permute(order)
             }
-            (ViewOp::Reshape, Op::Reshape(sizes)) => {
+            Op::Reshape(sizes) => {
                 if !bv.is_standard_layout() {
                     return false;
                 }
@@ -539,11 +538,11 @@ impl GraphRt {
                 }
                 VStep::Reshape(to)
             }
-            (ViewOp::ExpandDims, Op::ExpandDims(axis)) => match normalize_axis(*axis, ndim + 1) {
+            Op::ExpandDims(axis) => match normalize_axis(*axis, ndim + 1) {
                 Ok(ax) => VStep::Insert(ax),
                 Err(_) => return false,
             },
-            (ViewOp::Index, Op::Index) => {
+            Op::Index => {
                 let idx = &node.args[1..];
                 if idx.len() > ndim {
                     return false;
@@ -567,7 +566,7 @@ impl GraphRt {
                 }
                 return true;
             }
-            (ViewOp::Slice, Op::Slice { start, stop, step }) => {
+            Op::Slice { start, stop, step } => {
                 if ndim == 0 {
                     return false;
                 }

@@ -257,7 +257,7 @@ impl GraphPlan {
                     own[i].push(t);
                     lives_in[i].push(t);
                 }
-                Role::View(_) => {
+                Role::View => {
                     let t = new_token(node.ty(), false);
                     own[i].push(t);
                     let Some(a) = node.args.first() else {
@@ -320,7 +320,7 @@ impl GraphPlan {
                     let whole = match nodes[a].role {
                         Role::Elementwise | Role::Fresh | Role::Proj(_) => true,
                         Role::Param(k) => k < owned,
-                        Role::Const | Role::View(_) | Role::Loop => false,
+                        Role::Const | Role::View | Role::Loop => false,
                     };
                     let [t] = lives_in[a][..] else { continue };
                     if whole

@@ -10,7 +10,7 @@ use super::literal::parse_literal;
 use super::{arity, syntax, type_err, Parser};
 use crate::lang::error::LangError;
 use crate::lang::infer::{grad_types, GradTypeError};
-use crate::lang::op::Op;
+use crate::lang::op_table::Op;
 use crate::lang::program::NodeId;
 use crate::lang::sexp::Sexp;
 use crate::lang::shape::Type;
