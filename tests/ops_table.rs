@@ -39,6 +39,7 @@ fn example(k: OpKind) -> String {
         OpKind::Arange => "(arange 4)".into(),
         OpKind::Tensor => "(tensor (f64 2) 1.0 2.5)".into(),
         OpKind::Cast => "(cast i64 x)".into(),
+        OpKind::StopGradient => "(stop_gradient x)".into(),
         // Programs read a scan's outputs by name; the term reads them with
         // `proj`.
         OpKind::Proj => "(map (fn (r) (sum r)) m)".into(),

@@ -292,7 +292,11 @@ impl CostModel {
                 };
                 2.0 * n_out * k + moved
             }
-            Op::Transpose(_) | Op::Reshape(_) | Op::ExpandDims(_) | Op::Index => self.view_cost,
+            Op::Transpose(_)
+            | Op::Reshape(_)
+            | Op::ExpandDims(_)
+            | Op::Index
+            | Op::StopGradient => self.view_cost,
             Op::Stack
             | Op::Concat(_)
             | Op::Slice { .. }
@@ -306,6 +310,8 @@ impl CostModel {
             Op::Input(_) | Op::Size(_) | Op::Proj(_) => 0.0,
             // Never built by `node_op`; a scan is costed by its head.
             Op::Scan(_) => f64::INFINITY,
+            // Expanded before a program reaches the e-graph.
+            Op::Grad => f64::INFINITY,
         }
     }
 }

@@ -157,6 +157,11 @@ pub fn eval(
         Op::Input(_) | Op::Scan(_) | Op::Proj(_) => {
             return Err(format!("internal: {} is not an op kernel", op.name()))
         }
+        Op::Grad => {
+            return Err(
+                "internal: grad is expanded before a program runs (crate::grad::expand)".into(),
+            )
+        }
         _ if !op.arg_arity().admits(args.len()) => {
             return Err(format!(
                 "internal: {} takes {}, got {}",
@@ -201,6 +206,7 @@ pub fn eval(
         Op::Arange(n) => create::arange(n, dims)?,
         Op::Tensor(ty, values) => create::tensor(ty, values, out, dims)?,
         Op::Cast(dt) => args[0].cast(*dt),
+        Op::StopGradient => args[0].clone(),
     };
     // The static type decides the dtype; kernels that keep their input's
     // dtype (shape ops, index) are cast when the two disagree.
