@@ -4,6 +4,7 @@
 ; differences.
 ; wrt: W U h0 X
 ; dims: T=4
+; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program loop_second_order_gradnorm
   (input W (f64 3 3))
   (input U (f64 3 2))

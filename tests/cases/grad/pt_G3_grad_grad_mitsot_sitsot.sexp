@@ -4,6 +4,7 @@
 ; the inits) with respect to init0 (upstream only builds it: here finite
 ; differences check it).
 ; wrt: i0 i1
+; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G3_grad_grad_mitsot_sitsot
   (input i0 (f64 2 3))
   (input i1 (f64 3))
