@@ -301,7 +301,8 @@ impl CostModel {
             | Op::ExpandDims(_)
             | Op::Index
             | Op::Flip(_)
-            | Op::Squeeze(_) => self.view_cost,
+            | Op::Squeeze(_)
+            | Op::StopGradient => self.view_cost,
             // A pass over G, writing X's shape.
             Op::SumTo => args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved,
             // A copy of X, and an add per element of the increment.
@@ -322,6 +323,8 @@ impl CostModel {
             Op::Input(_) | Op::Size(_) | Op::Proj(_) => 0.0,
             // Never built by `node_op`; a scan is costed by its head.
             Op::Scan(_) => f64::INFINITY,
+            // Expanded before a program reaches the e-graph.
+            Op::Grad => f64::INFINITY,
         }
     }
 }

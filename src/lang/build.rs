@@ -133,7 +133,7 @@ impl Builder {
     /// [`Op::Input`], [`Op::Scan`] and [`Op::Proj`] have their own methods
     /// ([`Builder::input`], [`Builder::scan`]).
     pub fn op(&mut self, op: Op, args: &[NodeId]) -> Result<NodeId, LangError> {
-        if let Op::Input(_) | Op::Scan(_) | Op::Proj(_) = op {
+        if let Op::Input(_) | Op::Scan(_) | Op::Proj(_) | Op::Grad = op {
             return Err(build(BuildErrorKind::NotAnOp(op.name())));
         }
         let mut tys = Vec::with_capacity(args.len());
@@ -288,6 +288,12 @@ impl Builder {
     /// The type of node `id`.
     pub fn ty(&self, id: NodeId) -> Result<&Type, LangError> {
         Ok(self.node(id)?.ty())
+    }
+
+    /// The graph built so far (to read nodes back, as a program transform
+    /// that extends what it has built does).
+    pub fn graph(&self) -> &Graph {
+        &self.graph
     }
 
     /// The program, with `outputs` as its outputs (in order).

@@ -35,7 +35,7 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
     }
     exact_literal_arithmetic(op, args, consts)?;
     match op {
-        Op::Input(_) | Op::Scan(_) | Op::Proj(_) => Err(format!(
+        Op::Input(_) | Op::Scan(_) | Op::Proj(_) | Op::Grad => Err(format!(
             "internal: `{}` is typed by the parser, not by infer",
             op.name()
         )),
@@ -158,7 +158,53 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
             let [x] = fixed(args)?;
             squeeze(*ax, x)
         }
+        Op::StopGradient => {
+            let [x] = fixed(args)?;
+            Ok(x.clone())
+        }
     }
+}
+
+/// Why a `(grad COST X ...)` does not type-check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GradTypeError {
+    /// COST is not a scalar of dtype f64 or f32.
+    Cost(Type),
+    /// The X at this position (0-based among the X) is not a float value.
+    NotFloat(usize, Type),
+}
+
+impl std::fmt::Display for GradTypeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GradTypeError::Cost(t) => {
+                write!(f, "the cost must be a scalar of dtype f64 or f32, got {t}")
+            }
+            GradTypeError::NotFloat(_, t) => write!(
+                f,
+                "only f64 and f32 values have gradients, got a value of type {t}"
+            ),
+        }
+    }
+}
+
+/// The type rule of `(grad COST X ...)`: COST is an f64 or f32 scalar,
+/// each X a float value; the result is one gradient per X, of X's type
+/// (made strong).
+pub fn grad_types(cost: &Type, xs: &[&Type]) -> Result<Vec<Type>, GradTypeError> {
+    if cost.ndim() != 0 || !cost.dtype.is_float() {
+        return Err(GradTypeError::Cost(cost.clone()));
+    }
+    xs.iter()
+        .enumerate()
+        .map(|(k, t)| {
+            if t.dtype.is_float() {
+                Ok((*t).clone().strong())
+            } else {
+                Err(GradTypeError::NotFloat(k, (*t).clone()))
+            }
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------- helpers

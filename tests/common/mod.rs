@@ -4,6 +4,7 @@
 //! data-driven harnesses.
 #![allow(dead_code)]
 
+pub mod fd;
 pub mod harness;
 
 use eqscan::exec::Value;

@@ -1,0 +1,8 @@
+; slice with a step, ::2.
+; wrt: x
+; pending: grad of a slice with |step| > 1 (helper/grad c6455dd: needs inc_slice)
+(program op_slice_step
+  (input C (f64 4))
+  (input x (f64 7))
+  (let L (sum (mul C (slice x none none 2))))
+  (output L (grad L x)))
