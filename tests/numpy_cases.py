@@ -655,6 +655,84 @@ def slice_symbolic(d, n):
     return (X[1::2], X[::-2], X[-3::1])
 
 
+# ---- ops of gradient programs
+
+def _inc(x, key, g):
+    y = x.copy()
+    y[key] += g
+    return y
+
+
+@ops
+def grad_zeros_like(d, n):
+    X, Y, K, B = d["X"], d["Y"], d["K"], d["B"]
+    return (np.zeros_like(X), np.zeros_like(Y), np.zeros_like(K), np.zeros_like(B),
+            np.zeros_like(2.5), np.zeros_like(X) + X)
+
+
+def _sum_to(g, shape):
+    """G summed to `shape`: NumPy broadcasting reversed."""
+    lead = g.ndim - len(shape)
+    r = g.sum(axis=tuple(range(lead))) if lead else g
+    axes = tuple(k for k, n in enumerate(shape) if n == 1 and r.shape[k] != 1)
+    r = r.sum(axis=axes, keepdims=True) if axes else r
+    assert np.broadcast_shapes(shape, g.shape) == g.shape
+    return np.asarray(r)
+
+
+@ops
+def grad_sum_to(d, n):
+    G, x, r, c, s, K, B, F = (d[k] for k in ("G", "x", "r", "c", "s", "K", "B", "F"))
+    return (_sum_to(G, x.shape), _sum_to(G, r.shape), _sum_to(G, c.shape),
+            _sum_to(G, s.shape), _sum_to(G, G.shape), _sum_to(K, r.shape),
+            _sum_to(B, r.shape).astype(i64), _sum_to(F, c.shape),
+            _sum_to(x, (1, 1)))
+
+
+@ops
+def grad_inc_index(d, n):
+    X, g, Y, K, h, i = (d[k] for k in ("X", "g", "Y", "K", "h", "i"))
+    return (_inc(X, 1, g), _inc(X, -1, g), _inc(X, (0, -2), 2.5), _inc(Y, 1, X),
+            _inc(Y, (0, 3), g), _inc(Y, (-1, -4, 2), X[0, 0]), _inc(K, 2, 3),
+            _inc(X, 0, h), _inc(_inc(X, 0, g), 0, g), _inc(X, int(i), np.ones(1)))
+
+
+@ops
+def grad_inc_slice(d, n):
+    X, g, Y, K = d["X"], d["g"], d["Y"], d["K"]
+    return (_inc(X, slice(1, 4, 1), g), _inc(X, slice(None, None, -1), g),
+            _inc(X, slice(-1, 0, -2), 1.0), _inc(X, slice(None, 3), X[:3]),
+            _inc(X, slice(100, None), g), _inc(X, slice(None, None, 4), g),
+            _inc(Y, slice(1, None, 2), g), _inc(Y, slice(None, None, -1), Y[::-1]),
+            _inc(K, slice(-100, 100, 3), 2))
+
+
+@ops
+def grad_flip(d, n):
+    X, Y, V, K, E = d["X"], d["Y"], d["V"], d["K"], d["E"]
+    return (np.flip(X, 0), np.flip(X, 1), np.flip(X, -1), np.flip(Y, 1),
+            np.flip(np.flip(Y, 2), -1), np.flip(V, 0), np.flip(K, 1), np.flip(E, 0),
+            np.flip(X, 0) + X, np.flip(X.T, 1).sum(0))
+
+
+@ops
+def grad_squeeze(d, n):
+    X, R, C, O = d["X"], d["R"], d["C"], d["O"]
+    return (np.squeeze(X, 1), np.squeeze(X, -2), np.squeeze(R, 0), np.squeeze(C, 1),
+            np.squeeze(C, -1), np.squeeze(O, 0), np.squeeze(np.expand_dims(R, 2), -1),
+            np.squeeze(X.T, 1) * 2.0)
+
+
+@ops
+def grad_inc_inplace(d, n):
+    A, g = d["A"], d["g"]
+    x = np.exp(A)
+    dead = _inc(A * 2.0, 1, g)
+    kept = _inc(x, slice(None, None, -2), g)
+    twice = _inc(_inc(np.sin(A), slice(1, 3), g), 0, g)
+    return (dead, kept + x, x.sum(0), twice, _inc(x, 3, x[0]))
+
+
 # ---- creation and casting
 
 @ops

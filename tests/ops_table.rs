@@ -39,6 +39,12 @@ fn example(k: OpKind) -> String {
         OpKind::Arange => "(arange 4)".into(),
         OpKind::Tensor => "(tensor (f64 2) 1.0 2.5)".into(),
         OpKind::Cast => "(cast i64 x)".into(),
+        OpKind::ZerosLike => "(zeros_like m)".into(),
+        OpKind::SumTo => "(sum_to m x)".into(),
+        OpKind::IncIndex => "(inc_index m x 1)".into(),
+        OpKind::IncSlice => "(inc_slice x y 2 none -1)".into(),
+        OpKind::Flip => "(flip m 1)".into(),
+        OpKind::Squeeze => "(squeeze (expand_dims x 1) 1)".into(),
         // Programs read a scan's outputs by name; the term reads them with
         // `proj`.
         OpKind::Proj => "(map (fn (r) (sum r)) m)".into(),

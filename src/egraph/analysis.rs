@@ -24,7 +24,9 @@ use crate::exec::ops::eval;
 use crate::exec::Value;
 use crate::lang::infer::infer;
 use crate::lang::loop_type;
-use crate::lang::{AttrKind, AttrValue, Dim, ExactInt, Form, LoopSig, Op, Scalar, Slot, Type};
+use crate::lang::{
+    AttrKind, AttrValue, Dim, Elements, ExactInt, Form, LoopSig, Op, Scalar, Slot, Type,
+};
 use egg::{Analysis, DidMerge, Id};
 use std::collections::BTreeSet;
 
@@ -341,74 +343,47 @@ pub fn literal_args(egraph: &EGraph, args: &[Id]) -> Vec<Option<Scalar>> {
         .collect()
 }
 
-/// Elementwise ops whose result is uniform when their arguments are.
-/// The constant of an op that only moves, repeats or picks elements: a
-/// uniform constant rearranged is the same constant.
+/// The constant of an op that only moves, repeats, picks or joins
+/// elements ([`Elements::Rearranged`], [`Elements::Joined`]): uniform
+/// arguments rearranged are the same constant.
 fn rearranged_konst(op: &Op, egraph: &EGraph, vargs: &[Id]) -> Option<Scalar> {
     let first = || vargs.first().and_then(|a| egraph[*a].data.konst);
-    match op {
-        Op::Transpose(_) | Op::Reshape(_) | Op::ExpandDims(_) | Op::Index | Op::Slice { .. } => {
-            first()
-        }
-        Op::Stack | Op::Concat(_) => {
+    match op.elements() {
+        Elements::Rearranged => first(),
+        Elements::Joined => {
             let c = first()?;
             let same = vargs
                 .iter()
                 .all(|a| egraph[*a].data.konst.is_some_and(|k| k == c));
             same.then_some(c)
         }
-        Op::Input(_)
-        | Op::Literal(_)
-        | Op::Size(_)
-        | Op::Unary(_)
-        | Op::Binary(_)
-        | Op::Compare(_)
-        | Op::Where
-        | Op::Reduce(..)
-        | Op::Cumulative(..)
-        | Op::Dot
-        | Op::Matmul
-        | Op::Fill(_)
-        | Op::Zeros(_)
-        | Op::Ones(_)
-        | Op::Arange(_)
-        | Op::Tensor(..)
-        | Op::Cast(_)
-        | Op::Scan(_)
-        | Op::Proj(_) => None,
+        Elements::Pointwise | Elements::Filled | Elements::Zero | Elements::Mixed => None,
+    }
+}
+
+/// The constant of an op whose every element is zero ([`Elements::Zero`]),
+/// in the result's dtype.
+fn zero_konst(op: &Op, out: &Type) -> Option<Scalar> {
+    match op.elements() {
+        Elements::Zero => Some(match out.dtype {
+            crate::lang::DType::F64 | crate::lang::DType::F32 => Scalar::F64(0.0),
+            crate::lang::DType::I64 => Scalar::I64(0),
+            crate::lang::DType::Bool => Scalar::Bool(false),
+        }),
+        Elements::Pointwise
+        | Elements::Filled
+        | Elements::Rearranged
+        | Elements::Joined
+        | Elements::Mixed => None,
     }
 }
 
 /// Whether the op's constant is folded by evaluating it on its arguments'
-/// constants (elementwise ops and fills: a uniform result).
+/// constants (pointwise ops and fills: a uniform result).
 fn folds(op: &Op) -> bool {
-    match op {
-        Op::Unary(_)
-        | Op::Binary(_)
-        | Op::Compare(_)
-        | Op::Where
-        | Op::Cast(_)
-        | Op::Fill(_)
-        | Op::Zeros(_)
-        | Op::Ones(_)
-        | Op::Literal(_) => true,
-        Op::Input(_)
-        | Op::Size(_)
-        | Op::Reduce(..)
-        | Op::Cumulative(..)
-        | Op::Dot
-        | Op::Matmul
-        | Op::Transpose(_)
-        | Op::Reshape(_)
-        | Op::ExpandDims(_)
-        | Op::Stack
-        | Op::Concat(_)
-        | Op::Index
-        | Op::Slice { .. }
-        | Op::Arange(_)
-        | Op::Tensor(..)
-        | Op::Scan(_)
-        | Op::Proj(_) => false,
+    match op.elements() {
+        Elements::Pointwise | Elements::Filled => true,
+        Elements::Rearranged | Elements::Joined | Elements::Zero | Elements::Mixed => false,
     }
 }
 
@@ -570,7 +545,8 @@ impl Analysis<TNode> for TensorAnalysis {
                             vargs.iter().map(|a| egraph[*a].data.konst).collect();
                         let konst = match (folds(&op), all) {
                             (true, Some(cs)) => fold(&op, &cs, &tys, &t),
-                            _ => rearranged_konst(&op, egraph, &vargs),
+                            _ => rearranged_konst(&op, egraph, &vargs)
+                                .or_else(|| zero_konst(&op, &t)),
                         };
                         let range = op_range(egraph, &op, &vargs, &t);
                         let mut data = value(Kind::Value(t), konst, d);

@@ -6,7 +6,7 @@
 //! [`op_range`], the transfer function of every op, including the one
 //! relational fact the analysis knows: `x - max(x) <= 0`.
 //! Must not: read rules, decide rewrites (the predicates that read ranges
-//! are in [`super::conditions`]), or evaluate ops on data.
+//! are in `rules::conditions`), or evaluate ops on data.
 //!
 //! # What a range means
 //!
@@ -468,6 +468,20 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
         | Op::Slice { .. }
         | Op::Fill(_) => arg(0),
         Op::Stack | Op::Concat(_) => (1..vargs.len()).fold(arg(0), |acc, k| acc.hull(&arg(k))),
+        Op::Flip(_) | Op::Squeeze(_) => arg(0),
+        Op::ZerosLike => Range::point(0.0),
+        // Each element sums between none (an empty axis of G) and all of
+        // G's elements.
+        Op::SumTo => {
+            let g = arg(0);
+            let n = arg_ty(0).and_then(|t| count(&t.shape));
+            g.hull(&g.times_count(n, eps)).hull(&Range::point(0.0))
+        }
+        // Each element is X's, or X's plus one of G's.
+        Op::IncIndex | Op::IncSlice { .. } => {
+            let x = arg(0);
+            x.hull(&x.add(&arg(1)))
+        }
         Op::Zeros(_) => Range::point(0.0),
         Op::Ones(_) => Range::point(1.0),
         Op::Arange(n) => match n.as_known() {

@@ -22,7 +22,8 @@
 //! typed by construction or the conversion fails ([`TermError`]).
 
 use crate::lang::dtype::DType;
-use crate::lang::op::{Op, Scalar};
+use crate::lang::op::Scalar;
+use crate::lang::op_table::Op;
 use crate::lang::op_table::{AttrKind, AttrValue, Form, Slot};
 use crate::lang::parse::parse_literal;
 use crate::lang::program::{Graph, LoopSig, NodeId, Program};

@@ -10,7 +10,8 @@
 use super::term::{Head, Lit, TNode};
 use crate::lang::build::Builder;
 use crate::lang::error::{BuildErrorKind, LangError};
-use crate::lang::op::{Op, Scalar};
+use crate::lang::op::Scalar;
+use crate::lang::op_table::Op;
 use crate::lang::op_table::{AttrKind, AttrValue, Form, OpKind, Slot};
 use crate::lang::program::{NodeId, Program};
 use crate::lang::shape::{Dim, Type};

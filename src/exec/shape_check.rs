@@ -283,7 +283,7 @@ impl Checker<'_> {
                         .zip(&args)
                         .map(|(a, f)| match g.nodes.get(a.0).map(|n| &n.op) {
                             Some(Op::Literal(s)) => Some(*s),
-                            _ if matches!(op, Op::Index) => f.value.map(Scalar::I64),
+                            _ if matches!(op, Op::Index | Op::IncIndex) => f.value.map(Scalar::I64),
                             _ => None,
                         })
                         .collect();

@@ -177,9 +177,13 @@ impl CostModel {
     ///   plus bytes moved over 8;
     /// - `dot` / `matmul`: `2·m·k·n` (twice the result elements times the
     ///   contracted length), plus bytes moved over 8;
-    /// - views (transpose, reshape, expand_dims, index): [`Self::view_cost`];
-    /// - copies and creations (stack, concat, slice, fill, zeros, ones,
-    ///   tensor, arange, cast): the result's elements;
+    /// - views (transpose, reshape, expand_dims, index, flip, squeeze):
+    ///   [`Self::view_cost`];
+    /// - copies and creations (stack, concat, slice, fill, zeros,
+    ///   zeros_like, ones, tensor, arange, cast): the result's elements;
+    /// - `sum_to`: one operation per element of G, plus bytes moved over 8;
+    /// - increments (`inc_index`, `inc_slice`): the result's elements (the
+    ///   copy of X) plus the increment's;
     /// - leaves, `proj` and the root: 0 ([`Self::literal_cost`] for a
     ///   literal);
     /// - a scan: its loop overhead, `steps × (step_overhead + inputs ×
@@ -294,7 +298,18 @@ impl CostModel {
                 };
                 2.0 * n_out * k + moved
             }
-            Op::Transpose(_) | Op::Reshape(_) | Op::ExpandDims(_) | Op::Index => self.view_cost,
+            Op::Transpose(_)
+            | Op::Reshape(_)
+            | Op::ExpandDims(_)
+            | Op::Index
+            | Op::Flip(_)
+            | Op::Squeeze(_) => self.view_cost,
+            // A pass over G, writing X's shape.
+            Op::SumTo => args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved,
+            // A copy of X, and an add per element of the increment.
+            Op::IncIndex | Op::IncSlice { .. } => {
+                n_out + args.get(1).map(|t| self.elements(t)).unwrap_or(0.0)
+            }
             Op::Stack
             | Op::Concat(_)
             | Op::Slice { .. }
@@ -303,7 +318,8 @@ impl CostModel {
             | Op::Ones(_)
             | Op::Tensor(..)
             | Op::Arange(_)
-            | Op::Cast(_) => n_out,
+            | Op::Cast(_)
+            | Op::ZerosLike => n_out,
             Op::Literal(_) => self.literal_cost,
             Op::Input(_) | Op::Size(_) | Op::Proj(_) => 0.0,
             // Never built by `node_op`; a scan is costed by its head.

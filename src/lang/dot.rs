@@ -5,7 +5,7 @@
 //! arguments also point at the body parameters they feed, dashed) and its
 //! DOT text. Must not: change the program.
 
-use super::op::Op;
+use super::op_table::Op;
 use super::program::{Graph, Program};
 use petgraph::dot::{Config, Dot};
 use petgraph::graph::{DiGraph, NodeIndex};

@@ -123,8 +123,8 @@ pub enum BuildErrorKind {
         /// Its type, printed.
         ty: String,
     },
-    /// An op that has its own method ([`super::op::Op::Input`],
-    /// [`super::op::Op::Scan`], [`super::op::Op::Proj`]).
+    /// An op that has its own method ([`super::op_table::Op::Input`],
+    /// [`super::op_table::Op::Scan`], [`super::op_table::Op::Proj`]).
     NotAnOp(&'static str),
     /// A scan given another number of outer arguments than its clauses
     /// imply.

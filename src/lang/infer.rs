@@ -14,7 +14,8 @@
 //! rest at run time.
 
 use super::dtype::{promote, promote_strong, DType};
-use super::op::{BinaryOp, ExactInt, Op, ReduceOp, Scalar, UnaryDType, UnaryOp};
+use super::op::{BinaryOp, ExactInt, ReduceOp, Scalar, UnaryDType, UnaryOp};
+use super::op_table::Op;
 use super::shape::{broadcast_shapes, shape_str, Dim, Shape, Type};
 
 /// The largest constant or coefficient a size may have. Keeping sizes well
@@ -27,6 +28,10 @@ const SIZE_LIMIT: i64 = 1 << 60;
 pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type, String> {
     for a in args {
         check_limits(&a.shape, a)?;
+    }
+    let want = op.arg_arity();
+    if !want.admits(args.len()) {
+        return Err(format!("expects {want}, got {}", args.len()));
     }
     exact_literal_arithmetic(op, args, consts)?;
     match op {
@@ -130,6 +135,29 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
             let [x] = fixed(args)?;
             Ok(Type::new(*dt, x.shape.clone()))
         }
+        Op::ZerosLike => {
+            let [x] = fixed(args)?;
+            Ok(x.clone())
+        }
+        Op::SumTo => {
+            let [g, x] = fixed(args)?;
+            sum_to(g, x)
+        }
+        Op::IncIndex => inc_index(args, consts),
+        Op::IncSlice { start, stop, step } => {
+            let [x, g] = fixed(args)?;
+            let part = slice(x, *start, *stop, *step)?;
+            increment(x, g, &part)
+        }
+        Op::Flip(ax) => {
+            let [x] = fixed(args)?;
+            norm_axis(*ax, x.ndim(), &x.shape)?;
+            Ok(Type::new(x.dtype, x.shape.clone()))
+        }
+        Op::Squeeze(ax) => {
+            let [x] = fixed(args)?;
+            squeeze(*ax, x)
+        }
     }
 }
 
@@ -169,12 +197,13 @@ fn exact_literal_arithmetic(
     }
 }
 
-/// The arguments as an array of exactly `N`, or an arity error.
+/// The arguments as an array of `N`, to name them. [`infer`] has checked
+/// their number against the op table already, so a mismatch here is a type
+/// rule out of step with its table line.
 fn fixed<'a, const N: usize>(args: &[&'a Type]) -> Result<[&'a Type; N], String> {
     <[&Type; N]>::try_from(args).map_err(|_| {
         format!(
-            "expects {N} argument{}, got {}",
-            if N == 1 { "" } else { "s" },
+            "internal: the type rule names {N} arguments where the op table allows {}",
             args.len()
         )
     })
@@ -701,6 +730,96 @@ fn expand_dims(ax: i64, x: &Type) -> Result<Type, String> {
     Ok(Type::new(x.dtype, shape))
 }
 
+fn squeeze(ax: i64, x: &Type) -> Result<Type, String> {
+    let a = norm_axis(ax, x.ndim(), &x.shape)?;
+    let mut shape = x.shape.clone();
+    let d = shape.remove(a);
+    if d.provably_differs(&Dim::known(1)) {
+        return Err(format!(
+            "axis {ax} of {} has size {d}; only an axis of size 1 can be squeezed",
+            shape_str(&x.shape)
+        ));
+    }
+    Ok(Type::new(x.dtype, shape))
+}
+
+/// `(sum_to G X)`: `X`'s shape must broadcast to `G`'s (no more axes, and
+/// each size 1 or `G`'s); the result has `X`'s shape and the dtype `sum`
+/// gives `G` (bool counts as i64), weak when `G` is (a literal summed to
+/// a 0-D shape is itself).
+fn sum_to(g: &Type, x: &Type) -> Result<Type, String> {
+    let bad = || {
+        format!(
+            "the shape {} of X does not broadcast to the shape {} of G",
+            shape_str(&x.shape),
+            shape_str(&g.shape)
+        )
+    };
+    let lead = g.ndim().checked_sub(x.ndim()).ok_or_else(bad)?;
+    for (dx, dg) in x.shape.iter().zip(&g.shape[lead..]) {
+        if !dx.is_one() && dx.provably_differs(dg) {
+            return Err(bad());
+        }
+    }
+    let dtype = if g.dtype == DType::Bool {
+        DType::I64
+    } else {
+        g.dtype
+    };
+    Ok(Type {
+        dtype,
+        shape: x.shape.clone(),
+        weak: g.weak,
+    })
+}
+
+/// An increment of `x` by `g` at a part of type `part` (`inc_index`,
+/// `inc_slice`): `g` must broadcast to the part's shape and its dtype fit
+/// `x`'s (adding it does not promote `x`); the result has `x`'s type.
+fn increment(x: &Type, g: &Type, part: &Type) -> Result<Type, String> {
+    let (promoted, _) = promote(x.dtype, false, g.dtype, g.weak);
+    if promoted != x.dtype {
+        return Err(format!(
+            "the increment {g} does not fit the dtype of X {x} (adding it would make {promoted}); \
+             cast it first"
+        ));
+    }
+    let fits = g.ndim() <= part.ndim()
+        && g.shape
+            .iter()
+            .rev()
+            .zip(part.shape.iter().rev())
+            .all(|(dg, dp)| dg.is_one() || !dg.provably_differs(dp));
+    if !fits {
+        return Err(format!(
+            "the increment's shape {} does not broadcast to the shape {} of the part it adds to",
+            shape_str(&g.shape),
+            shape_str(&part.shape)
+        ));
+    }
+    Ok(Type::new(x.dtype, x.shape.clone()))
+}
+
+/// `(inc_index X G I ...)`: the indices as [`index`] checks them.
+fn inc_index(args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type, String> {
+    let Some((x, rest)) = args.split_first() else {
+        return Err(
+            "expects an operand, an increment and at least 1 index, got no arguments".into(),
+        );
+    };
+    let Some((g, indices)) = rest.split_first() else {
+        return Err(format!(
+            "expects an increment and at least 1 index after the operand {x}"
+        ));
+    };
+    let mut index_args = vec![*x];
+    index_args.extend_from_slice(indices);
+    let mut index_consts = vec![None];
+    index_consts.extend(consts.iter().skip(2).copied());
+    let part = index(&index_args, &index_consts)?;
+    increment(x, g, &part)
+}
+
 /// The promoted dtype of several operands (NEP 50), as a strong dtype.
 fn promote_all(args: &[&Type]) -> Option<DType> {
     let (first, rest) = args.split_first()?;
@@ -969,10 +1088,10 @@ mod tests {
         assert_eq!(lit(Scalar::Bool(true)).dtype, Bool);
         assert_eq!(ok(Op::Size("T".into()), &[]), Type::scalar(I64));
         assert!(err(Op::Input(0), &[]).starts_with("internal:"));
-        assert!(err(Op::Proj(0), &[]).starts_with("internal:"));
+        assert!(err(Op::Proj(0), &[&arr(F64, &[])]).starts_with("internal:"));
         assert_eq!(
             err(Op::Literal(Scalar::I64(1)), &[&arr(F64, &[])]),
-            "expects 0 arguments, got 1"
+            "expects no arguments, got 1"
         );
     }
 
@@ -1166,6 +1285,57 @@ mod tests {
     }
 
     #[test]
+    fn ops_of_gradient_programs() {
+        let x = Type::new(F64, vec![t(), k(3)]);
+        let z = ok(Op::ZerosLike, &[&x]);
+        assert_eq!(z, x);
+        let l = ok(Op::ZerosLike, &[&lit(Scalar::F64(2.0))]);
+        assert!(l.weak);
+        // sum_to: the leading axes go, length-1 axes are summed to 1
+        let g = Type::new(F32, vec![k(2), t(), k(3)]);
+        let r = ok(Op::SumTo, &[&g, &Type::new(I64, vec![k(1), k(3)])]);
+        assert_eq!((r.dtype, r.shape.clone()), (F32, vec![k(1), k(3)]));
+        assert_eq!(ok(Op::SumTo, &[&g, &x]).shape, vec![t(), k(3)]);
+        assert_eq!(
+            ok(Op::SumTo, &[&arr(Bool, &[4]), &arr(F64, &[])]).dtype,
+            I64
+        );
+        // a symbolic size may be 1 or G's at run time
+        let n = Type::new(F64, vec![Dim::sym("N"), k(3)]);
+        assert!(go(Op::SumTo, &[&arr(F64, &[5, 3]), &n]).is_ok());
+        assert!(err(Op::SumTo, &[&arr(F64, &[5, 3]), &arr(F64, &[2, 3])]).contains("broadcast"));
+        assert!(err(Op::SumTo, &[&arr(F64, &[3]), &arr(F64, &[1, 3])]).contains("broadcast"));
+        assert!(err(Op::SumTo, &[&arr(F64, &[1, 3]), &arr(F64, &[3, 3])]).contains("broadcast"));
+        // increments: X's type; G broadcast to the part; G's dtype fits X's
+        let m = arr(F32, &[4, 3]);
+        let i = arr(I64, &[]);
+        assert_eq!(ok(Op::IncIndex, &[&m, &arr(F32, &[3]), &i]), m);
+        assert_eq!(ok(Op::IncIndex, &[&m, &lit(Scalar::F64(1.0)), &i, &i]), m);
+        assert!(err(Op::IncIndex, &[&m, &arr(F64, &[3]), &i]).contains("cast it first"));
+        assert!(err(Op::IncIndex, &[&m, &arr(F32, &[4]), &i]).contains("does not broadcast"));
+        assert!(err(Op::IncIndex, &[&m, &arr(F32, &[1, 3]), &i]).contains("does not broadcast"));
+        assert!(err(Op::IncIndex, &[&m, &arr(F32, &[3])]).contains("at least 1 index"));
+        assert!(err(Op::IncIndex, &[&m, &m, &i, &i, &i]).contains("too many indices"));
+        let consts = [None, None, Some(Scalar::I64(-5))];
+        assert!(infer(&Op::IncIndex, &[&m, &arr(F32, &[3]), &i], &consts)
+            .unwrap_err()
+            .contains("index -5 is out of range for axis 0 of size 4"));
+        let sl = |start, stop, step| Op::IncSlice { start, stop, step };
+        assert_eq!(ok(sl(None, None, -2), &[&m, &arr(F32, &[2, 3])]), m);
+        assert_eq!(ok(sl(Some(1), Some(3), 1), &[&m, &arr(F32, &[1, 3])]), m);
+        assert!(err(sl(Some(1), Some(3), 1), &[&m, &arr(F32, &[3, 3])]).contains("(2, 3)"));
+        assert!(err(sl(None, None, 0), &[&m, &m]).contains("zero"));
+        // flip keeps the type; squeeze drops a length-1 axis
+        assert_eq!(ok(Op::Flip(-1), &[&x]), x);
+        assert!(err(Op::Flip(0), &[&arr(F64, &[])]).contains("out of range"));
+        let c = Type::new(F64, vec![t(), k(1)]);
+        assert_eq!(ok(Op::Squeeze(-1), &[&c]).shape, vec![t()]);
+        assert_eq!(ok(Op::Squeeze(0), &[&c]).shape, vec![k(1)]);
+        assert!(err(Op::Squeeze(0), &[&arr(F64, &[3, 1])]).contains("size 3"));
+        assert!(err(Op::Squeeze(2), &[&c]).contains("out of range"));
+    }
+
+    #[test]
     fn transpose_and_expand_dims() {
         let x = arr(F64, &[2, 3, 4]);
         assert_eq!(ok(Op::Transpose(None), &[&x]).shape, vec![k(4), k(3), k(2)]);
@@ -1267,7 +1437,7 @@ mod tests {
         assert_eq!((s.dtype, s.shape.clone()), (F64, vec![k(3), k(3), k(4)]));
         assert!(err(Op::Stack, &[&a, &arr(F32, &[3, 5])]).contains("same shape"));
         assert!(err(Op::Stack, &[&a, &arr(F32, &[3])]).contains("same shape"));
-        assert!(err(Op::Stack, &[]).contains("at least 1"));
+        assert_eq!(err(Op::Stack, &[]), "expects 1 or more arguments, got 0");
         let x = Type::new(F32, vec![t()]);
         assert!(err(Op::Stack, &[&x, &lit(Scalar::F64(1.0))]).contains("(T,) and ()"));
         let s = ok(Op::Stack, &[&x, &arr(F32, &[5])]);
@@ -1285,7 +1455,10 @@ mod tests {
         assert!(err(Op::Concat(0), &[&a, &arr(F32, &[2])]).contains("number of dimensions"));
         assert!(err(Op::Concat(2), &[&a, &a]).contains("out of range"));
         assert!(err(Op::Concat(0), &[&arr(F32, &[])]).contains("0-D"));
-        assert!(err(Op::Concat(0), &[]).contains("at least 1"));
+        assert_eq!(
+            err(Op::Concat(0), &[]),
+            "expects 1 or more arguments, got 0"
+        );
     }
 
     #[test]
@@ -1298,7 +1471,7 @@ mod tests {
         assert!(err(Op::Index, &[&x, &arr(F64, &[])]).contains("i64"));
         assert!(err(Op::Index, &[&x, &arr(Bool, &[])]).contains("i64"));
         assert!(err(Op::Index, &[&x, &arr(I64, &[2])]).contains("i64 scalars"));
-        assert!(err(Op::Index, &[&x]).contains("at least 1 index"));
+        assert_eq!(err(Op::Index, &[&x]), "expects 2 or more arguments, got 1");
         let five = lit(Scalar::I64(5));
         let consts = [None, Some(Scalar::I64(5))];
         assert_eq!(
@@ -1413,7 +1586,7 @@ mod tests {
         );
         assert!(err(Op::Zeros(arr(F64, &[-1])), &[]).contains("negative"));
         assert!(err(Op::Ones(Type::new(F64, vec![Dim::Unknown])), &[]).contains("symbols"));
-        assert!(err(Op::Zeros(ty.clone()), &[&ty]).contains("expects 0"));
+        assert!(err(Op::Zeros(ty.clone()), &[&ty]).contains("expects no arguments"));
         assert_eq!(ok(Op::Arange(t()), &[]), Type::new(I64, vec![t()]));
         assert_eq!(ok(Op::Arange(k(-3)), &[]).shape, vec![k(0)]);
         let vals = vec![Scalar::I64(1); 6];

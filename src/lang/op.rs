@@ -1,20 +1,16 @@
-//! The op set, defined once.
+//! The op families and scalar literals.
 //!
-//! Owns: [`Op`] and its op families (unary, binary, comparison, reduction,
-//! running scan), each member declared once with its name in program text
-//! and the facts its family declares ([`UnaryDType`], [`Work`]): what the
-//! op is, which the type rule and the cost model read by matching on the
-//! fact, so a new member is one line here plus its kernel and its range.
-//! The head of every op, its arity and attribute layout are in
-//! [`super::op_table`]. Every stage (type inference, executor, e-graph
-//! analysis, cost model) matches on [`Op`] exhaustively, so a new op does
-//! not compile until every stage handles it. Must not: hold type rules or
-//! kernels.
+//! Owns: the op families (unary, binary, comparison, reduction, running
+//! scan), each member declared once with its name in program text and the
+//! facts its family declares ([`UnaryDType`], [`Work`]), which the type
+//! rule and the cost model read by matching on the fact, so a new member
+//! is one line here plus its kernel and its range; [`Scalar`], a literal;
+//! [`ExactInt`], integer arithmetic that must not wrap. [`Op`] itself, every
+//! op head and its layout are in [`super::op_table`]. Must not: hold type
+//! rules or kernels.
 
 use super::dtype::DType;
-use super::op_table::OpKind;
-use super::program::Scan;
-use super::shape::{Dim, Type};
+use super::op_table::Op;
 use std::fmt;
 
 /// Declares a family of ops that share one layout (elementwise unary,
@@ -265,78 +261,6 @@ impl fmt::Display for Scalar {
     }
 }
 
-/// One size in a `reshape`: a static size or `-1` (inferred).
-pub type ReshapeDim = Dim;
-
-/// An operation. Arguments are graph values ([`super::program::NodeId`]);
-/// parameters that the type rules need statically (axes, slice bounds,
-/// types of created tensors) live in the op itself.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Op {
-    /// The k-th parameter of the enclosing graph (a program input, or an
-    /// inner input of a scan's `fn`). No arguments.
-    Input(usize),
-    /// A scalar literal (weak). No arguments.
-    Literal(Scalar),
-    /// A symbolic size used as a value: an `i64` scalar. No arguments.
-    Size(String),
-    /// Elementwise unary op; 1 argument.
-    Unary(UnaryOp),
-    /// Elementwise binary op with broadcasting; 2 arguments.
-    Binary(BinaryOp),
-    /// Elementwise comparison with broadcasting; 2 arguments.
-    Compare(CompareOp),
-    /// `(where COND A B)`; 3 arguments, broadcast together.
-    Where,
-    /// Reduction over one axis (negative counts from the end) or all axes.
-    Reduce(ReduceOp, Option<i64>),
-    /// Running sum/product along an axis (negative counts from the end).
-    Cumulative(CumOp, i64),
-    /// `numpy.dot` of 0-, 1- and 2-D operands; 2 arguments.
-    Dot,
-    /// `numpy.matmul` (batched, broadcasting batch axes); 2 arguments.
-    Matmul,
-    /// Reverse the axes (`None`) or permute them; 1 argument.
-    Transpose(Option<Vec<i64>>),
-    /// Reshape to the given sizes (one may be `-1`); 1 argument.
-    Reshape(Vec<ReshapeDim>),
-    /// Insert a length-1 axis at the given position of the result; 1 argument.
-    ExpandDims(i64),
-    /// Stack equal-shaped arguments along a new axis 0; 1 or more arguments.
-    Stack,
-    /// Concatenate arguments along an axis; 1 or more arguments.
-    Concat(i64),
-    /// `X[i, j, ...]`: the first argument is indexed by the following
-    /// `i64` scalar arguments, one per leading axis (negative from the end).
-    Index,
-    /// `X[start:stop:step]` along axis 0; 1 argument.
-    Slice {
-        /// start, `None` for the default
-        start: Option<i64>,
-        /// stop, `None` for the default
-        stop: Option<i64>,
-        /// step, non-zero
-        step: i64,
-    },
-    /// A tensor of the given type filled with the scalar argument; 1 argument.
-    Fill(Type),
-    /// A tensor of zeros of the given type. No arguments.
-    Zeros(Type),
-    /// A tensor of ones of the given type. No arguments.
-    Ones(Type),
-    /// `0, 1, ..., n-1` as `i64`. No arguments.
-    Arange(Dim),
-    /// A literal tensor of the given type, values row-major. No arguments.
-    Tensor(Type, Vec<Scalar>),
-    /// Convert to a dtype; 1 argument.
-    Cast(DType),
-    /// A loop; its arguments are laid out as [`Scan`] documents. It has one
-    /// result per `outputs_info` entry, read with [`Op::Proj`].
-    Scan(Box<Scan>),
-    /// The k-th result of a multi-result node (a scan); 1 argument.
-    Proj(usize),
-}
-
 /// The exact result of integer arithmetic on `i64` operands, for the
 /// callers that must not wrap: constant folding, and the typing of
 /// arithmetic on integer literals (which are exact in NumPy, as Python
@@ -373,22 +297,6 @@ impl ExactInt {
             _ => return ExactInt::NotArithmetic,
         };
         r.map_or(ExactInt::Overflows, ExactInt::Value)
-    }
-}
-
-impl Op {
-    /// The head word of the op in program text (`add`, `scan`, ...), from
-    /// the op table ([`OpKind::name`]); leaves that print as atoms give a
-    /// descriptive word.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Op::Input(_) => "input",
-            Op::Literal(_) => "literal",
-            Op::Size(_) => "size",
-            Op::Scan(_) => "scan",
-            // Every other op has a head (see `Op::kind`).
-            op => op.kind().map_or("op", OpKind::name),
-        }
     }
 }
 

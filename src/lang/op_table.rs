@@ -1,24 +1,34 @@
-//! The op table: every op head, its name, arity and attribute layout.
+//! The op table: every op, its head, name, arity, attribute layout and
+//! the facts each later stage reads.
 //!
-//! Owns: [`OpKind`] (an op without its attributes: the head word of an op
-//! in program text, and the head of an op node in the e-graph's terms) and,
-//! in one line per head of the `op_table!` invocation below, its layout: the operands it is
-//! written with, in order, each a value argument ([`Slot::Arg`],
-//! [`Slot::Args`]) or an attribute of some [`AttrKind`]. Every arity — in
-//! program text, in terms, in value arguments — is derived from the layout
-//! ([`OpKind::arity`]), and [`Op::parts`] / [`Op::from_parts`] split an op
-//! into its head and attribute values and back. The parser, the printer,
-//! the term language, the analysis, the type rules and the executor all
-//! read this table; family names (`exp`, `add`, ...) are declared with their
-//! family in [`super::op`]. Must not: parse, print, type or evaluate.
+//! Owns: [`Op`] (an op with its attributes, as a program node holds it),
+//! [`OpKind`] (an op without its attributes: the head word of an op in
+//! program text, and the head of an op node in the e-graph's terms) and,
+//! in one line per head of the `op_table!` invocation below, its layout —
+//! the operands it is written with, in order, each a value argument
+//! ([`Slot::Arg`], [`Slot::Args`]) or an attribute of some [`AttrKind`] —
+//! and two facts: [`Elements`] (what its result's elements are made of,
+//! read by constant folding) and [`Storage`] (views and in-place writes,
+//! read by the planner). Every arity — in program text, in terms, in value
+//! arguments — is derived from the layout ([`OpKind::arity`]), and
+//! [`Op::parts`] / [`Op::from_parts`] split an op into its head and
+//! attribute values and back. The parser, the printer, the term language,
+//! the analysis, the type rules, the planner and the executor all read
+//! this table; family names (`exp`, `add`, ...) and their own facts are
+//! declared with their family in [`super::op`]. Must not: parse, print,
+//! type or evaluate.
 //!
 //! A new op is one line here plus one variant of [`Op`] and its arms in
-//! [`Op::parts`] and [`Op::from_parts`]; every stage that must know it
-//! (type rule, kernel, cost, range) matches on [`Op`] exhaustively and
-//! fails to compile until it does.
+//! [`Op::kind`], [`Op::parts`] and [`Op::from_parts`]; the stages that
+//! must know more than the table says match on [`Op`] exhaustively and do
+//! not compile until they handle it: its type rule (`lang/infer.rs`), its
+//! kernel (`exec/ops/`), its value range (`egraph/range.rs`) and its cost
+//! (`extract/cost.rs`). A view op also says in `exec/plan/runtime.rs` how
+//! its view is laid out (without it the planner copies).
 
 use super::dtype::DType;
-use super::op::{BinaryOp, CompareOp, CumOp, Op, ReduceOp, Scalar, UnaryOp};
+use super::op::{BinaryOp, CompareOp, CumOp, ReduceOp, Scalar, UnaryOp};
+use super::program::Scan;
 use super::shape::{Dim, Type};
 use std::fmt;
 use std::ops::Range;
@@ -205,6 +215,172 @@ pub enum AttrValue {
     Literals(Vec<Scalar>),
 }
 
+/// One size in a `reshape`: a static size or `-1` (inferred).
+pub type ReshapeDim = Dim;
+
+/// An operation. Arguments are graph values ([`super::program::NodeId`]);
+/// parameters that the type rules need statically (axes, slice bounds,
+/// types of created tensors) live in the op itself.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// The k-th parameter of the enclosing graph (a program input, or an
+    /// inner input of a scan's `fn`). No arguments.
+    Input(usize),
+    /// A scalar literal (weak). No arguments.
+    Literal(Scalar),
+    /// A symbolic size used as a value: an `i64` scalar. No arguments.
+    Size(String),
+    /// Elementwise unary op; 1 argument.
+    Unary(UnaryOp),
+    /// Elementwise binary op with broadcasting; 2 arguments.
+    Binary(BinaryOp),
+    /// Elementwise comparison with broadcasting; 2 arguments.
+    Compare(CompareOp),
+    /// `(where COND A B)`; 3 arguments, broadcast together.
+    Where,
+    /// Reduction over one axis (negative counts from the end) or all axes.
+    Reduce(ReduceOp, Option<i64>),
+    /// Running sum/product along an axis (negative counts from the end).
+    Cumulative(CumOp, i64),
+    /// `numpy.dot` of 0-, 1- and 2-D operands; 2 arguments.
+    Dot,
+    /// `numpy.matmul` (batched, broadcasting batch axes); 2 arguments.
+    Matmul,
+    /// Reverse the axes (`None`) or permute them; 1 argument.
+    Transpose(Option<Vec<i64>>),
+    /// Reshape to the given sizes (one may be `-1`); 1 argument.
+    Reshape(Vec<ReshapeDim>),
+    /// Insert a length-1 axis at the given position of the result; 1 argument.
+    ExpandDims(i64),
+    /// Stack equal-shaped arguments along a new axis 0; 1 or more arguments.
+    Stack,
+    /// Concatenate arguments along an axis; 1 or more arguments.
+    Concat(i64),
+    /// `X[i, j, ...]`: the first argument is indexed by the following
+    /// `i64` scalar arguments, one per leading axis (negative from the end).
+    Index,
+    /// `X[start:stop:step]` along axis 0; 1 argument.
+    Slice {
+        /// start, `None` for the default
+        start: Option<i64>,
+        /// stop, `None` for the default
+        stop: Option<i64>,
+        /// step, non-zero
+        step: i64,
+    },
+    /// A tensor of the given type filled with the scalar argument; 1 argument.
+    Fill(Type),
+    /// A tensor of zeros of the given type. No arguments.
+    Zeros(Type),
+    /// A tensor of ones of the given type. No arguments.
+    Ones(Type),
+    /// `0, 1, ..., n-1` as `i64`. No arguments.
+    Arange(Dim),
+    /// A literal tensor of the given type, values row-major. No arguments.
+    Tensor(Type, Vec<Scalar>),
+    /// Convert to a dtype; 1 argument.
+    Cast(DType),
+    /// A loop; its arguments are laid out as [`Scan`] documents. It has one
+    /// result per `outputs_info` entry, read with [`Op::Proj`].
+    Scan(Box<Scan>),
+    /// The k-th result of a multi-result node (a scan); 1 argument.
+    Proj(usize),
+    /// Zeros of the argument's dtype and runtime shape; 1 argument.
+    ZerosLike,
+    /// `(sum_to G X)`: `G` summed to the shape of `X` (broadcasting
+    /// reversed: the leading extra axes of `G` summed away, then the axes
+    /// where `X` has length 1 summed with keepdims); 2 arguments.
+    SumTo,
+    /// `(inc_index X G I ...)`: a copy of `X` with `G` (broadcast) added
+    /// at `X[I, ...]`, indexed as [`Op::Index`] indexes; 3 or more
+    /// arguments.
+    IncIndex,
+    /// `(inc_slice X G START STOP STEP)`: a copy of `X` with `G`
+    /// (broadcast) added at `X[start:stop:step]` along axis 0, sliced as
+    /// [`Op::Slice`] slices; 2 arguments.
+    IncSlice {
+        /// start, `None` for the default
+        start: Option<i64>,
+        /// stop, `None` for the default
+        stop: Option<i64>,
+        /// step, non-zero
+        step: i64,
+    },
+    /// Reversed along an axis (negative counts from the end); 1 argument.
+    Flip(i64),
+    /// Drop a length-1 axis (negative counts from the end); 1 argument.
+    Squeeze(i64),
+}
+
+impl Op {
+    /// The head word of the op in program text (`add`, `scan`, ...), from
+    /// the op table ([`OpKind::name`]); leaves that print as atoms give a
+    /// descriptive word.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Input(_) => "input",
+            Op::Literal(_) => "literal",
+            Op::Size(_) => "size",
+            Op::Scan(_) => "scan",
+            // Every other op has a head (see `Op::kind`).
+            op => op.kind().map_or("op", OpKind::name),
+        }
+    }
+}
+
+/// What an op's result elements are made of, as constant folding in the
+/// e-graph reads it: whether arguments that are constants (uniform tensors)
+/// give a constant result, and which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elements {
+    /// Each element is computed from the corresponding (broadcast)
+    /// argument elements: uniform arguments give a uniform result, the op
+    /// evaluated on scalars.
+    Pointwise,
+    /// Every element is one value: the op's attribute or its scalar
+    /// argument.
+    Filled,
+    /// Elements of argument 0, moved, repeated or picked: a uniform
+    /// argument 0 gives the same constant.
+    Rearranged,
+    /// The elements of all value arguments side by side: a constant when
+    /// they all hold the same constant.
+    Joined,
+    /// Every element is zero (of the result's dtype), whatever the
+    /// arguments hold.
+    Zero,
+    /// Anything else (reductions, contractions, running scans, created
+    /// sequences, loops): not folded through uniformity.
+    Mixed,
+}
+
+/// What an op does with storage (the Op contract of seed 002: its
+/// `view_map` and `destroy_map`), as the planner reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// A graph parameter: the caller's storage.
+    Param,
+    /// No value arguments: created once per binding of the symbolic sizes.
+    Created,
+    /// Elementwise: may write its result over an argument of the result's
+    /// type that nothing reads later (`destroy_map`).
+    InPlace,
+    /// Not elementwise, but its result is argument 0 with a part updated:
+    /// it may write over argument 0 when nothing reads it later
+    /// (`destroy_map = {0: [0]}`, as PyTensor's `IncSubtensor`), and
+    /// computes into storage of its own otherwise.
+    UpdatesArg0,
+    /// Computes into storage of its own.
+    Fresh,
+    /// A view of argument 0 when the dtype is unchanged (`view_map`); a
+    /// copy when the layout does not allow a view.
+    View,
+    /// A loop: one storage per result, filled step by step.
+    Loop,
+    /// One result of a multi-result node: a view of it.
+    Projection,
+}
+
 use AttrKind as A;
 use Slot::{Arg, Args, Attr};
 
@@ -212,8 +388,8 @@ use Slot::{Arg, Args, Attr};
 /// by the family) and single ops with their names, each with its layout.
 macro_rules! op_table {
     (
-        families { $( $(#[$fdoc:meta])* $fam:ident($fty:ident) = [$($fslot:expr),*], )+ }
-        ops { $( $(#[$odoc:meta])* $op:ident = $name:literal [$($slot:expr),*], )+ }
+        families { $( $(#[$fdoc:meta])* $fam:ident($fty:ident) = [$($fslot:expr),*] => $fel:ident, $fst:ident; )+ }
+        ops { $( $(#[$odoc:meta])* $op:ident = $name:literal [$($slot:expr),*] => $el:ident, $st:ident; )+ }
     ) => {
         /// An op without its attributes: the head word of an op in program
         /// text and the head of an op node in a term (attributes are its
@@ -247,6 +423,22 @@ macro_rules! op_table {
                     $( OpKind::$op => &[$($slot),*], )+
                 }
             }
+
+            /// What its result's elements are made of.
+            pub fn elements(self) -> Elements {
+                match self {
+                    $( OpKind::$fam(_) => Elements::$fel, )+
+                    $( OpKind::$op => Elements::$el, )+
+                }
+            }
+
+            /// What it does with storage.
+            pub fn storage(self) -> Storage {
+                match self {
+                    $( OpKind::$fam(_) => Storage::$fst, )+
+                    $( OpKind::$op => Storage::$st, )+
+                }
+            }
         }
     };
 }
@@ -254,52 +446,64 @@ macro_rules! op_table {
 op_table! {
     families {
         /// elementwise unary: `(exp x)`
-        Unary(UnaryOp) = [Arg],
+        Unary(UnaryOp) = [Arg] => Pointwise, InPlace;
         /// elementwise binary: `(add a b)`
-        Binary(BinaryOp) = [Arg, Arg],
+        Binary(BinaryOp) = [Arg, Arg] => Pointwise, InPlace;
         /// comparison: `(gt a b)`
-        Compare(CompareOp) = [Arg, Arg],
+        Compare(CompareOp) = [Arg, Arg] => Pointwise, InPlace;
         /// reduction: `(sum x)`, `(sum x axis)`
-        Reduce(ReduceOp) = [Arg, Attr(A::OptAxis)],
+        Reduce(ReduceOp) = [Arg, Attr(A::OptAxis)] => Mixed, Fresh;
         /// running scan: `(cumsum x axis)`
-        Cumulative(CumOp) = [Arg, Attr(A::AxisOrZero)],
+        Cumulative(CumOp) = [Arg, Attr(A::AxisOrZero)] => Mixed, Fresh;
     }
     ops {
         /// `(where c a b)`
-        Where = "where" [Arg, Arg, Arg],
+        Where = "where" [Arg, Arg, Arg] => Pointwise, Fresh;
         /// `(dot a b)`
-        Dot = "dot" [Arg, Arg],
+        Dot = "dot" [Arg, Arg] => Mixed, Fresh;
         /// `(matmul a b)`
-        Matmul = "matmul" [Arg, Arg],
+        Matmul = "matmul" [Arg, Arg] => Mixed, Fresh;
         /// `(transpose x axis ...)`
-        Transpose = "transpose" [Arg, Attr(A::Perm)],
+        Transpose = "transpose" [Arg, Attr(A::Perm)] => Rearranged, View;
         /// `(reshape x dim ...)`
-        Reshape = "reshape" [Arg, Attr(A::Sizes)],
+        Reshape = "reshape" [Arg, Attr(A::Sizes)] => Rearranged, View;
         /// `(expand_dims x axis)`
-        ExpandDims = "expand_dims" [Arg, Attr(A::Axis)],
+        ExpandDims = "expand_dims" [Arg, Attr(A::Axis)] => Rearranged, View;
         /// `(stack x ...)`
-        Stack = "stack" [Args],
+        Stack = "stack" [Args] => Joined, Fresh;
         /// `(concat axis x ...)`
-        Concat = "concat" [Attr(A::Axis), Args],
+        Concat = "concat" [Attr(A::Axis), Args] => Joined, Fresh;
         /// `(index x i ...)`
-        Index = "index" [Arg, Args],
+        Index = "index" [Arg, Args] => Rearranged, View;
         /// `(slice x start stop step)`
-        Slice = "slice" [Arg, Attr(A::Start), Attr(A::Stop), Attr(A::Step)],
+        Slice = "slice" [Arg, Attr(A::Start), Attr(A::Stop), Attr(A::Step)] => Rearranged, View;
         /// `(fill type v)`
-        Fill = "fill" [Attr(A::Type), Arg],
+        Fill = "fill" [Attr(A::Type), Arg] => Filled, Fresh;
         /// `(zeros type)`
-        Zeros = "zeros" [Attr(A::Type)],
+        Zeros = "zeros" [Attr(A::Type)] => Filled, Created;
         /// `(ones type)`
-        Ones = "ones" [Attr(A::Type)],
+        Ones = "ones" [Attr(A::Type)] => Filled, Created;
         /// `(arange n)`
-        Arange = "arange" [Attr(A::Size)],
+        Arange = "arange" [Attr(A::Size)] => Mixed, Created;
         /// `(tensor type v ...)`
-        Tensor = "tensor" [Attr(A::Type), Attr(A::Literals)],
+        Tensor = "tensor" [Attr(A::Type), Attr(A::Literals)] => Mixed, Created;
         /// `(cast dtype x)`
-        Cast = "cast" [Attr(A::DType), Arg],
+        Cast = "cast" [Attr(A::DType), Arg] => Pointwise, View;
         /// `(proj k scan)`: output k of a scan (terms only; programs bind
         /// a scan's outputs with a destructuring `let`)
-        Proj = "proj" [Attr(A::Output), Arg],
+        Proj = "proj" [Attr(A::Output), Arg] => Mixed, Projection;
+        /// `(zeros_like x)`
+        ZerosLike = "zeros_like" [Arg] => Zero, Fresh;
+        /// `(sum_to g x)`
+        SumTo = "sum_to" [Arg, Arg] => Mixed, Fresh;
+        /// `(inc_index x g i ...)`
+        IncIndex = "inc_index" [Arg, Arg, Args] => Mixed, UpdatesArg0;
+        /// `(inc_slice x g start stop step)`
+        IncSlice = "inc_slice" [Arg, Arg, Attr(A::Start), Attr(A::Stop), Attr(A::Step)] => Mixed, UpdatesArg0;
+        /// `(flip x axis)`
+        Flip = "flip" [Arg, Attr(A::AxisOrZero)] => Rearranged, View;
+        /// `(squeeze x axis)`
+        Squeeze = "squeeze" [Arg, Attr(A::Axis)] => Rearranged, View;
     }
 }
 
@@ -417,6 +621,12 @@ impl Op {
             Op::Tensor(..) => OpKind::Tensor,
             Op::Cast(_) => OpKind::Cast,
             Op::Proj(_) => OpKind::Proj,
+            Op::ZerosLike => OpKind::ZerosLike,
+            Op::SumTo => OpKind::SumTo,
+            Op::IncIndex => OpKind::IncIndex,
+            Op::IncSlice { .. } => OpKind::IncSlice,
+            Op::Flip(_) => OpKind::Flip,
+            Op::Squeeze(_) => OpKind::Squeeze,
         })
     }
 
@@ -427,12 +637,14 @@ impl Op {
         let kind = self.kind()?;
         let attrs = match self {
             Op::Reduce(_, axis) => vec![V::OptInt(*axis)],
-            Op::Cumulative(_, axis) | Op::ExpandDims(axis) | Op::Concat(axis) => {
-                vec![V::Int(*axis)]
-            }
+            Op::Cumulative(_, axis)
+            | Op::ExpandDims(axis)
+            | Op::Concat(axis)
+            | Op::Flip(axis)
+            | Op::Squeeze(axis) => vec![V::Int(*axis)],
             Op::Transpose(perm) => vec![V::Ints(perm.clone().unwrap_or_default())],
             Op::Reshape(dims) => vec![V::Sizes(dims.clone())],
-            Op::Slice { start, stop, step } => {
+            Op::Slice { start, stop, step } | Op::IncSlice { start, stop, step } => {
                 vec![V::OptInt(*start), V::OptInt(*stop), V::Int(*step)]
             }
             Op::Fill(t) | Op::Zeros(t) | Op::Ones(t) => vec![V::Type(t.clone())],
@@ -447,7 +659,10 @@ impl Op {
             | Op::Dot
             | Op::Matmul
             | Op::Stack
-            | Op::Index => Vec::new(),
+            | Op::Index
+            | Op::ZerosLike
+            | Op::SumTo
+            | Op::IncIndex => Vec::new(),
             Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) => return None,
         };
         Some((kind, attrs))
@@ -500,8 +715,38 @@ impl Op {
                 _ => return None,
             },
             OpKind::Proj => Op::Proj(usize::try_from(a.next()?.int()?).ok()?),
+            OpKind::ZerosLike => Op::ZerosLike,
+            OpKind::SumTo => Op::SumTo,
+            OpKind::IncIndex => Op::IncIndex,
+            OpKind::IncSlice => Op::IncSlice {
+                start: a.next()?.opt_int()?,
+                stop: a.next()?.opt_int()?,
+                step: a.next()?.int()?,
+            },
+            OpKind::Flip => Op::Flip(a.next()?.int()?),
+            OpKind::Squeeze => Op::Squeeze(a.next()?.int()?),
         };
         a.next().is_none().then_some(op)
+    }
+
+    /// What its result's elements are made of ([`OpKind::elements`] for
+    /// the op heads).
+    pub fn elements(&self) -> Elements {
+        match self {
+            Op::Literal(_) => Elements::Filled,
+            Op::Input(_) | Op::Size(_) | Op::Scan(_) => Elements::Mixed,
+            op => op.kind().map_or(Elements::Mixed, OpKind::elements),
+        }
+    }
+
+    /// What it does with storage ([`OpKind::storage`] for the op heads).
+    pub fn storage(&self) -> Storage {
+        match self {
+            Op::Input(_) => Storage::Param,
+            Op::Literal(_) | Op::Size(_) => Storage::Created,
+            Op::Scan(_) => Storage::Loop,
+            op => op.kind().map_or(Storage::Fresh, OpKind::storage),
+        }
     }
 
     /// How many value arguments it takes.

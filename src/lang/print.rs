@@ -7,7 +7,7 @@
 //! non-sequences. The text parses back to an equal program.
 //! Must not: change what the program computes.
 
-use super::op::Op;
+use super::op_table::Op;
 use super::op_table::{AttrKind, AttrValue, Form, Slot};
 use super::program::{Graph, NodeId, OutputInfo, Program};
 use super::shape::Type;

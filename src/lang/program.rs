@@ -10,7 +10,7 @@
 //! program the way it was written.
 
 pub use super::loop_sig::{LoopSig, OutputInfo};
-use super::op::Op;
+use super::op_table::Op;
 use super::shape::Type;
 use std::fmt;
 

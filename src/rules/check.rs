@@ -191,7 +191,9 @@ fn roles(ast: &PatternAst<TNode>) -> BTreeMap<Var, Role> {
                     OpKind::Reduce(_)
                     | OpKind::Cumulative(_)
                     | OpKind::ExpandDims
-                    | OpKind::Transpose => e.children.get(1..).unwrap_or(&[]),
+                    | OpKind::Transpose
+                    | OpKind::Flip
+                    | OpKind::Squeeze => e.children.get(1..).unwrap_or(&[]),
                     OpKind::Concat => e.children.get(..1).unwrap_or(&[]),
                     _ => &[],
                 };

@@ -1,11 +1,9 @@
-//! Rule files, conditions, the e-class analysis, the algebraic rewrites and
-//! the saturation runner.
+//! Rule files, conditions and the algebraic rewrites.
 //!
 //! Owns: the `.rules` format of SPEC §2 ([`file`]), the predicates of
 //! conditional rules and type-safe rewrites ([`conditions`]), the soundness
-//! checker ([`check`]), the shipped rule sets ([`defaults`]), the e-class
-//! analysis ([`analysis`]) with its value ranges ([`range`]) and the egg
-//! runner with its limits ([`runner`]).
+//! checker ([`check`]) and the shipped rule sets ([`defaults`]). The
+//! e-class analysis, value ranges and the runner are in [`crate::egraph`].
 //! Must not: contain Scan-specific logic (that is `scan_rules`).
 
 pub mod check;

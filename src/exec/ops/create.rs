@@ -1,4 +1,4 @@
-//! Creation ops and leaves: `fill zeros ones arange tensor`, literals and
+//! Creation ops and leaves: `fill zeros zeros_like ones arange tensor`, literals and
 //! symbolic sizes used as values.
 //!
 //! Owns: building new tensors from static types, whose symbolic sizes are
@@ -34,6 +34,11 @@ pub fn fill(
 pub fn zeros(ty: &Type, out: DType, dims: &dyn Fn(&str) -> Option<i64>) -> Result<Value, String> {
     let shape = eval_shape(&ty.shape, dims)?;
     with_elem!(out, T => Value::try_full::<T>(&shape, T::zero()))
+}
+
+/// Zeros of `x`'s runtime shape (dtype `out`).
+pub fn zeros_like(x: &Value, out: DType) -> Result<Value, String> {
+    with_elem!(out, T => Value::try_full::<T>(x.shape(), T::zero()))
 }
 
 /// Ones of type `ty` (dtype `out`).

@@ -2,7 +2,8 @@
 //! semantics.
 //!
 //! Owns: [`eval`], the single entry point that dispatches an op to its
-//! family (`elementwise`, `reduce`, `linalg`, `shape`, `create`), and
+//! family (`elementwise`, `reduce`, `linalg`, `shape`, `create`,
+//! `increment`), and
 //! [`normalize_axis`]. The static types were checked by type inference;
 //! `out_ty` is authoritative for the result dtype. Runtime shapes are still
 //! checked: a kernel never panics, whatever its inputs; it returns an error
@@ -12,6 +13,7 @@
 
 pub mod create;
 pub mod elementwise;
+pub mod increment;
 pub mod linalg;
 pub mod matvec;
 pub mod reduce;
@@ -201,6 +203,17 @@ pub fn eval(
         Op::Arange(n) => create::arange(n, dims)?,
         Op::Tensor(ty, values) => create::tensor(ty, values, out, dims)?,
         Op::Cast(dt) => args[0].cast(*dt),
+        Op::ZerosLike => create::zeros_like(args[0], out)?,
+        Op::SumTo => reduce::sum_to(args[0], args[1].shape(), out)?,
+        Op::IncIndex => match args {
+            [x, g, idx @ ..] => increment::inc_index(x, g, idx, out)?,
+            _ => return Err("internal: inc_index needs an operand and an increment".into()),
+        },
+        Op::IncSlice { start, stop, step } => {
+            increment::inc_slice(args[0], args[1], *start, *stop, *step, out)?
+        }
+        Op::Flip(axis) => shape::flip(args[0], *axis)?,
+        Op::Squeeze(axis) => shape::squeeze(args[0], *axis)?,
     };
     // The static type decides the dtype; kernels that keep their input's
     // dtype (shape ops, index) are cast when the two disagree.
@@ -371,8 +384,11 @@ mod tests {
             ops.extend(CumOp::ALL.iter().map(|&c| Op::Cumulative(c, axis)));
             ops.push(Op::ExpandDims(axis));
             ops.push(Op::Concat(axis));
+            ops.push(Op::Flip(axis));
+            ops.push(Op::Squeeze(axis));
         }
         ops.extend([Op::Dot, Op::Matmul, Op::Where, Op::Stack, Op::Index]);
+        ops.extend([Op::ZerosLike, Op::SumTo, Op::IncIndex]);
         ops.push(Op::Transpose(None));
         ops.push(Op::Transpose(Some(vec![1, 0])));
         ops.push(Op::Transpose(Some(vec![-1, 0, 1])));
@@ -386,6 +402,7 @@ mod tests {
             (None, None, 0),
         ] {
             ops.push(Op::Slice { start, stop, step });
+            ops.push(Op::IncSlice { start, stop, step });
         }
         let ty = Type::new(F64, vec![Dim::sym("T"), Dim::known(2)]);
         ops.push(Op::Fill(ty.clone()));
@@ -403,7 +420,7 @@ mod tests {
                         let _ = eval(op, &[a, b], &[&at, &bt], &out_ty, &dims);
                         n += 1;
                     }
-                    if matches!(op, Op::Where | Op::Stack | Op::Concat(_)) {
+                    if matches!(op, Op::Where | Op::Stack | Op::Concat(_) | Op::IncIndex) {
                         for b in values.iter().step_by(5) {
                             let _ = eval(op, &[a, b, a], &[&at, &at, &at], &out_ty, &dims);
                         }

@@ -1,5 +1,5 @@
-//! Reductions (`sum mean max min prod`) and running scans (`cumsum
-//! cumprod`).
+//! Reductions (`sum mean max min prod`, and `sum_to`, a sum back to a
+//! shape that broadcasts) and running scans (`cumsum cumprod`).
 //!
 //! Owns: the reduction kernels and their summation order. Sums follow
 //! NumPy's order on C-contiguous data, so results match NumPy bit for bit
@@ -10,7 +10,7 @@
 
 use super::elementwise::{Arith, Float};
 use super::normalize_axis;
-use crate::exec::value::{with_elem, Elem, Value};
+use crate::exec::value::{shape_str, with_elem, Elem, Value};
 use crate::lang::{CumOp, DType, ReduceOp};
 use ndarray::{ArrayD, ArrayView1, ArrayViewD, Axis, IxDyn};
 
@@ -156,6 +156,51 @@ pub fn reduce(op: ReduceOp, x: &Value, axis: Option<i64>, out: DType) -> Result<
             Ok(with_elem!(out, T => T::wrap(extreme_t(&x.to_array::<T>().view(), axis, max))))
         }
     }
+}
+
+/// `(sum_to G X)`: `g` summed to `shape` (`X`'s), in `out`. `shape` must
+/// broadcast to `g`'s: the leading extra axes of `g` are summed away,
+/// then each axis where `shape` has 1 and `g` has not is summed keeping
+/// a length-1 axis.
+pub fn sum_to(g: &Value, shape: &[usize], out: DType) -> Result<Value, String> {
+    let gs = g.shape();
+    let bad = || {
+        format!(
+            "the shape {} of X does not broadcast to the shape {} of G",
+            shape_str(shape),
+            shape_str(gs)
+        )
+    };
+    let lead = gs.len().checked_sub(shape.len()).ok_or_else(bad)?;
+    if shape
+        .iter()
+        .zip(&gs[lead..])
+        .any(|(&x, &d)| x != d && x != 1)
+    {
+        return Err(bad());
+    }
+    Ok(with_elem!(out, T => {
+        let a = g.to_array::<T>();
+        let mut r: Option<ArrayD<T>> = None;
+        for _ in 0..lead {
+            let next = match &r {
+                Some(v) => sum_t(&v.view(), Some(0)),
+                None => sum_t(&a.view(), Some(0)),
+            };
+            r = Some(next);
+        }
+        for (k, &x) in shape.iter().enumerate() {
+            let cur = r.as_ref().map_or(a.shape()[lead + k], |v| v.shape()[k]);
+            if x == 1 && cur != 1 {
+                let next = match &r {
+                    Some(v) => sum_t(&v.view(), Some(k)),
+                    None => sum_t(&a.view(), Some(lead + k)),
+                };
+                r = Some(next.insert_axis(Axis(k)));
+            }
+        }
+        T::wrap(r.unwrap_or_else(|| a.into_owned()))
+    }))
 }
 
 fn cumulative_t<T: Arith>(a: &ArrayViewD<T>, ax: usize, op: CumOp) -> ArrayD<T> {

@@ -1,5 +1,5 @@
-//! Shape ops: `transpose reshape expand_dims stack concat`, and indexing
-//! (`index`, `slice` with Python's slice semantics).
+//! Shape ops: `transpose reshape expand_dims squeeze flip stack concat`,
+//! and indexing (`index`, `slice` with Python's slice semantics).
 //!
 //! Owns: moving data between shapes, with every runtime size checked
 //! before an ndarray call that would panic on it. Results own their data
@@ -154,10 +154,9 @@ pub fn concat(xs: &[&Value], axis: i64, out: DType) -> Result<Value, String> {
     }))
 }
 
-/// `x[i, j, ...]`: one integer scalar per leading axis, negative from the
-/// end, bounds checked.
-pub fn index(x: &Value, idx: &[&Value]) -> Result<Value, String> {
-    let shape = x.shape();
+/// The positions `x[i, j, ...]` picks on the leading axes of `shape`: one
+/// integer scalar per axis, negative from the end, bounds checked.
+pub fn index_positions(shape: &[usize], idx: &[&Value]) -> Result<Vec<usize>, String> {
     if idx.len() > shape.len() {
         return Err(format!(
             "too many indices for array: array is {}-dimensional, but {} were indexed",
@@ -177,21 +176,30 @@ pub fn index(x: &Value, idx: &[&Value]) -> Result<Value, String> {
                 ))
             }
         };
-        let size = shape[ax];
-        let j = if i < 0 {
-            i.checked_add(size as i64)
-        } else {
-            Some(i)
-        };
-        match j {
-            Some(j) if j >= 0 && (j as u64) < size as u64 => pos.push(j as usize),
-            _ => {
-                return Err(format!(
-                    "index {i} is out of range for axis {ax} of size {size}"
-                ))
-            }
-        }
+        pos.push(index_position(shape[ax], ax, i)?);
     }
+    Ok(pos)
+}
+
+/// Index `i` (negative from the end) on axis `ax` of length `size`.
+pub fn index_position(size: usize, ax: usize, i: i64) -> Result<usize, String> {
+    let j = if i < 0 {
+        i.checked_add(size as i64)
+    } else {
+        Some(i)
+    };
+    match j {
+        Some(j) if j >= 0 && (j as u64) < size as u64 => Ok(j as usize),
+        _ => Err(format!(
+            "index {i} is out of range for axis {ax} of size {size}"
+        )),
+    }
+}
+
+/// `x[i, j, ...]`: one integer scalar per leading axis, negative from the
+/// end, bounds checked.
+pub fn index(x: &Value, idx: &[&Value]) -> Result<Value, String> {
+    let pos = index_positions(x.shape(), idx)?;
     Ok(with_array!(x, a => {
         let mut v = a.view();
         for &i in &pos {
@@ -249,9 +257,20 @@ pub fn slice(x: &Value, start: Option<i64>, stop: Option<i64>, step: i64) -> Res
     if x.ndim() == 0 {
         return Err("a 0-dimensional array cannot be sliced".into());
     }
-    let len = x.shape()[0];
+    let sl = slice_spec(x.shape()[0], start, stop, step)?;
+    Ok(with_array!(x, a => Value::from(a.slice_axis(Axis(0), sl).to_owned())))
+}
+
+/// `[start:stop:step]` of an axis of length `len` as an ndarray slice,
+/// Python's semantics (see [`slice_indices`]).
+pub fn slice_spec(
+    len: usize,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: i64,
+) -> Result<Slice, String> {
     let (first, step, count) = slice_indices(len, start, stop, step)?;
-    let sl = if count == 0 {
+    Ok(if count == 0 {
         Slice::new(0, Some(0), 1)
     } else if count == 1 {
         Slice::new(first as isize, Some(first as isize + 1), 1)
@@ -265,8 +284,30 @@ pub fn slice(x: &Value, start: Option<i64>, stop: Option<i64>, step: i64) -> Res
         };
         // ndarray takes [lo, hi] and steps from the back when step < 0.
         Slice::new(lo as isize, Some(hi as isize + 1), step as isize)
-    };
-    Ok(with_array!(x, a => Value::from(a.slice_axis(Axis(0), sl).to_owned())))
+    })
+}
+
+/// `x` reversed along `axis` (negative counts from the end).
+pub fn flip(x: &Value, axis: i64) -> Result<Value, String> {
+    let ax = normalize_axis(axis, x.ndim())?;
+    Ok(with_array!(x, a => {
+        let mut v = a.view();
+        v.invert_axis(Axis(ax));
+        Value::from(v.to_owned())
+    }))
+}
+
+/// `x` without its length-1 axis `axis` (negative counts from the end).
+pub fn squeeze(x: &Value, axis: i64) -> Result<Value, String> {
+    let ax = normalize_axis(axis, x.ndim())?;
+    if x.shape()[ax] != 1 {
+        return Err(format!(
+            "cannot squeeze axis {axis} of an array of shape {}: its size is {}, not 1",
+            x.shape_str(),
+            x.shape()[ax]
+        ));
+    }
+    Ok(with_array!(x, a => Value::from(a.view().index_axis_move(Axis(ax), 0).to_owned())))
 }
 
 #[cfg(test)]

@@ -1,32 +1,15 @@
-//! The Op contract: what each op may do with storage, declared once.
+//! The Op contract as the planner reads it.
 //!
-//! Owns: [`Role`], matched exhaustively over [`Op`] — so a new op does not
-//! compile until it says whether it is a view of an argument (its
-//! `view_map`), may overwrite an argument (its `destroy_map`), or computes
-//! into storage of its own — and [`view_map`] / [`destroy_map`], the two
-//! declarations in the form the planner reads them.
-//! Must not: decide whether an overwrite is safe in a given graph (that is
-//! the planner's liveness question), or compute anything.
+//! Owns: [`Role`], a node's part in the plan, derived from the op's
+//! [`Storage`] fact in the op table (whether it is a view of an argument —
+//! its `view_map` —, may overwrite an argument — its `destroy_map` — or
+//! computes into storage of its own) and from the dtypes at hand; and
+//! [`view_map`] / [`destroy_map`], the two declarations in the form the
+//! planner reads them. Must not: decide whether an overwrite is safe in a
+//! given graph (that is the planner's liveness question), or compute
+//! anything.
 
-use crate::lang::{DType, Op};
-
-/// How a view reads its argument 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ViewOp {
-    /// The argument itself (a cast to the dtype it already has).
-    Identity,
-    /// `transpose`: permuted axes.
-    Transpose,
-    /// `reshape` of row-major contiguous data (copies when the data is not
-    /// contiguous).
-    Reshape,
-    /// `expand_dims`: an inserted axis.
-    ExpandDims,
-    /// `index`: rows of leading axes, at runtime positions.
-    Index,
-    /// `slice`: a strided range of axis 0.
-    Slice,
-}
+use crate::lang::{DType, Op, Storage};
 
 /// What a node does with storage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,10 +22,15 @@ pub enum Role {
     Const,
     /// A view of argument 0 (`view_map = {0: [0]}`): copies nothing when
     /// the layout allows.
-    View(ViewOp),
+    View,
     /// Elementwise: may write its result over an argument of the same type
     /// that nobody reads later (`destroy_map = {0: [i]}`).
     Elementwise,
+    /// Argument 0 with a part updated (`inc_index`, `inc_slice`): may
+    /// write its result over argument 0 when nobody reads it later
+    /// (`destroy_map = {0: [0]}`); computes into storage of its own
+    /// otherwise.
+    Update,
     /// Computes into storage of its own, reused across calls.
     Fresh,
     /// A scan: one storage per output, filled step by step.
@@ -55,41 +43,16 @@ pub enum Role {
 /// the result dtype: a shape op or cast that changes the dtype converts,
 /// so it is not a view.
 pub fn role(op: &Op, arg0: Option<DType>, out: DType) -> Role {
-    let same = arg0 == Some(out);
-    let view = |v: ViewOp| {
-        if same {
-            Role::View(v)
-        } else {
-            Role::Fresh
-        }
-    };
-    match op {
-        Op::Input(k) => Role::Param(*k),
-        Op::Literal(_)
-        | Op::Size(_)
-        | Op::Zeros(_)
-        | Op::Ones(_)
-        | Op::Arange(_)
-        | Op::Tensor(..) => Role::Const,
-        Op::Unary(_) | Op::Binary(_) | Op::Compare(_) => Role::Elementwise,
-        // The kernel of `where` does not run in place; declaring less than
-        // it could do is always safe.
-        Op::Where => Role::Fresh,
-        Op::Reduce(..)
-        | Op::Cumulative(..)
-        | Op::Dot
-        | Op::Matmul
-        | Op::Stack
-        | Op::Concat(_)
-        | Op::Fill(_) => Role::Fresh,
-        Op::Transpose(_) => view(ViewOp::Transpose),
-        Op::Reshape(_) => view(ViewOp::Reshape),
-        Op::ExpandDims(_) => view(ViewOp::ExpandDims),
-        Op::Index => view(ViewOp::Index),
-        Op::Slice { .. } => view(ViewOp::Slice),
-        Op::Cast(_) => view(ViewOp::Identity),
-        Op::Scan(_) => Role::Loop,
-        Op::Proj(k) => Role::Proj(*k),
+    match (op, op.storage()) {
+        (Op::Input(k), _) => Role::Param(*k),
+        (Op::Proj(k), _) => Role::Proj(*k),
+        (_, Storage::Created) => Role::Const,
+        (_, Storage::InPlace) => Role::Elementwise,
+        (_, Storage::UpdatesArg0) => Role::Update,
+        (_, Storage::View) if arg0 == Some(out) => Role::View,
+        // A shape op or cast that changes the dtype converts: not a view.
+        (_, Storage::View | Storage::Fresh | Storage::Param | Storage::Projection) => Role::Fresh,
+        (_, Storage::Loop) => Role::Loop,
     }
 }
 
@@ -97,8 +60,13 @@ pub fn role(op: &Op, arg0: Option<DType>, out: DType) -> Role {
 /// share, if any.
 pub fn view_map(role: Role) -> Option<usize> {
     match role {
-        Role::View(_) | Role::Proj(_) => Some(0),
-        Role::Param(_) | Role::Const | Role::Elementwise | Role::Fresh | Role::Loop => None,
+        Role::View | Role::Proj(_) => Some(0),
+        Role::Param(_)
+        | Role::Const
+        | Role::Elementwise
+        | Role::Update
+        | Role::Fresh
+        | Role::Loop => None,
     }
 }
 
@@ -107,7 +75,8 @@ pub fn view_map(role: Role) -> Option<usize> {
 pub fn destroy_map(role: Role, n_args: usize) -> std::ops::Range<usize> {
     match role {
         Role::Elementwise => 0..n_args,
-        Role::Param(_) | Role::Const | Role::View(_) | Role::Fresh | Role::Loop | Role::Proj(_) => {
+        Role::Update => 0..n_args.min(1),
+        Role::Param(_) | Role::Const | Role::View | Role::Fresh | Role::Loop | Role::Proj(_) => {
             0..0
         }
     }
@@ -136,5 +105,11 @@ mod tests {
             role(&Op::Zeros(Type::scalar(DType::F64)), None, DType::F64),
             Role::Const
         );
+        // an increment may overwrite its operand, and only that one
+        let inc = role(&Op::IncIndex, Some(DType::F64), DType::F64);
+        assert_eq!(inc, Role::Update);
+        assert_eq!(destroy_map(inc, 3), 0..1);
+        assert_eq!(view_map(inc), None);
+        assert_eq!(role(&Op::Flip(0), Some(DType::F64), DType::F64), Role::View);
     }
 }

@@ -3,7 +3,9 @@
 //! Owns: [`fast`], the allocation-free paths of the hot ops — elementwise
 //! unary, binary, comparison and `where` on `f64`/`f32` (a 0-D operand of
 //! any dtype is read as a scalar; an operand may be the destination
-//! itself, for in-place runs), and `dot`/`matmul` of 1-D and 2-D floats —
+//! itself, for in-place runs), `dot`/`matmul` of 1-D and 2-D floats,
+//! `zeros_like`, and the increments `inc_index`/`inc_slice` (in place
+//! when the planner lets them overwrite their operand) —
 //! and [`ensure`], which shapes a slot's storage for a result, reusing its
 //! buffer. Each path computes exactly what the reference kernel in
 //! [`crate::exec::ops`] computes (the same element functions, the same
@@ -15,7 +17,9 @@
 
 use super::view::{ValView, ViewElem};
 use crate::exec::ops::elementwise::{Arith, Float};
+use crate::exec::ops::increment::{add_into, check_fits, Part};
 use crate::exec::ops::linalg::Gemm;
+use crate::exec::ops::shape::index_position;
 use crate::exec::value::{checked_len, Elem, Value};
 use crate::lang::{BinaryOp, CompareOp, DType, Op, UnaryOp};
 use ndarray::linalg::general_mat_mul;
@@ -579,6 +583,106 @@ fn dot_f<T: Float + ViewElem + ndarray::LinalgScalar + Gemm>(
     true
 }
 
+/// `dest = zeros of x's shape`, any dtype.
+fn zeros_like_t<T: Elem>(x: &Arg<'_>, dest: &mut Option<Value>) -> bool {
+    let Arg::View(x) = x else { return false };
+    let Some(out) = ensure::<T>(dest, x.shape()) else {
+        return false;
+    };
+    out.fill(T::zero());
+    true
+}
+
+/// `dest = x` with `g` added at `part`; when `x` is the destination (the
+/// planner found it dead), in place. Not handled: `g` being the
+/// destination itself, `x` of another dtype, or anything the reference
+/// kernel must word as an error (nothing is written then).
+fn increment_t<T: Arith + ViewElem>(
+    x: &Arg<'_>,
+    g: &Arg<'_>,
+    part: &Part<'_>,
+    dest: &mut Option<Value>,
+) -> bool {
+    let Some(g) = opnd::<T>(g) else { return false };
+    let cell = [scalar_of(&g)];
+    let Some(gv) = view_of(&g, &cell) else {
+        return false;
+    };
+    let out = match x {
+        Arg::Dest => {
+            let Some(d) = dest.as_mut().and_then(T::peek_mut) else {
+                return false;
+            };
+            d
+        }
+        Arg::View(v) => {
+            let Some(xv) = T::of_view(v) else {
+                return false;
+            };
+            if check_fits(xv.shape(), part, gv.shape()).is_err() {
+                return false;
+            }
+            let Some(d) = ensure::<T>(dest, xv.shape()) else {
+                return false;
+            };
+            d.assign(&xv);
+            d
+        }
+    };
+    add_into(&mut out.view_mut(), part, &gv).is_ok()
+}
+
+/// The shape of argument `x` (the destination's when it is the
+/// destination), without allocating for up to four axes.
+fn arg_shape(x: &Arg<'_>, dest: &Option<Value>) -> Option<IxDyn> {
+    match x {
+        Arg::Dest => dest.as_ref().map(|v| IxDyn(v.shape())),
+        Arg::View(v) => Some(IxDyn(v.shape())),
+    }
+}
+
+/// The fast increment of `op` (`inc_index`, `inc_slice`) in dtype `T`.
+fn increment_op<T: Arith + ViewElem>(
+    op: &Op,
+    args: &[Option<Arg<'_>>],
+    dest: &mut Option<Value>,
+) -> bool {
+    match (op, args) {
+        (Op::IncIndex, [Some(x), Some(g), idx @ ..]) => {
+            let Some(shape) = arg_shape(x, dest) else {
+                return false;
+            };
+            let mut pos = [0usize; 4];
+            if idx.len() > pos.len() || idx.len() > shape.ndim() {
+                return false;
+            }
+            for (k, a) in idx.iter().enumerate() {
+                let i = match a {
+                    Some(Arg::View(v)) if v.dtype() == DType::I64 && v.ndim() == 0 => {
+                        v.index_scalar()
+                    }
+                    _ => None,
+                };
+                match i.map(|i| index_position(shape[k], k, i)) {
+                    Some(Ok(p)) => pos[k] = p,
+                    _ => return false,
+                }
+            }
+            increment_t::<T>(x, g, &Part::Index(&pos[..idx.len()]), dest)
+        }
+        (Op::IncSlice { start, stop, step }, [Some(x), Some(g)]) => {
+            let Some(shape) = arg_shape(x, dest) else {
+                return false;
+            };
+            match Part::slice(shape.slice(), *start, *stop, *step) {
+                Ok(part) => increment_t::<T>(x, g, &part, dest),
+                Err(_) => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 /// Runs `op` on `args` into `dest` when a fast path applies; false when
 /// not (nothing was written that matters: `dest` may have been reshaped,
 /// but the reference kernel replaces it). `out` is the result dtype and
@@ -615,6 +719,18 @@ pub fn fast(
             DType::F64 => dot_f::<f64>(x, y, dest),
             DType::F32 => dot_f::<f32>(x, y, dest),
             _ => false,
+        },
+        (Op::ZerosLike, [Some(x)]) => match out {
+            DType::F64 => zeros_like_t::<f64>(x, dest),
+            DType::F32 => zeros_like_t::<f32>(x, dest),
+            DType::I64 => zeros_like_t::<i64>(x, dest),
+            DType::Bool => zeros_like_t::<bool>(x, dest),
+        },
+        (Op::IncIndex | Op::IncSlice { .. }, _) => match out {
+            DType::F64 => increment_op::<f64>(op, args, dest),
+            DType::F32 => increment_op::<f32>(op, args, dest),
+            DType::I64 => increment_op::<i64>(op, args, dest),
+            DType::Bool => increment_op::<bool>(op, args, dest),
         },
         _ => false,
     }

@@ -13,7 +13,7 @@
 //! becomes the slot's storage. Must not: write a parameter, or allocate
 //! per node once the slots have their sizes (the error paths aside).
 
-use super::contract::{Role, ViewOp};
+use super::contract::Role;
 use super::fusion::FusedRt;
 use super::kernels::{self, Arg};
 use super::scan::ScanRt;
@@ -21,12 +21,12 @@ use super::schedule::GraphPlan;
 use super::view::{is_permutation, Loc, Root, VStep, ValView};
 use crate::exec::budget::MemoryBudget;
 use crate::exec::error::ExecError;
-use crate::exec::ops::{self, normalize_axis, shape::slice_indices};
+use crate::exec::ops::{self, normalize_axis, shape::slice_spec};
 use crate::exec::run::Dims;
 use crate::exec::value::Value;
 use crate::lang::program::NodeId;
 use crate::lang::{Op, Type};
-use ndarray::{Dimension, IxDyn, Slice};
+use ndarray::{Dimension, IxDyn};
 
 /// How a graph reads its parameters.
 pub trait Params {
@@ -217,7 +217,7 @@ impl GraphRt {
         meter: &mut Meter,
     ) -> Result<(), ExecError> {
         let np = &plan.nodes[i];
-        if !matches!(np.role, Role::Param(_) | Role::Proj(_) | Role::View(_))
+        if !matches!(np.role, Role::Param(_) | Role::Proj(_) | Role::View)
             && self.budget_checked[i] != env.gen
         {
             self.check_budget(plan, i, params, env)?;
@@ -251,8 +251,10 @@ impl GraphRt {
                 }
                 self.locs[i].set_whole(Root::Slot(s));
             }
-            Role::View(op) => self.exec_view(plan, i, op, params, env, meter)?,
-            Role::Elementwise | Role::Fresh => self.exec_compute(plan, i, params, env, meter)?,
+            Role::View => self.exec_view(plan, i, params, env, meter)?,
+            Role::Elementwise | Role::Update | Role::Fresh => {
+                self.exec_compute(plan, i, params, env, meter)?
+            }
             Role::Loop => super::scan::exec(self, plan, i, params, env, meter)?,
         }
         Ok(())
@@ -383,8 +385,8 @@ impl GraphRt {
             return Err(internal(plan, i, "a computed node without storage"));
         };
         let mut dest = self.slots[s].val.take();
-        let done = if node.args.len() <= 3 {
-            let mut args: [Option<Arg<'_>>; 3] = [None, None, None];
+        let done = if node.args.len() <= 6 {
+            let mut args: [Option<Arg<'_>>; 6] = [None, None, None, None, None, None];
             for (j, a) in node.args.iter().enumerate() {
                 let loc = &self.locs[a.0];
                 args[j] = if loc.root == Root::Slot(s) && loc.steps.is_empty() {
@@ -427,13 +429,12 @@ impl GraphRt {
         &mut self,
         plan: &GraphPlan,
         i: usize,
-        op: ViewOp,
         params: &dyn Params,
         env: Env<'_>,
         meter: &mut Meter,
     ) -> Result<(), ExecError> {
         let mut loc = std::mem::take(&mut self.locs[i]);
-        if self.try_view(plan, i, op, &mut loc, params, env) {
+        if self.try_view(plan, i, &mut loc, params, env) {
             self.locs[i] = loc;
             return Ok(());
         }
@@ -454,7 +455,6 @@ impl GraphRt {
         &self,
         plan: &GraphPlan,
         i: usize,
-        op: ViewOp,
         loc: &mut Loc,
         params: &dyn Params,
         env: Env<'_>,
@@ -472,9 +472,10 @@ impl GraphRt {
         loc.steps.extend_from_slice(&bl.steps);
         let shape = bv.shape();
         let ndim = shape.len();
-        let step = match (op, &node.op) {
-            (ViewOp::Identity, _) => return true,
-            (ViewOp::Transpose, Op::Transpose(perm)) => {
+        let step = match &node.op {
+            // A view of the same dtype: the argument itself.
+            Op::Cast(_) => return true,
+            Op::Transpose(perm) => {
                 let mut order = IxDyn::zeros(ndim);
                 match perm {
                     None => {
@@ -499,7 +500,7 @@ impl GraphRt {
                 }
                 VStep::Permute(order)
             }
-            (ViewOp::Reshape, Op::Reshape(sizes)) => {
+            Op::Reshape(sizes) => {
                 if !bv.is_standard_layout() {
                     return false;
                 }
@@ -539,11 +540,19 @@ impl GraphRt {
                 }
                 VStep::Reshape(to)
             }
-            (ViewOp::ExpandDims, Op::ExpandDims(axis)) => match normalize_axis(*axis, ndim + 1) {
+            Op::ExpandDims(axis) => match normalize_axis(*axis, ndim + 1) {
                 Ok(ax) => VStep::Insert(ax),
                 Err(_) => return false,
             },
-            (ViewOp::Index, Op::Index) => {
+            Op::Flip(axis) => match normalize_axis(*axis, ndim) {
+                Ok(ax) => VStep::Flip(ax),
+                Err(_) => return false,
+            },
+            Op::Squeeze(axis) => match normalize_axis(*axis, ndim) {
+                Ok(ax) if shape[ax] == 1 => VStep::Remove(ax),
+                _ => return false,
+            },
+            Op::Index => {
                 let idx = &node.args[1..];
                 if idx.len() > ndim {
                     return false;
@@ -567,26 +576,13 @@ impl GraphRt {
                 }
                 return true;
             }
-            (ViewOp::Slice, Op::Slice { start, stop, step }) => {
+            Op::Slice { start, stop, step } => {
                 if ndim == 0 {
                     return false;
                 }
-                let Ok((first, step, count)) = slice_indices(shape[0], *start, *stop, *step) else {
-                    return false;
-                };
                 // The same conversion as the slice kernel.
-                let sl = if count == 0 {
-                    Slice::new(0, Some(0), 1)
-                } else if count == 1 {
-                    Slice::new(first as isize, Some(first as isize + 1), 1)
-                } else {
-                    let last = first + (count as i64 - 1) * step;
-                    let (lo, hi) = if step > 0 {
-                        (first, last)
-                    } else {
-                        (last, first)
-                    };
-                    Slice::new(lo as isize, Some(hi as isize + 1), step as isize)
+                let Ok(sl) = slice_spec(shape[0], *start, *stop, *step) else {
+                    return false;
                 };
                 VStep::Slice(sl)
             }

@@ -5,9 +5,10 @@
 //! petgraph), the storage each value may live in ("tokens": one per
 //! computed result; a view lives in its argument's tokens and, when its
 //! layout forces a copy, in a token of its own), the last position that
-//! reads each token, the in-place decisions (an elementwise node takes over
-//! an argument's storage when the argument is a whole value of the result's
-//! type that nobody reads afterwards, per [`super::contract::destroy_map`]),
+//! reads each token, the in-place decisions (an elementwise node, or an
+//! update of argument 0, takes over an argument's storage when the argument
+//! is a whole value of the result's type that nobody reads afterwards, per
+//! [`super::contract::destroy_map`]),
 //! and the assignment of tokens to slots — storage the runtime keeps across
 //! calls — so that values whose lifetimes do not overlap share a slot.
 //! Must not: look at runtime data; sizes are the runtime's business (a slot
@@ -252,12 +253,12 @@ impl GraphPlan {
                         lives_in[i].push(t);
                     }
                 }
-                Role::Const | Role::Elementwise | Role::Fresh => {
+                Role::Const | Role::Elementwise | Role::Update | Role::Fresh => {
                     let t = new_token(node.ty(), r == Role::Const);
                     own[i].push(t);
                     lives_in[i].push(t);
                 }
-                Role::View(_) => {
+                Role::View => {
                     let t = new_token(node.ty(), false);
                     own[i].push(t);
                     let Some(a) = node.args.first() else {
@@ -305,25 +306,30 @@ impl GraphPlan {
             }
         }
 
-        // In-place: an elementwise node (or fused elementwise group) takes
-        // over the storage of an argument that is a whole value of its
-        // type, read by nobody after.
+        // In-place: an elementwise node (or fused elementwise group), or
+        // an update of argument 0, takes over the storage of an argument
+        // that is a whole value of its type, read by nobody after — and
+        // not seen through a view by another of its arguments (writing
+        // the result would change what that view reads).
         if options.inplace {
             for &i in &order {
                 let node = &g.nodes[i];
                 let fused_reduce = nodes[i].fusion.as_ref().is_some_and(|f| f.reduce);
-                if nodes[i].role != Role::Elementwise || fused_reduce {
+                if !matches!(nodes[i].role, Role::Elementwise | Role::Update) || fused_reduce {
                     continue;
                 }
                 for j in destroy_map(nodes[i].role, reads[i].len()) {
                     let a = reads[i][j];
                     let whole = match nodes[a].role {
-                        Role::Elementwise | Role::Fresh | Role::Proj(_) => true,
+                        Role::Elementwise | Role::Update | Role::Fresh | Role::Proj(_) => true,
                         Role::Param(k) => k < owned,
-                        Role::Const | Role::View(_) | Role::Loop => false,
+                        Role::Const | Role::View | Role::Loop => false,
                     };
                     let [t] = lives_in[a][..] else { continue };
+                    let seen_elsewhere =
+                        reads[i].iter().any(|&b| b != a && lives_in[b].contains(&t));
                     if whole
+                        && !seen_elsewhere
                         && !token_pinned[t]
                         && last[t] == pos[i]
                         && same_type(node.ty(), &token_ty[t])

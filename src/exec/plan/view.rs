@@ -3,7 +3,7 @@
 //!
 //! Owns: [`ValView`] (a read-only view of any dtype), [`VStep`] (one
 //! concrete layout step: permute, take a row, slice axis 0, insert an axis,
-//! reshape contiguous data), [`Loc`] (where a value lives: a root — a graph
+//! reshape contiguous data, reverse an axis, drop a length-1 axis), [`Loc`] (where a value lives: a root — a graph
 //! parameter or one of the plan's slots — and the steps from the root to
 //! the value) and applying steps to a root. Applying steps never copies
 //! and, for arrays of up to four axes, never allocates.
@@ -200,6 +200,10 @@ pub enum VStep {
     Insert(usize),
     /// Reshape row-major contiguous data.
     Reshape(IxDyn),
+    /// Reverse this axis.
+    Flip(usize),
+    /// Drop this axis (of length 1).
+    Remove(usize),
 }
 
 /// Applies layout steps to a typed view; `None` when a step does not fit.
@@ -236,6 +240,19 @@ pub fn apply_steps<'a, T>(mut v: ArrayViewD<'a, T>, steps: &[VStep]) -> Option<A
                     return None;
                 }
                 v.into_shape_with_order(shape.clone()).ok()?
+            }
+            VStep::Flip(ax) => {
+                if *ax >= v.ndim() {
+                    return None;
+                }
+                v.invert_axis(Axis(*ax));
+                v
+            }
+            VStep::Remove(ax) => {
+                if *ax >= v.ndim() || v.shape()[*ax] != 1 {
+                    return None;
+                }
+                v.index_axis_move(Axis(*ax), 0)
             }
         };
     }

@@ -9,10 +9,10 @@
 
 use super::{arity, syntax, type_err, Frame, Parser};
 use crate::lang::error::LangError;
-use crate::lang::op::Op;
 use crate::lang::program::{Graph, NodeId, Span};
 use crate::lang::sexp::Sexp;
 use crate::lang::shape::Type;
+use crate::lang::Op;
 use std::collections::BTreeSet;
 
 /// What a `fn` clause produced: its graph and the outer values its

@@ -11,7 +11,8 @@ use super::{arity, loop_err, type_err, Parser};
 use crate::lang::error::LangError;
 use crate::lang::loop_sig::LoopSig;
 use crate::lang::loop_type::{self, LoopTypeError};
-use crate::lang::op::{Op, Scalar};
+use crate::lang::op::Scalar;
+use crate::lang::op_table::Op;
 use crate::lang::program::{NodeId, OutputInfo};
 use crate::lang::sexp::Sexp;
 

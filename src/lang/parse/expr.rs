@@ -11,7 +11,8 @@
 use super::literal::parse_literal;
 use super::{arity, syntax, type_err, Parser};
 use crate::lang::error::LangError;
-use crate::lang::op::{Op, Scalar};
+use crate::lang::op::Scalar;
+use crate::lang::op_table::Op;
 use crate::lang::op_table::{AttrKind, AttrValue, Form, OpKind, Slot};
 use crate::lang::program::{NodeId, Span};
 use crate::lang::sexp::Sexp;

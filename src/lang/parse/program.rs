@@ -11,10 +11,10 @@ use super::literal::is_identifier;
 use super::{arity, syntax, type_err, Frame, Parser};
 use crate::lang::error::LangError;
 use crate::lang::loop_type;
-use crate::lang::op::Op;
 use crate::lang::program::{NodeId, Program, SharedVars, Span};
 use crate::lang::sexp::Sexp;
 use crate::lang::shape::Type;
+use crate::lang::Op;
 
 impl Parser {
     pub(super) fn program(&mut self, s: &Sexp) -> Result<Program, LangError> {

@@ -1,0 +1,10 @@
+(program grad_inc_index
+  (input X (f64 4 3))
+  (input g (f64 3))
+  (input Y (f64 2 4 3))
+  (input K (i64 4 3))
+  (input h (f32 3))
+  (input i (i64))
+  (output (inc_index X g 1) (inc_index X g -1) (inc_index X 2.5 0 -2) (inc_index Y X 1)
+          (inc_index Y g 0 3) (inc_index Y (index X 0 0) -1 -4 2) (inc_index K 3 2)
+          (inc_index X h 0) (inc_index (inc_index X g 0) g 0) (inc_index X (fill (f64 1) 1.0) i)))
