@@ -390,6 +390,50 @@ mod tests {
     }
 
     #[test]
+    fn a_mitmot_reads_around_its_base_and_writes_after_without_modulo() {
+        let sig = LoopSig {
+            sequences: vec![vec![0]],
+            outputs: vec![
+                OutputInfo::Sitsot,
+                OutputInfo::Mitmot {
+                    in_taps: vec![-1, 0],
+                    out_taps: vec![0, -1],
+                },
+            ],
+            go_backwards: true,
+            ..LoopSig::default()
+        };
+        // 4 steps at taps (-1 0): base 1, slots 0..=4 needed.
+        let f = LoopFrame::new(&sig, &[4], None, &[&[], &[5, 2]]).unwrap();
+        assert!(f.is_tape(1) && !f.is_tape(0));
+        assert_eq!(f.rows(1), 5);
+        assert_eq!(f.state_read(1, -1, 0), Some(StateRead::Written(0)));
+        assert_eq!(f.state_read(1, 0, 3), Some(StateRead::Written(4)));
+        // Going backwards reverses the sequence, not the tape.
+        assert_eq!(f.seq_row(0, 0, 0), Some(3));
+        let w = |tap| BodyOutput {
+            out: 1,
+            tap: Some(tap),
+        };
+        assert_eq!(
+            (f.result_row(w(0), 3), f.result_row(w(-1), 0)),
+            (Some(4), Some(0))
+        );
+        assert_eq!(f.result_row(BodyOutput { out: 0, tap: None }, 2), Some(2));
+        assert_eq!(f.oldest_row(1), 0);
+        assert_eq!(f.state_shape(1), Some(&[2][..]));
+        let e = LoopFrame::new(&sig, &[4], None, &[&[], &[4, 2]]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "output 1: a mitmot with in taps [-1, 0] and out taps [0, -1] over 4 steps needs a tape of at least 5 slots, got 4"
+        );
+        // Without steps the tape still needs the slots its taps reach
+        // (SPEC: n_steps + max(taps) - min(in_taps)).
+        assert!(LoopFrame::new(&sig, &[0], None, &[&[], &[1, 2]]).is_ok());
+        assert!(LoopFrame::new(&sig, &[0], None, &[&[], &[0, 2]]).is_err());
+    }
+
+    #[test]
     fn going_backwards_reads_the_allowed_rows_from_the_end() {
         let mut s = sig();
         s.go_backwards = true;

@@ -12,9 +12,10 @@
 //! Every stage that knows loops reads them through this file: the parser
 //! and the program IR ([`super::program::Scan`] is a signature plus a
 //! body), the e-graph (a scan e-node's head is a [`LoopSig`]), the Scan
-//! rewrites and both executors. A new kind of output (MIT-MOT) is one more
-//! [`OutputInfo`] variant; the compiler's exhaustive matches on it point
-//! at every place that must learn it.
+//! rewrites and both executors. A MIT-MOT tape is one more [`OutputInfo`]
+//! variant, with one body result per out tap ([`LoopSig::body_outputs`]
+//! maps body results to outputs); the compiler's exhaustive matches on the
+//! kinds point at every place that must learn a new one.
 
 use std::ops::Range;
 

@@ -522,6 +522,85 @@ mod tests {
     }
 
     #[test]
+    fn a_mitmot_is_its_tape_and_its_tape_must_be_long_enough() {
+        let mm = |in_taps: Vec<i64>, out_taps: Vec<i64>| LoopSig {
+            sequences: vec![vec![0]],
+            outputs: vec![OutputInfo::Mitmot { in_taps, out_taps }],
+            ..LoopSig::default()
+        };
+        let sig = mm(vec![0, 3, 1], vec![3, 1]);
+        let x = Type::new(DType::F64, vec![Dim::sym("T")]);
+        let tape = Type::new(
+            DType::F64,
+            vec![Dim::sym("T").add(&Dim::known(3)), Dim::known(2)],
+        );
+        let slot = t(DType::F64, &[2]);
+        assert_eq!(
+            param_types(&sig, &[&x, &tape]).unwrap(),
+            vec![
+                Type::scalar(DType::F64),
+                slot.clone(),
+                slot.clone(),
+                slot.clone()
+            ]
+        );
+        // One result per out tap; the output is the tape.
+        let out = output_types(&sig, &[&x, &tape], None, &[&slot, &slot]).unwrap();
+        assert_eq!(out, vec![tape.clone()]);
+        // A slot of scalars takes a weak literal, as a state does.
+        let scalars = Type::new(DType::F32, vec![Dim::known(5)]);
+        let one = mm(vec![0, 1], vec![1]);
+        let x4 = t(DType::F64, &[4]);
+        let out = output_types(&one, &[&x4, &scalars], None, &[&weak(DType::F64)]).unwrap();
+        assert_eq!(out, vec![scalars.clone()]);
+        let e = output_types(&sig, &[&x, &tape], None, &[&slot]).unwrap_err();
+        assert_eq!(
+            e,
+            LoopTypeError::BodyOutputCount {
+                returned: 1,
+                declared: 2
+            }
+        );
+        let e = output_types(&sig, &[&x, &tape], None, &[&slot, &t(DType::F64, &[3])]).unwrap_err();
+        assert_eq!(e.part(), LoopPart::Output(0));
+        // T + 2 slots are one too few for T steps at taps up to 3; a
+        // symbolic length that may fit is left to the executors.
+        let short = Type::new(
+            DType::F64,
+            vec![Dim::sym("T").add(&Dim::known(2)), Dim::known(2)],
+        );
+        let e = output_types(&sig, &[&x, &short], None, &[&slot, &slot]).unwrap_err();
+        assert!(matches!(e, LoopTypeError::TapeTooShort { .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "a mitmot over T steps needs a tape of at least T+3 slots (n_steps + max(taps) - min(in_taps)), got f64(T+2, 2)"
+        );
+        let maybe = Type::new(DType::F64, vec![Dim::sym("S"), Dim::known(2)]);
+        assert!(output_types(&sig, &[&x, &maybe], None, &[&slot, &slot]).is_ok());
+        // Signed taps: in (-1 0), out (0 -1) need T + 1 slots.
+        let signed = mm(vec![-1, 0], vec![0, -1]);
+        let plus1 = Type::new(
+            DType::F64,
+            vec![Dim::sym("T").add(&Dim::known(1)), Dim::known(2)],
+        );
+        assert!(output_types(&signed, &[&x, &plus1], None, &[&slot, &slot]).is_ok());
+        let e = param_types(&mm(vec![0, 1], vec![-1]), &[&x, &plus1]).unwrap_err();
+        assert_eq!(
+            e,
+            LoopTypeError::OutTapBelowInTaps {
+                out: 0,
+                tap: -1,
+                lowest: 0
+            }
+        );
+        let scalar = Type::scalar(DType::F64);
+        assert!(matches!(
+            param_types(&mm(vec![0, 1], vec![1]), &[&x, &scalar]),
+            Err(LoopTypeError::ScalarTape { .. })
+        ));
+    }
+
+    #[test]
     fn the_shortest_sequence_sets_the_step_count() {
         let sig = LoopSig {
             sequences: vec![vec![0], vec![-2, 0]],

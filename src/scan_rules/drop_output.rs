@@ -23,6 +23,10 @@
 //!   loop is still worth computing is for the cost model: each gets a loop
 //!   of its own (with the states it reads), one variant per output.
 //!
+//! A mitmot is one output (with a body result per out tap): it is dropped
+//! whole when nothing reads it and no kept output reads its slots, as
+//! PyTensor's `scan_remove_unused` drops a mitmot group.
+//!
 //! Does not fire on: an output whose state a kept output reads (directly
 //! or through a chain of states); a loop with one output; a loop whose
 //! outputs are all read and computed only by it.

@@ -6,7 +6,9 @@
 //! The stacked output need not exist any more (it stays an output of the
 //! fused loop, which `scan-drop-output` may then remove).
 //!
-//! Does not fire on: a consumer that reads the output at other taps, or
+//! Does not fire on: a producer or consumer with a mitmot (a tape is not
+//! a per-step output, and the fused loop would interleave tape writes);
+//! a consumer that reads the output at other taps, or
 //! reads the producer's outputs otherwise too (as a whole, or through
 //! other values); loops going backwards; different step counts.
 

@@ -10,7 +10,9 @@
 //! Loops that keep only their last steps (`scan-save-mem` variants) are not
 //! merged: their full versions are, and save-mem applies to the result.
 //!
-//! Does not fire on: loops where one reads the other (directly or through
+//! Does not fire on: a loop with a mitmot (its body results do not line
+//! up with its outputs; PyTensor concatenates mitmot groups, eqscan leaves
+//! them alone); loops where one reads the other (directly or through
 //! other values: merging would make a cycle), different step counts or
 //! directions, loops nested in a body (only loops whose inputs are
 //! top-level values are paired), two loops whose outputs one loop already

@@ -6,7 +6,8 @@
 //! read from the first and split off by `scan-drop-output`. Inputs given
 //! twice are merged by every rebuild ([`super::build`]).
 //!
-//! Does not fire on: outputs whose terms differ, e.g. two states with the
+//! Does not fire on: a loop with a mitmot (its body results are tape
+//! writes, not outputs); outputs whose terms differ, e.g. two states with the
 //! same update that each read their own previous value.
 
 use super::scan_node::ScanNode;

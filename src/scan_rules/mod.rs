@@ -7,6 +7,11 @@
 //! term over all steps). Must not: duplicate the e-graph analysis (types,
 //! constants and dependence sets come from [`crate::egraph::analysis`]).
 //!
+//! A loop with a MIT-MOT tape has one body result per out tap of the tape,
+//! so body results are not outputs: a rewrite either maps them through
+//! [`crate::lang::LoopSig::body_outputs`] or refuses such loops (each file
+//! says which; research §2.4 of the shared notes lists PyTensor's choices).
+//!
 //! Each rewrite keeps both forms in the e-graph — the loop and what it
 //! becomes — so the cost model, not an order of passes, decides. A rewrite
 //! unions two classes only when their types (shapes included) are equal;

@@ -7,7 +7,8 @@
 //! stays in the loop only if something else reads it (see
 //! `scan-drop-output`).
 //!
-//! Does not fire on: an output that reads a state's previous value (`h_{t-1}`)
+//! Does not fire on: a loop with a mitmot (a tape has no stacked step
+//! values); an output that reads a state's previous value (`h_{t-1}`)
 //! or its own; one that no other output's value appears in (that is
 //! `scan-push-out-seq`'s case).
 

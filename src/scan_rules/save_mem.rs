@@ -9,7 +9,8 @@
 //! nothing else reads output k whole (the cost model counts the elements
 //! a loop keeps).
 //!
-//! Does not fire on: a non-constant or non-negative index (reads from the
+//! Does not fire on: a mitmot's tape (its slots are not steps; PyTensor
+//! never trims one either); a non-constant or non-negative index (reads from the
 //! start need every step, or fewer steps, which is not this rule);
 //! an output already keeping at most K steps; a loop whose known step
 //! count is no more than K.

@@ -18,7 +18,8 @@ pub struct ScanNode {
     pub class: Id,
     /// Its signature.
     pub sig: LoopSig,
-    /// The body output classes, one per output (scope: the scan's params).
+    /// The body result classes (scope: the scan's params): one per output,
+    /// one per out tap of a mitmot ([`LoopSig::body_outputs`]).
     pub body: Vec<Id>,
     /// The outer argument classes, in [`crate::lang::Scan`]'s layout.
     pub args: Vec<Id>,

@@ -10,6 +10,9 @@
 //! bracketed differently from the loop (NumPy's pairwise sum instead of
 //! left to right), as `reduce` allows.
 //!
+//! Works in a loop with a mitmot too (the state's body result is found by
+//! its output's position among the body results).
+//!
 //! Does not fire on: an update that reads the state elsewhere too (a
 //! recurrence that is not a running fold), `f` reading another state,
 //! `sub` or `div` (not associative); `maximum` / `minimum` at every step
