@@ -184,7 +184,9 @@ impl CostModel {
     ///   literal);
     /// - a scan: its loop overhead, `steps × (step_overhead + inputs ×
     ///   input_step_cost)`, plus the elements its outputs keep (all steps,
-    ///   or the last K of an output with `(keep K)`); the body is added by
+    ///   or the last K of an output with `(keep K)`, or a mitmot's whole
+    ///   tape, copied once per run); the body (every body result, one per
+    ///   out tap of a mitmot) is added by
     ///   the extractors, through [`loop_cost`].
     ///
     /// `f64::INFINITY` for a node that cannot be extracted: a child class

@@ -365,8 +365,8 @@ fn join(v: &[i64]) -> String {
         .join(" ")
 }
 
-/// One `outputs_info` entry: `(sitsot INIT)`, `(mitsot INIT (taps T ...))`
-/// or `(nitsot)`, with `(keep K)` at its end when the output keeps only its
+/// One `outputs_info` entry: `(sitsot INIT)`, `(mitsot INIT (taps T ...))`,
+/// `(mitmot BUF (in_taps T ...) (out_taps S ...))` or `(nitsot)`, with `(keep K)` at its end when the output keeps only its
 /// last K steps.
 pub(crate) fn output_entry(info: &OutputInfo, init: Option<String>, keep: Option<usize>) -> String {
     let init = init.unwrap_or_default();
@@ -378,5 +378,18 @@ pub(crate) fn output_entry(info: &OutputInfo, init: Option<String>, keep: Option
             format!("(mitsot {init} (taps {}){keep})", ts.join(" "))
         }
         OutputInfo::Nitsot => format!("(nitsot{keep})"),
+        OutputInfo::Mitmot { in_taps, out_taps } => {
+            let join = |t: &[i64]| {
+                t.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            format!(
+                "(mitmot {init} (in_taps {}) (out_taps {}){keep})",
+                join(in_taps),
+                join(out_taps)
+            )
+        }
     }
 }
