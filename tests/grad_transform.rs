@@ -18,10 +18,9 @@ fn check_fd(text: &str, wrt: &[&str], dims: &[(&str, i64)]) -> Program {
 
 fn check_fd_scaled(text: &str, wrt: &[&str], dims: &[(&str, i64)], scale: f64) -> Program {
     let p = parse_program(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert!(
-        parse_program(&print_program(&p)).unwrap() == p,
-        "fmt round trip"
-    );
+    let text0 = print_program(&p);
+    let again = print_program(&parse_program(&text0).unwrap());
+    assert_eq!(again, text0, "fmt round trip");
     let q = expand(&p).unwrap_or_else(|e| panic!("{e}"));
     let printed = print_program(&q);
     let back = parse_program(&printed).unwrap_or_else(|e| panic!("{e}\n{printed}"));
@@ -388,4 +387,74 @@ fn the_expand_command_prints_a_program_that_runs_like_the_original() {
     assert_eq!(out(&["run", ep, "--gen", "--no-opt"]), written);
     assert_eq!(out(&["run", ep, "--gen"]).lines().count(), 3);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_rnn_through_a_backward_loop() {
+    // research §1.13: both losses (every step, last step).
+    for cost in ["(sum H)", "(sum (mul (index H -1) (index H -1)))"] {
+        let text = format!(
+            "(program rnn (input W (f64 3 3)) (input U (f64 3 2)) (input b (f64 3))
+               (input X (f64 T 2)) (input h0 (f64 3))
+               (let H (scan (sequences X) (outputs_info (sitsot h0)) (non_sequences W U b)
+                 (fn (x_t h_prev w u bias) (tanh (add (add (dot w h_prev) (dot u x_t)) bias)))))
+               (let L {cost})
+               (let (gW gU gb gX gh0) (grad L W U b X h0))
+               (output L gW gU gb gX gh0))"
+        );
+        let q = check_fd(&text, &["W", "U", "b", "X", "h0"], &[("T", 5)]);
+        let printed = print_program(&q);
+        assert!(printed.contains("(mitmot ") && printed.contains("(in_taps 0 1) (out_taps 1)"));
+    }
+}
+
+#[test]
+fn mitsot_sequence_taps_and_mapped_outputs() {
+    check_fd(
+        "(program m (input X (f64 T 2)) (input y0 (f64 3 2)) (input a (f64 2))
+           (let (Y Z) (scan (sequences (X (taps -1 0 1)))
+                 (outputs_info (mitsot y0 (taps -3 -1)) (nitsot))
+                 (non_sequences a)
+                 (fn (xm x xp y3 y1 w)
+                   (let s (add (mul (add y3 y1) (tanh w)) (mul xm (mul x xp))))
+                   (outputs (sin s) (mul s w)))))
+           (let L (add (sum (mul Y Y)) (sum (mul Z (index Y 0)))))
+           (let (gX gy0 ga) (grad L X y0 a))
+           (output L gX gy0 ga))",
+        &["X", "y0", "a"],
+        &[("T", 7)],
+    );
+}
+
+#[test]
+fn go_backwards_and_n_steps_without_sequences() {
+    check_fd(
+        "(program g (input X (f64 T 2)) (input h0 (f64 2)) (input c (f64 2))
+           (let H (scan (sequences (X (taps 0 1))) (outputs_info (sitsot h0)) (go_backwards)
+                 (fn (x xn h) (mul (add h x) (cos xn)))))
+           (let (Kc Ky) (scan (outputs_info (sitsot c) (nitsot)) (n_steps 4)
+                 (fn (k) (outputs (sin (add k 0.5)) (mul k k)))))
+           (let L (add (sum (mul H (index H 0))) (add (sum Kc) (sum Ky))))
+           (let (gX gh0 gc) (grad L X h0 c))
+           (output L gX gh0 gc))",
+        &["X", "h0", "c"],
+        &[("T", 5)],
+    );
+}
+
+#[test]
+fn nested_loops_and_grad_inside_a_fn() {
+    check_fd(
+        "(program n (input X (f64 T 3)) (input w (f64 3))
+           (let S (map (fn (row)
+                     (let P (scanl (fn (acc v) (add (mul acc 0.5) (mul v v))) 0.0 (mul row w)))
+                     (sum (sin P)))
+                   X))
+           (let G (map (fn (row) (grad (sum (tanh (mul row w))) row)) X))
+           (let L (add (sum (mul S S)) (sum (mul G G))))
+           (let (gX gw) (grad L X w))
+           (output L gX gw))",
+        &["X", "w"],
+        &[("T", 4)],
+    );
 }

@@ -158,7 +158,7 @@ impl<'b> Emit<'b> {
     /// are static, else `(where false like 0.0)`.
     pub fn zeros_like(&mut self, like: NodeId) -> Result<NodeId, GradError> {
         let t = self.ty(like)?;
-        if t.shape.iter().all(|d| *d != Dim::Unknown) {
+        if t.shape.iter().all(printable) {
             return self.op(Op::Zeros(t.strong()), &[]);
         }
         let f = self.boolean(false)?;
@@ -167,9 +167,10 @@ impl<'b> Emit<'b> {
         self.cast(w, t.dtype)
     }
 
-    /// Zeros of type `t` (its sizes static).
+    /// Zeros of type `t` (its sizes integers or symbols, as a created
+    /// tensor's type is written).
     pub fn zeros(&mut self, t: &Type) -> Result<NodeId, GradError> {
-        if t.shape.contains(&Dim::Unknown) {
+        if !t.shape.iter().all(printable) {
             return Err(self.unsupported("zeros", Unsupported::UnknownSize));
         }
         self.op(Op::Zeros(t.clone().strong()), &[])
@@ -232,4 +233,10 @@ impl<'b> Emit<'b> {
             reason,
         }
     }
+}
+
+/// Whether a size can be written in a created tensor's type: an integer
+/// or a symbol (not `T-1`, not unknown).
+pub fn printable(d: &Dim) -> bool {
+    d.as_known().is_some() || d.as_sym().is_some()
 }

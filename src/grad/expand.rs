@@ -35,7 +35,7 @@ pub fn has_grad(g: &Graph) -> bool {
 /// ids of its parameters (a loop body), or `None` for the top level,
 /// whose inputs are declared. Returns the new ids of each node (several
 /// for a loop or a `grad`: one per result).
-fn copy_graph(
+pub(crate) fn copy_graph(
     b: &mut Builder,
     g: &Graph,
     params: Option<&[NodeId]>,

@@ -28,6 +28,40 @@ pub fn gradients(
     span: Span,
 ) -> Result<Vec<NodeId>, GradError> {
     b.set_span(span);
+    let ct = b.ty(cost)?.clone();
+    let seed = {
+        let mut e = Emit { b, span };
+        let one = e.lit(1.0)?;
+        e.op(Op::Fill(Type::scalar(ct.dtype)), &[one])?
+    };
+    let found = sweep(b, &[(cost, seed)], xs, span)?;
+    let mut e = Emit { b, span };
+    xs.iter()
+        .zip(found)
+        .map(|(&x, g)| {
+            let xt = e.ty(x)?;
+            match g {
+                Some(gx) => e.fit(gx, &xt),
+                None => e.zeros_like(x),
+            }
+        })
+        .collect()
+}
+
+/// The reverse sweep: given the cotangent of some nodes (`seeds`: node,
+/// its cotangent; a node may appear twice, the cotangents add), adds to
+/// `b` the cotangent of each of `xs` and returns it, `None` where nothing
+/// flows (a vector-Jacobian product of the graph).
+pub fn sweep(
+    b: &mut Builder,
+    seeds: &[(NodeId, NodeId)],
+    xs: &[NodeId],
+    span: Span,
+) -> Result<Vec<Option<NodeId>>, GradError> {
+    b.set_span(span);
+    let Some(top) = seeds.iter().map(|s| s.0 .0).max() else {
+        return Ok(vec![None; xs.len()]);
+    };
     let g = b.graph();
     let n = g.nodes.len();
     // depends[i]: node i is an X or computed from one.
@@ -35,15 +69,17 @@ pub fn gradients(
     for &x in xs {
         depends[x.0] = true;
     }
-    for i in 0..=cost.0 {
+    for i in 0..=top {
         if !depends[i] && g.nodes[i].args.iter().any(|a| depends[a.0]) {
             depends[i] = true;
         }
     }
-    // needed[i]: COST is computed from node i.
+    // needed[i]: a seeded node is computed from node i.
     let mut needed = vec![false; n];
-    needed[cost.0] = true;
-    for i in (0..=cost.0).rev() {
+    for s in seeds {
+        needed[s.0 .0] = true;
+    }
+    for i in (0..=top).rev() {
         if needed[i] {
             for a in &g.nodes[i].args {
                 needed[a.0] = true;
@@ -54,16 +90,15 @@ pub fn gradients(
     let mut e = Emit { b, span };
     // The contributions each node has received, summed when it is reached.
     let mut pending: HashMap<usize, Vec<NodeId>> = HashMap::new();
+    for &(node, cot) in seeds {
+        if depends[node.0] {
+            pending.entry(node.0).or_default().push(cot);
+        }
+    }
     // Per loop, the cotangent of each of its outputs.
     let mut loop_cots: HashMap<usize, Vec<Option<NodeId>>> = HashMap::new();
     let mut total: HashMap<usize, NodeId> = HashMap::new();
-    if depends[cost.0] {
-        let ct = e.ty(cost)?;
-        let one = e.lit(1.0)?;
-        let seed = e.op(Op::Fill(Type::scalar(ct.dtype)), &[one])?;
-        pending.insert(cost.0, vec![seed]);
-    }
-    for i in (lowest..=cost.0).rev() {
+    for i in (lowest..=top).rev() {
         if !(depends[i] && needed[i]) {
             continue;
         }
@@ -92,7 +127,7 @@ pub fn gradients(
         match node.op {
             Op::Proj(k) => {
                 let scan = node.args[0].0;
-                let outs = node.ty.len().max(e.b.graph().nodes[scan].ty.len());
+                let outs = e.b.graph().nodes[scan].ty.len();
                 let slot = loop_cots.entry(scan).or_insert_with(|| vec![None; outs]);
                 slot[k] = Some(match slot[k] {
                     Some(prev) => e.add(prev, gi)?,
@@ -109,13 +144,5 @@ pub fn gradients(
             }
         }
     }
-    xs.iter()
-        .map(|&x| {
-            let xt = e.ty(x)?;
-            match total.get(&x.0) {
-                Some(&gx) => e.fit(gx, &xt),
-                None => e.zeros_like(x),
-            }
-        })
-        .collect()
+    Ok(xs.iter().map(|x| total.get(&x.0).copied()).collect())
 }

@@ -15,7 +15,7 @@
 //! Each contribution is reduced back to its operand's type by
 //! [`Emit::fit`] (broadcast axes summed, dtype cast).
 
-use super::emit::Emit;
+use super::emit::{printable, Emit};
 use super::error::{GradError, Unsupported};
 use crate::lang::{
     BinaryOp, CompareOp, CumOp, Dim, LoopSig, NodeId, Op, OutputInfo, ReduceOp, Type, UnaryOp,
@@ -701,10 +701,20 @@ fn index(e: &mut Emit, x: NodeId, idx: &[NodeId], g: NodeId) -> Result<NodeId, G
         if len == Dim::Unknown {
             return Err(e.unsupported("index", Unsupported::UnknownSize));
         }
-        let mut ar = e.op(Op::Arange(len.clone()), &[])?;
-        for _ in 0..(n - 1 - j) {
-            ar = e.expand_dims(ar, -1)?;
-        }
+        let ar = if printable(&len) {
+            let mut ar = e.op(Op::Arange(len.clone()), &[])?;
+            for _ in 0..(n - 1 - j) {
+                ar = e.expand_dims(ar, -1)?;
+            }
+            ar
+        } else {
+            // The positions along axis j from x's shape: a running count
+            // of ones, less one (exact in floats).
+            let one = e.lit(1.0)?;
+            let ones = e.broadcast_like(one, x)?;
+            let c = e.op(Op::Cumulative(CumOp::Cumsum, j as i64), &[ones])?;
+            e.sub(c, one)?
+        };
         // A negative index counts from the end.
         let lenv = e.size_value(&len, "index")?;
         let z = e.int(0)?;
