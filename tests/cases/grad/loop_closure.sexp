@@ -3,7 +3,6 @@
 ; explicitly; gradients with respect to both, the sequence and the init.
 ; wrt: X h0 a B
 ; dims: T=5
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program loop_closure
   (input X (f64 T 2))
   (input h0 (f64 3))

@@ -2,7 +2,6 @@
 ; each acc -> tanh(0.8 acc + x_t), from init a; L mixes all four.
 ; wrt: x a
 ; dims: T=5
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program loop_folds
   (input x (f64 T))
   (input a (f64))

@@ -4,7 +4,6 @@
 ; turn (second order through the loop).
 ; wrt: x w
 ; dims: T=4
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program loop_grad_in_fn
   (input x (f64 T))
   (input w (f64))

@@ -2,7 +2,6 @@
 ; y_t = sin(x_t) * z_t + c; L = sum(y^2).
 ; wrt: x z c
 ; dims: T=6
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program loop_map
   (input x (f64 T))
   (input z (f64 T))

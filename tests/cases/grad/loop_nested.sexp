@@ -3,7 +3,6 @@
 ; s_t = s_{t-1} * 0.5 + inner_last(M_t, s_{t-1}); gradients through both.
 ; wrt: M s0 w
 ; dims: T=4 N=3
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program loop_nested
   (input M (f64 T N))
   (input s0 (f64))

@@ -1,7 +1,6 @@
 ; The reduce combinator (associative: a product here), from init a.
 ; wrt: x a
 ; dims: T=6
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program loop_reduce
   (input x (f64 T))
   (input a (f64))

@@ -2,7 +2,6 @@
 ; taps (-2 -1): y_t = 0.5 y_{t-1} - 0.3 y_{t-2} + x_{t-2} x_{t+1}.
 ; wrt: x y0
 ; dims: T=8
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program loop_seq_taps
   (input x (f64 T))
   (input y0 (f64 2))

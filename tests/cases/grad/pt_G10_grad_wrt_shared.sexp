@@ -2,7 +2,6 @@
 ; variable): y_t = v_t x1 mapped over x2 = [2, 3] with x1 = 3 (u is input 0
 ; of the data rule, exactly 0): d(sum y)/dx1 = 2 + 3 = 5.
 ; wrt: u
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G10_grad_wrt_shared
   (input u (f64))
   (let x1 (add u 3.0))

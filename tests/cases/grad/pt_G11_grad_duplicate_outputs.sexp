@@ -5,7 +5,6 @@
 ; Output 0 is sum(out1) with its gradients (finite differences); then the
 ; gradients of sum(out0).
 ; wrt: s y0 ns
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G11_grad_duplicate_outputs
   (input s (f64 10 3))
   (input y0 (f64 3 3))

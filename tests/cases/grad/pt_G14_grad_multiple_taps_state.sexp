@@ -4,7 +4,6 @@
 ; exactly the tap span; upstream passes 5 and the first 4 are used) and w.
 ; Rows 0-2 of the init are read only through the unused tap: gradient 0.
 ; wrt: init w
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G14_grad_multiple_taps_state
   (input init (f64 4 2 2))
   (input w (f64 2 2))

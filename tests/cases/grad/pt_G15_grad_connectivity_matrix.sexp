@@ -3,7 +3,6 @@
 ; sum(x + y + z). z0 is never read: PyTensor raises (disconnected), eqscan's
 ; SPEC gives zeros; x0 and y0 have gradients.
 ; wrt: x0 y0 z0
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G15_grad_connectivity_matrix
   (input x0 (f64 2))
   (input y0 (f64 2))

@@ -2,7 +2,6 @@
 ; mapped over the integer sequence v = [1, 2]; d(sum y)/dW has ones in rows
 ; 1 and 2 and zeros in row 0 (the index VJP adds into zeros).
 ; wrt: W
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G16_grad_bug_disconnected_input
   (input W (f64 3 3))
   (let v (tensor (i64 2) 1 2))

@@ -2,7 +2,6 @@
 ; outputs o1 = s + 1, o2 = o1 + 1; d(sum o2)/dv is ones (o1's own
 ; cotangent is disconnected, zero).
 ; wrt: v
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G17_disconnected_gradient3
   (input v (f64 5))
   (let (o1 o2) (scan (sequences v) (fn (s) (let a (add s 1.0)) (outputs a (add a 1.0)))))

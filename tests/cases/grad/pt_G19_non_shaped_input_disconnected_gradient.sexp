@@ -2,7 +2,6 @@
 ; mapped over seq = [u_0, nan, nan]; L = xs[0]; dL/du_0 = 2 (d + u_0), and
 ; the NaNs of the steps L does not read must not leak into it.
 ; Values are PyTensor's.
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G19_non_shaped_input_disconnected_gradient
   (input u (f64 3))
   (input d (f64))

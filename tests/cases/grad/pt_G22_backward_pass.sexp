@@ -3,7 +3,6 @@
 ; s = 1..101 from ones; L = sum(log r[-1]) (upstream differentiates
 ; sum(r[-1]), which underflows at these A), A in [15, 25].
 ; wrt: u
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G22_backward_pass
   (input u (f64 10))
   (let A (add (mul u 10.0) 20.0))

@@ -3,7 +3,6 @@
 ; of it and its gradients with respect to A, B and S0, optimized and as
 ; written (the rewrite turns the loop into one product).
 ; wrt: A B S0
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G23_push_out_add
   (input A (f64 6 3))
   (input B (f64 6 2))

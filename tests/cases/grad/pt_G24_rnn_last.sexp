@@ -1,7 +1,6 @@
 ; Research §1.13 / G24, the second loss: L2 = sum of the last h (the
 ; backward tape starts [1, 0, ..., 0]); all five gradients.
 ; wrt: W U b X h0
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G24_rnn_last
   (input W (f64 3 3))
   (input U (f64 3 2))

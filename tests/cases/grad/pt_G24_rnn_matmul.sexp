@@ -1,7 +1,6 @@
 ; G24's addition for eqscan: the same RNN written with matmul, loss
 ; sum(H * Y); its gradients must equal the dot form's.
 ; wrt: W U b h0
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G24_rnn_matmul
   (input W (f64 3 3))
   (input U (f64 3 2))

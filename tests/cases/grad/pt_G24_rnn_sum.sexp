@@ -2,7 +2,6 @@
 ; H = 3, D = 2, loss L1 = sum of every h_t; all five gradients (W, U, b,
 ; X, h0), against finite differences and PyTensor.
 ; wrt: W U b X h0
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G24_rnn_sum
   (input W (f64 3 3))
   (input U (f64 3 2))

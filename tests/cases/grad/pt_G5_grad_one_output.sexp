@@ -2,7 +2,6 @@
 ; u of 10 steps, the projected cost sum(xs * F); gradients with respect to
 ; u, x0, W_in and W.
 ; wrt: u x0 W_in W
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G5_grad_one_output
   (input u (f64 10))
   (input x0 (f64))

@@ -2,7 +2,6 @@
 ; x_{t-1} W and y_t = x_{t-1} W_out (y0 is never read: its gradient is 0),
 ; projected cost; gradients with respect to u1, u2, x0, y0 and W_in1.
 ; wrt: u1 u2 x0 y0 W_in1
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G6_grad_multiple_outs
   (input u1 (f64 7 2))
   (input u2 (f64 7))

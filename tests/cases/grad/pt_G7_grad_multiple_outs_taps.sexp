@@ -5,7 +5,6 @@
 ; projected cost over all three; gradients with respect to every input.
 ; scale: W_in1=0.4 W_in2=0.4 W=0.4 W_out=0.4
 ; wrt: u1 u2 x0 y0 W_in1 W_in2 W W_out
-; pending: grad of loops (helper/grad c6455dd: the gradient of scan is not written yet)
 (program pt_G7_grad_multiple_outs_taps
   (input u1 (f64 5 2))
   (input u2 (f64 7 2))
