@@ -155,16 +155,13 @@ impl<'b> Emit<'b> {
     }
 
     /// Zeros of `like`'s shape and dtype: a created tensor when its sizes
-    /// are static, else `(where false like 0.0)`.
+    /// can be written, else `(zeros_like like)`.
     pub fn zeros_like(&mut self, like: NodeId) -> Result<NodeId, GradError> {
         let t = self.ty(like)?;
         if t.shape.iter().all(printable) {
             return self.op(Op::Zeros(t.strong()), &[]);
         }
-        let f = self.boolean(false)?;
-        let z = self.lit(0.0)?;
-        let w = self.where_(f, like, z)?;
-        self.cast(w, t.dtype)
+        self.op(Op::ZerosLike, &[like])
     }
 
     /// Zeros of type `t` (its sizes integers or symbols, as a created

@@ -15,7 +15,7 @@
 //! Each contribution is reduced back to its operand's type by
 //! [`Emit::fit`] (broadcast axes summed, dtype cast).
 
-use super::emit::{printable, Emit};
+use super::emit::Emit;
 use super::error::{GradError, Unsupported};
 use crate::lang::{
     BinaryOp, CompareOp, CumOp, Dim, LoopSig, NodeId, Op, OutputInfo, ReduceOp, Type, UnaryOp,
@@ -685,51 +685,19 @@ fn concat(
     Ok(res)
 }
 
-/// The cotangent of `x` in `x[i, j, ...]`: `g` at the indexed position,
-/// zeros elsewhere (a mask over the indexed axes).
+/// The cotangent of `x` in `x[i, ...]`: `g` added into zeros of `x`'s
+/// shape at the indexed part (an increment, so repeated reads of one
+/// element add up).
 fn index(e: &mut Emit, x: NodeId, idx: &[NodeId], g: NodeId) -> Result<NodeId, GradError> {
-    let xt = e.ty(x)?;
-    let n = xt.ndim();
-    let mut ge = g;
-    for _ in 0..idx.len() {
-        ge = e.expand_dims(ge, 0)?;
-    }
-    let zero = e.lit(0.0)?;
-    let mut r = ge;
-    for (j, &i) in idx.iter().enumerate().rev() {
-        let len = xt.shape[j].clone();
-        if len == Dim::Unknown {
-            return Err(e.unsupported("index", Unsupported::UnknownSize));
-        }
-        let ar = if printable(&len) {
-            let mut ar = e.op(Op::Arange(len.clone()), &[])?;
-            for _ in 0..(n - 1 - j) {
-                ar = e.expand_dims(ar, -1)?;
-            }
-            ar
-        } else {
-            // The positions along axis j from x's shape: a running count
-            // of ones, less one (exact in floats).
-            let one = e.lit(1.0)?;
-            let ones = e.broadcast_like(one, x)?;
-            let c = e.op(Op::Cumulative(CumOp::Cumsum, j as i64), &[ones])?;
-            e.sub(c, one)?
-        };
-        // A negative index counts from the end.
-        let lenv = e.size_value(&len, "index")?;
-        let z = e.int(0)?;
-        let neg = e.cmp(CompareOp::Lt, i, z)?;
-        let wrapped = e.add(i, lenv)?;
-        let at = e.where_(neg, wrapped, i)?;
-        let hit = e.cmp(CompareOp::Eq, ar, at)?;
-        r = e.where_(hit, r, zero)?;
-    }
-    let r = e.broadcast_like(r, x)?;
-    e.cast(r, xt.dtype)
+    let dtype = e.ty(x)?.dtype;
+    let g = e.cast(g, dtype)?;
+    let mut args = vec![e.zeros_like(x)?, g];
+    args.extend_from_slice(idx);
+    e.op(Op::IncIndex, &args)
 }
 
-/// The cotangent of `x` in `x[start:stop:step]` (axis 0): `g` placed at
-/// the rows the slice read, zeros elsewhere. Steps 1 and -1.
+/// The cotangent of `x` in `x[start:stop:step]` (axis 0, any step): `g`
+/// added into zeros of `x`'s shape at the rows the slice read.
 fn slice(
     e: &mut Emit,
     x: NodeId,
@@ -738,62 +706,8 @@ fn slice(
     step: i64,
     g: NodeId,
 ) -> Result<NodeId, GradError> {
-    let xt = e.ty(x)?;
-    let len = xt.shape[0].clone();
-    // A bound as a row position from the front (Python's rules; clamped
-    // when the length is an integer).
-    let at = |b: i64| -> Dim {
-        let d = if b < 0 {
-            len.add(&Dim::known(b))
-        } else {
-            Dim::known(b)
-        };
-        match (d.as_known(), len.as_known()) {
-            (Some(v), Some(n)) => Dim::known(v.clamp(0, n)),
-            _ => d,
-        }
-    };
-    let (lo, hi, rows) = match step {
-        1 => (
-            start.map_or(Dim::known(0), at),
-            stop.map_or(len.clone(), at),
-            g,
-        ),
-        -1 => {
-            // Rows start, start-1, ..., stop+1: ascending, rows stop+1 ..= start.
-            let hi = start.map_or(len.clone(), |s| at(s).add(&Dim::known(1)));
-            let lo = stop.map_or(Dim::known(0), |s| at(s).add(&Dim::known(1)));
-            (lo, hi, e.flip0(g)?)
-        }
-        s => return Err(e.unsupported("slice", Unsupported::SliceStep(s))),
-    };
-    if let (Some(l), Some(h)) = (lo.as_known(), hi.as_known()) {
-        if h <= l {
-            return e.zeros_like(x);
-        }
-    }
-    let after = len.sub(&hi);
-    let mut parts = Vec::new();
-    let pad = |e: &mut Emit, n: &Dim| -> Result<Option<NodeId>, GradError> {
-        if n.as_known() == Some(0) {
-            return Ok(None);
-        }
-        let mut t = xt.clone();
-        t.shape[0] = n.clone();
-        t.dtype = e.ty(rows)?.dtype;
-        Ok(Some(e.zeros(&t)?))
-    };
-    if let Some(z) = pad(e, &lo)? {
-        parts.push(z);
-    }
-    parts.push(rows);
-    if let Some(z) = pad(e, &after)? {
-        parts.push(z);
-    }
-    let r = if parts.len() == 1 {
-        rows
-    } else {
-        e.op(Op::Concat(0), &parts)?
-    };
-    e.cast(r, xt.dtype)
+    let dtype = e.ty(x)?.dtype;
+    let g = e.cast(g, dtype)?;
+    let z = e.zeros_like(x)?;
+    e.op(Op::IncSlice { start, stop, step }, &[z, g])
 }
