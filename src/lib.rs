@@ -2,7 +2,8 @@
 //!
 //! The layers, each depending only on those before it (checked by
 //! `tests/layers.rs`): [`lang`] reads a `.sexp` program into a typed graph
-//! — scans with inner graphs included — and prints it back; [`exec`] runs
+//! — scans with inner graphs included — and prints it back; [`grad`]
+//! expands `(grad COST X ...)` into plain ops and loops; [`exec`] runs
 //! it with `pytensor.scan`'s semantics; [`egraph`] holds programs as terms
 //! in an e-graph with its analysis and saturation runner; [`rules`] (rule
 //! files and conditions), [`scan_rules`] (the Scan rewrites) and
@@ -33,6 +34,7 @@
 pub mod egraph;
 pub mod exec;
 pub mod extract;
+pub mod grad;
 pub mod lang;
 pub mod optimize;
 pub mod rules;

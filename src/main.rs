@@ -26,6 +26,8 @@ enum Command {
     Run(cli::run::Options),
     /// Print a program in canonical form.
     Fmt(cli::fmt::Options),
+    /// Print the program with every grad expanded into plain ops and loops.
+    Expand(cli::expand::Options),
     /// Print the optimized program (or, with --json, the optimizer's report).
     Optimize(cli::optimize::Options),
     /// Show why the optimized program equals the original: the chain of
@@ -64,6 +66,7 @@ fn dispatch(cli: Cli) -> Result<(), UserError> {
     match cli.command {
         Command::Run(o) => cli::run::run(o),
         Command::Fmt(o) => cli::fmt::run(o),
+        Command::Expand(o) => cli::expand::run(o),
         Command::Optimize(o) => cli::optimize::run(o),
         Command::Explain(o) => cli::explain::run(o),
         Command::Rules { action } => cli::rules::run(action),

@@ -1,6 +1,6 @@
-//! The layers of DESIGN.md, checked on the source: lang → exec → egraph →
-//! {rules, scan_rules, extract} → optimize → session → cli, no arrow
-//! pointing up.
+//! The layers of DESIGN.md, checked on the source: lang → grad → exec →
+//! egraph → {rules, scan_rules, extract} → optimize → session → cli, no
+//! arrow pointing up (`grad`, the gradient transform, needs only `lang`).
 //!
 //! Each file's `use` lines and `crate::` paths name the layers it depends
 //! on; a file may name only its own layer and those below it. `rules`,
@@ -14,19 +14,29 @@ use std::path::{Path, PathBuf};
 /// The layers, lowest first; a module may depend on any earlier layer.
 const LAYERS: &[(&str, &[&str])] = &[
     ("lang", &[]),
-    ("exec", &["lang"]),
-    ("egraph", &["lang", "exec"]),
-    ("rules", &["lang", "exec", "egraph"]),
-    ("scan_rules", &["lang", "exec", "egraph", "rules"]),
-    ("extract", &["lang", "exec", "egraph"]),
+    ("grad", &["lang"]),
+    ("exec", &["lang", "grad"]),
+    ("egraph", &["lang", "grad", "exec"]),
+    ("rules", &["lang", "grad", "exec", "egraph"]),
+    ("scan_rules", &["lang", "grad", "exec", "egraph", "rules"]),
+    ("extract", &["lang", "grad", "exec", "egraph"]),
     (
         "optimize",
-        &["lang", "exec", "egraph", "rules", "scan_rules", "extract"],
+        &[
+            "lang",
+            "grad",
+            "exec",
+            "egraph",
+            "rules",
+            "scan_rules",
+            "extract",
+        ],
     ),
     (
         "session",
         &[
             "lang",
+            "grad",
             "exec",
             "egraph",
             "rules",

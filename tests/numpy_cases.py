@@ -1405,6 +1405,151 @@ def comb_map_empty(d, n):
     return (steps(0, (N,)), steps(0, (N,)))
 
 
+# ------------------------------------------------------------------ mitmot
+
+
+def mitmot_loop(n, tapes, taps, step):
+    """Runs the MIT-MOT semantics of SPEC §1 (research §2.2) in plain Python.
+
+    `tapes` are the initial tapes (copied), `taps[j] = (in_taps, out_taps)`
+    of tape j, and `step(i, reads)` gets, per tape, the slots read at its
+    in taps (copies) and returns, per tape, the values for its out taps.
+    With m = min(in_taps): step i reads slot (i - m + T) mod len for each in
+    tap T, then, after every read, writes slot i - m + S for each out tap S
+    (no modulo; the slot must exist). Returns the final tapes.
+    """
+    tapes = [np.array(t, copy=True) for t in tapes]
+    for t, (ins, outs) in zip(tapes, taps):
+        assert len(t) >= n + max(ins + outs) - min(ins), "tape too short"
+    for i in range(n):
+        reads = []
+        for t, (ins, _) in zip(tapes, taps):
+            base = i - min(ins)
+            reads.append([np.array(t[(base + tap) % len(t)], copy=True) for tap in ins])
+        writes = step(i, reads)
+        for t, (ins, outs), w in zip(tapes, taps, writes):
+            base = i - min(ins)
+            assert len(w) == len(outs)
+            for tap, v in zip(outs, w):
+                assert 0 <= base + tap < len(t)
+                t[base + tap] = v
+    return tapes
+
+
+@scan
+def mitmot_mode_compat(d, n):
+    s = np.array([True, True, False, True, False])
+    eye = np.eye(2)
+    A = np.zeros((6, 1, 1)) * eye
+    B = np.arange(6).reshape(6, 1, 1).astype(f64) * eye
+
+    def step(i, r):
+        (a0, a1), (b0, b1) = r
+        return [[(s[i] + a0) + a1], [s[i] * b0 + b1]]
+
+    TA, TB = mitmot_loop(5, [A, B], [([0, 1], [1]), ([0, 1], [1])], step)
+    assert TA.sum() == 44.0 and TB.sum() == 38.0
+    return (TA, TB, np.float64(TA.sum()), np.float64(TB.sum()))
+
+
+@scan
+def mitmot_go_backwards(d, n):
+    X, G, w = d["X"], d["G"], d["w"]
+    T, N = X.shape
+    tape = np.concatenate([G, np.zeros((1, N))])
+
+    def step(i, r):
+        ((g, g_next),) = r
+        x = X[T - 1 - i]
+        return [[g_next + (w * np.tanh(x)) * g]]
+
+    (R,) = mitmot_loop(T, [tape], [([0, 1], [1])], step)
+    return (R, R[-1])
+
+
+@scan
+def mitmot_mixed_states(d, n):
+    X, Y, h0, B = d["X"], d["Y"], d["h0"], d["B"]
+    n_steps = len(X) - 1
+    H = steps(n_steps, h0.shape)
+    Z = steps(n_steps, ())
+    state = {"h": h0}
+
+    def step(i, r):
+        ((g0, g1),) = r
+        x_prev, x, y, h = X[i], X[i + 1], Y[i], state["h"]
+        H[i] = np.tanh(0.5 * h + (x - x_prev))
+        Z[i] = np.sum(g0 * g1)
+        state["h"] = H[i]
+        return [[g1 + (y * g0) * h]]
+
+    (G,) = mitmot_loop(n_steps, [B], [([0, 1], [1])], step)
+    return (H, G, Z)
+
+
+@scan
+def mitmot_several_out_taps(d, n):
+    G, a, b = d["G"], d["a"], d["b"]
+    T, N = G.shape
+    tape = np.concatenate([G, np.zeros((3, N))])
+
+    def step(i, r):
+        ((g0, g3, g1),) = r
+        return [[g3 + a * g0, g1 + b * np.sin(g0)]]
+
+    (R,) = mitmot_loop(T, [tape], [([0, 3, 1], [3, 1])], step)
+    return (R,)
+
+
+@scan
+def mitmot_write_only_tap(d, n):
+    A, B = d["A"], d["B"]
+
+    def step(i, r):
+        (a0,), (bm1, b0) = r
+        return [[0.5 * a0 + 1.0], [bm1 * b0, b0 - bm1]]
+
+    RA, RB = mitmot_loop(n["T"], [A, B], [([0], [2]), ([-1, 0], [0, -1])], step)
+    return (RA, RB)
+
+
+@scan
+def mitmot_nested(d, n):
+    X, c, S = d["X"], d["c"], d["S"]
+    R, K, N = X.shape
+    P = steps(R, (K + 1, N))
+    for j in range(R):
+        tape = np.concatenate([X[j], np.zeros((1, N))])
+
+        def inner(i, r):
+            ((g0, g1),) = r
+            return [[g1 + c * g0]]
+
+        (P[j],) = mitmot_loop(K, [tape], [([0, 1], [1])], inner)
+
+    def outer(i, r):
+        ((g0, g1),) = r
+        acc = g0
+        for row in X[i]:
+            acc = acc + row * g0
+        return [[g1 + 0.25 * acc]]
+
+    (Q,) = mitmot_loop(R, [np.concatenate([S, np.ones((1, N))])], [([0, 1], [1])], outer)
+    return (P, Q)
+
+
+@scan
+def mitmot_zero_steps(d, n):
+    G, H = d["G"], d["H"]
+
+    def step(i, r):
+        ((g0, g1),) = r
+        return [[(g1 * np.float32(0.5) + np.float32(1.0)).astype(f32)]]
+
+    (Q,) = mitmot_loop(3, [H], [([0, 1], [1])], step)
+    return (G.copy(), Q)
+
+
 # --------------------------------------------------------------------- main
 
 ALLOWED = {np.dtype(t) for t in DTYPES.values()}

@@ -45,6 +45,7 @@ fn example(k: OpKind) -> String {
         OpKind::IncSlice => "(inc_slice x y 2 none -1)".into(),
         OpKind::Flip => "(flip m 1)".into(),
         OpKind::Squeeze => "(squeeze (expand_dims x 1) 1)".into(),
+        OpKind::StopGradient => "(stop_gradient x)".into(),
         // Programs read a scan's outputs by name; the term reads them with
         // `proj`.
         OpKind::Proj => "(map (fn (r) (sum r)) m)".into(),

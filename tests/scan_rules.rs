@@ -12,7 +12,7 @@
 //! | `scale: X=0.5` | optional: input scales of the data rule, as in `tests/cases.rs` |
 //! | `scans_before: 2` | optional: the number of scans as written (nested ones included) |
 //! | `scans_after: 1` | required: the exact number of scans in the optimized program |
-//! | `parts_after: seqs=0 sitsots=1` | optional: exact counts of loop parts in the optimized program, summed over its scans (nested ones included): `seqs`, `nonseqs`, `sitsots`, `mitsots`, `nitsots` |
+//! | `parts_after: seqs=0 sitsots=1` | optional: exact counts of loop parts in the optimized program, summed over its scans (nested ones included): `seqs`, `nonseqs`, `sitsots`, `mitsots`, `mitmots`, `nitsots` |
 //! | `fires: RULE ...` | each rule must be in the report's `rules_applied` |
 //! | `not_fires: RULE ...` | no rule named here may be applied |
 //! | `known_bug: TEXT` | the case shows a bug not fixed yet: it is listed as ignored (run it with `-- --ignored`) |
@@ -78,7 +78,9 @@ const KEYS: &[&str] = &[
 ];
 
 /// The loop parts `parts_after:` counts.
-const PARTS: &[&str] = &["seqs", "nonseqs", "sitsots", "mitsots", "nitsots"];
+const PARTS: &[&str] = &[
+    "seqs", "nonseqs", "sitsots", "mitsots", "mitmots", "nitsots",
+];
 
 /// The loop parts of every scan in `g` (nested ones included), by the
 /// names of [`PARTS`].
@@ -93,6 +95,7 @@ fn loop_parts(g: &Graph, counts: &mut BTreeMap<String, usize>) {
                     OutputInfo::Sitsot => add("sitsots", 1),
                     OutputInfo::Mitsot(_) => add("mitsots", 1),
                     OutputInfo::Nitsot => add("nitsots", 1),
+                    OutputInfo::Mitmot { .. } => add("mitmots", 1),
                 }
             }
             loop_parts(&s.body, counts);

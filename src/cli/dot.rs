@@ -2,7 +2,7 @@
 //! Graphviz.
 
 use super::args::OptArgs;
-use super::{emit, load_program, rule_errors, UserError};
+use super::{emit, load_expanded, rule_errors, UserError};
 use eqscan::egraph::runner::saturate;
 use std::path::PathBuf;
 
@@ -21,7 +21,7 @@ pub struct Options {
 /// Prints the graph.
 pub fn run(o: Options) -> Result<(), UserError> {
     let file = o.prog.display().to_string();
-    let p = load_program(&o.prog)?;
+    let p = load_expanded(&o.prog)?;
     if o.egraph {
         let settings = o.opt.settings();
         let rewrites = settings

@@ -2,7 +2,7 @@
 //! form ([`eqscan::session::explain`]), within the time limit.
 
 use super::args::{dims_or_exit, name_size, OptArgs};
-use super::{emit_line, load_program, rule_errors, UserError};
+use super::{emit_line, load_expanded, rule_errors, UserError};
 use eqscan::egraph::runner::Limits;
 use eqscan::extract::CostModel;
 use eqscan::session::explain;
@@ -25,7 +25,7 @@ pub struct Options {
 /// Prints the explanation, within the time limit.
 pub fn run(o: Options) -> Result<(), UserError> {
     let file = o.prog.display().to_string();
-    let p = load_program(&o.prog)?;
+    let p = load_expanded(&o.prog)?;
     let settings = o.opt.settings();
     let rewrites = settings
         .rewrites()

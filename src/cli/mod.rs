@@ -5,6 +5,7 @@
 
 pub mod args;
 pub mod dot;
+pub mod expand;
 pub mod explain;
 pub mod fmt;
 pub mod optimize;
@@ -43,6 +44,14 @@ pub fn load_program(path: &Path) -> Result<Program, UserError> {
     let bytes =
         std::fs::read(path).map_err(|e| UserError(format!("{file}: cannot read the file: {e}")))?;
     parse_program_bytes(&bytes).map_err(|e| UserError(e.located(&file)))
+}
+
+/// Reads and parses the program in `path`, and expands its `grad`s
+/// (what `run`, `optimize`, `explain` and `dot` work on).
+pub fn load_expanded(path: &Path) -> Result<Program, UserError> {
+    let p = load_program(path)?;
+    let file = path.display().to_string();
+    eqscan::session::expand(&p).map_err(|e| UserError(e.located(&file)))
 }
 
 /// Every rule error, one per line (each names FILE:LINE:COL).

@@ -2,7 +2,7 @@
 //! report.
 
 use super::args::{dims_or_exit, name_size, OptArgs};
-use super::{emit, emit_line, load_program, UserError};
+use super::{emit, emit_line, load_expanded, UserError};
 use eqscan::lang::print_program;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -26,7 +26,7 @@ pub struct Options {
 pub fn run(o: Options) -> Result<(), UserError> {
     let file = o.prog.display().to_string();
     let t0 = Instant::now();
-    let p = load_program(&o.prog)?;
+    let p = load_expanded(&o.prog)?;
     let parse_ms = t0.elapsed().as_secs_f64() * 1e3;
     let report = o
         .opt

@@ -356,7 +356,8 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
     let arg_ty = |k: usize| vargs.get(k).and_then(|a| egraph[*a].data.ty());
     let eps = eps_of(out.dtype);
     let r = match op {
-        Op::Input(_) | Op::Scan(_) | Op::Proj(_) => Range::FULL,
+        Op::Input(_) | Op::Scan(_) | Op::Proj(_) | Op::Grad => Range::FULL,
+        Op::StopGradient => arg(0),
         Op::Size(_) => Range::new(0.0, f64::INFINITY),
         Op::Literal(s) => Range::of_scalar(*s),
         Op::Unary(u) => {

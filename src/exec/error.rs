@@ -156,6 +156,22 @@ pub enum LoopError {
         /// Its static step shape.
         step: Vec<Dim>,
     },
+    /// A mitmot tape with fewer slots than the steps and taps reach.
+    #[error("output {out}: a mitmot with in taps {in_taps:?} and out taps {out_taps:?} over {steps} steps needs a tape of at least {needed} slots, got {slots}")]
+    TapeTooShort {
+        /// Which output.
+        out: usize,
+        /// Its in taps.
+        in_taps: Vec<i64>,
+        /// Its out taps.
+        out_taps: Vec<i64>,
+        /// The step count.
+        steps: usize,
+        /// The slots needed: `steps + max(taps) - min(in_taps)`.
+        needed: usize,
+        /// The slots the tape has.
+        slots: usize,
+    },
     /// A loop node that does not match its signature (a bug).
     #[error("internal error: {0}")]
     Internal(&'static str),

@@ -7,8 +7,10 @@
 //! tap reads from (a row written so far, the init, or a row of the init),
 //! the rows each output keeps (a ring buffer of K rows for `(keep K)`,
 //! rotated to chronological order at the end), the shape each state's
-//! step must have, and the shapes of a loop without steps; with the loop
-//! errors ([`LoopError`]) they raise. Also [`step_count`] and
+//! step must have, and the shapes of a loop without steps; a mitmot's
+//! tape (the slot each in tap reads, modulo the tape's length, and the slot
+//! each out tap writes, without modulo, after the body; never rotated);
+//! with the loop errors ([`LoopError`]) they raise. Also [`step_count`] and
 //! [`check_loop_outputs`], which the sized check uses too.
 //!
 //! Must not: hold or copy values. The interpreter ([`super::run`]) and the
@@ -18,7 +20,7 @@
 
 use super::budget::{Allocation, MemoryBudget, OverBudget};
 use super::error::LoopError;
-use crate::lang::{Dim, InitForm, LoopSig, TapWindow, Type};
+use crate::lang::{BodyOutput, Dim, InitForm, LoopSig, OutputInfo, TapWindow, Type};
 
 /// The number of steps a loop runs: its `n_steps` value when it has one
 /// (`Some(None)`: the value is not an i64 scalar), which must not exceed
@@ -66,6 +68,45 @@ pub(crate) fn check_loop_outputs(
     Ok(fixed)
 }
 
+/// Checks that mitmot output `out` of kind `info`, whose tape has `slots`
+/// slots, can run `steps` steps: `slots >= steps + max(taps) - min(in_taps)`.
+pub(crate) fn check_tape(
+    out: usize,
+    info: &OutputInfo,
+    steps: usize,
+    slots: usize,
+) -> Result<(), LoopError> {
+    let OutputInfo::Mitmot { in_taps, out_taps } = info else {
+        return Ok(());
+    };
+    let extra = info.tape_extra().unwrap_or(0);
+    let needed = i64::try_from(steps)
+        .unwrap_or(i64::MAX)
+        .saturating_add(extra);
+    if i64::try_from(slots).unwrap_or(i64::MAX) >= needed {
+        return Ok(());
+    }
+    Err(LoopError::TapeTooShort {
+        out,
+        in_taps: in_taps.clone(),
+        out_taps: out_taps.clone(),
+        steps,
+        needed: usize::try_from(needed).unwrap_or(0),
+        slots,
+    })
+}
+
+/// The init form of output `k` of `sig`.
+fn info_form(sig: &LoopSig, k: usize) -> Option<InitForm> {
+    sig.outputs.get(k)?.init_form()
+}
+
+/// The shape of output `k`'s init, if it is a state.
+fn init_shapes_of<'a>(sig: &LoopSig, k: usize, init_shapes: &[&'a [usize]]) -> Option<&'a [usize]> {
+    let i = sig.init_index().get(k).copied().flatten()?;
+    init_shapes.get(i).copied()
+}
+
 /// Where a state tap reads on a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum StateRead {
@@ -87,6 +128,9 @@ struct StateFrame {
     form: InitForm,
     /// The shape of one step.
     step_shape: Vec<usize>,
+    /// For a mitmot, `-min(in_taps)`: step `t` reads and writes around
+    /// slot `t + base` of its tape.
+    tape_base: Option<i64>,
 }
 
 /// The bookkeeping of one run of one loop.
@@ -108,7 +152,7 @@ impl LoopFrame {
     /// The frame of loop `sig` whose sequences have `seq_lens` rows, whose
     /// `n_steps` argument holds `n_steps` (see [`step_count`]) and whose
     /// inits have shapes `init_shapes`. Checks the step count, then each
-    /// mitsot's init rows, in output order.
+    /// mitsot's init rows and each mitmot's tape length, in output order.
     pub(crate) fn new(
         sig: &LoopSig,
         seq_lens: &[usize],
@@ -138,6 +182,13 @@ impl LoopFrame {
                 InitForm::Rows(rows) => shape
                     .split_first()
                     .and_then(|(r, step)| (*r == rows).then_some(step)),
+                InitForm::Tape => {
+                    let (slots, step) = shape
+                        .split_first()
+                        .ok_or(LoopError::Internal("a mitmot tape without slots"))?;
+                    check_tape(k, info, steps, *slots)?;
+                    Some(step)
+                }
             };
             let Some(step_shape) = step_shape else {
                 return Err(LoopError::InitRows {
@@ -151,10 +202,16 @@ impl LoopFrame {
                 init,
                 form,
                 step_shape: step_shape.to_vec(),
+                tape_base: info.tape_base(),
             }));
         }
         let rows = (0..sig.outputs.len())
-            .map(|k| sig.kept_rows(k, steps))
+            .map(
+                |k| match (info_form(sig, k), init_shapes_of(sig, k, init_shapes)) {
+                    (Some(InitForm::Tape), Some(tape)) => tape.first().copied().unwrap_or(0),
+                    _ => sig.kept_rows(k, steps),
+                },
+            )
             .collect();
         Ok(LoopFrame {
             steps,
@@ -186,9 +243,22 @@ impl LoopFrame {
         usize::try_from(i as i64 + window.offset(tap)).ok()
     }
 
-    /// Where state output `out` read at `tap` (negative) reads on step `t`.
+    /// True when output `k` is a mitmot tape: its buffer starts as a copy
+    /// of its init and holds `rows(k)` slots.
+    pub(crate) fn is_tape(&self, k: usize) -> bool {
+        matches!(self.states.get(k), Some(Some(s)) if s.form == InitForm::Tape)
+    }
+
+    /// Where state output `out` read at `tap` (negative; any sign for a
+    /// mitmot) reads on step `t`. A mitmot reads its buffer at slot
+    /// `(t - min(in_taps) + tap) mod slots`.
     pub(crate) fn state_read(&self, out: usize, tap: i64, t: usize) -> Option<StateRead> {
         let state = self.states.get(out)?.as_ref()?;
+        if let Some(base) = state.tape_base {
+            let slots = i64::try_from(self.rows(out)).ok()?.max(1);
+            let slot = (t as i64 + base + tap).rem_euclid(slots);
+            return Some(StateRead::Written(usize::try_from(slot).ok()?));
+        }
         let at = t as i64 + tap;
         if at >= 0 {
             return Some(StateRead::Written(at as usize % self.rows(out).max(1)));
@@ -198,6 +268,7 @@ impl LoopFrame {
             InitForm::Rows(rows) => {
                 StateRead::InitRow(state.init, usize::try_from(rows as i64 + at).ok()?)
             }
+            InitForm::Tape => return None,
         })
     }
 
@@ -227,9 +298,27 @@ impl LoopFrame {
         t % self.rows(k).max(1)
     }
 
+    /// The row that body result `result` of step `t` is written to, in
+    /// its output's buffer: the step's row, or for a mitmot's out tap `S`
+    /// slot `t - min(in_taps) + S` (no modulo: the tape's length was
+    /// checked when the frame was made). `None` only for a result that
+    /// does not fit its signature.
+    pub(crate) fn result_row(&self, result: BodyOutput, t: usize) -> Option<usize> {
+        let Some(tap) = result.tap else {
+            return Some(self.buffer_row(result.out, t));
+        };
+        let base = self.states.get(result.out)?.as_ref()?.tape_base?;
+        let slot = usize::try_from(t as i64 + base + tap).ok()?;
+        (slot < self.rows(result.out)).then_some(slot)
+    }
+
     /// The row of output `k`'s buffer that holds its oldest kept step once
-    /// the loop has run (0 unless a ring buffer wrapped around).
+    /// the loop has run (0 unless a ring buffer wrapped around; 0 for a
+    /// mitmot's tape, which is never rotated).
     pub(crate) fn oldest_row(&self, k: usize) -> usize {
+        if self.is_tape(k) {
+            return 0;
+        }
         self.steps % self.rows(k).max(1)
     }
 
@@ -259,7 +348,6 @@ impl LoopFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lang::OutputInfo;
 
     fn sig() -> LoopSig {
         LoopSig {
@@ -299,6 +387,50 @@ mod tests {
             f.check_returned(2, &[1]).unwrap_err().to_string(),
             "state 2: fn returned shape [1] but the state has shape []"
         );
+    }
+
+    #[test]
+    fn a_mitmot_reads_around_its_base_and_writes_after_without_modulo() {
+        let sig = LoopSig {
+            sequences: vec![vec![0]],
+            outputs: vec![
+                OutputInfo::Sitsot,
+                OutputInfo::Mitmot {
+                    in_taps: vec![-1, 0],
+                    out_taps: vec![0, -1],
+                },
+            ],
+            go_backwards: true,
+            ..LoopSig::default()
+        };
+        // 4 steps at taps (-1 0): base 1, slots 0..=4 needed.
+        let f = LoopFrame::new(&sig, &[4], None, &[&[], &[5, 2]]).unwrap();
+        assert!(f.is_tape(1) && !f.is_tape(0));
+        assert_eq!(f.rows(1), 5);
+        assert_eq!(f.state_read(1, -1, 0), Some(StateRead::Written(0)));
+        assert_eq!(f.state_read(1, 0, 3), Some(StateRead::Written(4)));
+        // Going backwards reverses the sequence, not the tape.
+        assert_eq!(f.seq_row(0, 0, 0), Some(3));
+        let w = |tap| BodyOutput {
+            out: 1,
+            tap: Some(tap),
+        };
+        assert_eq!(
+            (f.result_row(w(0), 3), f.result_row(w(-1), 0)),
+            (Some(4), Some(0))
+        );
+        assert_eq!(f.result_row(BodyOutput { out: 0, tap: None }, 2), Some(2));
+        assert_eq!(f.oldest_row(1), 0);
+        assert_eq!(f.state_shape(1), Some(&[2][..]));
+        let e = LoopFrame::new(&sig, &[4], None, &[&[], &[4, 2]]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "output 1: a mitmot with in taps [-1, 0] and out taps [0, -1] over 4 steps needs a tape of at least 5 slots, got 4"
+        );
+        // Without steps the tape still needs the slots its taps reach
+        // (SPEC: n_steps + max(taps) - min(in_taps)).
+        assert!(LoopFrame::new(&sig, &[0], None, &[&[], &[1, 2]]).is_ok());
+        assert!(LoopFrame::new(&sig, &[0], None, &[&[], &[0, 2]]).is_err());
     }
 
     #[test]

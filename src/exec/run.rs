@@ -6,7 +6,8 @@
 //! use), and `scan` with exactly `pytensor.scan`'s semantics: sequences
 //! tap-sliced, reversed when going backwards, then cut to `n_steps`;
 //! states read at their taps from the init rows and the steps computed so
-//! far; outputs holding every step without the initial values. Where each
+//! far; outputs holding every step without the initial values; a mitmot's
+//! tape copied once, read and written in place. Where each
 //! read and write goes is the loop frame's (`super::loop_frame`, shared
 //! with the compiled plan); this file keeps each step's values as owned
 //! rows. Must not: rewrite programs.
@@ -461,6 +462,18 @@ fn run_scan(
     // Output buffers: allocated once the first step tells their shape
     // (or from the static type when there are no steps).
     let mut bufs: Vec<Option<Value>> = vec![None; sig.outputs.len()];
+    // A mitmot's buffer is a copy of its tape, made once: the loop reads
+    // and writes its slots in place.
+    for (k, i) in sig.init_index().into_iter().enumerate() {
+        let Some(tape) = i.filter(|_| frame.is_tape(k)).and_then(|i| inits.get(i)) else {
+            continue;
+        };
+        budget
+            .check(Allocation::LoopOutput(k), tape.dtype(), tape.shape())
+            .map_err(over)?;
+        bufs[k] = Some((*tape).clone());
+    }
+    let results = sig.body_outputs();
     let bind = |s: &str| dims.get(s).copied();
     for t in 0..frame.steps() {
         let mut params: Vec<Value> = Vec::with_capacity(params_of.len());
@@ -490,7 +503,13 @@ fn run_scan(
         refs.extend(params.iter());
         refs.extend(sig.non_seq_args().map(|k| args[k]));
         let outs = eval_graph_within(&scan.body, &refs, dims, budget)?;
-        for (k, v) in outs.into_iter().enumerate() {
+        if outs.len() != results.len() {
+            return Err(internal(span, "scan", "wrong number of body results"));
+        }
+        // Every read of this step is done (the parameters are copies), so
+        // a mitmot's writes may replace the slots it read.
+        for (v, &result) in outs.into_iter().zip(&results) {
+            let k = result.out;
             let Some(out_ty) = node.ty.get(k) else {
                 return Err(internal(span, "scan", "missing output type"));
             };
@@ -507,7 +526,10 @@ fn run_scan(
             let Some(buf) = bufs[k].as_mut() else {
                 return Err(internal(span, "scan", "output buffer missing"));
             };
-            if !set_row(buf, frame.buffer_row(k, t), &v) {
+            let Some(r) = frame.result_row(result, t) else {
+                return Err(internal(span, "scan", "a mitmot slot out of range"));
+            };
+            if !set_row(buf, r, &v) {
                 return Err(loop_err(LoopError::StepShape {
                     out: k,
                     step: t,

@@ -370,6 +370,17 @@ impl Checker<'_> {
                     let wrong = rows.as_known().is_some_and(|r| r != need as i64);
                     (!wrong).then_some(step)
                 }),
+                InitForm::Tape => {
+                    let (slots, step) = init.shape.split_first().ok_or_else(|| {
+                        fail("internal error: a mitmot tape without slots".to_string())
+                    })?;
+                    if let (Some(n), Some(slots)) = (steps, slots.as_known()) {
+                        let slots = usize::try_from(slots).unwrap_or(0);
+                        let frame_check = crate::exec::loop_frame::check_tape(k, info, n, slots);
+                        frame_check.map_err(loop_err)?;
+                    }
+                    Some(step)
+                }
             };
             let Some(step) = step else {
                 return Err(loop_err(LoopError::InitRows {
@@ -392,24 +403,33 @@ impl Checker<'_> {
         // States keep their shape; outputs hold the steps.
         let mut out = Vec::with_capacity(sig.outputs.len());
         for (k, state) in inits.into_iter().enumerate() {
-            let returned = scan
-                .body
-                .outputs
-                .get(k)
-                .and_then(|o| body.get(o.0))
-                .map(|f| &f.tys[0])
-                .ok_or_else(|| fail("internal error: missing body output".to_string()))?;
+            let mut returned_all = Vec::new();
+            for j in sig.body_output_range(k) {
+                let returned = scan
+                    .body
+                    .outputs
+                    .get(j)
+                    .and_then(|o| body.get(o.0))
+                    .map(|f| &f.tys[0])
+                    .ok_or_else(|| fail("internal error: missing body output".to_string()))?;
+                returned_all.push(returned);
+            }
+            let Some(&returned) = returned_all.first() else {
+                return Err(fail("internal error: missing body output".to_string()));
+            };
             let step = match state {
                 Some(state) => {
-                    if let (Some(got), Some(want)) =
-                        (known_shape(&returned.shape), known_shape(&state))
-                    {
-                        if got != want {
-                            return Err(loop_err(LoopError::StateShape {
-                                out: k,
-                                returned: got,
-                                state: want,
-                            }));
+                    for returned in &returned_all {
+                        if let (Some(got), Some(want)) =
+                            (known_shape(&returned.shape), known_shape(&state))
+                        {
+                            if got != want {
+                                return Err(loop_err(LoopError::StateShape {
+                                    out: k,
+                                    returned: got,
+                                    state: want,
+                                }));
+                            }
                         }
                     }
                     state
@@ -433,9 +453,15 @@ impl Checker<'_> {
                     returned.shape.clone()
                 }
             };
-            let rows = match steps {
-                Some(n) => Dim::known(sig.kept_rows(k, n) as i64),
-                None => Dim::Unknown,
+            let tape_slots = sig
+                .init_arg(k)
+                .filter(|_| sig.outputs.get(k).is_some_and(|o| o.is_mitmot()))
+                .and_then(|a| args.get(a))
+                .and_then(|f| f.tys[0].shape.first().cloned());
+            let rows = match (tape_slots, steps) {
+                (Some(slots), _) => slots,
+                (None, Some(n)) => Dim::known(sig.kept_rows(k, n) as i64),
+                (None, None) => Dim::Unknown,
             };
             let mut shape = vec![rows];
             shape.extend(step);

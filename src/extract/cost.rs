@@ -188,7 +188,9 @@ impl CostModel {
     ///   literal);
     /// - a scan: its loop overhead, `steps × (step_overhead + inputs ×
     ///   input_step_cost)`, plus the elements its outputs keep (all steps,
-    ///   or the last K of an output with `(keep K)`); the body is added by
+    ///   or the last K of an output with `(keep K)`, or a mitmot's whole
+    ///   tape, copied once per run); the body (every body result, one per
+    ///   out tap of a mitmot) is added by
     ///   the extractors, through [`loop_cost`].
     ///
     /// `f64::INFINITY` for a node that cannot be extracted: a child class
@@ -301,7 +303,8 @@ impl CostModel {
             | Op::ExpandDims(_)
             | Op::Index
             | Op::Flip(_)
-            | Op::Squeeze(_) => self.view_cost,
+            | Op::Squeeze(_)
+            | Op::StopGradient => self.view_cost,
             // A pass over G, writing X's shape.
             Op::SumTo => args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved,
             // A copy of X, and an add per element of the increment.
@@ -322,6 +325,8 @@ impl CostModel {
             Op::Input(_) | Op::Size(_) | Op::Proj(_) => 0.0,
             // Never built by `node_op`; a scan is costed by its head.
             Op::Scan(_) => f64::INFINITY,
+            // Expanded before a program reaches the e-graph.
+            Op::Grad => f64::INFINITY,
         }
     }
 }

@@ -133,7 +133,7 @@ impl Builder {
     /// [`Op::Input`], [`Op::Scan`] and [`Op::Proj`] have their own methods
     /// ([`Builder::input`], [`Builder::scan`]).
     pub fn op(&mut self, op: Op, args: &[NodeId]) -> Result<NodeId, LangError> {
-        if let Op::Input(_) | Op::Scan(_) | Op::Proj(_) = op {
+        if let Op::Input(_) | Op::Scan(_) | Op::Proj(_) | Op::Grad = op {
             return Err(build(BuildErrorKind::NotAnOp(op.name())));
         }
         let mut tys = Vec::with_capacity(args.len());
@@ -157,7 +157,8 @@ impl Builder {
     /// for the step function and the ids of its parameters (one per
     /// sequence tap, per state tap, per non-sequence; unnamed, so the
     /// printer names them unless `body` does), and returns the step's
-    /// results, one per output. Returns one node per output (the loop's
+    /// results, one per output (one per out tap of a mitmot, see
+    /// [`LoopSig::body_outputs`]). Returns one node per output (the loop's
     /// [`Op::Proj`] nodes).
     ///
     /// The checks are the parser's: sequences have a leading axis, taps are
@@ -191,6 +192,43 @@ impl Builder {
     /// assert_eq!(b.ty(outs[0])?.to_string(), "f64(T, 3)");
     /// let p = b.finish(&outs)?;
     /// assert_eq!(p.count_scans(), 1);
+    /// # Ok::<(), eqscan::lang::LangError>(())
+    /// ```
+    ///
+    /// A MIT-MOT state ([`OutputInfo::Mitmot`]) takes its whole tape as its
+    /// init argument, one body parameter per in tap and one body result per
+    /// out tap; its output is the tape after the loop (the tape's type).
+    /// The dual of a sitsot in a backward loop reads slots `i` and `i + 1`
+    /// and writes slot `i + 1`:
+    ///
+    /// ```
+    /// use eqscan::lang::build::Builder;
+    /// use eqscan::lang::{BinaryOp, DType, Dim, LoopSig, Op, OutputInfo, Type};
+    ///
+    /// // G[i + 1] = G[i + 1] + w * G[i], for i = 0 .. T-1, on a tape of T+1
+    /// // slots of 2 elements (the tape's slot i read at in tap 0).
+    /// let mut b = Builder::new("backward");
+    /// let slots = Dim::sym("T").add(&Dim::known(1));
+    /// let g = b.input("G", Type::new(DType::F64, vec![Dim::sym("T"), Dim::known(2)]))?;
+    /// let w = b.input("w", Type::new(DType::F64, vec![]))?;
+    /// let zero = b.op(Op::Zeros(Type::new(DType::F64, vec![Dim::known(1), Dim::known(2)])), &[])?;
+    /// let tape = b.op(Op::Concat(0), &[g, zero])?;
+    /// assert_eq!(b.ty(tape)?.shape, vec![slots.clone(), Dim::known(2)]);
+    /// let n = b.size("T")?;
+    /// let clauses = LoopSig {
+    ///     outputs: vec![OutputInfo::Mitmot { in_taps: vec![0, 1], out_taps: vec![1] }],
+    ///     n_non_seqs: 1,
+    ///     has_n_steps: true,
+    ///     ..LoopSig::default()
+    /// };
+    /// // Arguments: the tape (the mitmot's init), the non-sequence, n_steps.
+    /// let outs = b.scan(clauses, &[tape, w, n], |body, params| {
+    ///     let (g_i, g_next, w) = (params[0], params[1], params[2]);
+    ///     let pulled = body.op(Op::Binary(BinaryOp::Mul), &[w, g_i])?;
+    ///     Ok::<_, eqscan::lang::LangError>(vec![body.op(Op::Binary(BinaryOp::Add), &[g_next, pulled])?])
+    /// })?;
+    /// // The output is the whole tape after the loop.
+    /// assert_eq!(b.ty(outs[0])?.to_string(), "f64(T+1, 2)");
     /// # Ok::<(), eqscan::lang::LangError>(())
     /// ```
     pub fn scan<E, F>(&mut self, sig: LoopSig, args: &[NodeId], body: F) -> Result<Vec<NodeId>, E>
@@ -250,6 +288,12 @@ impl Builder {
     /// The type of node `id`.
     pub fn ty(&self, id: NodeId) -> Result<&Type, LangError> {
         Ok(self.node(id)?.ty())
+    }
+
+    /// The graph built so far (to read nodes back, as a program transform
+    /// that extends what it has built does).
+    pub fn graph(&self) -> &Graph {
+        &self.graph
     }
 
     /// The program, with `outputs` as its outputs (in order).
@@ -319,11 +363,12 @@ impl Builder {
         if scan.sequences.is_empty() && !scan.has_n_steps {
             return Err(self.type_error("scan", "a scan without sequences needs (n_steps N)"));
         }
-        let mitsot_taps = scan.outputs.iter().filter_map(|o| match o {
-            OutputInfo::Mitsot(t) => Some(t),
-            _ => None,
+        let state_taps = scan.outputs.iter().flat_map(|o| match o {
+            OutputInfo::Mitsot(t) => vec![t],
+            OutputInfo::Mitmot { in_taps, out_taps } => vec![in_taps, out_taps],
+            _ => Vec::new(),
         });
-        for taps in scan.sequences.iter().chain(mitsot_taps) {
+        for taps in scan.sequences.iter().chain(state_taps) {
             self.check_taps(taps)?;
         }
         if scan.keep.iter().all(|k| k.is_none()) {
@@ -342,6 +387,12 @@ impl Builder {
             let kept = scan.kept(k);
             if kept == Some(0) {
                 return Err(self.type_error("scan", "an output keeps at least 1 step, got 0"));
+            }
+            if info.is_mitmot() && kept.is_some() {
+                return Err(self.type_error(
+                    "scan",
+                    "a mitmot keeps its whole tape: (keep K) does not apply",
+                ));
             }
             if let OutputInfo::Mitsot(taps) = info {
                 if let Some(t) = taps.iter().find(|&&t| t >= 0) {

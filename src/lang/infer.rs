@@ -29,9 +29,13 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
     for a in args {
         check_limits(&a.shape, a)?;
     }
+    let want = op.arg_arity();
+    if !want.admits(args.len()) {
+        return Err(format!("expects {want}, got {}", args.len()));
+    }
     exact_literal_arithmetic(op, args, consts)?;
     match op {
-        Op::Input(_) | Op::Scan(_) | Op::Proj(_) => Err(format!(
+        Op::Input(_) | Op::Scan(_) | Op::Proj(_) | Op::Grad => Err(format!(
             "internal: `{}` is typed by the parser, not by infer",
             op.name()
         )),
@@ -154,7 +158,53 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
             let [x] = fixed(args)?;
             squeeze(*ax, x)
         }
+        Op::StopGradient => {
+            let [x] = fixed(args)?;
+            Ok(x.clone())
+        }
     }
+}
+
+/// Why a `(grad COST X ...)` does not type-check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GradTypeError {
+    /// COST is not a scalar of dtype f64 or f32.
+    Cost(Type),
+    /// The X at this position (0-based among the X) is not a float value.
+    NotFloat(usize, Type),
+}
+
+impl std::fmt::Display for GradTypeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GradTypeError::Cost(t) => {
+                write!(f, "the cost must be a scalar of dtype f64 or f32, got {t}")
+            }
+            GradTypeError::NotFloat(_, t) => write!(
+                f,
+                "only f64 and f32 values have gradients, got a value of type {t}"
+            ),
+        }
+    }
+}
+
+/// The type rule of `(grad COST X ...)`: COST is an f64 or f32 scalar,
+/// each X a float value; the result is one gradient per X, of X's type
+/// (made strong).
+pub fn grad_types(cost: &Type, xs: &[&Type]) -> Result<Vec<Type>, GradTypeError> {
+    if cost.ndim() != 0 || !cost.dtype.is_float() {
+        return Err(GradTypeError::Cost(cost.clone()));
+    }
+    xs.iter()
+        .enumerate()
+        .map(|(k, t)| {
+            if t.dtype.is_float() {
+                Ok((*t).clone().strong())
+            } else {
+                Err(GradTypeError::NotFloat(k, (*t).clone()))
+            }
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------- helpers
@@ -193,12 +243,13 @@ fn exact_literal_arithmetic(
     }
 }
 
-/// The arguments as an array of exactly `N`, or an arity error.
+/// The arguments as an array of `N`, to name them. [`infer`] has checked
+/// their number against the op table already, so a mismatch here is a type
+/// rule out of step with its table line.
 fn fixed<'a, const N: usize>(args: &[&'a Type]) -> Result<[&'a Type; N], String> {
     <[&Type; N]>::try_from(args).map_err(|_| {
         format!(
-            "expects {N} argument{}, got {}",
-            if N == 1 { "" } else { "s" },
+            "internal: the type rule names {N} arguments where the op table allows {}",
             args.len()
         )
     })
@@ -1083,10 +1134,10 @@ mod tests {
         assert_eq!(lit(Scalar::Bool(true)).dtype, Bool);
         assert_eq!(ok(Op::Size("T".into()), &[]), Type::scalar(I64));
         assert!(err(Op::Input(0), &[]).starts_with("internal:"));
-        assert!(err(Op::Proj(0), &[]).starts_with("internal:"));
+        assert!(err(Op::Proj(0), &[&arr(F64, &[])]).starts_with("internal:"));
         assert_eq!(
             err(Op::Literal(Scalar::I64(1)), &[&arr(F64, &[])]),
-            "expects 0 arguments, got 1"
+            "expects no arguments, got 1"
         );
     }
 
@@ -1309,7 +1360,7 @@ mod tests {
         assert!(err(Op::IncIndex, &[&m, &arr(F64, &[3]), &i]).contains("cast it first"));
         assert!(err(Op::IncIndex, &[&m, &arr(F32, &[4]), &i]).contains("does not broadcast"));
         assert!(err(Op::IncIndex, &[&m, &arr(F32, &[1, 3]), &i]).contains("does not broadcast"));
-        assert!(err(Op::IncIndex, &[&m, &arr(F32, &[3])]).contains("at least 1 index"));
+        assert!(err(Op::IncIndex, &[&m, &arr(F32, &[3])]).contains("3 or more arguments"));
         assert!(err(Op::IncIndex, &[&m, &m, &i, &i, &i]).contains("too many indices"));
         let consts = [None, None, Some(Scalar::I64(-5))];
         assert!(infer(&Op::IncIndex, &[&m, &arr(F32, &[3]), &i], &consts)
@@ -1432,7 +1483,7 @@ mod tests {
         assert_eq!((s.dtype, s.shape.clone()), (F64, vec![k(3), k(3), k(4)]));
         assert!(err(Op::Stack, &[&a, &arr(F32, &[3, 5])]).contains("same shape"));
         assert!(err(Op::Stack, &[&a, &arr(F32, &[3])]).contains("same shape"));
-        assert!(err(Op::Stack, &[]).contains("at least 1"));
+        assert_eq!(err(Op::Stack, &[]), "expects 1 or more arguments, got 0");
         let x = Type::new(F32, vec![t()]);
         assert!(err(Op::Stack, &[&x, &lit(Scalar::F64(1.0))]).contains("(T,) and ()"));
         let s = ok(Op::Stack, &[&x, &arr(F32, &[5])]);
@@ -1450,7 +1501,10 @@ mod tests {
         assert!(err(Op::Concat(0), &[&a, &arr(F32, &[2])]).contains("number of dimensions"));
         assert!(err(Op::Concat(2), &[&a, &a]).contains("out of range"));
         assert!(err(Op::Concat(0), &[&arr(F32, &[])]).contains("0-D"));
-        assert!(err(Op::Concat(0), &[]).contains("at least 1"));
+        assert_eq!(
+            err(Op::Concat(0), &[]),
+            "expects 1 or more arguments, got 0"
+        );
     }
 
     #[test]
@@ -1463,7 +1517,7 @@ mod tests {
         assert!(err(Op::Index, &[&x, &arr(F64, &[])]).contains("i64"));
         assert!(err(Op::Index, &[&x, &arr(Bool, &[])]).contains("i64"));
         assert!(err(Op::Index, &[&x, &arr(I64, &[2])]).contains("i64 scalars"));
-        assert!(err(Op::Index, &[&x]).contains("at least 1 index"));
+        assert_eq!(err(Op::Index, &[&x]), "expects 2 or more arguments, got 1");
         let five = lit(Scalar::I64(5));
         let consts = [None, Some(Scalar::I64(5))];
         assert_eq!(
@@ -1578,7 +1632,7 @@ mod tests {
         );
         assert!(err(Op::Zeros(arr(F64, &[-1])), &[]).contains("negative"));
         assert!(err(Op::Ones(Type::new(F64, vec![Dim::Unknown])), &[]).contains("symbols"));
-        assert!(err(Op::Zeros(ty.clone()), &[&ty]).contains("expects 0"));
+        assert!(err(Op::Zeros(ty.clone()), &[&ty]).contains("expects no arguments"));
         assert_eq!(ok(Op::Arange(t()), &[]), Type::new(I64, vec![t()]));
         assert_eq!(ok(Op::Arange(k(-3)), &[]).shape, vec![k(0)]);
         let vals = vec![Scalar::I64(1); 6];

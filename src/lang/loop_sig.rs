@@ -93,6 +93,21 @@ pub enum OutputInfo {
     Mitsot(Vec<i64>),
     /// A mapped output: no feedback, no init.
     Nitsot,
+    /// A MIT-MOT tape (SPEC §1, what gradients of loops produce): its
+    /// init is the whole tape (leading axis: slots), meaningful in every
+    /// slot. With `m = min(in_taps)`, step `i` reads slot
+    /// `(i - m + T) mod len` for each in tap `T` (one body parameter per in
+    /// tap, in order) and, after the body, writes slot `i - m + S` for each
+    /// out tap `S` (one body result per out tap, in order), replacing the
+    /// slot's value. The output is the whole tape after the loop. Sequences
+    /// going backwards do not change which slots a step reads or writes.
+    Mitmot {
+        /// The taps read before each step (distinct, at least one).
+        in_taps: Vec<i64>,
+        /// The taps written after each step (distinct, at least one, none
+        /// below `min(in_taps)`).
+        out_taps: Vec<i64>,
+    },
 }
 
 /// How a state's init holds the steps before the first.
@@ -102,6 +117,8 @@ pub enum InitForm {
     Value,
     /// The init holds this many steps as rows, oldest first (a mitsot).
     Rows(usize),
+    /// The init is the whole tape, one slot per row (a mitmot).
+    Tape,
 }
 
 impl OutputInfo {
@@ -111,6 +128,49 @@ impl OutputInfo {
             OutputInfo::Sitsot => vec![-1],
             OutputInfo::Mitsot(t) => t.clone(),
             OutputInfo::Nitsot => Vec::new(),
+            OutputInfo::Mitmot { in_taps, .. } => in_taps.clone(),
+        }
+    }
+
+    /// The taps a step writes this output at: a mitmot's out taps; `None`
+    /// for the other kinds, whose one body result is the step's row.
+    pub fn out_taps(&self) -> Option<&[i64]> {
+        match self {
+            OutputInfo::Mitmot { out_taps, .. } => Some(out_taps),
+            _ => None,
+        }
+    }
+
+    /// True for a MIT-MOT tape.
+    pub fn is_mitmot(&self) -> bool {
+        matches!(self, OutputInfo::Mitmot { .. })
+    }
+
+    /// How many body results this output takes: one per out tap of a
+    /// mitmot, one otherwise.
+    pub fn n_body_results(&self) -> usize {
+        self.out_taps().map_or(1, <[i64]>::len)
+    }
+
+    /// A mitmot's base offset `-min(in_taps)`: step `i` reads and writes
+    /// slots relative to slot `i + base`; `None` for other kinds.
+    pub fn tape_base(&self) -> Option<i64> {
+        match self {
+            OutputInfo::Mitmot { in_taps, .. } => Some(-in_taps.iter().copied().min()?),
+            _ => None,
+        }
+    }
+
+    /// The slots a mitmot's tape needs beyond the step count:
+    /// `max(in_taps ∪ out_taps) - min(in_taps)`, so a tape of
+    /// `steps + extra` slots is long enough; `None` for other kinds.
+    pub fn tape_extra(&self) -> Option<i64> {
+        match self {
+            OutputInfo::Mitmot { in_taps, out_taps } => {
+                let hi = in_taps.iter().chain(out_taps).copied().max()?;
+                Some(hi + self.tape_base()?)
+            }
+            _ => None,
         }
     }
 
@@ -126,10 +186,12 @@ impl OutputInfo {
             OutputInfo::Sitsot => Some(InitForm::Value),
             OutputInfo::Mitsot(_) => Some(InitForm::Rows(self.window().depth())),
             OutputInfo::Nitsot => None,
+            OutputInfo::Mitmot { .. } => Some(InitForm::Tape),
         }
     }
 
-    /// True for states (sitsot and mitsot), which take an init argument.
+    /// True for states (sitsot, mitsot and mitmot), which take an init
+    /// argument.
     pub fn is_state(&self) -> bool {
         self.init_form().is_some()
     }
@@ -141,7 +203,7 @@ impl InitForm {
     pub fn step_shape<'a, T>(&self, init: &'a [T]) -> Option<&'a [T]> {
         match self {
             InitForm::Value => Some(init),
-            InitForm::Rows(_) => init.get(1..),
+            InitForm::Rows(_) | InitForm::Tape => init.get(1..),
         }
     }
 }
@@ -156,7 +218,8 @@ pub enum BodyParam {
         /// The tap.
         tap: i64,
     },
-    /// Output `out` (a state) read at `tap` (negative).
+    /// Output `out` (a state) read at `tap` (negative; any sign for a
+    /// mitmot's in tap).
     State {
         /// Index among the outputs (in `outputs_info` order).
         out: usize,
@@ -167,6 +230,16 @@ pub enum BodyParam {
     NonSequence(usize),
 }
 
+/// What one result of a scan's body is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BodyOutput {
+    /// The output (in `outputs_info` order) it goes to.
+    pub out: usize,
+    /// For a mitmot, the out tap it writes; `None`: the step's row of a
+    /// sitsot, mitsot or nitsot.
+    pub tap: Option<i64>,
+}
+
 /// A loop's signature: everything about a scan but its body.
 ///
 /// Arguments of a scan, in order: the sequences; one init per state
@@ -175,7 +248,8 @@ pub enum BodyParam {
 ///
 /// Parameters of its body, in order ([`Self::body_params`]): one per tap
 /// of each sequence; one per tap of each state (in `outputs` order); one
-/// per non-sequence. Outputs of the body: one per entry of `outputs`.
+/// per non-sequence. Outputs of the body ([`Self::body_outputs`]): one
+/// per entry of `outputs`, but one per out tap of a mitmot.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LoopSig {
     /// The taps of each sequence.
@@ -232,9 +306,41 @@ impl LoopSig {
         self.outputs.iter().filter(|o| o.is_state()).count()
     }
 
-    /// Number of body outputs (one per output).
+    /// Number of body outputs (one per output, one per out tap of a
+    /// mitmot).
     pub fn n_body_outputs(&self) -> usize {
-        self.outputs.len()
+        self.outputs.iter().map(OutputInfo::n_body_results).sum()
+    }
+
+    /// What each body output is for, in body output order.
+    pub fn body_outputs(&self) -> Vec<BodyOutput> {
+        let mut v = Vec::with_capacity(self.n_body_outputs());
+        for (out, info) in self.outputs.iter().enumerate() {
+            match info.out_taps() {
+                Some(taps) => v.extend(taps.iter().map(|&t| BodyOutput { out, tap: Some(t) })),
+                None => v.push(BodyOutput { out, tap: None }),
+            }
+        }
+        v
+    }
+
+    /// The body outputs of output `out` (one, or one per out tap of a
+    /// mitmot).
+    pub fn body_output_range(&self, out: usize) -> Range<usize> {
+        let start: usize = self
+            .outputs
+            .iter()
+            .take(out)
+            .map(OutputInfo::n_body_results)
+            .sum();
+        let n = self.outputs.get(out).map_or(0, OutputInfo::n_body_results);
+        start..start + n
+    }
+
+    /// True when some output is a mitmot (its body outputs then do not
+    /// line up one to one with the outputs).
+    pub fn has_mitmot(&self) -> bool {
+        self.outputs.iter().any(OutputInfo::is_mitmot)
     }
 
     /// Total number of arguments of the scan node.
@@ -356,6 +462,51 @@ mod tests {
         assert_eq!(OutputInfo::Nitsot.init_form(), None);
         assert_eq!(InitForm::Rows(3).step_shape(&[3, 4]), Some(&[4][..]));
         assert_eq!(InitForm::Value.step_shape(&[4]), Some(&[4][..]));
+    }
+
+    #[test]
+    fn a_mitmot_reads_its_in_taps_and_writes_one_result_per_out_tap() {
+        let mm = OutputInfo::Mitmot {
+            in_taps: vec![0, 3, 1],
+            out_taps: vec![3, 1],
+        };
+        assert_eq!(mm.taps(), vec![0, 3, 1]);
+        assert_eq!((mm.tape_base(), mm.tape_extra()), (Some(0), Some(3)));
+        assert_eq!(mm.init_form(), Some(InitForm::Tape));
+        let signed = OutputInfo::Mitmot {
+            in_taps: vec![-1, 0],
+            out_taps: vec![0, -1],
+        };
+        assert_eq!(
+            (signed.tape_base(), signed.tape_extra()),
+            (Some(1), Some(1))
+        );
+        let sig = LoopSig {
+            sequences: vec![vec![0]],
+            outputs: vec![OutputInfo::Sitsot, mm, OutputInfo::Nitsot],
+            ..LoopSig::default()
+        };
+        assert_eq!(sig.n_body_outputs(), 4);
+        assert_eq!(
+            sig.body_outputs(),
+            vec![
+                BodyOutput { out: 0, tap: None },
+                BodyOutput {
+                    out: 1,
+                    tap: Some(3)
+                },
+                BodyOutput {
+                    out: 1,
+                    tap: Some(1)
+                },
+                BodyOutput { out: 2, tap: None },
+            ]
+        );
+        assert_eq!(sig.body_output_range(1), 1..3);
+        assert_eq!(sig.body_output_range(2), 3..4);
+        assert_eq!(sig.n_args(), 3);
+        assert_eq!(sig.n_body_params(), 5);
+        assert!(sig.has_mitmot());
     }
 
     #[test]

@@ -15,6 +15,11 @@
 //! it (same dtype, or a weak literal that takes it; same rank; no size
 //! that certainly differs), and the output is then the init's step type,
 //! as the executors write it. A mapped output is what the body returns.
+//! A mitmot's init is its whole tape: each in tap reads one slot (the
+//! tape's step type), each out tap's result must fit a slot, and the
+//! output is the tape itself; a tape that is certainly shorter than
+//! `n_steps + max(taps) - min(in_taps)` slots is refused here, one whose
+//! length or step count is symbolic is checked when the loop runs.
 
 use super::dtype::promote_weak;
 use super::loop_sig::{LoopSig, OutputInfo};
@@ -85,6 +90,46 @@ pub enum LoopTypeError {
         /// The type the body returns.
         returned: Type,
     },
+    /// The body returns a different number of values than a loop with a
+    /// mitmot takes (one per output, one per out tap of a mitmot).
+    #[error("fn returns {returned} value(s) but outputs_info asks for {declared}: one per sitsot, mitsot or nitsot and one per out tap of each mitmot")]
+    BodyOutputCount {
+        /// Values the body returns.
+        returned: usize,
+        /// Values the outputs ask for.
+        declared: usize,
+    },
+    /// A mitmot whose tape has no slot axis.
+    #[error("a mitmot's tape needs a leading axis of slots, got the scalar {ty}")]
+    ScalarTape {
+        /// Which output.
+        out: usize,
+        /// The tape's type.
+        ty: Type,
+    },
+    /// A mitmot out tap below its lowest in tap: its slot on the first
+    /// step would lie before the tape.
+    #[error("a mitmot's out tap {tap} lies below its lowest in tap {lowest}: out taps must be at least min(in_taps)")]
+    OutTapBelowInTaps {
+        /// Which output.
+        out: usize,
+        /// The out tap.
+        tap: i64,
+        /// The lowest in tap.
+        lowest: i64,
+    },
+    /// A mitmot tape with fewer slots than the steps and taps reach.
+    #[error("a mitmot over {steps} steps needs a tape of at least {needed} slots (n_steps + max(taps) - min(in_taps)), got {tape}")]
+    TapeTooShort {
+        /// Which output.
+        out: usize,
+        /// The step count.
+        steps: Dim,
+        /// The slots needed: `steps + max(taps) - min(in_taps)`.
+        needed: Dim,
+        /// The tape's type.
+        tape: Type,
+    },
     /// A loop node with the wrong number of outer arguments (never from
     /// the parser; a rewrite that built a malformed node).
     #[error("internal error: the clauses imply {expected} arguments, got {got}")]
@@ -101,10 +146,14 @@ impl LoopTypeError {
     pub fn part(&self) -> LoopPart {
         match self {
             LoopTypeError::ScalarSequence { seq, .. } => LoopPart::Sequence(*seq),
-            LoopTypeError::InitRows { out, .. } | LoopTypeError::StateType { out, .. } => {
-                LoopPart::Output(*out)
+            LoopTypeError::InitRows { out, .. }
+            | LoopTypeError::StateType { out, .. }
+            | LoopTypeError::ScalarTape { out, .. }
+            | LoopTypeError::OutTapBelowInTaps { out, .. }
+            | LoopTypeError::TapeTooShort { out, .. } => LoopPart::Output(*out),
+            LoopTypeError::OutputCount { .. } | LoopTypeError::BodyOutputCount { .. } => {
+                LoopPart::Body
             }
-            LoopTypeError::OutputCount { .. } => LoopPart::Body,
             LoopTypeError::TooManySteps { .. } | LoopTypeError::ArgCount { .. } => LoopPart::Loop,
         }
     }
@@ -148,7 +197,48 @@ pub fn state_step(
             }
             Ok(Some(Type::new(init.dtype, init.shape[1..].to_vec())))
         }
+        OutputInfo::Mitmot { in_taps, out_taps } => {
+            let lowest = in_taps.iter().copied().min().unwrap_or(0);
+            if let Some(&tap) = out_taps.iter().find(|&&t| t < lowest) {
+                return Err(LoopTypeError::OutTapBelowInTaps { out, tap, lowest });
+            }
+            match init.shape.split_first() {
+                Some((_, step)) => Ok(Some(Type::new(init.dtype, step.to_vec()))),
+                None => Err(LoopTypeError::ScalarTape {
+                    out,
+                    ty: init.clone(),
+                }),
+            }
+        }
     }
+}
+
+/// Checks that mitmot output `out` of kind `info`, whose tape has type
+/// `tape`, holds enough slots for `steps` steps: refused only when the
+/// shortfall is certain (the sizes may be symbols; the executors check
+/// the numbers).
+pub fn check_tape_length(
+    out: usize,
+    info: &OutputInfo,
+    tape: &Type,
+    steps: &Dim,
+) -> Result<(), LoopTypeError> {
+    let (Some(extra), Some(len)) = (info.tape_extra(), tape.shape.first()) else {
+        return Ok(());
+    };
+    if *steps == Dim::Unknown || *len == Dim::Unknown {
+        return Ok(());
+    }
+    let needed = steps.add(&Dim::known(extra));
+    if len.sub(&needed).as_known().is_some_and(|d| d < 0) {
+        return Err(LoopTypeError::TapeTooShort {
+            out,
+            steps: steps.clone(),
+            needed,
+            tape: tape.clone(),
+        });
+    }
+    Ok(())
 }
 
 fn check_arg_count(sig: &LoopSig, args: &[&Type]) -> Result<(), LoopTypeError> {
@@ -248,10 +338,17 @@ pub fn output_types(
     body: &[&Type],
 ) -> Result<Vec<Type>, LoopTypeError> {
     check_arg_count(sig, args)?;
-    if body.len() != sig.outputs.len() {
-        return Err(LoopTypeError::OutputCount {
-            returned: body.len(),
-            declared: sig.outputs.len(),
+    if body.len() != sig.n_body_outputs() {
+        return Err(if sig.has_mitmot() {
+            LoopTypeError::BodyOutputCount {
+                returned: body.len(),
+                declared: sig.n_body_outputs(),
+            }
+        } else {
+            LoopTypeError::OutputCount {
+                returned: body.len(),
+                declared: sig.outputs.len(),
+            }
         });
     }
     let mut seq_lens = Vec::with_capacity(sig.n_seqs());
@@ -270,8 +367,31 @@ pub fn output_types(
     let inits = sig.init_index();
     let mut out = Vec::with_capacity(sig.outputs.len());
     let mut state = 0;
-    for (k, (info, returned)) in sig.outputs.iter().zip(body).enumerate() {
+    for (k, info) in sig.outputs.iter().enumerate() {
         let init = inits[k].map(|i| args[sig.init_args().start + i]);
+        let results = &body[sig.body_output_range(k)];
+        if let (OutputInfo::Mitmot { .. }, Some(tape)) = (info, init) {
+            let Some(step) = state_step(k, info, tape)? else {
+                continue;
+            };
+            for returned in results {
+                if !update_fits_state(returned, &step) {
+                    return Err(LoopTypeError::StateType {
+                        out: k,
+                        state,
+                        init_step: step,
+                        returned: (*returned).clone(),
+                    });
+                }
+            }
+            check_tape_length(k, info, tape, &steps)?;
+            state += 1;
+            out.push(tape.clone().strong());
+            continue;
+        }
+        let Some(returned) = results.first() else {
+            continue;
+        };
         let step = match init {
             Some(init) => match state_step(k, info, init)? {
                 Some(step) => {
@@ -398,6 +518,85 @@ mod tests {
         assert!(matches!(
             param_types(&sig, &[&bad, &n]),
             Err(LoopTypeError::InitRows { rows: 3, .. })
+        ));
+    }
+
+    #[test]
+    fn a_mitmot_is_its_tape_and_its_tape_must_be_long_enough() {
+        let mm = |in_taps: Vec<i64>, out_taps: Vec<i64>| LoopSig {
+            sequences: vec![vec![0]],
+            outputs: vec![OutputInfo::Mitmot { in_taps, out_taps }],
+            ..LoopSig::default()
+        };
+        let sig = mm(vec![0, 3, 1], vec![3, 1]);
+        let x = Type::new(DType::F64, vec![Dim::sym("T")]);
+        let tape = Type::new(
+            DType::F64,
+            vec![Dim::sym("T").add(&Dim::known(3)), Dim::known(2)],
+        );
+        let slot = t(DType::F64, &[2]);
+        assert_eq!(
+            param_types(&sig, &[&x, &tape]).unwrap(),
+            vec![
+                Type::scalar(DType::F64),
+                slot.clone(),
+                slot.clone(),
+                slot.clone()
+            ]
+        );
+        // One result per out tap; the output is the tape.
+        let out = output_types(&sig, &[&x, &tape], None, &[&slot, &slot]).unwrap();
+        assert_eq!(out, vec![tape.clone()]);
+        // A slot of scalars takes a weak literal, as a state does.
+        let scalars = Type::new(DType::F32, vec![Dim::known(5)]);
+        let one = mm(vec![0, 1], vec![1]);
+        let x4 = t(DType::F64, &[4]);
+        let out = output_types(&one, &[&x4, &scalars], None, &[&weak(DType::F64)]).unwrap();
+        assert_eq!(out, vec![scalars.clone()]);
+        let e = output_types(&sig, &[&x, &tape], None, &[&slot]).unwrap_err();
+        assert_eq!(
+            e,
+            LoopTypeError::BodyOutputCount {
+                returned: 1,
+                declared: 2
+            }
+        );
+        let e = output_types(&sig, &[&x, &tape], None, &[&slot, &t(DType::F64, &[3])]).unwrap_err();
+        assert_eq!(e.part(), LoopPart::Output(0));
+        // T + 2 slots are one too few for T steps at taps up to 3; a
+        // symbolic length that may fit is left to the executors.
+        let short = Type::new(
+            DType::F64,
+            vec![Dim::sym("T").add(&Dim::known(2)), Dim::known(2)],
+        );
+        let e = output_types(&sig, &[&x, &short], None, &[&slot, &slot]).unwrap_err();
+        assert!(matches!(e, LoopTypeError::TapeTooShort { .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "a mitmot over T steps needs a tape of at least T+3 slots (n_steps + max(taps) - min(in_taps)), got f64(T+2, 2)"
+        );
+        let maybe = Type::new(DType::F64, vec![Dim::sym("S"), Dim::known(2)]);
+        assert!(output_types(&sig, &[&x, &maybe], None, &[&slot, &slot]).is_ok());
+        // Signed taps: in (-1 0), out (0 -1) need T + 1 slots.
+        let signed = mm(vec![-1, 0], vec![0, -1]);
+        let plus1 = Type::new(
+            DType::F64,
+            vec![Dim::sym("T").add(&Dim::known(1)), Dim::known(2)],
+        );
+        assert!(output_types(&signed, &[&x, &plus1], None, &[&slot, &slot]).is_ok());
+        let e = param_types(&mm(vec![0, 1], vec![-1]), &[&x, &plus1]).unwrap_err();
+        assert_eq!(
+            e,
+            LoopTypeError::OutTapBelowInTaps {
+                out: 0,
+                tap: -1,
+                lowest: 0
+            }
+        );
+        let scalar = Type::scalar(DType::F64);
+        assert!(matches!(
+            param_types(&mm(vec![0, 1], vec![1]), &[&x, &scalar]),
+            Err(LoopTypeError::ScalarTape { .. })
         ));
     }
 

@@ -23,8 +23,9 @@
 //! must know more than the table says match on [`Op`] exhaustively and do
 //! not compile until they handle it: its type rule (`lang/infer.rs`), its
 //! kernel (`exec/ops/`), its value range (`egraph/range.rs`) and its cost
-//! (`extract/cost.rs`). A view op also says in `exec/plan/runtime.rs` how
-//! its view is laid out (without it the planner copies).
+//! (`extract/cost.rs`) and its gradient (`grad/vjp.rs`, one arm per op).
+//! A view op also says in `exec/plan/runtime.rs` how its view is laid out
+//! (without it the planner copies).
 
 use super::dtype::DType;
 use super::op::{BinaryOp, CompareOp, CumOp, ReduceOp, Scalar, UnaryOp};
@@ -283,7 +284,7 @@ pub enum Op {
     /// A loop; its arguments are laid out as [`Scan`] documents. It has one
     /// result per `outputs_info` entry, read with [`Op::Proj`].
     Scan(Box<Scan>),
-    /// The k-th result of a multi-result node (a scan); 1 argument.
+    /// The k-th result of a multi-result node (a scan, a grad); 1 argument.
     Proj(usize),
     /// Zeros of the argument's dtype and runtime shape; 1 argument.
     ZerosLike,
@@ -310,6 +311,16 @@ pub enum Op {
     Flip(i64),
     /// Drop a length-1 axis (negative counts from the end); 1 argument.
     Squeeze(i64),
+    /// `(stop_gradient X)`: the value of X, through which no gradient
+    /// flows back (its gradient rule is in `src/grad/vjp.rs`); 1 argument.
+    StopGradient,
+    /// `(grad COST X ...)`: the gradients of the scalar COST with respect
+    /// to the values X, one result per X (read with [`Op::Proj`]), each of
+    /// X's type. Arguments: COST, then each X. It exists only before
+    /// expansion: `crate::grad::expand` replaces every one by plain ops
+    /// and loops, so the executors and the e-graph never see it (they
+    /// refuse it as an internal error). Not an op head of the table.
+    Grad,
 }
 
 impl Op {
@@ -322,6 +333,7 @@ impl Op {
             Op::Literal(_) => "literal",
             Op::Size(_) => "size",
             Op::Scan(_) => "scan",
+            Op::Grad => "grad",
             // Every other op has a head (see `Op::kind`).
             op => op.kind().map_or("op", OpKind::name),
         }
@@ -489,6 +501,8 @@ op_table! {
         Tensor = "tensor" [Attr(A::Type), Attr(A::Literals)] => Mixed, Created;
         /// `(cast dtype x)`
         Cast = "cast" [Attr(A::DType), Arg] => Pointwise, View;
+        /// `(stop_gradient x)`
+        StopGradient = "stop_gradient" [Arg] => Rearranged, View;
         /// `(proj k scan)`: output k of a scan (terms only; programs bind
         /// a scan's outputs with a destructuring `let`)
         Proj = "proj" [Attr(A::Output), Arg] => Mixed, Projection;
@@ -598,7 +612,7 @@ impl Op {
     /// scans, which are not op heads.
     pub fn kind(&self) -> Option<OpKind> {
         Some(match self {
-            Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) => return None,
+            Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) | Op::Grad => return None,
             Op::Unary(u) => OpKind::Unary(*u),
             Op::Binary(b) => OpKind::Binary(*b),
             Op::Compare(c) => OpKind::Compare(*c),
@@ -620,6 +634,7 @@ impl Op {
             Op::Arange(_) => OpKind::Arange,
             Op::Tensor(..) => OpKind::Tensor,
             Op::Cast(_) => OpKind::Cast,
+            Op::StopGradient => OpKind::StopGradient,
             Op::Proj(_) => OpKind::Proj,
             Op::ZerosLike => OpKind::ZerosLike,
             Op::SumTo => OpKind::SumTo,
@@ -660,10 +675,11 @@ impl Op {
             | Op::Matmul
             | Op::Stack
             | Op::Index
+            | Op::StopGradient
             | Op::ZerosLike
             | Op::SumTo
             | Op::IncIndex => Vec::new(),
-            Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) => return None,
+            Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) | Op::Grad => return None,
         };
         Some((kind, attrs))
     }
@@ -714,6 +730,7 @@ impl Op {
                 AttrValue::DType(d) => Op::Cast(d),
                 _ => return None,
             },
+            OpKind::StopGradient => Op::StopGradient,
             OpKind::Proj => Op::Proj(usize::try_from(a.next()?.int()?).ok()?),
             OpKind::ZerosLike => Op::ZerosLike,
             OpKind::SumTo => Op::SumTo,
@@ -734,7 +751,7 @@ impl Op {
     pub fn elements(&self) -> Elements {
         match self {
             Op::Literal(_) => Elements::Filled,
-            Op::Input(_) | Op::Size(_) | Op::Scan(_) => Elements::Mixed,
+            Op::Input(_) | Op::Size(_) | Op::Scan(_) | Op::Grad => Elements::Mixed,
             op => op.kind().map_or(Elements::Mixed, OpKind::elements),
         }
     }
@@ -745,6 +762,8 @@ impl Op {
             Op::Input(_) => Storage::Param,
             Op::Literal(_) | Op::Size(_) => Storage::Created,
             Op::Scan(_) => Storage::Loop,
+            // Expanded before a program is planned; its kernel refuses it.
+            Op::Grad => Storage::Fresh,
             op => op.kind().map_or(Storage::Fresh, OpKind::storage),
         }
     }
@@ -754,6 +773,7 @@ impl Op {
         match self {
             Op::Input(_) | Op::Literal(_) | Op::Size(_) => Arity::Exactly(0),
             Op::Scan(s) => Arity::Exactly(s.sig.n_args()),
+            Op::Grad => Arity::AtLeast(2),
             op => op.kind().map_or(Arity::Exactly(0), |k| k.arity(Form::Args)),
         }
     }

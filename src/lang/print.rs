@@ -123,7 +123,7 @@ impl<'a> GraphPrinter<'a> {
                 || multi_proj
                 || (!cheap && uses[i] > 1)
                 || height[i] > MAX_INLINE_HEIGHT;
-            if must_name && !matches!(node.op, Op::Scan(_)) {
+            if must_name && !matches!(node.op, Op::Scan(_) | Op::Grad) {
                 names[i] = Some(match &node.name {
                     Some(s) => s.clone(),
                     None => fresh(taken),
@@ -145,7 +145,7 @@ impl<'a> GraphPrinter<'a> {
             if matches!(node.op, Op::Input(_)) {
                 continue;
             }
-            if let Op::Scan(_) = node.op {
+            if let Op::Scan(_) | Op::Grad = node.op {
                 if !self.scan_let[i] {
                     continue;
                 }
@@ -200,6 +200,10 @@ impl<'a> GraphPrinter<'a> {
             Op::Literal(s) => s.to_string(),
             Op::Size(s) => s.clone(),
             Op::Scan(_) => self.scan_text(id, depth),
+            Op::Grad => {
+                let args: Vec<String> = node.args.iter().map(|&x| self.expr(x, depth)).collect();
+                format!("(grad {})", args.join(" "))
+            }
             Op::Proj(_) => match node.args.first() {
                 Some(&s) => self.scan_text(s, depth),
                 None => "_".into(),
@@ -361,8 +365,8 @@ fn join(v: &[i64]) -> String {
         .join(" ")
 }
 
-/// One `outputs_info` entry: `(sitsot INIT)`, `(mitsot INIT (taps T ...))`
-/// or `(nitsot)`, with `(keep K)` at its end when the output keeps only its
+/// One `outputs_info` entry: `(sitsot INIT)`, `(mitsot INIT (taps T ...))`,
+/// `(mitmot BUF (in_taps T ...) (out_taps S ...))` or `(nitsot)`, with `(keep K)` at its end when the output keeps only its
 /// last K steps.
 pub(crate) fn output_entry(info: &OutputInfo, init: Option<String>, keep: Option<usize>) -> String {
     let init = init.unwrap_or_default();
@@ -374,5 +378,18 @@ pub(crate) fn output_entry(info: &OutputInfo, init: Option<String>, keep: Option
             format!("(mitsot {init} (taps {}){keep})", ts.join(" "))
         }
         OutputInfo::Nitsot => format!("(nitsot{keep})"),
+        OutputInfo::Mitmot { in_taps, out_taps } => {
+            let join = |t: &[i64]| {
+                t.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            format!(
+                "(mitmot {init} (in_taps {}) (out_taps {}){keep})",
+                join(in_taps),
+                join(out_taps)
+            )
+        }
     }
 }

@@ -34,10 +34,12 @@ pub struct NewOutput {
     pub info: OutputInfo,
     /// Its outer init, for a state.
     pub init: Option<Id>,
-    /// The type of one step's value (of each state tap's parameter).
+    /// The type of one step's value (of each state tap's parameter; a
+    /// mitmot's slot).
     pub step_type: Type,
-    /// Its body: a class of a source body.
-    pub body: (usize, Id),
+    /// Its body results, each a class of a source body: one, or one per
+    /// out tap of a mitmot.
+    pub body: Vec<(usize, Id)>,
     /// The last steps it keeps (`None`: all).
     pub keep: Option<usize>,
 }
@@ -106,7 +108,12 @@ impl NewScan {
                 info: info.clone(),
                 init: scan.init_outer(i),
                 step_type: Type::new(t.dtype, t.shape.get(1..)?.to_vec()),
-                body: (0, scan.body[i]),
+                body: scan
+                    .body
+                    .get(scan.sig.body_output_range(i))?
+                    .iter()
+                    .map(|b| (0, *b))
+                    .collect(),
                 keep: scan.sig.kept(i),
             });
         }
@@ -216,7 +223,7 @@ impl NewScan {
         let roots: Vec<(usize, Id)> = self
             .outputs
             .iter()
-            .map(|o| (o.body.0, egraph.find(o.body.1)))
+            .flat_map(|o| o.body.iter().map(|&(s, c)| (s, egraph.find(c))))
             .collect();
         let plan = Plan::shared(egraph, sources, &roots);
         if !roots.iter().all(|(s, c)| plan.has_term(egraph, *s, *c)) {

@@ -56,7 +56,9 @@ enum Use {
 }
 
 fn drop_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
-    let n = scan.body.len();
+    // Outputs, not body results: a mitmot is one output with a result per
+    // out tap, dropped (when nothing reads it) as a whole, as in PyTensor.
+    let n = scan.sig.outputs.len();
     if n < 2 {
         return Vec::new();
     }
@@ -111,7 +113,9 @@ fn keeping(
     rule: Symbol,
 ) -> Option<Vec<Id>> {
     let keep = with_states_read(egraph, scan, outputs);
-    let drop: Vec<usize> = (0..scan.body.len()).filter(|j| !keep.contains(j)).collect();
+    let drop: Vec<usize> = (0..scan.sig.outputs.len())
+        .filter(|j| !keep.contains(j))
+        .collect();
     if drop.is_empty() {
         return Some(Vec::new());
     }
@@ -127,13 +131,15 @@ fn with_states_read(egraph: &EGraph, scan: &ScanNode, outputs: &[usize]) -> Vec<
     let mut keep: Vec<usize> = outputs.to_vec();
     let mut i = 0;
     while i < keep.len() {
-        let Some(&body) = scan.body.get(keep[i]) else {
+        let Some(results) = scan.body.get(scan.sig.body_output_range(keep[i])) else {
             break;
         };
-        for p in &egraph[body].data.deps {
-            if let Some(BodyParam::State { out, .. }) = inputs.get(*p) {
-                if !keep.contains(out) {
-                    keep.push(*out);
+        for body in results {
+            for p in &egraph[*body].data.deps {
+                if let Some(BodyParam::State { out, .. }) = inputs.get(*p) {
+                    if !keep.contains(out) {
+                        keep.push(*out);
+                    }
                 }
             }
         }
@@ -157,7 +163,7 @@ fn without(egraph: &mut EGraph, scan: &ScanNode, drop: &[usize], rule: Symbol) -
     };
     let source = spec.source_with(scan, &out_map);
     let new = spec.build(egraph, &[source])?;
-    for i in 0..scan.body.len() {
+    for i in 0..scan.sig.outputs.len() {
         if let Some(i2) = out_map(i) {
             let old_p = proj(egraph, scan.class, i);
             let new_p = proj(egraph, new, i2);

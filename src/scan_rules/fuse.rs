@@ -25,7 +25,9 @@ pub fn rewrite() -> super::ScanRewrite {
 
 fn fuse(egraph: &mut EGraph, consumer: &ScanNode, rule: Symbol) -> Vec<Id> {
     let mut changed = Vec::new();
-    if consumer.sig.go_backwards {
+    // Refused with a mitmot on either side: the merged loop's body results
+    // would not line up with its outputs (see `merge`).
+    if consumer.sig.go_backwards || consumer.sig.has_mitmot() {
         return changed;
     }
     for (param, input) in consumer.sig.body_params().iter().enumerate() {
@@ -51,6 +53,7 @@ fn fuse(egraph: &mut EGraph, consumer: &ScanNode, rule: Symbol) -> Vec<Id> {
             }
             for producer in ScanNode::all_in(egraph, p).iter().take(MAX_VARIANTS) {
                 if producer.sig.go_backwards
+                    || producer.sig.has_mitmot()
                     || !producer.sig.keep.is_empty()
                     || !consumer.sig.keep.is_empty()
                     || producer.body.len() + consumer.body.len() > MAX_MERGED_OUTPUTS

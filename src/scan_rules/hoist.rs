@@ -6,6 +6,10 @@
 //! them in as new inputs, and union the new loop with the old one; an
 //! output that is wholly such a sub-term is unioned with its outer form
 //! directly. Must not: decide which sub-terms qualify (the rules do).
+//!
+//! A loop with a mitmot is hoisted from like any other: its tape taps are
+//! states, so a term reading them stays inside (as in PyTensor); only its
+//! tape output is never replaced by a hoisted term.
 
 use super::body::{scoped_children, Plan, Source, Target};
 use super::build::{NewScan, NewSeq};
@@ -85,8 +89,18 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
     // A whole output that is a constant (a class holding its literal form,
     // the same inside the loop and out) is that constant repeated: the
     // walk above does not hoist constants, which fold inside a body.
+    // (A mitmot's results are written into its tape, not stacked: its
+    // output is never a repetition of one of them.)
+    let whole_outputs: Vec<(usize, Id)> = scan
+        .sig
+        .body_outputs()
+        .iter()
+        .zip(&scan.body)
+        .filter(|(r, _)| r.tap.is_none())
+        .map(|(r, b)| (r.out, *b))
+        .collect();
     if how == HoistAs::NonSequence {
-        for (j, b) in scan.body.iter().enumerate() {
+        for &(j, ref b) in &whole_outputs {
             let data = &egraph[*b].data;
             if data.konst.is_none() || data.ty().is_none() {
                 continue;
@@ -104,8 +118,8 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
         return changed;
     }
     // A whole output that qualifies equals its outer form.
-    for (j, b) in scan.body.iter().enumerate() {
-        let b = egraph.find(*b);
+    for &(j, b) in &whole_outputs {
+        let b = egraph.find(b);
         let Some((_, o)) = hoisted.iter().find(|(c, _)| *c == b) else {
             continue;
         };

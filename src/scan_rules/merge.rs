@@ -165,7 +165,7 @@ pub fn merged(
     );
     spec.sequences.extend(sb.sequences);
     spec.outputs.extend(sb.outputs.into_iter().map(|mut o| {
-        o.body.0 = 1;
+        o.body.iter_mut().for_each(|b| b.0 = 1);
         o
     }));
     spec.non_seqs.extend(sb.non_seqs);
@@ -224,7 +224,10 @@ impl Applier<TNode, TensorAnalysis> for Merge {
         // does not know of is assumed reachable (no merge).
         let reads =
             |egraph: &EGraph, from: &[Id], to: Id| reach.reaches(egraph, from, to).unwrap_or(true);
-        let top_level = |s: &ScanNode| s.args.iter().all(|a| closed.contains(a));
+        // A loop with a mitmot is not merged: its body results do not line
+        // up with its outputs, and a merged loop would interleave tapes.
+        let top_level =
+            |s: &ScanNode| !s.sig.has_mitmot() && s.args.iter().all(|a| closed.contains(a));
         let variants: Vec<Vec<ScanNode>> = scans
             .iter()
             .map(|c| {

@@ -21,6 +21,11 @@ pub fn rewrite() -> super::ScanRewrite {
 
 fn merge_outputs(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
     let mut changed = Vec::new();
+    // Refused with a mitmot: its body results are tape writes, not outputs
+    // (PyTensor merges two mitmots only when tape and taps are the same).
+    if scan.sig.has_mitmot() {
+        return changed;
+    }
     for j in 0..scan.body.len() {
         for k in j + 1..scan.body.len() {
             if scan.body[j] == scan.body[k] {

@@ -24,7 +24,9 @@ pub fn rewrite() -> super::ScanRewrite {
 
 fn push_out_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
     let mut changed = Vec::new();
-    if scan.body.len() < 2 {
+    // Refused with a mitmot: a tape output has no per-step values to stack
+    // (PyTensor leaves mitmot loops alone here too).
+    if scan.body.len() < 2 || scan.sig.has_mitmot() {
         return changed;
     }
     let projs: Vec<Id> = (0..scan.body.len())

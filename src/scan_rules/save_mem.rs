@@ -87,6 +87,10 @@ fn keep_last(
     let Some(info) = scan.sig.outputs.get(k) else {
         return changed;
     };
+    // A mitmot's tape is never trimmed (its slots are not steps).
+    if info.is_mitmot() {
+        return changed;
+    }
     // A state keeps at least the steps its taps read back.
     let need = info.window().depth().max(1);
     let keep = back.max(need);
@@ -116,7 +120,7 @@ fn keep_last(
     if union_checked(egraph, rule, reader, read) {
         changed.push(reader);
     }
-    for i in 0..scan.body.len() {
+    for i in 0..scan.sig.outputs.len() {
         if i != k {
             let old = proj(egraph, scan.class, i);
             let new_p = proj(egraph, new, i);

@@ -143,7 +143,8 @@ fn fold_of(egraph: &mut EGraph, scan: &ScanNode, k: usize, read: Read) -> Option
             .iter()
             .any(|n| matches!(n.head, Head::Arg(p, _) if p == state))
     };
-    let body = scan.body[k];
+    // The body result of output k (a mitmot before it takes several).
+    let body = *scan.body.get(scan.sig.body_output_range(k).start)?;
     let nodes = egraph[body].nodes.clone();
     for n in nodes {
         let Head::Op(OpKind::Binary(b)) = n.head else {

@@ -48,6 +48,9 @@ pub enum SessionError {
     /// Saturation could not start.
     #[error(transparent)]
     Saturate(#[from] SaturateError),
+    /// A `grad` of the program cannot be expanded.
+    #[error("{0}")]
+    Grad(crate::grad::GradError),
     /// The program has no term in the e-graph's language.
     #[error("{0}")]
     Term(String),
@@ -71,6 +74,7 @@ impl SessionError {
     pub fn located(&self, file: &str) -> String {
         match self {
             SessionError::Exec(e) => e.located(file),
+            SessionError::Grad(e) => e.located(file),
             SessionError::Npy(_) | SessionError::Rules(_) | SessionError::CreateDir { .. } => {
                 self.to_string()
             }

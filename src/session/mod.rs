@@ -1,5 +1,6 @@
 //! What the commands of the command line do, as library calls that tests
-//! reach: the optimizer a command is asked for, `run` (inputs bound,
+//! reach: `expand` (every `grad` replaced, the first step of the
+//! others), the optimizer a command is asked for, `run` (inputs bound,
 //! optimized or not, executed on the compiled plan, repeated, reported)
 //! and `explain` (the chain of rewrites).
 //!
@@ -11,10 +12,12 @@
 //! (`tests/layers.rs`).
 
 pub mod error;
+pub mod expand;
 pub mod explain;
 pub mod run;
 
 pub use error::SessionError;
+pub use expand::expand;
 pub use explain::explain;
 pub use run::{run, RunOptions, RunResult, Source};
 
@@ -71,6 +74,8 @@ impl OptimizerSettings {
     /// Optimizes `p`, the cost model giving symbolic sizes the values of
     /// `dims`.
     pub fn optimize(&self, p: &Program, dims: &Dims) -> Result<Report, SessionError> {
+        let expanded = expand(p)?;
+        let p = &expanded;
         let rewrites = self.rewrites().map_err(SessionError::Rules)?;
         let model = CostModel::with_dims(dims.clone());
         Ok(optimize_with(

@@ -112,6 +112,8 @@ fn load(source: &Source, budget: &MemoryBudget) -> Result<Value, SessionError> {
 /// user's, whether it then runs optimized or not), optimizes it unless
 /// asked not to, and executes it on the compiled plan.
 pub fn run(p: &Program, opts: &RunOptions) -> Result<RunResult, SessionError> {
+    let expanded = super::expand(p)?;
+    let p = &expanded;
     let budget = opts.memory;
     let mut values: Vec<Option<Value>> = vec![None; p.n_inputs()];
     let names: Vec<String> = p.inputs().map(|(n, _)| n.to_string()).collect();

@@ -159,6 +159,11 @@ pub fn eval(
         Op::Input(_) | Op::Scan(_) | Op::Proj(_) => {
             return Err(format!("internal: {} is not an op kernel", op.name()))
         }
+        Op::Grad => {
+            return Err(
+                "internal: grad is expanded before a program runs (crate::grad::expand)".into(),
+            )
+        }
         _ if !op.arg_arity().admits(args.len()) => {
             return Err(format!(
                 "internal: {} takes {}, got {}",
@@ -214,6 +219,7 @@ pub fn eval(
         }
         Op::Flip(axis) => shape::flip(args[0], *axis)?,
         Op::Squeeze(axis) => shape::squeeze(args[0], *axis)?,
+        Op::StopGradient => args[0].clone(),
     };
     // The static type decides the dtype; kernels that keep their input's
     // dtype (shape ops, index) are cast when the two disagree.

@@ -474,7 +474,7 @@ impl GraphRt {
         let ndim = shape.len();
         let step = match &node.op {
             // A view of the same dtype: the argument itself.
-            Op::Cast(_) => return true,
+            Op::Cast(_) | Op::StopGradient => return true,
             Op::Transpose(perm) => {
                 let mut order = IxDyn::zeros(ndim);
                 match perm {

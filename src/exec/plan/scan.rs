@@ -12,7 +12,11 @@
 //! copies its inputs. Each step copies the body's results into its row of
 //! the output buffers (a ring buffer of K rows for `(keep K)`, rotated to
 //! chronological order at the end), so once the buffers and the body's
-//! slots have their sizes a step allocates nothing. Must not: differ from
+//! slots have their sizes a step allocates nothing. A mitmot's buffer is
+//! its tape, copied in once per call; in taps are views of its slots, and
+//! out taps are copied into their slots after the body (results that view
+//! a parameter are copied out first, so every read of a step comes before
+//! its writes). Must not: differ from
 //! the reference loop in any result or error message.
 
 use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
@@ -23,7 +27,7 @@ use crate::exec::error::{ExecError, LoopError};
 use crate::exec::loop_frame::{LoopFrame, StateRead};
 use crate::exec::value::{with_elem, Elem, Value};
 use crate::lang::program::{NodeId, Scan};
-use crate::lang::{BodyParam, DType, Op};
+use crate::lang::{BodyOutput, BodyParam, DType, Op};
 use ndarray::Axis;
 
 /// A compiled loop.
@@ -33,6 +37,8 @@ pub struct ScanPlan {
     pub body: GraphPlan,
     /// What each body parameter stands for.
     pub params: Vec<BodyParam>,
+    /// What each body result is for (its output, and a mitmot's out tap).
+    pub results: Vec<BodyOutput>,
 }
 
 impl ScanPlan {
@@ -41,6 +47,7 @@ impl ScanPlan {
         Ok(ScanPlan {
             body: GraphPlan::compile(&scan.body, options)?,
             params: scan.sig.body_params(),
+            results: scan.sig.body_outputs(),
         })
     }
 }
@@ -199,7 +206,7 @@ pub fn exec(
     }
     let mut srt = match rt.scans[i].take() {
         Some(s) => s,
-        None => Box::new(ScanRt::new(sp, n_out)),
+        None => Box::new(ScanRt::new(sp, sp.results.len())),
     };
     let mut bufs: Vec<Option<Value>> = slots.iter().map(|&s| rt.slots[s].val.take()).collect();
     let r = run_loop(
@@ -258,12 +265,33 @@ fn run_loop(
     let non_seqs: Vec<ValView<'_>> = sig.non_seq_args().map(|k| args[k].clone()).collect();
     let seqs: Vec<ValView<'_>> = sig.seq_args().map(|k| args[k].clone()).collect();
     let out_nodes: Vec<usize> = sp.body.graph.outputs.iter().map(|o| o.0).collect();
-    if out_nodes.len() != sig.outputs.len() {
+    if out_nodes.len() != sp.results.len() {
         return Err(internal(
             plan,
             i,
             "the body has the wrong number of outputs",
         ));
+    }
+    // A mitmot's buffer is a copy of its tape, made once per call into
+    // storage kept across calls (the tape is an input value, never
+    // written); the steps then read and write its slots in place.
+    for (k, init) in sig.init_index().into_iter().enumerate() {
+        let Some(tape) = init.filter(|_| frame.is_tape(k)).and_then(|n| inits.get(n)) else {
+            continue;
+        };
+        let out_ty = &node.ty[k];
+        env.budget
+            .check(Allocation::LoopOutput(k), out_ty.dtype, tape.shape())
+            .map_err(|over| ExecError::OverBudget {
+                span,
+                op: "scan".to_string(),
+                over: Box::new(over),
+            })?;
+        let step = tape.shape().get(1..).unwrap_or(&[]);
+        shape_buffer(&mut bufs[k], out_ty.dtype, frame.rows(k), step).map_err(&fail)?;
+        if !bufs[k].as_mut().is_some_and(|b| copy_into(b, tape)) {
+            return Err(internal(plan, i, "a mitmot tape of another shape"));
+        }
     }
     let mut param_rooted = vec![false; out_nodes.len()];
     for t in 0..frame.steps() {
@@ -299,10 +327,11 @@ fn run_loop(
                 }
             }
         }
-        for (k, &o) in out_nodes.iter().enumerate() {
+        for (j, (&o, &result)) in out_nodes.iter().zip(&sp.results).enumerate() {
+            let k = result.out;
             let out_ty = &node.ty[k];
-            let v = if param_rooted[k] {
-                srt.scratch[k].as_ref().map(ValView::of)
+            let v = if param_rooted[j] {
+                srt.scratch[j].as_ref().map(ValView::of)
             } else {
                 srt.body.view(o, &NoParams)
             };
@@ -310,7 +339,7 @@ fn run_loop(
                 return Err(internal(plan, i, "body output not computed"));
             };
             frame.check_returned(k, v.shape()).map_err(loop_err)?;
-            if t == 0 {
+            if t == 0 && !frame.is_tape(k) {
                 let mut shape = Vec::with_capacity(v.ndim() + 1);
                 shape.push(frame.rows(k));
                 shape.extend_from_slice(v.shape());
@@ -327,7 +356,10 @@ fn run_loop(
             let Some(buf) = bufs[k].as_mut() else {
                 return Err(internal(plan, i, "output buffer missing"));
             };
-            if !set_row(buf, frame.buffer_row(k, t), &v) {
+            let Some(r) = frame.result_row(result, t) else {
+                return Err(internal(plan, i, "a mitmot slot out of range"));
+            };
+            if !set_row(buf, r, &v) {
                 return Err(loop_err(LoopError::StepShape {
                     out: k,
                     step: t,
@@ -339,6 +371,9 @@ fn run_loop(
     }
     let bind = |s: &str| env.dims.get(s).copied();
     for (k, out_ty) in node.ty.iter().enumerate() {
+        if frame.is_tape(k) {
+            continue;
+        }
         if frame.steps() > 0 {
             let start = frame.oldest_row(k);
             if start != 0 {

@@ -16,12 +16,14 @@
 //! submodules, each an `impl Parser` block: `program` (the top level and
 //! `let`), `expr` (expressions and op nodes with their attributes),
 //! `scan` (`scan` and its clauses), `body` (a `fn` clause as a nested
-//! graph), `combinator` (`map` and the folds, lowered to scans) and
+//! graph), `combinator` (`map` and the folds, lowered to scans), `grad`
+//! (`(grad COST X ...)`, kept as a node for `crate::grad` to expand) and
 //! `literal` (literals, names, dtypes, sizes and types).
 
 mod body;
 mod combinator;
 mod expr;
+mod grad;
 mod literal;
 mod program;
 mod scan;

@@ -1,7 +1,7 @@
 //! `(scan ...)` and its clauses.
 //!
 //! Owns: the `sequences` (with `taps`), `outputs_info` (`sitsot`,
-//! `mitsot`, `nitsot`, `keep`), `non_sequences`, `n_steps`, `go_backwards`
+//! `mitsot`, `mitmot`, `nitsot`, `keep`), `non_sequences`, `n_steps`, `go_backwards`
 //! and `fn` clauses, assembling the scan's arguments and [`LoopSig`], and
 //! typing the loop through the scan type rule ([`loop_type`]) with its
 //! errors placed at the part they are about.
@@ -23,9 +23,14 @@ use std::collections::BTreeSet;
 
 impl Parser {
     pub(super) fn taps_clause(s: &Sexp) -> Result<Vec<i64>, LangError> {
+        Self::taps_named(s, "taps")
+    }
+
+    /// `(HEAD T ...)`: one or more distinct taps within [`MAX_TAP`].
+    fn taps_named(s: &Sexp, head: &str) -> Result<Vec<i64>, LangError> {
         let parts = match s.list() {
-            Some(p) if s.head() == Some("taps") && p.len() >= 2 => p,
-            _ => return Err(syntax(s.span(), "expected (taps T ...)")),
+            Some(p) if s.head() == Some(head) && p.len() >= 2 => p,
+            _ => return Err(syntax(s.span(), format!("expected ({head} T ...)"))),
         };
         let taps = parts[1..]
             .iter()
@@ -119,7 +124,16 @@ impl Parser {
                                 outs.push((OutputInfo::Mitsot(taps), Some(init), o.span()));
                             }
                             (Some("nitsot"), 1) => outs.push((OutputInfo::Nitsot, None, o.span())),
-                            _ => return Err(syntax(o.span(), "expected (sitsot INIT), (mitsot INIT (taps T ...)) or (nitsot), each optionally ending in (keep K)")),
+                            (Some("mitmot"), 4) => {
+                                if kept.is_some() {
+                                    return Err(syntax(o.span(), "a mitmot keeps its whole tape: (keep K) does not apply"));
+                                }
+                                let in_taps = Self::taps_named(&oparts[2], "in_taps")?;
+                                let out_taps = Self::taps_named(&oparts[3], "out_taps")?;
+                                let init = self.expr(&oparts[1])?;
+                                outs.push((OutputInfo::Mitmot { in_taps, out_taps }, Some(init), o.span()));
+                            }
+                            _ => return Err(syntax(o.span(), "expected (sitsot INIT), (mitsot INIT (taps T ...)), (mitmot BUF (in_taps T ...) (out_taps S ...)) or (nitsot), each but mitmot optionally ending in (keep K)")),
                         }
                     }
                 }

@@ -1,0 +1,790 @@
+//! The vector-Jacobian product of every op: given the cotangent `g` of an
+//! op's result, the cotangent each of its operands receives.
+//!
+//! Owns: [`vjp`], one arm per [`Op`] variant (the match is exhaustive, so
+//! a new op does not compile until its gradient is decided here), and the
+//! gradient rules where an op is not differentiable at a point (README
+//! "Gradients"): `abs` at 0 gives 0; `maximum`/`minimum` give a tie
+//! entirely to their first operand; `max`/`min` reductions give every
+//! tied element the full cotangent (PyTensor's rules); `prod` and
+//! `cumprod` are zero-safe (no division by the operand). No gradient
+//! flows into comparisons, `sign`, casts to or from integers and bools,
+//! indices, literals and `stop_gradient`. Must not: walk a graph (see
+//! [`super::reverse`]) or differentiate a loop (see [`super::loop_vjp`]).
+//!
+//! Each contribution is reduced back to its operand's type by
+//! [`Emit::fit`] (broadcast axes summed, dtype cast).
+
+use super::emit::Emit;
+use super::error::{GradError, Unsupported};
+use crate::lang::{
+    BinaryOp, CompareOp, CumOp, Dim, LoopSig, NodeId, Op, OutputInfo, ReduceOp, Type, UnaryOp,
+};
+
+/// The cotangent contributions of node `node` (an op of the builder's
+/// graph) whose result has cotangent `g`: one entry per value argument,
+/// `None` where no gradient flows or where `wanted` is false. Each entry
+/// has its operand's type. Loops and their projections are differentiated
+/// by [`super::loop_vjp`], not here.
+pub fn vjp(
+    e: &mut Emit,
+    node: NodeId,
+    g: NodeId,
+    wanted: &[bool],
+) -> Result<Vec<Option<NodeId>>, GradError> {
+    let n = e.b.graph().node(node).clone();
+    let args = n.args.clone();
+    let out = node;
+    let arg_ty: Vec<Type> = args.iter().map(|a| e.ty(*a)).collect::<Result<_, _>>()?;
+    let want = |k: usize| {
+        wanted.get(k).copied().unwrap_or(false) && arg_ty.get(k).is_some_and(|t| t.dtype.is_float())
+    };
+    let mut res: Vec<Option<NodeId>> = vec![None; args.len()];
+    match &n.op {
+        Op::Input(_)
+        | Op::Literal(_)
+        | Op::Size(_)
+        | Op::Compare(_)
+        | Op::Zeros(_)
+        | Op::Ones(_)
+        | Op::Arange(_)
+        | Op::Tensor(..)
+        | Op::StopGradient => {}
+        Op::Scan(_) | Op::Proj(_) | Op::Grad => {
+            return Err(GradError::Build(crate::lang::LangError::Type {
+                span: e.span,
+                op: "grad".into(),
+                msg: format!(
+                    "internal: {} is differentiated by the loop rule",
+                    n.op.name()
+                ),
+            }))
+        }
+        Op::Unary(u) => {
+            if want(0) {
+                res[0] = unary(e, *u, args[0], out, g)?;
+            }
+        }
+        Op::Binary(op) => {
+            let (x, y) = (args[0], args[1]);
+            let (gx, gy) = binary(e, *op, x, y, out, g, want(0), want(1))?;
+            res[0] = gx;
+            res[1] = gy;
+        }
+        Op::Where => {
+            let c = args[0];
+            let zero = e.lit(0.0)?;
+            if want(1) {
+                res[1] = Some(e.where_(c, g, zero)?);
+            }
+            if want(2) {
+                res[2] = Some(e.where_(c, zero, g)?);
+            }
+        }
+        Op::Reduce(r, axis) => {
+            if want(0) {
+                res[0] = Some(reduce(e, *r, *axis, args[0], out, g)?);
+            }
+        }
+        Op::Cumulative(c, axis) => {
+            if want(0) {
+                res[0] = Some(cumulative(e, *c, *axis, args[0], out, g)?);
+            }
+        }
+        Op::Dot => {
+            let (ga, gb) = dot(e, args[0], args[1], g, want(0), want(1))?;
+            res[0] = ga;
+            res[1] = gb;
+        }
+        Op::Matmul => {
+            let (ga, gb) = matmul(e, args[0], args[1], g, want(0), want(1))?;
+            res[0] = ga;
+            res[1] = gb;
+        }
+        Op::Transpose(perm) => {
+            if want(0) {
+                let inv = match perm {
+                    None => None,
+                    Some(p) => {
+                        let nd = p.len() as i64;
+                        let mut inv = vec![0i64; p.len()];
+                        for (i, &a) in p.iter().enumerate() {
+                            let a = if a < 0 { a + nd } else { a };
+                            inv[a as usize] = i as i64;
+                        }
+                        Some(inv)
+                    }
+                };
+                res[0] = Some(e.op(Op::Transpose(inv), &[g])?);
+            }
+        }
+        Op::Reshape(_) => {
+            if want(0) {
+                let shape = &arg_ty[0].shape;
+                let unknown = shape.iter().filter(|d| **d == Dim::Unknown).count();
+                if unknown > 1 {
+                    return Err(e.unsupported("reshape", Unsupported::ReshapeUnknownSizes));
+                }
+                let dims: Vec<Dim> = shape
+                    .iter()
+                    .map(|d| match d {
+                        Dim::Unknown => Dim::known(-1),
+                        d => d.clone(),
+                    })
+                    .collect();
+                res[0] = Some(e.op(Op::Reshape(dims), &[g])?);
+            }
+        }
+        Op::ExpandDims(axis) => {
+            if want(0) {
+                let nd = arg_ty[0].ndim() as i64 + 1;
+                let a = if *axis < 0 { axis + nd } else { *axis };
+                res[0] = Some(e.sum(g, Some(a))?);
+            }
+        }
+        Op::Stack => {
+            for (k, r) in res.iter_mut().enumerate() {
+                if want(k) {
+                    let i = e.int(k as i64)?;
+                    *r = Some(e.op(Op::Index, &[g, i])?);
+                }
+            }
+        }
+        Op::Concat(axis) => {
+            let parts = concat(
+                e,
+                *axis,
+                &arg_ty,
+                g,
+                &(0..args.len()).map(want).collect::<Vec<_>>(),
+            )?;
+            res = parts;
+        }
+        Op::Index => {
+            if want(0) {
+                res[0] = Some(index(e, args[0], &args[1..], g)?);
+            }
+        }
+        Op::Slice { start, stop, step } => {
+            if want(0) {
+                res[0] = Some(slice(e, args[0], *start, *stop, *step, g)?);
+            }
+        }
+        Op::Fill(_) => {
+            if want(0) {
+                res[0] = Some(e.sum(g, None)?);
+            }
+        }
+        Op::Cast(_) => {
+            if want(0) && e.ty(out)?.dtype.is_float() {
+                res[0] = Some(g);
+            }
+        } // No gradient flows through zeros.
+        Op::ZerosLike => {}
+        // G broadcast back to its own shape; X gives only a shape.
+        Op::SumTo => {
+            if want(0) {
+                let z = e.op(Op::ZerosLike, &[args[0]])?;
+                res[0] = Some(e.add(z, g)?);
+            }
+        }
+        // X passes g through; G gets the part of g it was added to
+        // (summed back to G's shape by `fit`).
+        Op::IncIndex => {
+            if want(0) {
+                res[0] = Some(g);
+            }
+            if want(1) {
+                let mut a = vec![g];
+                a.extend_from_slice(&args[2..]);
+                res[1] = Some(e.op(Op::Index, &a)?);
+            }
+        }
+        Op::IncSlice { start, stop, step } => {
+            if want(0) {
+                res[0] = Some(g);
+            }
+            if want(1) {
+                let sl = Op::Slice {
+                    start: *start,
+                    stop: *stop,
+                    step: *step,
+                };
+                res[1] = Some(e.op(sl, &[g])?);
+            }
+        }
+        Op::Flip(axis) => {
+            if want(0) {
+                res[0] = Some(e.op(Op::Flip(*axis), &[g])?);
+            }
+        }
+        Op::Squeeze(axis) => {
+            if want(0) {
+                let nd = arg_ty[0].ndim() as i64;
+                let a = if *axis < 0 { axis + nd } else { *axis };
+                res[0] = Some(e.op(Op::ExpandDims(a), &[g])?);
+            }
+        }
+    }
+    for (k, r) in res.iter_mut().enumerate() {
+        if let Some(c) = *r {
+            *r = Some(e.fit(c, &arg_ty[k])?);
+        }
+    }
+    Ok(res)
+}
+
+/// The cotangent of the operand `x` of `u(x)` (result `out`).
+fn unary(
+    e: &mut Emit,
+    u: UnaryOp,
+    x: NodeId,
+    out: NodeId,
+    g: NodeId,
+) -> Result<Option<NodeId>, GradError> {
+    Ok(Some(match u {
+        UnaryOp::Neg => e.neg(g)?,
+        UnaryOp::Exp => e.mul(g, out)?,
+        UnaryOp::Log => e.div(g, x)?,
+        UnaryOp::Log1p => {
+            let one = e.lit(1.0)?;
+            let d = e.add(x, one)?;
+            e.div(g, d)?
+        }
+        UnaryOp::Sqrt => {
+            let half = e.lit(0.5)?;
+            let h = e.mul(g, half)?;
+            e.div(h, out)?
+        }
+        UnaryOp::Tanh => {
+            let one = e.lit(1.0)?;
+            let sq = e.mul(out, out)?;
+            let d = e.sub(one, sq)?;
+            e.mul(g, d)?
+        }
+        UnaryOp::Sigmoid => {
+            let one = e.lit(1.0)?;
+            let c = e.sub(one, out)?;
+            let d = e.mul(out, c)?;
+            e.mul(g, d)?
+        }
+        UnaryOp::Sin => {
+            let c = e.unary(UnaryOp::Cos, x)?;
+            e.mul(g, c)?
+        }
+        UnaryOp::Cos => {
+            let s = e.unary(UnaryOp::Sin, x)?;
+            let m = e.mul(g, s)?;
+            e.neg(m)?
+        }
+        // sign(0) = 0: abs has gradient 0 at 0.
+        UnaryOp::Abs => {
+            let s = e.unary(UnaryOp::Sign, x)?;
+            e.mul(g, s)?
+        }
+        UnaryOp::Sign => return Ok(None),
+    }))
+}
+
+/// The cotangents of `x` and `y` in `op(x, y)` (result `out`), before
+/// broadcasting is undone.
+#[allow(clippy::too_many_arguments)]
+fn binary(
+    e: &mut Emit,
+    op: BinaryOp,
+    x: NodeId,
+    y: NodeId,
+    out: NodeId,
+    g: NodeId,
+    wx: bool,
+    wy: bool,
+) -> Result<(Option<NodeId>, Option<NodeId>), GradError> {
+    let mut gx = None;
+    let mut gy = None;
+    match op {
+        BinaryOp::Add => {
+            gx = wx.then_some(g);
+            gy = wy.then_some(g);
+        }
+        BinaryOp::Sub => {
+            gx = wx.then_some(g);
+            if wy {
+                gy = Some(e.neg(g)?);
+            }
+        }
+        BinaryOp::Mul => {
+            if wx {
+                gx = Some(e.mul(g, y)?);
+            }
+            if wy {
+                gy = Some(e.mul(g, x)?);
+            }
+        }
+        BinaryOp::Div => {
+            if wx {
+                gx = Some(e.div(g, y)?);
+            }
+            if wy {
+                // d(x/y)/dy = -(x/y)/y
+                let m = e.mul(g, out)?;
+                let d = e.div(m, y)?;
+                gy = Some(e.neg(d)?);
+            }
+        }
+        BinaryOp::Pow => {
+            if wx {
+                // y * x^(y-1)
+                let one = e.lit(1.0)?;
+                let ym1 = e.sub(y, one)?;
+                let p = e.bin(BinaryOp::Pow, x, ym1)?;
+                let d = e.mul(y, p)?;
+                gx = Some(e.mul(g, d)?);
+            }
+            if wy {
+                // log(x) * x^y, taken as 0 where x == 0
+                let l = e.unary(UnaryOp::Log, x)?;
+                let d = e.mul(l, out)?;
+                let m = e.mul(g, d)?;
+                let zero = e.lit(0.0)?;
+                let at0 = e.cmp(CompareOp::Eq, x, zero)?;
+                gy = Some(e.where_(at0, zero, m)?);
+            }
+        }
+        BinaryOp::Maximum | BinaryOp::Minimum => {
+            // A tie goes entirely to the first operand.
+            let c = if op == BinaryOp::Maximum {
+                CompareOp::Ge
+            } else {
+                CompareOp::Le
+            };
+            let first = e.cmp(c, x, y)?;
+            let zero = e.lit(0.0)?;
+            if wx {
+                gx = Some(e.where_(first, g, zero)?);
+            }
+            if wy {
+                gy = Some(e.where_(first, zero, g)?);
+            }
+        }
+    }
+    Ok((gx, gy))
+}
+
+/// `axis` of a rank-`n` value, counted from the front.
+fn norm_axis(axis: i64, n: usize) -> i64 {
+    if axis < 0 {
+        axis + n as i64
+    } else {
+        axis
+    }
+}
+
+/// The cotangent of `x` in `r(x, axis)` (result `out`).
+fn reduce(
+    e: &mut Emit,
+    r: ReduceOp,
+    axis: Option<i64>,
+    x: NodeId,
+    out: NodeId,
+    g: NodeId,
+) -> Result<NodeId, GradError> {
+    let xt = e.ty(x)?;
+    let a = axis.map(|a| norm_axis(a, xt.ndim()));
+    // A value of the reduced shape, made to broadcast against x.
+    let back = |e: &mut Emit, v: NodeId| -> Result<NodeId, GradError> {
+        match a {
+            Some(a) => e.expand_dims(v, a),
+            None => Ok(v),
+        }
+    };
+    let ge = back(e, g)?;
+    Ok(match r {
+        ReduceOp::Sum => e.broadcast_like(ge, x)?,
+        ReduceOp::Mean => {
+            let count = match a {
+                Some(a) => xt.shape[a as usize].clone(),
+                None => xt.shape.iter().fold(Dim::known(1), |acc, d| acc.mul(d)),
+            };
+            let scaled = if count == Dim::Unknown {
+                // 1/N from the operand's shape: the mean of ones.
+                let one = e.lit(1.0)?;
+                let ones = e.broadcast_like(one, x)?;
+                let ones = e.cast(ones, xt.dtype)?;
+                let n = e.sum(ones, axis)?;
+                let n = back(e, n)?;
+                e.div(ge, n)?
+            } else {
+                let n = e.size_value(&count, "mean")?;
+                e.div(ge, n)?
+            };
+            e.broadcast_like(scaled, x)?
+        }
+        ReduceOp::Max | ReduceOp::Min => {
+            // Every element equal to the result gets the full cotangent.
+            let oe = back(e, out)?;
+            let hit = e.cmp(CompareOp::Eq, x, oe)?;
+            let zero = e.lit(0.0)?;
+            let w = e.where_(hit, ge, zero)?;
+            e.broadcast_like(w, x)?
+        }
+        ReduceOp::Prod => {
+            // Zero-safe: with no zero in the group, prod/x; with exactly one,
+            // the zero's slot gets the product of the others; else 0.
+            let zero = e.lit(0.0)?;
+            let one = e.lit(1.0)?;
+            let is0 = e.cmp(CompareOp::Eq, x, zero)?;
+            let nz = e.where_(is0, one, x)?;
+            let p_nz = e.op(Op::Reduce(ReduceOp::Prod, axis), &[nz])?;
+            let p_nz = back(e, p_nz)?;
+            let z_as = e.cast(is0, xt.dtype)?;
+            let n0 = e.sum(z_as, axis)?;
+            let n0 = back(e, n0)?;
+            let none = e.cmp(CompareOp::Eq, n0, zero)?;
+            let just1 = e.cmp(CompareOp::Eq, n0, one)?;
+            let plain = e.div(p_nz, nz)?;
+            let at_zero = e.where_(is0, p_nz, zero)?;
+            let single = e.where_(just1, at_zero, zero)?;
+            let d = e.where_(none, plain, single)?;
+            let m = e.mul(ge, d)?;
+            e.broadcast_like(m, x)?
+        }
+    })
+}
+
+/// The cotangent of `x` in a running sum or product along `axis`.
+fn cumulative(
+    e: &mut Emit,
+    c: CumOp,
+    axis: i64,
+    x: NodeId,
+    out: NodeId,
+    g: NodeId,
+) -> Result<NodeId, GradError> {
+    let xt = e.ty(x)?;
+    if xt.ndim() == 0 {
+        return Ok(g);
+    }
+    let a = norm_axis(axis, xt.ndim()) as usize;
+    let gs = e.swap_axes(g, 0, a)?;
+    let r = match c {
+        CumOp::Cumsum => {
+            // The reversed running sum of g.
+            let f = e.flip0(gs)?;
+            let cs = e.op(Op::Cumulative(CumOp::Cumsum, 0), &[f])?;
+            e.flip0(cs)?
+        }
+        CumOp::Cumprod => {
+            // x̄_i = L_i R_i: L the exclusive running product, R_i =
+            // g_i + x_{i+1} R_{i+1} (a backward loop), no division.
+            let xs = e.swap_axes(x, 0, a)?;
+            let ps = e.swap_axes(out, 0, a)?;
+            let st = e.ty(xs)?;
+            let mut row = st.clone();
+            row.shape[0] = Dim::known(1);
+            let ones = e.op(Op::Ones(row.strong()), &[])?;
+            let head = e.op(
+                Op::Slice {
+                    start: None,
+                    stop: Some(-1),
+                    step: 1,
+                },
+                &[ps],
+            )?;
+            let l = e.op(Op::Concat(0), &[ones, head])?;
+            let mut step = st.clone();
+            step.shape.remove(0);
+            let c0 = e.zeros(&step)?;
+            let sig = LoopSig {
+                sequences: vec![vec![0], vec![0]],
+                outputs: vec![OutputInfo::Sitsot, OutputInfo::Nitsot],
+                n_non_seqs: 0,
+                has_n_steps: false,
+                go_backwards: true,
+                keep: Vec::new(),
+            };
+            let outs = e.b.scan(sig, &[gs, xs, c0], |body, p| {
+                let r = body.op(Op::Binary(BinaryOp::Add), &[p[0], p[2]])?;
+                let c = body.op(Op::Binary(BinaryOp::Mul), &[p[1], r])?;
+                Ok::<_, GradError>(vec![c, r])
+            })?;
+            let rr = e.flip0(outs[1])?;
+            e.mul(l, rr)?
+        }
+    };
+    e.swap_axes(r, 0, a)
+}
+
+/// The cotangents of `a` and `b` in `numpy.dot(a, b)` (0-, 1-, 2-D).
+fn dot(
+    e: &mut Emit,
+    a: NodeId,
+    b: NodeId,
+    g: NodeId,
+    wa: bool,
+    wb: bool,
+) -> Result<(Option<NodeId>, Option<NodeId>), GradError> {
+    let (ra, rb) = (e.ty(a)?.ndim(), e.ty(b)?.ndim());
+    let t = |e: &mut Emit, x: NodeId| e.op(Op::Transpose(None), &[x]);
+    let mut ga = None;
+    let mut gb = None;
+    match (ra, rb) {
+        (0, _) | (_, 0) => {
+            if wa {
+                ga = Some(e.mul(g, b)?);
+            }
+            if wb {
+                gb = Some(e.mul(g, a)?);
+            }
+        }
+        (1, 1) => {
+            if wa {
+                ga = Some(e.mul(g, b)?);
+            }
+            if wb {
+                gb = Some(e.mul(g, a)?);
+            }
+        }
+        (2, 1) => {
+            if wa {
+                let gc = e.expand_dims(g, 1)?;
+                let br = e.expand_dims(b, 0)?;
+                ga = Some(e.mul(gc, br)?);
+            }
+            if wb {
+                let at = t(e, a)?;
+                gb = Some(e.op(Op::Dot, &[at, g])?);
+            }
+        }
+        (1, 2) => {
+            if wa {
+                ga = Some(e.op(Op::Dot, &[b, g])?);
+            }
+            if wb {
+                let ac = e.expand_dims(a, 1)?;
+                let gr = e.expand_dims(g, 0)?;
+                gb = Some(e.mul(ac, gr)?);
+            }
+        }
+        _ => {
+            if wa {
+                let bt = t(e, b)?;
+                ga = Some(e.op(Op::Dot, &[g, bt])?);
+            }
+            if wb {
+                let at = t(e, a)?;
+                gb = Some(e.op(Op::Dot, &[at, g])?);
+            }
+        }
+    }
+    Ok((ga, gb))
+}
+
+/// The cotangents of `a` and `b` in `numpy.matmul(a, b)`: 1-D operands
+/// are made a row and a column, the batch axes summed back by `fit`.
+fn matmul(
+    e: &mut Emit,
+    a: NodeId,
+    b: NodeId,
+    g: NodeId,
+    wa: bool,
+    wb: bool,
+) -> Result<(Option<NodeId>, Option<NodeId>), GradError> {
+    let (ra, rb) = (e.ty(a)?.ndim(), e.ty(b)?.ndim());
+    let a2 = if ra == 1 { e.expand_dims(a, 0)? } else { a };
+    let b2 = if rb == 1 { e.expand_dims(b, -1)? } else { b };
+    let mut g2 = g;
+    if ra == 1 {
+        g2 = e.expand_dims(g2, -2)?;
+    }
+    if rb == 1 {
+        g2 = e.expand_dims(g2, -1)?;
+    }
+    let swap_last = |e: &mut Emit, x: NodeId| -> Result<NodeId, GradError> {
+        let n = e.ty(x)?.ndim();
+        e.swap_axes(x, n - 2, n - 1)
+    };
+    let mut ga = None;
+    let mut gb = None;
+    if wa {
+        let bt = swap_last(e, b2)?;
+        let m = e.op(Op::Matmul, &[g2, bt])?;
+        let mut t = e.ty(a2)?;
+        t.dtype = e.ty(m)?.dtype;
+        let m = e.fit(m, &t)?;
+        ga = Some(if ra == 1 { e.sum(m, Some(0))? } else { m });
+    }
+    if wb {
+        let at = swap_last(e, a2)?;
+        let m = e.op(Op::Matmul, &[at, g2])?;
+        let mut t = e.ty(b2)?;
+        t.dtype = e.ty(m)?.dtype;
+        let m = e.fit(m, &t)?;
+        gb = Some(if rb == 1 { e.sum(m, Some(-1))? } else { m });
+    }
+    Ok((ga, gb))
+}
+
+/// The cotangents of the parts of `(concat axis x ...)`: `g` cut along
+/// the axis at the parts' lengths (integers, but for at most one part,
+/// which then lies between the cuts counted from both ends).
+fn concat(
+    e: &mut Emit,
+    axis: i64,
+    tys: &[Type],
+    g: NodeId,
+    want: &[bool],
+) -> Result<Vec<Option<NodeId>>, GradError> {
+    let nd = tys.first().map_or(0, |t| t.ndim());
+    let a = norm_axis(axis, nd) as usize;
+    let lens: Vec<Option<i64>> = tys.iter().map(|t| t.shape[a].as_known()).collect();
+    let symbolic = lens.iter().filter(|l| l.is_none()).count();
+    if symbolic > 1 && want.iter().any(|w| *w) {
+        return Err(e.unsupported("concat", Unsupported::ConcatSymbolicParts));
+    }
+    let gs = e.swap_axes(g, 0, a)?;
+    let mut res = vec![None; tys.len()];
+    // Cut points counted from the front before the symbolic part, from
+    // the end after it.
+    let sym_at = lens.iter().position(|l| l.is_none()).unwrap_or(tys.len());
+    let mut front = 0i64;
+    for k in 0..sym_at {
+        let len = lens[k].unwrap_or(0);
+        if want[k] {
+            let piece = e.op(
+                Op::Slice {
+                    start: Some(front),
+                    stop: Some(front + len),
+                    step: 1,
+                },
+                &[gs],
+            )?;
+            res[k] = Some(e.swap_axes(piece, 0, a)?);
+        }
+        front += len;
+    }
+    let mut back = 0i64; // rows after the current part, counted from the end
+    for k in (sym_at..tys.len()).rev() {
+        let start_back = back + lens[k].unwrap_or(0);
+        if want[k] {
+            let (start, stop) = if k == sym_at {
+                (Some(front), (back > 0).then_some(-back))
+            } else {
+                (Some(-start_back), (back > 0).then_some(-back))
+            };
+            let piece = e.op(
+                Op::Slice {
+                    start,
+                    stop,
+                    step: 1,
+                },
+                &[gs],
+            )?;
+            res[k] = Some(e.swap_axes(piece, 0, a)?);
+        }
+        back = start_back;
+    }
+    Ok(res)
+}
+
+/// The cotangent of `x` in `x[i, j, ...]`: `g` at the indexed position,
+/// zeros elsewhere (a mask over the indexed axes).
+fn index(e: &mut Emit, x: NodeId, idx: &[NodeId], g: NodeId) -> Result<NodeId, GradError> {
+    let xt = e.ty(x)?;
+    let n = xt.ndim();
+    let mut ge = g;
+    for _ in 0..idx.len() {
+        ge = e.expand_dims(ge, 0)?;
+    }
+    let zero = e.lit(0.0)?;
+    let mut r = ge;
+    for (j, &i) in idx.iter().enumerate().rev() {
+        let len = xt.shape[j].clone();
+        if len == Dim::Unknown {
+            return Err(e.unsupported("index", Unsupported::UnknownSize));
+        }
+        let mut ar = e.op(Op::Arange(len.clone()), &[])?;
+        for _ in 0..(n - 1 - j) {
+            ar = e.expand_dims(ar, -1)?;
+        }
+        // A negative index counts from the end.
+        let lenv = e.size_value(&len, "index")?;
+        let z = e.int(0)?;
+        let neg = e.cmp(CompareOp::Lt, i, z)?;
+        let wrapped = e.add(i, lenv)?;
+        let at = e.where_(neg, wrapped, i)?;
+        let hit = e.cmp(CompareOp::Eq, ar, at)?;
+        r = e.where_(hit, r, zero)?;
+    }
+    let r = e.broadcast_like(r, x)?;
+    e.cast(r, xt.dtype)
+}
+
+/// The cotangent of `x` in `x[start:stop:step]` (axis 0): `g` placed at
+/// the rows the slice read, zeros elsewhere. Steps 1 and -1.
+fn slice(
+    e: &mut Emit,
+    x: NodeId,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: i64,
+    g: NodeId,
+) -> Result<NodeId, GradError> {
+    let xt = e.ty(x)?;
+    let len = xt.shape[0].clone();
+    // A bound as a row position from the front (Python's rules; clamped
+    // when the length is an integer).
+    let at = |b: i64| -> Dim {
+        let d = if b < 0 {
+            len.add(&Dim::known(b))
+        } else {
+            Dim::known(b)
+        };
+        match (d.as_known(), len.as_known()) {
+            (Some(v), Some(n)) => Dim::known(v.clamp(0, n)),
+            _ => d,
+        }
+    };
+    let (lo, hi, rows) = match step {
+        1 => (
+            start.map_or(Dim::known(0), at),
+            stop.map_or(len.clone(), at),
+            g,
+        ),
+        -1 => {
+            // Rows start, start-1, ..., stop+1: ascending, rows stop+1 ..= start.
+            let hi = start.map_or(len.clone(), |s| at(s).add(&Dim::known(1)));
+            let lo = stop.map_or(Dim::known(0), |s| at(s).add(&Dim::known(1)));
+            (lo, hi, e.flip0(g)?)
+        }
+        s => return Err(e.unsupported("slice", Unsupported::SliceStep(s))),
+    };
+    if let (Some(l), Some(h)) = (lo.as_known(), hi.as_known()) {
+        if h <= l {
+            return e.zeros_like(x);
+        }
+    }
+    let after = len.sub(&hi);
+    let mut parts = Vec::new();
+    let pad = |e: &mut Emit, n: &Dim| -> Result<Option<NodeId>, GradError> {
+        if n.as_known() == Some(0) {
+            return Ok(None);
+        }
+        let mut t = xt.clone();
+        t.shape[0] = n.clone();
+        t.dtype = e.ty(rows)?.dtype;
+        Ok(Some(e.zeros(&t)?))
+    };
+    if let Some(z) = pad(e, &lo)? {
+        parts.push(z);
+    }
+    parts.push(rows);
+    if let Some(z) = pad(e, &after)? {
+        parts.push(z);
+    }
+    let r = if parts.len() == 1 {
+        rows
+    } else {
+        e.op(Op::Concat(0), &parts)?
+    };
+    e.cast(r, xt.dtype)
+}
