@@ -176,6 +176,32 @@ fn dot_and_matmul_in_every_rank() {
     );
 }
 
+/// The ops of gradient programs, differentiated themselves (second use:
+/// a gradient of a gradient program): sum_to, inc_index, inc_slice, flip,
+/// squeeze and zeros_like, each argument against finite differences.
+#[test]
+fn ops_of_gradient_programs() {
+    check_fd(
+        "(program s (input X (f64 4 3)) (input G (f64 2 4 3)) (input r (f64 1 3)) (input y (f64 3))
+           (input c (f64 4 1)) (input i (i64))
+           (let W (tensor (f64 4 3) 1.0 -2.0 3.0 0.5 1.5 -1.0 2.0 2.5 0.25 -3.0 1.0 0.75))
+           (let A (sum_to (mul G G) r))
+           (let B (inc_index (mul X X) (mul y y) 1))
+           (let C (inc_slice (mul X W) (mul r r) none none -2))
+           (let D (flip (mul X W) 1))
+           (let E (squeeze (mul c c) 1))
+           (let Z (add (zeros_like X) (mul c X)))
+           (let L (add (add (add (sum (mul A A)) (sum (mul B W)))
+                            (add (sum (mul C C)) (sum (mul D (flip W)))))
+                       (add (add (sum (mul E E)) (sum (mul Z Z)))
+                            (sum (inc_index (mul X X) (index X i) i)))))
+           (let (gX gG gr gy gc) (grad L X G r y c))
+           (output L gX gG gr gy gc))",
+        &["X", "G", "r", "y", "c"],
+        &[],
+    );
+}
+
 #[test]
 fn shape_ops_stack_concat_index_slice() {
     check_fd(

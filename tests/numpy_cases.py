@@ -712,7 +712,7 @@ def grad_flip(d, n):
     X, Y, V, K, E = d["X"], d["Y"], d["V"], d["K"], d["E"]
     return (np.flip(X, 0), np.flip(X, 1), np.flip(X, -1), np.flip(Y, 1),
             np.flip(np.flip(Y, 2), -1), np.flip(V, 0), np.flip(K, 1), np.flip(E, 0),
-            np.flip(X, 0) + X, np.flip(X.T, 1).sum(0))
+            np.flip(X, 0) + X, np.flip(X.T, 1).sum(0), np.exp(X) + np.flip(np.exp(X), 1))
 
 
 @ops

@@ -72,6 +72,25 @@ fn commuted_subtraction_is_unsound() {
     assert!(c.to_string().starts_with("unsound: with ?a = "), "{c}");
 }
 
+/// The check finds counterexamples for the ops of gradient programs:
+/// flipping an axis is not the identity, dropping the wrong axis after
+/// `expand_dims` changes the shape (found on a `(3, 1)` operand), and
+/// `sum_to` is not the identity when the shapes differ.
+fn gradient_op_rules_are_checked() {
+    let r = one("flip-id: (flip ?x ?ax) => ?x");
+    let c = check_rule(&r, 100, 1).expect_err("flip-id must fail");
+    assert_eq!(c.finding, Finding::Unsound, "{c}");
+    let r = one("squeeze-wrong: (squeeze (expand_dims ?x 0) -1) => ?x");
+    let c = check_rule(&r, 100, 1).expect_err("squeeze-wrong must fail");
+    assert_eq!(c.finding, Finding::ChangesType, "{c}");
+    let r = one("sum-to-id: (sum_to ?g ?x) => ?g if not-bool(?g)");
+    let c = check_rule(&r, 100, 1).expect_err("sum-to-id must fail");
+    assert_eq!(c.finding, Finding::ChangesType, "{c}");
+    let r = one("inc-twice: (inc_index (inc_index ?x ?g 0) ?g 0) => (inc_index ?x ?g 0)");
+    let c = check_rule(&r, 100, 1).expect_err("inc-twice must fail");
+    assert_eq!(c.finding, Finding::Unsound, "{c}");
+}
+
 fn times_zero_as_a_scalar_changes_the_shape() {
     let r = one("mul-zero-bad: (mul ?a 0.0) => 0.0");
     let c = check_rule(&r, 100, 1).expect_err("must fail");
@@ -354,6 +373,7 @@ fn main() {
     let mut trials = plain_trials![
         every_shipped_rule_file_loads,
         commuted_subtraction_is_unsound,
+        gradient_op_rules_are_checked,
         times_zero_as_a_scalar_changes_the_shape,
         bad_rules_report_every_error_with_its_position,
         more_bad_rules,

@@ -157,13 +157,20 @@ enum Choice {
 
 const DTYPES: [DType; 4] = [DType::F64, DType::F32, DType::I64, DType::Bool];
 const SHAPES: [&[i64]; 5] = [&[], &[3], &[2, 3], &[3, 3], &[3, 2]];
+/// Shapes with a length-1 axis (where `squeeze` applies and `sum_to` keeps
+/// an axis), tried after every combination of [`SHAPES`].
+const UNIT_SHAPES: [&[i64]; 2] = [&[1, 3], &[3, 1]];
 const AXES: [i64; 3] = [0, 1, -1];
 /// At most this many type combinations are tried per rule.
 const MAX_COMBOS: usize = 1500;
 
 fn tensor_types() -> Vec<Type> {
+    types_of(&SHAPES)
+}
+
+fn types_of(shapes: &[&[i64]]) -> Vec<Type> {
     let mut out = Vec::new();
-    for s in SHAPES {
+    for s in shapes {
         for d in DTYPES {
             out.push(Type::new(d, s.iter().map(|k| Dim::known(*k)).collect()));
         }
@@ -484,7 +491,60 @@ fn close(a: &Value, b: &Value, inputs: &[Value], inter: &[Value]) -> bool {
 /// The type combinations to try: every one when there are few, else a
 /// deterministic sample.
 fn combos(setup: &Setup<'_>, rng: &mut Rng) -> Vec<Vec<Choice>> {
-    let tensors = tensor_types();
+    combos_over(setup, rng, &tensor_types())
+}
+
+/// The combinations in which some tensor variable has a length-1 axis
+/// ([`UNIT_SHAPES`]): all of them when there are at most
+/// [`MAX_COMBOS`], else each such type for every tensor variable at once.
+fn unit_axis_combos(setup: &Setup<'_>) -> Vec<Vec<Choice>> {
+    let unit = types_of(&UNIT_SHAPES);
+    let mut all = tensor_types();
+    all.extend(unit.iter().cloned());
+    let options = |types: &[Type]| -> Vec<Vec<Choice>> {
+        setup
+            .vars
+            .iter()
+            .map(|v| match setup.roles.get(v) {
+                Some(Role::Axis) => AXES.iter().map(|a| Choice::Axis(*a)).collect(),
+                _ => types.iter().cloned().map(Choice::Tensor).collect(),
+            })
+            .collect()
+    };
+    let has_unit = |c: &[Choice]| {
+        c.iter()
+            .any(|x| matches!(x, Choice::Tensor(t) if unit.contains(t)))
+    };
+    let opts = options(&all);
+    let total = opts
+        .iter()
+        .try_fold(1usize, |acc, o| acc.checked_mul(o.len()));
+    match total {
+        Some(t) if t <= MAX_COMBOS => (0..t)
+            .map(|mut k| {
+                opts.iter()
+                    .map(|o| {
+                        let c = o[k % o.len()].clone();
+                        k /= o.len();
+                        c
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .filter(|c| has_unit(c))
+            .collect(),
+        _ => {
+            let opts = options(&unit);
+            (0..unit.len())
+                .map(|k| opts.iter().map(|o| o[k % o.len()].clone()).collect())
+                .collect()
+        }
+    }
+}
+
+/// Every combination of `tensors` for the tensor variables (and of
+/// [`AXES`] for axis variables) when there are at most [`MAX_COMBOS`],
+/// else each type for every variable at once, then random ones.
+fn combos_over(setup: &Setup<'_>, rng: &mut Rng, tensors: &[Type]) -> Vec<Vec<Choice>> {
     let options: Vec<Vec<Choice>> = setup
         .vars
         .iter()
@@ -582,8 +642,14 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
     };
     // Static phase: keep the combinations where the left side type-checks;
     // the right side must have the same type.
+    // The combinations with a length-1 axis come after the others and
+    // are kept apart, so the trials over the others (and their seeded
+    // counterexamples) are those of the plain shapes.
     let mut valid: Vec<(Vec<Choice>, Program, Program)> = Vec::new();
-    for combo in combos(&setup, &mut rng) {
+    let mut valid_unit: Vec<(Vec<Choice>, Program, Program)> = Vec::new();
+    let base = combos(&setup, &mut rng);
+    let n_base = base.len();
+    for (i, combo) in base.into_iter().chain(unit_axis_combos(&setup)).enumerate() {
         if late() {
             return Outcome::OutOfTime;
         }
@@ -597,7 +663,13 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
         let rp = setup.program(&rule.rhs.ast, &combo);
         let show = |t: &Option<Type>| t.as_ref().map(|t| t.to_string()).unwrap_or_default();
         match rp {
-            Ok(rp) if out_type(&rp) == lt => valid.push((combo, lp, rp)),
+            Ok(rp) if out_type(&rp) == lt => {
+                if i < n_base {
+                    valid.push((combo, lp, rp))
+                } else {
+                    valid_unit.push((combo, lp, rp))
+                }
+            }
             Ok(rp) => {
                 return Outcome::Fails(Counterexample {
                     finding: Finding::ChangesType,
@@ -616,7 +688,7 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
             }
         }
     }
-    if valid.is_empty() {
+    if valid.is_empty() && valid_unit.is_empty() {
         return Outcome::Passes;
     }
     // A failing trial: the bindings and both sides' results.
@@ -628,8 +700,58 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
             rhs,
         })
     };
+    // One trial on random values (`variant` picks the kind of values):
+    // the failing outcome, if it fails.
+    let random_trial = |combo: &[Choice], lp: &Program, rp: &Program, rng: &mut Rng, variant| {
+        let inputs = setup.values(combo, rng, variant);
+        let dims = Dims::new();
+        let Ok(mut louts) = run_program(lp, inputs.clone(), &dims) else {
+            return None;
+        };
+        if louts.is_empty() {
+            return None;
+        }
+        let lv = louts.remove(0);
+        let mut inter = louts;
+        let rv = match run_program(rp, inputs.clone(), &dims) {
+            Ok(mut v) if !v.is_empty() => {
+                let r = v.remove(0);
+                inter.extend(v);
+                r
+            }
+            Ok(_) => return None,
+            Err(e) => {
+                return Some(fail(
+                    Finding::Unsound,
+                    combo,
+                    &inputs,
+                    show_result(&lv),
+                    format!("an error ({e})"),
+                ))
+            }
+        };
+        if lv.dtype() != rv.dtype() || lv.shape() != rv.shape() {
+            return Some(fail(
+                Finding::ChangesType,
+                combo,
+                &inputs,
+                show_result(&lv),
+                show_result(&rv),
+            ));
+        }
+        if !close(&lv, &rv, &inputs, &inter) {
+            return Some(fail(
+                Finding::Unsound,
+                combo,
+                &inputs,
+                show_result(&lv),
+                show_result(&rv),
+            ));
+        }
+        None
+    };
     // Dynamic phase.
-    for t in 0..trials {
+    for t in 0..if valid.is_empty() { 0 } else { trials } {
         if late() {
             return Outcome::OutOfTime;
         }
@@ -639,55 +761,12 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
             rng.below(valid.len())
         };
         let (combo, lp, rp) = &valid[k];
-        let inputs = setup.values(combo, &mut rng, t % 3);
-        let dims = Dims::new();
-        let Ok(mut louts) = run_program(lp, inputs.clone(), &dims) else {
-            continue;
-        };
-        if louts.is_empty() {
-            continue;
-        }
-        let lv = louts.remove(0);
-        let mut inter = louts;
-        let rv = match run_program(rp, inputs.clone(), &dims) {
-            Ok(mut v) if !v.is_empty() => {
-                let r = v.remove(0);
-                inter.extend(v);
-                Some(r)
-            }
-            Ok(_) => None,
-            Err(e) => {
-                return fail(
-                    Finding::Unsound,
-                    combo,
-                    &inputs,
-                    show_result(&lv),
-                    format!("an error ({e})"),
-                )
-            }
-        };
-        let Some(rv) = rv else { continue };
-        if lv.dtype() != rv.dtype() || lv.shape() != rv.shape() {
-            return fail(
-                Finding::ChangesType,
-                combo,
-                &inputs,
-                show_result(&lv),
-                show_result(&rv),
-            );
-        }
-        if !close(&lv, &rv, &inputs, &inter) {
-            return fail(
-                Finding::Unsound,
-                combo,
-                &inputs,
-                show_result(&lv),
-                show_result(&rv),
-            );
+        if let Some(failed) = random_trial(combo, lp, rp, &mut rng, t % 3) {
+            return failed;
         }
     }
     // The extreme-magnitude battery.
-    for t in 0..trials {
+    for t in 0..if valid.is_empty() { 0 } else { trials } {
         if late() {
             return Outcome::OutOfTime;
         }
@@ -732,6 +811,21 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
                 show_result(&lv),
                 show_result(&rv),
             );
+        }
+    }
+    // Operands with a length-1 axis: every such combination on each kind
+    // of random values.
+    for (t, (combo, lp, rp)) in valid_unit
+        .iter()
+        .cycle()
+        .take(3 * valid_unit.len())
+        .enumerate()
+    {
+        if late() {
+            return Outcome::OutOfTime;
+        }
+        if let Some(failed) = random_trial(combo, lp, rp, &mut rng, t % 3) {
+            return failed;
         }
     }
     Outcome::Passes
