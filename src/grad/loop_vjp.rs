@@ -24,8 +24,10 @@
 //!   the tap read).
 //!
 //! Must not: differentiate ops outside a loop body (see [`super::vjp`]).
-//! Not yet handled (an error naming the case): sequences longer than the
-//! step count, outputs that keep only their last steps, and loops that
+//! A sequence longer than a constant step count is read through the
+//! slice of its used rows; its gradient is zero in the other rows.
+//! Not yet handled (an error naming the case): sequences longer than a
+//! step count that is not a constant, outputs that keep only their last steps, and loops that
 //! hold a MIT-MOT state (the gradient of a backward loop).
 
 use super::emit::Emit;
@@ -61,17 +63,28 @@ pub fn scan_vjp(
         return Err(e.unsupported("scan", Unsupported::Loop("loops with a MIT-MOT state")));
     }
     let n_dim = fwd.ty[0].shape[0].clone();
+    let back = sig.go_backwards;
+    // Per sequence: `Some(rows)` when the loop reads only its first `rows`
+    // rows (its last ones when the loop goes backwards), because the step
+    // count is below what the sequence allows.
+    let mut used_rows: Vec<Option<i64>> = Vec::with_capacity(sig.sequences.len());
     for (s, taps) in sig.sequences.iter().enumerate() {
         let len = e.ty(args[s])?.shape[0].clone();
         let avail = TapWindowExt::avail(taps, &len);
-        if avail != n_dim || n_dim == Dim::Unknown {
-            return Err(e.unsupported(
-                "scan",
-                Unsupported::Loop("a sequence longer than the step count"),
-            ));
+        if avail == n_dim && n_dim != Dim::Unknown {
+            used_rows.push(None);
+            continue;
+        }
+        match n_dim.as_known() {
+            Some(n) => used_rows.push(Some(n + crate::lang::TapWindow::of(taps).span())),
+            None => {
+                return Err(e.unsupported(
+                    "scan",
+                    Unsupported::Loop("a sequence longer than a step count that is not a constant"),
+                ))
+            }
         }
     }
-    let back = sig.go_backwards;
     // Per output: its type, whether it is a float state (carried by a tape).
     let out_tys: Vec<Type> = fwd.ty.clone();
     let init_args: Vec<Option<usize>> = (0..sig.outputs.len()).map(|k| sig.init_arg(k)).collect();
@@ -88,7 +101,11 @@ pub fn scan_vjp(
     // 1. forward sequences, same taps.
     for (s, taps) in sig.sequences.iter().enumerate() {
         bseqs.push(taps.clone());
-        bargs.push(args[s]);
+        let seq = match used_rows[s] {
+            Some(used) => e.op(used_slice(used, back), &[args[s]])?,
+            None => args[s],
+        };
+        bargs.push(seq);
     }
     // 2. state traces (states carried by a tape, and integer states too:
     //    the step needs their values).
@@ -360,7 +377,20 @@ pub fn scan_vjp(
             });
         }
         if let Some(t) = total {
-            res[s] = Some(e.fit(t, &st)?);
+            res[s] = Some(match used_rows[s] {
+                // The rows the loop did not read get zero gradient.
+                Some(used) => {
+                    let mut ut = st.clone();
+                    ut.shape[0] = Dim::known(used);
+                    let t = e.fit(t, &ut)?;
+                    let z = e.zeros_like(args[s])?;
+                    let Op::Slice { start, stop, step } = used_slice(used, back) else {
+                        return Err(internal("the used rows are not a slice"));
+                    };
+                    e.op(Op::IncSlice { start, stop, step }, &[z, t])?
+                }
+                None => e.fit(t, &st)?,
+            });
         }
     }
     Ok(res)
@@ -372,6 +402,24 @@ struct TapWindowExt;
 impl TapWindowExt {
     fn avail(taps: &[i64], len: &Dim) -> Dim {
         crate::lang::TapWindow::of(taps).steps_in_dim(len)
+    }
+}
+
+/// The slice of a sequence holding the `used` rows a loop reads: its
+/// first rows, or its last ones when the loop goes backwards.
+fn used_slice(used: i64, back: bool) -> Op {
+    if back {
+        Op::Slice {
+            start: Some(-used),
+            stop: None,
+            step: 1,
+        }
+    } else {
+        Op::Slice {
+            start: Some(0),
+            stop: Some(used),
+            step: 1,
+        }
     }
 }
 

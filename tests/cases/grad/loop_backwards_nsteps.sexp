@@ -2,7 +2,6 @@
 ; x from the end, 4 of its 7 rows; the unread rows get zero gradient.
 ; wrt: x h0
 ; dims: T=7
-; pending: the gradient of a scan for a sequence longer than the step count (src/grad/loop_vjp.rs)
 (program loop_backwards_nsteps
   (input x (f64 T 2))
   (input h0 (f64 2))

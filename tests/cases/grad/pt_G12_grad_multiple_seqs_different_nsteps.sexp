@@ -4,7 +4,6 @@
 ; 0, exactly 0): d(sum)/dx = sum c_t p_t x^(p_t - 1) = 0 + 2 - 12 + 48 = 38,
 ; upstream's value.
 ; wrt: u
-; pending: the gradient of a scan for a sequence longer than the step count (src/grad/loop_vjp.rs)
 (program pt_G12_grad_multiple_seqs_different_nsteps
   (input u (f64))
   (let x (add u 2.0))

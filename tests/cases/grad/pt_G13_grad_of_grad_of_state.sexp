@@ -3,7 +3,6 @@
 ; at x = 2 (upstream's value), checked by finite differences of the first
 ; derivative and against PyTensor.
 ; wrt: u
-; pending: the gradient of a scan for a sequence longer than the step count (src/grad/loop_vjp.rs)
 (program pt_G13_grad_of_grad_of_state
   (input u (f64))
   (let x (add u 2.0))
