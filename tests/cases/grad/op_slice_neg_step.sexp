@@ -1,6 +1,5 @@
 ; slice with a negative step, ::-2 on 5 rows: rows 4, 2, 0.
 ; wrt: x
-; pending: grad of a slice with |step| > 1 (helper/grad c6455dd: needs inc_slice)
 (program op_slice_neg_step
   (input C (f64 3 2))
   (input x (f64 5 2))

@@ -1,6 +1,5 @@
 ; slice with a step, ::2.
 ; wrt: x
-; pending: grad of a slice with |step| > 1 (helper/grad c6455dd: needs inc_slice)
 (program op_slice_step
   (input C (f64 4))
   (input x (f64 7))
