@@ -7,10 +7,10 @@
 //! exact zeros a gradient may hold).
 //!
 //! The programs are `benches/grad_programs/NAME.sexp` ([`PROGRAMS`]),
-//! written with `grad` and every size symbolic; they move to
-//! `benches/programs/` (the benches and the tests that read every program
-//! there) once `grad` differentiates loops, with [`PROGRAMS`] changed and
-//! the `#[ignore]`s below removed; T and N are bound from the fixtures' shapes
+//! written with `grad` and every size symbolic. They join
+//! `benches/programs/` once the tests and benches that read every program
+//! there expand `grad` first (several call the saturation runner and the
+//! interpreter directly); T and N are bound from the fixtures' shapes
 //! (`reference.py --size small` divides T by 10 and every other dimension
 //! by 4). Per workload: `as_written` (the interpreter on the expanded
 //! program), `optimized` (saturated and extracted, on the interpreter and
@@ -221,12 +221,10 @@ macro_rules! workloads {
     ($($name:ident),*) => {$(
         mod $name {
             #[test]
-            #[ignore = "grad of loops (grad::loop_vjp::scan_vjp) is not in helper/grad yet"]
             fn as_written() {
                 super::as_written(stringify!($name));
             }
             #[test]
-            #[ignore = "grad of loops (grad::loop_vjp::scan_vjp) is not in helper/grad yet"]
             fn optimized() {
                 super::optimized(stringify!($name));
             }
@@ -235,7 +233,6 @@ macro_rules! workloads {
                 super::generated_inputs(stringify!($name));
             }
             #[test]
-            #[ignore = "grad of loops (grad::loop_vjp::scan_vjp) is not in helper/grad yet"]
             fn command_line() {
                 super::command_line(stringify!($name));
             }
