@@ -279,6 +279,16 @@ class Program:
         if head in ("cumsum", "cumprod"):
             axis = int(args[1]) if len(args) > 1 else 0
             return (pt.cumsum if head == "cumsum" else pt.cumprod)(x(0), axis=axis)
+        if head == "linrec":
+            # h_t = a_t * h_{t-1} + u_t over axis 0, as a PyTensor scan.
+            a, u, h0 = x(0), x(1), x(2)
+            a = pt.broadcast_to(a, u.shape)
+            h0 = pt.broadcast_to(h0, u.shape[1:])
+            dt = pytensor.scalar.upcast(a.dtype, u.dtype, h0.dtype, "float32")
+            hs, _ = pytensor.scan(lambda at, ut, h: at * h + ut,
+                                  sequences=[pt.cast(a, dt), pt.cast(u, dt)],
+                                  outputs_info=pt.cast(h0, dt))
+            return hs
         if head in ("map", "reduce", "foldl", "scanl", "foldr", "scanr"):
             return self.combinator(head, args, env)
         if head in ("scan", "grad"):

@@ -715,6 +715,25 @@ def grad_flip(d, n):
             np.flip(X, 0) + X, np.flip(X.T, 1).sum(0), np.exp(X) + np.flip(np.exp(X), 1))
 
 
+def _linrec(a, u, h0, dtype=np.float64):
+    u = np.asarray(u, dtype=dtype)
+    a = np.broadcast_to(np.asarray(a, dtype=dtype), u.shape)
+    h = np.broadcast_to(np.asarray(h0, dtype=dtype), u.shape[1:]).copy()
+    out = np.empty(u.shape, dtype=dtype)
+    for t in range(u.shape[0]):
+        h = a[t] * h + u[t]
+        out[t] = h
+    return out
+
+
+@ops
+def linrec(d, n):
+    A, U, h, K, F, E, c = d["A"], d["U"], d["h"], d["K"], d["F"], d["E"], d["c"]
+    return (_linrec(A, U, h), _linrec(0.9, U, h), _linrec(A[0], U, 0.5), _linrec(c, U, h),
+            _linrec(0.5, K, 1.0), _linrec(np.float32(0.25), F, np.float32(1.0), np.float32),
+            _linrec(2.0, E, h), np.cumsum(U, 0), _linrec(3.5, U, h))
+
+
 @ops
 def grad_squeeze(d, n):
     X, R, C, O = d["X"], d["R"], d["C"], d["O"]

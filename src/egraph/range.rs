@@ -471,6 +471,9 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
         Op::Stack | Op::Concat(_) => (1..vargs.len()).fold(arg(0), |acc, k| acc.hull(&arg(k))),
         Op::Flip(_) | Op::Squeeze(_) => arg(0),
         Op::ZerosLike => Range::point(0.0),
+        // A factor beyond 1 in magnitude grows h geometrically: no bound
+        // worth the analysis yet.
+        Op::LinRec => Range::FULL,
         // Each element sums between none (an empty axis of G) and all of
         // G's elements.
         Op::SumTo => {

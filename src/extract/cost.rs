@@ -305,6 +305,8 @@ impl CostModel {
             | Op::Flip(_)
             | Op::Squeeze(_)
             | Op::StopGradient => self.view_cost,
+            // A multiply and an add per element of U, one pass.
+            Op::LinRec => 2.0 * args.get(1).map(|t| self.elements(t)).unwrap_or(0.0) + moved,
             // A pass over G, writing X's shape.
             Op::SumTo => args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved,
             // A copy of X, and an add per element of the increment.

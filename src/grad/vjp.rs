@@ -181,6 +181,13 @@ pub fn vjp(
                 res[0] = Some(g);
             }
         }
+        Op::LinRec => {
+            let [a, u, h0] = [args[0], args[1], args[2]];
+            let [ga, gu, gh] = linrec(e, a, u, h0, out, g, [want(0), want(1), want(2)])?;
+            res[0] = ga;
+            res[1] = gu;
+            res[2] = gh;
+        }
         // (sum_to G X): each element of G was added into one of the
         // result's; X only gives the shape.
         Op::SumTo => {
@@ -710,4 +717,74 @@ fn slice(
     let g = e.cast(g, dtype)?;
     let z = e.zeros_like(x)?;
     e.op(Op::IncSlice { start, stop, step }, &[z, g])
+}
+
+/// The gradient of `h = (linrec a u h0)` with cotangent `g`: the same
+/// recurrence run backwards. The cotangent of `h_t` is
+/// `λ_t = g_t + a_{t+1} λ_{t+1}`, a `linrec` over the reversed rows whose
+/// factor at reversed step `j` is `a_{T-j}` (the reversed factors shifted
+/// by one; step 0's factor multiplies the zero start and is a zero row);
+/// then `ū = λ`, `ā = λ ⊙ h_{t-1}` (with `h_{-1} = h0`), `h̄0 = (a ⊙ λ)_0`.
+/// Each is fitted to its operand (a broadcast factor sums over the steps).
+fn linrec(
+    e: &mut Emit,
+    a: NodeId,
+    u: NodeId,
+    h0: NodeId,
+    h: NodeId,
+    g: NodeId,
+    want: [bool; 3],
+) -> Result<[Option<NodeId>; 3], GradError> {
+    if !want.iter().any(|w| *w) {
+        return Ok([None; 3]);
+    }
+    let (at, ut) = (e.ty(a)?, e.ty(u)?);
+    let rows = |start: Option<i64>, stop: Option<i64>| Op::Slice {
+        start,
+        stop,
+        step: 1,
+    };
+    // The factor of each reversed step: `a` itself when it does not vary
+    // over the steps.
+    let varies = at.ndim() == ut.ndim() && !at.shape[0].is_one();
+    let back_factor = if varies {
+        let first = e.op(rows(Some(0), Some(1)), &[a])?;
+        let zero_row = e.zeros_like(first)?;
+        let rev = e.flip0(a)?;
+        let shifted = e.op(rows(Some(0), Some(-1)), &[rev])?;
+        e.op(Op::Concat(0), &[zero_row, shifted])?
+    } else {
+        a
+    };
+    let rev_g = e.flip0(g)?;
+    let zero = e.lit(0.0)?;
+    let rev_lambda = e.op(Op::LinRec, &[back_factor, rev_g, zero])?;
+    let lambda = e.flip0(rev_lambda)?;
+    let gu = if want[1] {
+        Some(e.fit(lambda, &ut)?)
+    } else {
+        None
+    };
+    let ga = if want[0] {
+        // h_{t-1}: h0 (broadcast to a row) before the rows of h but the last.
+        let u_first = e.op(rows(Some(0), Some(1)), &[u])?;
+        let row = e.zeros_like(u_first)?;
+        let h0_row = e.add(row, h0)?;
+        let h_head = e.op(rows(Some(0), Some(-1)), &[h])?;
+        let prev = e.op(Op::Concat(0), &[h0_row, h_head])?;
+        let c = e.mul(lambda, prev)?;
+        Some(e.fit(c, &at)?)
+    } else {
+        None
+    };
+    let gh = if want[2] {
+        let scaled = e.mul(lambda, a)?;
+        let first = e.op(rows(Some(0), Some(1)), &[scaled])?;
+        let c = e.sum(first, Some(0))?;
+        let ht = e.ty(h0)?;
+        Some(e.fit(c, &ht)?)
+    } else {
+        None
+    };
+    Ok([ga, gu, gh])
 }

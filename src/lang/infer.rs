@@ -143,6 +143,10 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
             let [g, x] = fixed(args)?;
             sum_to(g, x)
         }
+        Op::LinRec => {
+            let [a, u, h0] = fixed(args)?;
+            linrec(a, u, h0)
+        }
         Op::IncIndex => inc_index(args, consts),
         Op::IncSlice { start, stop, step } => {
             let [x, g] = fixed(args)?;
@@ -817,6 +821,45 @@ fn sum_to(g: &Type, x: &Type) -> Result<Type, String> {
         shape: x.shape.clone(),
         weak: g.weak,
     })
+}
+
+/// Whether `small` broadcasts to `shape` without growing it (its sizes are
+/// 1 or equal to `shape`'s, aligned from the right).
+fn broadcasts_into(small: &[Dim], shape: &[Dim]) -> bool {
+    small.len() <= shape.len()
+        && small
+            .iter()
+            .rev()
+            .zip(shape.iter().rev())
+            .all(|(s, d)| s.is_one() || !s.provably_differs(d))
+}
+
+/// `(linrec A U H0)`: `U` has a step axis; `A` broadcasts to `U`'s shape,
+/// `H0` to one step of it; the result has `U`'s shape and the operands'
+/// promoted dtype made float (an integer recurrence runs in f64).
+fn linrec(a: &Type, u: &Type, h0: &Type) -> Result<Type, String> {
+    let Some((_, step)) = u.shape.split_first() else {
+        return Err(format!(
+            "the recurrence runs over axis 0 of U, which has no axis ({u})"
+        ));
+    };
+    if !broadcasts_into(&a.shape, &u.shape) {
+        return Err(format!(
+            "the factor A's shape {} does not broadcast to the shape {} of U",
+            shape_str(&a.shape),
+            shape_str(&u.shape)
+        ));
+    }
+    if !broadcasts_into(&h0.shape, step) {
+        return Err(format!(
+            "the initial value H0's shape {} does not broadcast to one step {} of U",
+            shape_str(&h0.shape),
+            shape_str(step)
+        ));
+    }
+    let (au, weak) = promote(a.dtype, a.weak, u.dtype, u.weak);
+    let (dtype, _) = promote(au, weak, h0.dtype, h0.weak);
+    Ok(Type::new(dtype.to_float(), u.shape.clone()))
 }
 
 /// An increment of `x` by `g` at a part of type `part` (`inc_index`,

@@ -292,6 +292,13 @@ pub enum Op {
     /// reversed: the leading extra axes of `G` summed away, then the axes
     /// where `X` has length 1 summed with keepdims); 2 arguments.
     SumTo,
+    /// `(linrec A U H0)`: the first-order linear recurrence
+    /// `h_t = A_t ⊙ h_{t-1} + U_t` over the rows of `U` (axis 0), from
+    /// `h_{-1} = H0`; the result is every `h_t` stacked, `U`'s shape. `A`
+    /// broadcasts to `U`'s shape (a scalar or a row is the same factor at
+    /// every step), `H0` to one row of it. `cumsum` is the case `A = 1`.
+    /// 3 arguments.
+    LinRec,
     /// `(inc_index X G I ...)`: a copy of `X` with `G` (broadcast) added
     /// at `X[I, ...]`, indexed as [`Op::Index`] indexes; 3 or more
     /// arguments.
@@ -510,6 +517,8 @@ op_table! {
         ZerosLike = "zeros_like" [Arg] => Zero, Fresh;
         /// `(sum_to g x)`
         SumTo = "sum_to" [Arg, Arg] => Mixed, Fresh;
+        /// `(linrec a u h0)`
+        LinRec = "linrec" [Arg, Arg, Arg] => Mixed, Fresh;
         /// `(inc_index x g i ...)`
         IncIndex = "inc_index" [Arg, Arg, Args] => Mixed, UpdatesArg0;
         /// `(inc_slice x g start stop step)`
@@ -638,6 +647,7 @@ impl Op {
             Op::Proj(_) => OpKind::Proj,
             Op::ZerosLike => OpKind::ZerosLike,
             Op::SumTo => OpKind::SumTo,
+            Op::LinRec => OpKind::LinRec,
             Op::IncIndex => OpKind::IncIndex,
             Op::IncSlice { .. } => OpKind::IncSlice,
             Op::Flip(_) => OpKind::Flip,
@@ -677,6 +687,7 @@ impl Op {
             | Op::Index
             | Op::ZerosLike
             | Op::SumTo
+            | Op::LinRec
             | Op::IncIndex
             | Op::StopGradient => Vec::new(),
             Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) | Op::Grad => return None,
@@ -734,6 +745,7 @@ impl Op {
             OpKind::Proj => Op::Proj(usize::try_from(a.next()?.int()?).ok()?),
             OpKind::ZerosLike => Op::ZerosLike,
             OpKind::SumTo => Op::SumTo,
+            OpKind::LinRec => Op::LinRec,
             OpKind::IncIndex => Op::IncIndex,
             OpKind::IncSlice => Op::IncSlice {
                 start: a.next()?.opt_int()?,
