@@ -47,6 +47,7 @@ pub mod reach;
 pub mod save_mem;
 pub mod scan_node;
 pub mod tidy_inputs;
+pub mod to_linrec;
 pub mod to_reduction;
 pub mod vectorize;
 
@@ -118,6 +119,7 @@ pub fn scan_rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
         fuse::rewrite(),
         to_reduction::rewrite(),
         to_reduction::rewrite_every_step(),
+        to_linrec::rewrite(),
         save_mem::rewrite(),
     ]
     .into_iter()
