@@ -10,15 +10,26 @@
 //! - the forward sequences, with their taps, in the other direction (a
 //!   forward loop's backward loop goes backwards and vice versa), so each
 //!   backward step reads the rows its forward step read;
-//! - each state's trace (its init rows, then its outputs) as a sequence
-//!   read at the state's taps: the values the forward step read;
+//! - each sitsot's and mitsot's trace (its init rows, then its outputs)
+//!   as a sequence read at the state's taps: the values the forward step
+//!   read;
+//! - each MIT-MOT's reads, one sequence per in tap, taken from the
+//!   forward loop built a second time with those reads as mapped outputs
+//!   (a MIT-MOT's tape after the loop does not hold what each step read;
+//!   the expanded program runs that loop twice, see [`mitmot`]);
 //! - each mapped output's cotangent as a sequence;
-//! - one MIT-MOT per state (a sitsot: in taps (0, 1), out tap (1); a
-//!   mitsot with taps T: in taps {0} ∪ -T, out taps -T): the cotangent of
-//!   the trace, in reverse order, starting as the outputs' cotangents
+//! - one MIT-MOT per float state (a sitsot: in taps (0, 1), out tap (1);
+//!   a mitsot with taps T: in taps {0} ∪ -T, out taps -T): the cotangent
+//!   of the trace, in reverse order, starting as the outputs' cotangents
 //!   (zeros for the init rows); tap 0 is the complete cotangent of the
 //!   step's result, each out tap adds the step's contribution to an
 //!   earlier slot; the init's gradient is the tape's last rows;
+//! - one MIT-MOT per float MIT-MOT state (in and out taps -(O ∪ I)): the
+//!   cotangent of its tape, reversed; each backward step takes the
+//!   cotangents of the slots its forward step wrote, zeroes them, and adds
+//!   the contributions of the forward step's reads ([`mitmot`]); the
+//!   init tape's gradient is that tape after the loop, reversed. This is
+//!   how second and higher order gradients go through loops;
 //! - one mapped output per non-sequence (its per-step contribution,
 //!   summed after the loop) and per sequence tap (placed back at the rows
 //!   the tap read).
@@ -27,14 +38,22 @@
 //! A sequence longer than a constant step count is read through the
 //! slice of its used rows; its gradient is zero in the other rows.
 //! Not yet handled (an error naming the case): sequences longer than a
-//! step count that is not a constant, outputs that keep only their last steps, and loops that
-//! hold a MIT-MOT state (the gradient of a backward loop).
+//! step count that is not a constant, outputs that keep only their last
+//! steps, and MIT-MOT tapes whose length is not the shortest the loop
+//! allows plus a known number of slots
+//! ([`Unsupported::MitmotTapeLength`]).
+
+mod mitmot;
 
 use super::emit::Emit;
 use super::error::{GradError, Unsupported};
 use super::expand::copy_graph;
 use super::reverse::sweep;
-use crate::lang::{BodyParam, Builder, Dim, LangError, LoopSig, NodeId, Op, OutputInfo, Type};
+use crate::lang::loop_type::step_count;
+use crate::lang::{
+    BodyParam, Builder, Dim, LangError, LoopSig, NodeId, Op, OutputInfo, Scalar, Type,
+};
+use mitmot::{read_traces, MitmotDual};
 
 /// The cotangent contributions of loop `node`'s outer arguments, given the
 /// cotangent of each of its outputs (`None`: the cost does not depend on
@@ -59,10 +78,7 @@ pub fn scan_vjp(
             Unsupported::Loop("outputs that keep their last steps"),
         ));
     }
-    if sig.outputs.iter().any(|o| o.is_mitmot()) {
-        return Err(e.unsupported("scan", Unsupported::Loop("loops with a MIT-MOT state")));
-    }
-    let n_dim = fwd.ty[0].shape[0].clone();
+    let n_dim = steps_of(e, &sig, &args)?;
     let back = sig.go_backwards;
     // Per sequence: `Some(rows)` when the loop reads only its first `rows`
     // rows (its last ones when the loop goes backwards), because the step
@@ -94,6 +110,21 @@ pub fn scan_vjp(
         .enumerate()
         .map(|(k, o)| o.is_state() && out_tys[k].dtype.is_float())
         .collect();
+    // Per float MIT-MOT state: how the backward loop carries its tape.
+    let mut duals: Vec<Option<MitmotDual>> = vec![None; sig.outputs.len()];
+    for (k, o) in sig.outputs.iter().enumerate() {
+        if o.is_mitmot() && is_tape[k] {
+            let len = out_tys[k].shape.first().cloned().unwrap_or(Dim::Unknown);
+            let dual = MitmotDual::plan(o, &len, &n_dim).map_err(|r| e.unsupported("scan", r))?;
+            duals[k] = Some(dual);
+        }
+    }
+    // Per MIT-MOT state, the values each step read at each in tap.
+    let mitmot_reads = if sig.has_mitmot() {
+        read_traces(e, &sig, &fbody, &args)?
+    } else {
+        vec![Vec::new(); sig.outputs.len()]
+    };
 
     // ---- the backward loop's outer arguments
     let mut bseqs: Vec<Vec<i64>> = Vec::new();
@@ -110,7 +141,20 @@ pub fn scan_vjp(
     // 2. state traces (states carried by a tape, and integer states too:
     //    the step needs their values).
     let mut trace_seq: Vec<Option<usize>> = vec![None; sig.outputs.len()];
+    // A MIT-MOT's reads: one sequence per in tap, read at tap 0.
+    let mut read_seq: Vec<Vec<usize>> = vec![Vec::new(); sig.outputs.len()];
+    for (k, reads) in mitmot_reads.iter().enumerate() {
+        for &r in reads {
+            let r = if back { e.flip0(r)? } else { r };
+            read_seq[k].push(bseqs.len());
+            bseqs.push(vec![0]);
+            bargs.push(r);
+        }
+    }
     for (k, o) in sig.outputs.iter().enumerate() {
+        if o.is_mitmot() {
+            continue;
+        }
         let Some(ia) = init_args[k] else { continue };
         let init = args[ia];
         let rows = match o {
@@ -143,8 +187,22 @@ pub fn scan_vjp(
     // 4. one tape per float state: the cotangent of the trace, reversed.
     let mut bouts: Vec<OutputInfo> = Vec::new();
     let mut tape_out: Vec<Option<usize>> = vec![None; sig.outputs.len()];
+    // Per MIT-MOT dual, the cotangent of the forward tape after the loop.
+    let mut tape_direct: Vec<Option<NodeId>> = vec![None; sig.outputs.len()];
     for (k, o) in sig.outputs.iter().enumerate() {
         if !is_tape[k] {
+            continue;
+        }
+        if let Some(dual) = &duals[k] {
+            let direct = match out_cots.get(k).copied().flatten() {
+                Some(c) => c,
+                None => e.zeros_like(proj_of(e.b, node, k)?)?,
+            };
+            let tape = dual.init(e, direct)?;
+            tape_direct[k] = Some(direct);
+            tape_out[k] = Some(bouts.len());
+            bouts.push(dual.output_info());
+            bargs.push(tape);
             continue;
         }
         let depth = o.window().depth() as i64;
@@ -228,6 +286,11 @@ pub fn scan_vjp(
         for p in &fparams {
             let id = match *p {
                 BodyParam::Sequence { seq, tap } => find(BodyParam::Sequence { seq, tap }),
+                BodyParam::State { out, tap } if sig.outputs[out].is_mitmot() => {
+                    let ti = sig.outputs[out].taps().iter().position(|t| *t == tap);
+                    ti.and_then(|ti| read_seq[out].get(ti))
+                        .and_then(|&s| find(BodyParam::Sequence { seq: s, tap: 0 }))
+                }
                 BodyParam::State { out, tap } => {
                     let s = trace_seq[out];
                     let tap = if back { -tap } else { tap };
@@ -241,8 +304,12 @@ pub fn scan_vjp(
         let results: Vec<NodeId> = fbody.outputs.iter().map(|o| map[o.0][0]).collect();
         // The cotangent of each forward result.
         let mut seeds = Vec::new();
-        for (k, &r) in results.iter().enumerate() {
-            let cot = if let Some(t) = tape_out[k] {
+        for (bo, &r) in sig.body_outputs().iter().zip(&results) {
+            let k = bo.out;
+            let cot = if let (Some(t), Some(sigma)) = (tape_out[k], bo.tap) {
+                let tap = MitmotDual::written_cot_tap(sigma);
+                find(BodyParam::State { out: t, tap })
+            } else if let Some(t) = tape_out[k] {
                 find(BodyParam::State { out: t, tap: 0 })
             } else {
                 cot_seq[k].and_then(|s| find(BodyParam::Sequence { seq: s, tap: 0 }))
@@ -257,6 +324,23 @@ pub fn scan_vjp(
         // Tapes: old slot + the contribution to each state tap.
         for (k, o) in sig.outputs.iter().enumerate() {
             let Some(t) = tape_out[k] else { continue };
+            if let Some(dual) = &duals[k] {
+                let mut old = Vec::with_capacity(dual.taps.len());
+                for &tap in &dual.taps {
+                    old.push(
+                        find(BodyParam::State { out: t, tap })
+                            .ok_or_else(|| internal("a tape tap has no parameter"))?,
+                    );
+                }
+                let read_cot = |tau: i64| {
+                    fparams
+                        .iter()
+                        .position(|p| *p == BodyParam::State { out: k, tap: tau })
+                        .and_then(|i| found[i])
+                };
+                outs.extend(dual.step(&mut e, &old, read_cot)?);
+                continue;
+            }
             let mut written = Vec::new();
             let mut neg: Vec<i64> = o.taps().iter().map(|t| -t).collect();
             neg.sort_unstable();
@@ -316,6 +400,12 @@ pub fn scan_vjp(
         }
         let tape = outs[t];
         let g = match o {
+            OutputInfo::Mitmot { .. } => {
+                let (Some(dual), Some(direct)) = (&duals[k], tape_direct[k]) else {
+                    return Err(internal("a MIT-MOT tape without its dual"));
+                };
+                dual.gradient(e, tape, direct)?
+            }
             OutputInfo::Sitsot => {
                 let last = e.int(-1)?;
                 e.op(Op::Index, &[tape, last])?
@@ -396,6 +486,36 @@ pub fn scan_vjp(
     Ok(res)
 }
 
+/// The step count of loop `sig` with outer arguments `args`, as the
+/// builder typed it: the `n_steps` literal or size symbol, else what the
+/// sequences allow ([`Dim::Unknown`] when not known statically).
+fn steps_of(e: &Emit, sig: &LoopSig, args: &[NodeId]) -> Result<Dim, GradError> {
+    let mut lens = Vec::with_capacity(sig.n_seqs());
+    for s in sig.seq_args() {
+        lens.push(
+            e.ty(args[s])?
+                .shape
+                .first()
+                .cloned()
+                .unwrap_or(Dim::Unknown),
+        );
+    }
+    let n_steps = sig
+        .n_steps_arg()
+        .map(|k| match &e.b.graph().node(args[k]).op {
+            Op::Literal(Scalar::I64(v)) => Dim::known(*v),
+            Op::Size(s) => Dim::sym(s),
+            _ => Dim::Unknown,
+        });
+    step_count(sig, &lens, n_steps).map_err(|r| {
+        GradError::Build(LangError::Loop {
+            span: e.span,
+            op: "scan".to_string(),
+            reason: Box::new(r),
+        })
+    })
+}
+
 /// The steps a sequence of static length `len` read at `taps` allows.
 struct TapWindowExt;
 
@@ -446,7 +566,7 @@ fn proj_of(b: &Builder, node: NodeId, k: usize) -> Result<NodeId, GradError> {
         .ok_or_else(|| internal("a loop output has no projection"))
 }
 
-fn internal(msg: &str) -> GradError {
+pub(super) fn internal(msg: &str) -> GradError {
     GradError::Build(LangError::Type {
         span: Default::default(),
         op: "grad".into(),
