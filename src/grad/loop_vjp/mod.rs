@@ -573,3 +573,65 @@ pub(super) fn internal(msg: &str) -> GradError {
         msg: format!("internal: {msg}"),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::mitmot::MitmotDual;
+    use crate::grad::{expand, Unsupported};
+    use crate::lang::{parse_program, Dim, OutputInfo};
+
+    fn mitmot(in_taps: &[i64], out_taps: &[i64]) -> OutputInfo {
+        OutputInfo::Mitmot {
+            in_taps: in_taps.to_vec(),
+            out_taps: out_taps.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_mitmot_dual_reads_and_writes_every_slot_its_forward_step_touches() {
+        let t = Dim::sym("T");
+        // A sitsot's dual (in taps (0 1), out tap (1)) on T+1 slots: its
+        // own dual reads and writes at (-1 0), as PyTensor's second order.
+        let d = MitmotDual::plan(&mitmot(&[0, 1], &[1]), &t.add(&Dim::known(1)), &t).unwrap();
+        assert_eq!(d.taps, vec![-1, 0]);
+        // A mitsot's dual (in taps (0 3 1), out taps (3 1)) on T+3 slots.
+        let d = MitmotDual::plan(&mitmot(&[0, 3, 1], &[3, 1]), &t.add(&Dim::known(3)), &t);
+        assert_eq!(d.unwrap().taps, vec![-3, -1, 0]);
+        // Out taps that are not in taps get a backward tap (to write zero).
+        let d = MitmotDual::plan(&mitmot(&[-1, 1], &[0, 2]), &t.add(&Dim::known(3)), &t);
+        assert_eq!(d.unwrap().taps, vec![-2, -1, 0, 1]);
+        // A longer tape by a known number of slots is fine; a shorter one,
+        // or one whose excess is a symbol, is refused.
+        assert!(MitmotDual::plan(&mitmot(&[0], &[2]), &Dim::known(9), &Dim::known(4)).is_ok());
+        for len in [t.clone(), Dim::sym("S"), Dim::known(8), Dim::Unknown] {
+            let e = MitmotDual::plan(&mitmot(&[0, 1], &[1]), &len, &t).unwrap_err();
+            assert_eq!(
+                e,
+                Unsupported::MitmotTapeLength {
+                    tape: len.clone(),
+                    shortest: t.add(&Dim::known(1)),
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn a_tape_of_unprovable_length_is_refused_at_the_grad() {
+        // Eight slots for T steps: the slots of the reversed tape line up
+        // with the reversed steps only if T is 7.
+        let text = "(program p
+  (input G (f64 8 2))
+  (input X (f64 T 2))
+  (let R (scan (sequences X) (outputs_info (mitmot G (in_taps 0 1) (out_taps 1)))
+    (fn (x g0 g1) (add g1 (mul g0 x)))))
+  (output (grad (sum (mul R R)) G)))";
+        let p = parse_program(text).unwrap();
+        let e = expand(&p).unwrap_err();
+        assert_eq!(
+            e.located("f.sexp"),
+            "f.sexp:6:11: grad: the gradient of scan needs a MIT-MOT tape of the shortest \
+             length the loop allows (T+1 slots) or that plus a known number of slots; its \
+             tape has 8 slots"
+        );
+    }
+}
