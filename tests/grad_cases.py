@@ -55,7 +55,7 @@ EXPECTED = {
     "op_tie_maximum", "op_tie_minimum", "op_tie_max_reduce", "op_tie_min_reduce",
     "op_tie_abs_zero", "op_tie_maximum_self", "op_let_bound", "op_let_twice",
     "op_let_total", "op_stop_gradient", "op_cast_f32", "op_cast_int",
-    "op_f32_cost", "op_tie_pow_zero_base",
+    "op_f32_cost", "op_tie_pow_zero_base", "loop_keep_last_steps",
 } | {f[:-5] for f in os.listdir(os.path.join(HERE, "cases", "grad"))
      if f.startswith(("pt_G", "mitmot_")) and f.endswith(".sexp")}
 # Cases where PyTensor's gradient is known to differ from the exact one
@@ -145,6 +145,7 @@ class Program:
 
     def scan(self, clauses, env):
         seqs, outs, nonseqs, n_steps, backwards, fn = [], [], [], None, False, None
+        keep = []
         for c in clauses:
             h = c[0]
             if h == "sequences":
@@ -157,6 +158,13 @@ class Program:
                         seqs.append(dict(input=self.expr(s, env), taps=[0]))
             elif h == "outputs_info":
                 for o in c[1:]:
+                    # A trailing (keep K): the output is its last K steps.
+                    last = o[-1]
+                    if isinstance(last, list) and last and last[0] == "keep":
+                        keep.append(int(last[1]))
+                        o = o[:-1]
+                    else:
+                        keep.append(None)
                     if o[0] == "sitsot":
                         outs.append(dict(initial=self.expr(o[1], env), taps=[-1]))
                     elif o[0] == "mitsot":
@@ -205,7 +213,7 @@ class Program:
                             return_list=True)
         if n_out is not None:
             assert len(res) == n_out
-        return res
+        return [r if k is None else r[-k:] for r, k in zip(res, keep + [None] * len(res))]
 
     def expr(self, e, env):
         if not isinstance(e, list):

@@ -36,12 +36,12 @@
 //!
 //! Must not: differentiate ops outside a loop body (see [`super::vjp`]).
 //! A sequence longer than a constant step count is read through the
-//! slice of its used rows; its gradient is zero in the other rows.
-//! Not yet handled (an error naming the case): sequences longer than a
-//! step count that is not a constant, outputs that keep only their last
-//! steps, and MIT-MOT tapes whose length is not the shortest the loop
-//! allows plus a known number of slots
-//! ([`Unsupported::MitmotTapeLength`]).
+//! slice of its used rows; its gradient is zero in the other rows. A loop
+//! whose outputs keep only their last steps (`(keep K)`) is built again
+//! keeping all of them (`kept_vjp`). Not yet handled (an error naming the
+//! case): sequences longer than a step count that is not a constant, and
+//! MIT-MOT tapes whose length is not the shortest the loop allows plus a
+//! known number of slots ([`Unsupported::MitmotTapeLength`]).
 
 mod mitmot;
 
@@ -73,10 +73,7 @@ pub fn scan_vjp(
     let fbody = scan.body.clone();
     let args = fwd.args.clone();
     if !sig.keep.is_empty() {
-        return Err(e.unsupported(
-            "scan",
-            Unsupported::Loop("outputs that keep their last steps"),
-        ));
+        return kept_vjp(e, &sig, &fbody, &args, out_cots, wanted);
     }
     let n_dim = steps_of(e, &sig, &args)?;
     let back = sig.go_backwards;
@@ -484,6 +481,49 @@ pub fn scan_vjp(
         }
     }
     Ok(res)
+}
+
+/// The gradient of a loop some of whose outputs keep only their last `K`
+/// steps (`(keep K)`): the loop is built again keeping every step (the
+/// backward loop reads whole traces), each kept output's cotangent is
+/// placed in the last rows of zeros of the whole output's shape (`K` rows,
+/// or all when the loop ran fewer steps, as the executors keep them), and
+/// that loop is differentiated ([`scan_vjp`]).
+fn kept_vjp(
+    e: &mut Emit,
+    sig: &LoopSig,
+    fbody: &crate::lang::Graph,
+    args: &[NodeId],
+    out_cots: &[Option<NodeId>],
+    wanted: &[bool],
+) -> Result<Vec<Option<NodeId>>, GradError> {
+    let mut whole = sig.clone();
+    whole.keep = Vec::new();
+    let outs = e.b.scan(whole, args, |body, ps| {
+        let map = copy_graph(body, fbody, Some(ps))?;
+        Ok::<_, GradError>(fbody.outputs.iter().map(|o| map[o.0][0]).collect())
+    })?;
+    let node = outs
+        .first()
+        .and_then(|&o| e.b.graph().node(o).args.first().copied())
+        .ok_or_else(|| internal("a loop without outputs"))?;
+    let mut cots = Vec::with_capacity(out_cots.len());
+    for (k, c) in out_cots.iter().enumerate() {
+        cots.push(match (c, sig.kept(k)) {
+            (Some(c), Some(kept)) => {
+                let kept = i64::try_from(kept).map_err(|_| internal("a kept count past i64"))?;
+                let z = e.zeros_like(outs[k])?;
+                let at_end = Op::IncSlice {
+                    start: Some(-kept),
+                    stop: None,
+                    step: 1,
+                };
+                Some(e.op(at_end, &[z, *c])?)
+            }
+            (c, _) => *c,
+        });
+    }
+    scan_vjp(e, node, &cots, wanted)
 }
 
 /// The step count of loop `sig` with outer arguments `args`, as the
