@@ -22,7 +22,9 @@ For every case it prints what it did:
   gradient at a zero) is reported, not failed.
 - Cases listed in `EXPECTED` (ties and kinks where finite differences are
   undefined, gradients with respect to let-bound values, stop_gradient,
-  f32 costs, and the ports of PyTensor's scan-gradient tests `pt_G*`):
+  f32 costs, the ports of PyTensor's scan-gradient tests `pt_G*`, and the
+  gradients through MIT-MOT states `mitmot_*`, whose user-written MIT-MOT
+  loops pytensor.scan cannot build: `unrolled_scan` writes their steps out):
   every output is written to `NAME.expected/out_K.npy`, which
   `tests/grad_cases.rs` compares eqscan's outputs with.
 
@@ -53,9 +55,9 @@ EXPECTED = {
     "op_tie_maximum", "op_tie_minimum", "op_tie_max_reduce", "op_tie_min_reduce",
     "op_tie_abs_zero", "op_tie_maximum_self", "op_let_bound", "op_let_twice",
     "op_let_total", "op_stop_gradient", "op_cast_f32", "op_cast_int",
-    "op_f32_cost", "op_tie_pow_zero_base",
+    "op_f32_cost", "op_tie_pow_zero_base", "loop_keep_last_steps",
 } | {f[:-5] for f in os.listdir(os.path.join(HERE, "cases", "grad"))
-     if f.startswith("pt_G") and f.endswith(".sexp")}
+     if f.startswith(("pt_G", "mitmot_")) and f.endswith(".sexp")}
 # Cases where PyTensor's gradient is known to differ from the exact one
 # eqscan gives (issue 13: the zero-safe cumprod gradient): finite
 # differences only.
@@ -143,6 +145,7 @@ class Program:
 
     def scan(self, clauses, env):
         seqs, outs, nonseqs, n_steps, backwards, fn = [], [], [], None, False, None
+        keep = []
         for c in clauses:
             h = c[0]
             if h == "sequences":
@@ -155,6 +158,13 @@ class Program:
                         seqs.append(dict(input=self.expr(s, env), taps=[0]))
             elif h == "outputs_info":
                 for o in c[1:]:
+                    # A trailing (keep K): the output is its last K steps.
+                    last = o[-1]
+                    if isinstance(last, list) and last and last[0] == "keep":
+                        keep.append(int(last[1]))
+                        o = o[:-1]
+                    else:
+                        keep.append(None)
                     if o[0] == "sitsot":
                         outs.append(dict(initial=self.expr(o[1], env), taps=[-1]))
                     elif o[0] == "mitsot":
@@ -162,6 +172,10 @@ class Program:
                                          taps=[int(t) for t in o[2][1:]]))
                     elif o[0] == "nitsot":
                         outs.append(None)
+                    elif o[0] == "mitmot":
+                        outs.append(dict(tape=self.expr(o[1], env),
+                                         in_taps=[int(t) for t in o[2][1:]],
+                                         out_taps=[int(t) for t in o[3][1:]]))
                     else:
                         raise ValueError(f"outputs_info {o[0]}")
             elif h == "non_sequences":
@@ -189,6 +203,8 @@ class Program:
                 return [self.expr(x, inner) for x in last[1:]]
             return [self.expr(last, inner)]
 
+        if any(o is not None and "tape" in o for o in outs):
+            return unrolled_scan(seqs, outs, nonseqs, n_steps, backwards, step)
         if not outs:
             outs = None
         res = pytensor.scan(step, sequences=seqs, outputs_info=outs,
@@ -197,7 +213,7 @@ class Program:
                             return_list=True)
         if n_out is not None:
             assert len(res) == n_out
-        return res
+        return [r if k is None else r[-k:] for r, k in zip(res, keep + [None] * len(res))]
 
     def expr(self, e, env):
         if not isinstance(e, list):
@@ -336,6 +352,76 @@ class Program:
         if isinstance(lit, float) and od.startswith(("int", "bool")):
             return "float64"
         return od
+
+
+def static_int(v):
+    """A step count or a length known when the graph is built."""
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    return int(pytensor.tensor.get_underlying_scalar_constant_value(v))
+
+
+def static_len(x):
+    n = x.type.shape[0]
+    return int(n) if n is not None else static_int(x.shape[0])
+
+
+def unrolled_scan(seqs, outs, nonseqs, n_steps, backwards, step):
+    """A scan with a MIT-MOT state, which pytensor.scan cannot build, as
+    its steps written one after the other (every length is static here),
+    from SPEC §1's definition: with m = min(in_taps), step i reads slot
+    (i - m + T) mod L at each in tap T, then writes slot i - m + S at each
+    out tap S; the value is the whole tape. Other outputs as scan's."""
+    xs = [dict(input=s["input"][::-1] if backwards else s["input"], taps=s["taps"])
+          for s in seqs]
+    if n_steps is not None:
+        n = static_int(n_steps)
+    else:
+        n = min(static_len(s["input"]) - (max(s["taps"] + [0]) - min(s["taps"] + [0]))
+                for s in xs)
+    hist = []  # per output: rows written so far, the tape, or the init rows
+    for o in outs:
+        if o is None:
+            hist.append([])
+        elif "tape" in o:
+            hist.append(o["tape"])
+        elif o["taps"] == [-1]:
+            hist.append([o["initial"]])
+        else:
+            init = o["initial"]
+            hist.append([init[r] for r in range(-min(o["taps"]))])
+    for i in range(n):
+        args = []
+        for s in xs:
+            lo = min(s["taps"] + [0])
+            args.extend(s["input"][i + t - lo] for t in s["taps"])
+        for o, h in zip(outs, hist):
+            if o is None:
+                continue
+            if "tape" in o:
+                base, length = i - min(o["in_taps"]), static_len(o["tape"])
+                args.extend(h[(base + t) % length] for t in o["in_taps"])
+            else:
+                args.extend(h[len(h) + t] for t in o["taps"])
+        args.extend(nonseqs)
+        res = list(step(*args))
+        for k, o in enumerate(outs):
+            if o is not None and "tape" in o:
+                base = i - min(o["in_taps"])
+                for t in o["out_taps"]:
+                    hist[k] = pt.set_subtensor(hist[k][base + t], res.pop(0))
+            else:
+                hist[k].append(res.pop(0))
+        assert not res
+    values = []
+    for o, h in zip(outs, hist):
+        if o is not None and "tape" in o:
+            values.append(h)
+        elif o is None:
+            values.append(pt.stack(h))
+        else:
+            values.append(pt.stack(h[len(h) - n:]))
+    return values
 
 
 def read_program(path):

@@ -6,7 +6,7 @@
 //! ([`Unsupported`]). Every error names where the `grad` (or the op
 //! whose gradient is missing) is written.
 
-use crate::lang::{LangError, Span};
+use crate::lang::{Dim, LangError, Span};
 use std::fmt;
 
 /// Why a program's `grad` could not be expanded.
@@ -43,6 +43,16 @@ pub enum Unsupported {
     UnknownSize,
     /// A loop form the backward loop does not handle yet.
     Loop(&'static str),
+    /// A loop with a MIT-MOT state whose tape is not known to be the
+    /// shortest the loop allows (`steps + max(taps) - min(in_taps)`)
+    /// plus a known number of slots: the backward tape's slots would not
+    /// line up with the reversed steps.
+    MitmotTapeLength {
+        /// The tape's length.
+        tape: Dim,
+        /// The shortest tape the loop allows.
+        shortest: Dim,
+    },
 }
 
 impl fmt::Display for Unsupported {
@@ -62,6 +72,11 @@ impl fmt::Display for Unsupported {
                 f.write_str("needs a size that is known only at run time")
             }
             Unsupported::Loop(what) => write!(f, "is not written yet for {what}"),
+            Unsupported::MitmotTapeLength { tape, shortest } => write!(
+                f,
+                "needs a MIT-MOT tape of the shortest length the loop allows ({shortest} slots) \
+                 or that plus a known number of slots; its tape has {tape} slots"
+            ),
         }
     }
 }

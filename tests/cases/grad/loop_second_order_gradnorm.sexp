@@ -4,7 +4,6 @@
 ; differences.
 ; wrt: W U h0 X
 ; dims: T=4
-; pending: the gradient of a scan for loops with a MIT-MOT state (src/grad/loop_vjp.rs)
 (program loop_second_order_gradnorm
   (input W (f64 3 3))
   (input U (f64 3 2))

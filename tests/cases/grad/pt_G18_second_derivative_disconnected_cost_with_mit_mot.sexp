@@ -4,7 +4,6 @@
 ; MIT-MOT) with respect to x0, seq and z. Inputs: the data rule's plus 1
 ; (upstream: ones, z = 2, giving 4 and 12).
 ; wrt: x0 seq z
-; pending: the gradient of a scan for loops with a MIT-MOT state (src/grad/loop_vjp.rs)
 (program pt_G18_second_derivative_disconnected_cost_with_mit_mot
   (input seq (f64 2))
   (input x0 (f64 2))

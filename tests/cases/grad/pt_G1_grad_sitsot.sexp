@@ -3,7 +3,6 @@
 ; entry whatever v; f = sum(g), and its gradient (a second derivative
 ; through the loop) is 0, checked by finite differences as verify_grad does.
 ; wrt: v
-; pending: the gradient of a scan for loops with a MIT-MOT state (src/grad/loop_vjp.rs)
 (program pt_G1_grad_sitsot
   (input v (f64 3))
   (let xs (scan (outputs_info (sitsot v)) (n_steps 5) (fn (x) (mul 2.0 x))))

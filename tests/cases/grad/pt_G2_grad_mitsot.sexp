@@ -3,7 +3,6 @@
 ; sum d(sum out1)/d init1, and verify_grad of f (second order through the
 ; loop). Inits are the data rule's values plus 1 (upstream: U[0, 1)).
 ; wrt: i0 i1
-; pending: the gradient of a scan for loops with a MIT-MOT state (src/grad/loop_vjp.rs)
 (program pt_G2_grad_mitsot
   (input i0 (f64 2 3))
   (input i1 (f64 3))

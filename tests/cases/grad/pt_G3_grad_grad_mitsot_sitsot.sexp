@@ -4,7 +4,6 @@
 ; the inits) with respect to init0 (upstream only builds it: here finite
 ; differences check it).
 ; wrt: i0 i1
-; pending: the gradient of a scan for loops with a MIT-MOT state (src/grad/loop_vjp.rs)
 (program pt_G3_grad_grad_mitsot_sitsot
   (input i0 (f64 2 3))
   (input i1 (f64 3))

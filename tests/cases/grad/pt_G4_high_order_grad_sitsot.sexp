@@ -4,7 +4,6 @@
 ; Output 0 is the third derivative and output 1 the fourth, checked by
 ; finite differences; all are checked against PyTensor's values.
 ; wrt: u
-; pending: the gradient of a scan for loops with a MIT-MOT state (src/grad/loop_vjp.rs)
 (program pt_G4_high_order_grad_sitsot
   (input u (f64))
   (let x (add u 0.95))

@@ -10,31 +10,50 @@
 //! - the forward sequences, with their taps, in the other direction (a
 //!   forward loop's backward loop goes backwards and vice versa), so each
 //!   backward step reads the rows its forward step read;
-//! - each state's trace (its init rows, then its outputs) as a sequence
-//!   read at the state's taps: the values the forward step read;
+//! - each sitsot's and mitsot's trace (its init rows, then its outputs)
+//!   as a sequence read at the state's taps: the values the forward step
+//!   read;
+//! - each MIT-MOT's reads, one sequence per in tap, taken from the
+//!   forward loop built a second time with those reads as mapped outputs
+//!   (a MIT-MOT's tape after the loop does not hold what each step read;
+//!   the expanded program runs that loop twice, see [`mitmot`]);
 //! - each mapped output's cotangent as a sequence;
-//! - one MIT-MOT per state (a sitsot: in taps (0, 1), out tap (1); a
-//!   mitsot with taps T: in taps {0} ∪ -T, out taps -T): the cotangent of
-//!   the trace, in reverse order, starting as the outputs' cotangents
+//! - one MIT-MOT per float state (a sitsot: in taps (0, 1), out tap (1);
+//!   a mitsot with taps T: in taps {0} ∪ -T, out taps -T): the cotangent
+//!   of the trace, in reverse order, starting as the outputs' cotangents
 //!   (zeros for the init rows); tap 0 is the complete cotangent of the
 //!   step's result, each out tap adds the step's contribution to an
 //!   earlier slot; the init's gradient is the tape's last rows;
+//! - one MIT-MOT per float MIT-MOT state (in and out taps -(O ∪ I)): the
+//!   cotangent of its tape, reversed; each backward step takes the
+//!   cotangents of the slots its forward step wrote, zeroes them, and adds
+//!   the contributions of the forward step's reads ([`mitmot`]); the
+//!   init tape's gradient is that tape after the loop, reversed. This is
+//!   how second and higher order gradients go through loops;
 //! - one mapped output per non-sequence (its per-step contribution,
 //!   summed after the loop) and per sequence tap (placed back at the rows
 //!   the tap read).
 //!
 //! Must not: differentiate ops outside a loop body (see [`super::vjp`]).
 //! A sequence longer than a constant step count is read through the
-//! slice of its used rows; its gradient is zero in the other rows.
-//! Not yet handled (an error naming the case): sequences longer than a
-//! step count that is not a constant, outputs that keep only their last steps, and loops that
-//! hold a MIT-MOT state (the gradient of a backward loop).
+//! slice of its used rows; its gradient is zero in the other rows. A loop
+//! whose outputs keep only their last steps (`(keep K)`) is built again
+//! keeping all of them (`kept_vjp`). Not yet handled (an error naming the
+//! case): sequences longer than a step count that is not a constant, and
+//! MIT-MOT tapes whose length is not the shortest the loop allows plus a
+//! known number of slots ([`Unsupported::MitmotTapeLength`]).
+
+mod mitmot;
 
 use super::emit::Emit;
 use super::error::{GradError, Unsupported};
 use super::expand::copy_graph;
 use super::reverse::sweep;
-use crate::lang::{BodyParam, Builder, Dim, LangError, LoopSig, NodeId, Op, OutputInfo, Type};
+use crate::lang::loop_type::step_count;
+use crate::lang::{
+    BodyParam, Builder, Dim, LangError, LoopSig, NodeId, Op, OutputInfo, Scalar, Type,
+};
+use mitmot::{read_traces, MitmotDual};
 
 /// The cotangent contributions of loop `node`'s outer arguments, given the
 /// cotangent of each of its outputs (`None`: the cost does not depend on
@@ -54,15 +73,9 @@ pub fn scan_vjp(
     let fbody = scan.body.clone();
     let args = fwd.args.clone();
     if !sig.keep.is_empty() {
-        return Err(e.unsupported(
-            "scan",
-            Unsupported::Loop("outputs that keep their last steps"),
-        ));
+        return kept_vjp(e, &sig, &fbody, &args, out_cots, wanted);
     }
-    if sig.outputs.iter().any(|o| o.is_mitmot()) {
-        return Err(e.unsupported("scan", Unsupported::Loop("loops with a MIT-MOT state")));
-    }
-    let n_dim = fwd.ty[0].shape[0].clone();
+    let n_dim = steps_of(e, &sig, &args)?;
     let back = sig.go_backwards;
     // Per sequence: `Some(rows)` when the loop reads only its first `rows`
     // rows (its last ones when the loop goes backwards), because the step
@@ -94,6 +107,21 @@ pub fn scan_vjp(
         .enumerate()
         .map(|(k, o)| o.is_state() && out_tys[k].dtype.is_float())
         .collect();
+    // Per float MIT-MOT state: how the backward loop carries its tape.
+    let mut duals: Vec<Option<MitmotDual>> = vec![None; sig.outputs.len()];
+    for (k, o) in sig.outputs.iter().enumerate() {
+        if o.is_mitmot() && is_tape[k] {
+            let len = out_tys[k].shape.first().cloned().unwrap_or(Dim::Unknown);
+            let dual = MitmotDual::plan(o, &len, &n_dim).map_err(|r| e.unsupported("scan", r))?;
+            duals[k] = Some(dual);
+        }
+    }
+    // Per MIT-MOT state, the values each step read at each in tap.
+    let mitmot_reads = if sig.has_mitmot() {
+        read_traces(e, &sig, &fbody, &args)?
+    } else {
+        vec![Vec::new(); sig.outputs.len()]
+    };
 
     // ---- the backward loop's outer arguments
     let mut bseqs: Vec<Vec<i64>> = Vec::new();
@@ -110,7 +138,20 @@ pub fn scan_vjp(
     // 2. state traces (states carried by a tape, and integer states too:
     //    the step needs their values).
     let mut trace_seq: Vec<Option<usize>> = vec![None; sig.outputs.len()];
+    // A MIT-MOT's reads: one sequence per in tap, read at tap 0.
+    let mut read_seq: Vec<Vec<usize>> = vec![Vec::new(); sig.outputs.len()];
+    for (k, reads) in mitmot_reads.iter().enumerate() {
+        for &r in reads {
+            let r = if back { e.flip0(r)? } else { r };
+            read_seq[k].push(bseqs.len());
+            bseqs.push(vec![0]);
+            bargs.push(r);
+        }
+    }
     for (k, o) in sig.outputs.iter().enumerate() {
+        if o.is_mitmot() {
+            continue;
+        }
         let Some(ia) = init_args[k] else { continue };
         let init = args[ia];
         let rows = match o {
@@ -143,8 +184,22 @@ pub fn scan_vjp(
     // 4. one tape per float state: the cotangent of the trace, reversed.
     let mut bouts: Vec<OutputInfo> = Vec::new();
     let mut tape_out: Vec<Option<usize>> = vec![None; sig.outputs.len()];
+    // Per MIT-MOT dual, the cotangent of the forward tape after the loop.
+    let mut tape_direct: Vec<Option<NodeId>> = vec![None; sig.outputs.len()];
     for (k, o) in sig.outputs.iter().enumerate() {
         if !is_tape[k] {
+            continue;
+        }
+        if let Some(dual) = &duals[k] {
+            let direct = match out_cots.get(k).copied().flatten() {
+                Some(c) => c,
+                None => e.zeros_like(proj_of(e.b, node, k)?)?,
+            };
+            let tape = dual.init(e, direct)?;
+            tape_direct[k] = Some(direct);
+            tape_out[k] = Some(bouts.len());
+            bouts.push(dual.output_info());
+            bargs.push(tape);
             continue;
         }
         let depth = o.window().depth() as i64;
@@ -228,6 +283,11 @@ pub fn scan_vjp(
         for p in &fparams {
             let id = match *p {
                 BodyParam::Sequence { seq, tap } => find(BodyParam::Sequence { seq, tap }),
+                BodyParam::State { out, tap } if sig.outputs[out].is_mitmot() => {
+                    let ti = sig.outputs[out].taps().iter().position(|t| *t == tap);
+                    ti.and_then(|ti| read_seq[out].get(ti))
+                        .and_then(|&s| find(BodyParam::Sequence { seq: s, tap: 0 }))
+                }
                 BodyParam::State { out, tap } => {
                     let s = trace_seq[out];
                     let tap = if back { -tap } else { tap };
@@ -241,8 +301,12 @@ pub fn scan_vjp(
         let results: Vec<NodeId> = fbody.outputs.iter().map(|o| map[o.0][0]).collect();
         // The cotangent of each forward result.
         let mut seeds = Vec::new();
-        for (k, &r) in results.iter().enumerate() {
-            let cot = if let Some(t) = tape_out[k] {
+        for (bo, &r) in sig.body_outputs().iter().zip(&results) {
+            let k = bo.out;
+            let cot = if let (Some(t), Some(sigma)) = (tape_out[k], bo.tap) {
+                let tap = MitmotDual::written_cot_tap(sigma);
+                find(BodyParam::State { out: t, tap })
+            } else if let Some(t) = tape_out[k] {
                 find(BodyParam::State { out: t, tap: 0 })
             } else {
                 cot_seq[k].and_then(|s| find(BodyParam::Sequence { seq: s, tap: 0 }))
@@ -257,6 +321,23 @@ pub fn scan_vjp(
         // Tapes: old slot + the contribution to each state tap.
         for (k, o) in sig.outputs.iter().enumerate() {
             let Some(t) = tape_out[k] else { continue };
+            if let Some(dual) = &duals[k] {
+                let mut old = Vec::with_capacity(dual.taps.len());
+                for &tap in &dual.taps {
+                    old.push(
+                        find(BodyParam::State { out: t, tap })
+                            .ok_or_else(|| internal("a tape tap has no parameter"))?,
+                    );
+                }
+                let read_cot = |tau: i64| {
+                    fparams
+                        .iter()
+                        .position(|p| *p == BodyParam::State { out: k, tap: tau })
+                        .and_then(|i| found[i])
+                };
+                outs.extend(dual.step(&mut e, &old, read_cot)?);
+                continue;
+            }
             let mut written = Vec::new();
             let mut neg: Vec<i64> = o.taps().iter().map(|t| -t).collect();
             neg.sort_unstable();
@@ -316,6 +397,12 @@ pub fn scan_vjp(
         }
         let tape = outs[t];
         let g = match o {
+            OutputInfo::Mitmot { .. } => {
+                let (Some(dual), Some(direct)) = (&duals[k], tape_direct[k]) else {
+                    return Err(internal("a MIT-MOT tape without its dual"));
+                };
+                dual.gradient(e, tape, direct)?
+            }
             OutputInfo::Sitsot => {
                 let last = e.int(-1)?;
                 e.op(Op::Index, &[tape, last])?
@@ -396,6 +483,79 @@ pub fn scan_vjp(
     Ok(res)
 }
 
+/// The gradient of a loop some of whose outputs keep only their last `K`
+/// steps (`(keep K)`): the loop is built again keeping every step (the
+/// backward loop reads whole traces), each kept output's cotangent is
+/// placed in the last rows of zeros of the whole output's shape (`K` rows,
+/// or all when the loop ran fewer steps, as the executors keep them), and
+/// that loop is differentiated ([`scan_vjp`]).
+fn kept_vjp(
+    e: &mut Emit,
+    sig: &LoopSig,
+    fbody: &crate::lang::Graph,
+    args: &[NodeId],
+    out_cots: &[Option<NodeId>],
+    wanted: &[bool],
+) -> Result<Vec<Option<NodeId>>, GradError> {
+    let mut whole = sig.clone();
+    whole.keep = Vec::new();
+    let outs = e.b.scan(whole, args, |body, ps| {
+        let map = copy_graph(body, fbody, Some(ps))?;
+        Ok::<_, GradError>(fbody.outputs.iter().map(|o| map[o.0][0]).collect())
+    })?;
+    let node = outs
+        .first()
+        .and_then(|&o| e.b.graph().node(o).args.first().copied())
+        .ok_or_else(|| internal("a loop without outputs"))?;
+    let mut cots = Vec::with_capacity(out_cots.len());
+    for (k, c) in out_cots.iter().enumerate() {
+        cots.push(match (c, sig.kept(k)) {
+            (Some(c), Some(kept)) => {
+                let kept = i64::try_from(kept).map_err(|_| internal("a kept count past i64"))?;
+                let z = e.zeros_like(outs[k])?;
+                let at_end = Op::IncSlice {
+                    start: Some(-kept),
+                    stop: None,
+                    step: 1,
+                };
+                Some(e.op(at_end, &[z, *c])?)
+            }
+            (c, _) => *c,
+        });
+    }
+    scan_vjp(e, node, &cots, wanted)
+}
+
+/// The step count of loop `sig` with outer arguments `args`, as the
+/// builder typed it: the `n_steps` literal or size symbol, else what the
+/// sequences allow ([`Dim::Unknown`] when not known statically).
+fn steps_of(e: &Emit, sig: &LoopSig, args: &[NodeId]) -> Result<Dim, GradError> {
+    let mut lens = Vec::with_capacity(sig.n_seqs());
+    for s in sig.seq_args() {
+        lens.push(
+            e.ty(args[s])?
+                .shape
+                .first()
+                .cloned()
+                .unwrap_or(Dim::Unknown),
+        );
+    }
+    let n_steps = sig
+        .n_steps_arg()
+        .map(|k| match &e.b.graph().node(args[k]).op {
+            Op::Literal(Scalar::I64(v)) => Dim::known(*v),
+            Op::Size(s) => Dim::sym(s),
+            _ => Dim::Unknown,
+        });
+    step_count(sig, &lens, n_steps).map_err(|r| {
+        GradError::Build(LangError::Loop {
+            span: e.span,
+            op: "scan".to_string(),
+            reason: Box::new(r),
+        })
+    })
+}
+
 /// The steps a sequence of static length `len` read at `taps` allows.
 struct TapWindowExt;
 
@@ -446,10 +606,72 @@ fn proj_of(b: &Builder, node: NodeId, k: usize) -> Result<NodeId, GradError> {
         .ok_or_else(|| internal("a loop output has no projection"))
 }
 
-fn internal(msg: &str) -> GradError {
+pub(super) fn internal(msg: &str) -> GradError {
     GradError::Build(LangError::Type {
         span: Default::default(),
         op: "grad".into(),
         msg: format!("internal: {msg}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mitmot::MitmotDual;
+    use crate::grad::{expand, Unsupported};
+    use crate::lang::{parse_program, Dim, OutputInfo};
+
+    fn mitmot(in_taps: &[i64], out_taps: &[i64]) -> OutputInfo {
+        OutputInfo::Mitmot {
+            in_taps: in_taps.to_vec(),
+            out_taps: out_taps.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_mitmot_dual_reads_and_writes_every_slot_its_forward_step_touches() {
+        let t = Dim::sym("T");
+        // A sitsot's dual (in taps (0 1), out tap (1)) on T+1 slots: its
+        // own dual reads and writes at (-1 0), as PyTensor's second order.
+        let d = MitmotDual::plan(&mitmot(&[0, 1], &[1]), &t.add(&Dim::known(1)), &t).unwrap();
+        assert_eq!(d.taps, vec![-1, 0]);
+        // A mitsot's dual (in taps (0 3 1), out taps (3 1)) on T+3 slots.
+        let d = MitmotDual::plan(&mitmot(&[0, 3, 1], &[3, 1]), &t.add(&Dim::known(3)), &t);
+        assert_eq!(d.unwrap().taps, vec![-3, -1, 0]);
+        // Out taps that are not in taps get a backward tap (to write zero).
+        let d = MitmotDual::plan(&mitmot(&[-1, 1], &[0, 2]), &t.add(&Dim::known(3)), &t);
+        assert_eq!(d.unwrap().taps, vec![-2, -1, 0, 1]);
+        // A longer tape by a known number of slots is fine; a shorter one,
+        // or one whose excess is a symbol, is refused.
+        assert!(MitmotDual::plan(&mitmot(&[0], &[2]), &Dim::known(9), &Dim::known(4)).is_ok());
+        for len in [t.clone(), Dim::sym("S"), Dim::known(8), Dim::Unknown] {
+            let e = MitmotDual::plan(&mitmot(&[0, 1], &[1]), &len, &t).unwrap_err();
+            assert_eq!(
+                e,
+                Unsupported::MitmotTapeLength {
+                    tape: len.clone(),
+                    shortest: t.add(&Dim::known(1)),
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn a_tape_of_unprovable_length_is_refused_at_the_grad() {
+        // Eight slots for T steps: the slots of the reversed tape line up
+        // with the reversed steps only if T is 7.
+        let text = "(program p
+  (input G (f64 8 2))
+  (input X (f64 T 2))
+  (let R (scan (sequences X) (outputs_info (mitmot G (in_taps 0 1) (out_taps 1)))
+    (fn (x g0 g1) (add g1 (mul g0 x)))))
+  (output (grad (sum (mul R R)) G)))";
+        let p = parse_program(text).unwrap();
+        let e = expand(&p).unwrap_err();
+        assert_eq!(
+            e.located("f.sexp"),
+            "f.sexp:6:11: grad: the gradient of scan needs a MIT-MOT tape of the shortest \
+             length the loop allows (T+1 slots) or that plus a known number of slots; its \
+             tape has 8 slots"
+        );
+    }
 }
