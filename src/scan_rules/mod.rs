@@ -29,6 +29,9 @@
 //! | `scan-merge` | independent loops with the same steps and direction become one |
 //! | `scan-fuse` | a map over another loop's output reads that loop's step value |
 //! | `scan-to-reduction` | `state ⊕ f(x_t)` read only at its end is a reduction; read at every step, a cumsum / cumprod |
+//! | `scan-mitmot-to-carry` | a mitmot tape with in taps (0 1) and out tap (1) is a sit-sot carry and a sequence of the tape's rows |
+//! | `sum-outer-products` | a sum over the step axis of stacked outer products `a_t b_tᵀ` is one matrix product `Aᵀ B` |
+//! | `scan-stack-factor` | the state-reading factor of a per-step product becomes a stacked output, so the product can be done after the loop |
 //! | `scan-save-mem` | an output read only at `-m` from its end keeps its last steps only (`(keep K)`) |
 
 pub mod body;
@@ -40,12 +43,15 @@ pub mod inline_constants;
 pub mod memo;
 pub mod merge;
 pub mod merge_outputs;
+pub mod mitmot_carry;
+pub mod outer_sum;
 pub mod push_out_nonseq;
 pub mod push_out_output;
 pub mod push_out_seq;
 pub mod reach;
 pub mod save_mem;
 pub mod scan_node;
+pub mod stack_factor;
 pub mod tidy_inputs;
 pub mod to_linrec;
 pub mod to_reduction;
@@ -121,6 +127,9 @@ pub fn scan_rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
         to_reduction::rewrite_every_step(),
         to_linrec::rewrite(),
         save_mem::rewrite(),
+        mitmot_carry::rewrite(),
+        outer_sum::rewrite(),
+        stack_factor::rewrite(),
     ]
     .into_iter()
     .filter_map(Result::ok)

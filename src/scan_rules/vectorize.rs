@@ -93,7 +93,14 @@ fn op(egraph: &mut EGraph, name: OpKind, children: Vec<Id>) -> Id {
     })
 }
 
-fn slice(egraph: &mut EGraph, x: Id, start: Option<i64>, stop: Option<i64>, step: i64) -> Id {
+/// `(slice x start stop step)` along axis 0 (`None`: an open bound).
+pub(crate) fn slice(
+    egraph: &mut EGraph,
+    x: Id,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: i64,
+) -> Id {
     let mut bound = |v: Option<i64>| match v {
         Some(v) => lit(egraph, v),
         None => egraph.add(TNode::leaf(Head::NoneBound)),
