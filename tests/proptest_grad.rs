@@ -2,27 +2,42 @@
 //! same optimized as written, and equals finite differences.
 //!
 //! `tests/progen` generates random well-typed programs with scans (as for
-//! `tests/proptest_scan.rs`). Each becomes a gradient program
-//! ([`with_grad`]): its f64 outputs are bound, the cost is
-//! L = Σ_k sum(tanh(out_k)) (bounded, and every element matters), and the
-//! outputs are L and `(grad L X ...)` for every f64 input X. Then:
+//! `tests/proptest_scan.rs`: every loop form, nested loops, non-sequences,
+//! several outputs). Each becomes a gradient program ([`with_grad`]): its
+//! f64 outputs are bound, the cost is L = Σ_k sum(tanh(out_k)) (bounded,
+//! and every element matters), and the outputs are L and `(grad L X ...)`
+//! for every f64 input X (so with respect to inputs a loop reads as a
+//! sequence, an init or a non-sequence, and inputs only the top level
+//! reads). Then:
 //!
 //! - `grad` expands (`eqscan::grad::expand`) and the expanded program runs
 //!   on the data rule's inputs;
 //! - optimized with the default rewrites (limits as in
 //!   `tests/proptest_scan.rs`), it computes the same outputs (dtype and
 //!   shape equal, values within rtol 1e-8 / atol 1e-10);
-//! - one program in four that has no kink (`abs`, `maximum`, `minimum`,
-//!   `max`, `min`: finite differences are undefined at a tie) also passes
+//! - one program in four (`EQSCAN_PROPTEST_GRAD_FD`) that has no kink
+//!   ([`smooth`]: finite differences are undefined at a tie) also passes
 //!   the finite-difference check of `tests/common/fd.rs` on the program
-//!   as written.
+//!   as written, at the inputs plus `FD_SHIFT` (the data rule's exact
+//!   zeros sit on the kink of a `where` against zeros).
 //!
-//! Ignored until `grad` differentiates loops (run it with `cargo test
-//! --release --test proptest_grad -- --ignored`). Environment:
-//! `EQSCAN_PROPTEST_GRAD_CASES` (default 100),
-//! `EQSCAN_PROPTEST_SEED` (a fixed seed; default 13). A failing program is
-//! printed with the message; the case being run is always in
-//! `$CARGO_TARGET_TMPDIR/proptest_grad_last.sexp`.
+//! A panic in any step is a failure. Environment:
+//! - `EQSCAN_PROPTEST_GRAD_CASES` — the number of programs (default
+//!   [`DEFAULT_CASES`], about 10 s in `--release`);
+//! - `EQSCAN_PROPTEST_SEED` — the RNG seed (default 13);
+//! - `EQSCAN_PROPTEST_GRAD_FD` — one program in this many smooth ones gets
+//!   the finite-difference check (default 4);
+//! - `EQSCAN_PROPTEST_KEEP_GOING` — record failures and go on; at the end
+//!   they are grouped by kind and `EQSCAN_PROPTEST_REDUCE_MAX` (2) of each
+//!   kind are reduced (`progen::reduce`, `EQSCAN_PROPTEST_REDUCE_SECS`,
+//!   default 120) and reported.
+//!
+//! Reduced failing programs (the gradient program, with `; dims:` and
+//! `; wrt:` headers: ready for `tests/cases/grad/`) are printed and
+//! written to `$CARGO_TARGET_TMPDIR/proptest_grad_failures/`; the case
+//! being run is always in `proptest_grad_last.sexp` there. `reduce_a_file`
+//! (ignored) reduces the generated program (without its `grad`) in
+//! `EQSCAN_PROPTEST_REDUCE`.
 
 mod common;
 mod progen;
@@ -39,18 +54,32 @@ use eqscan::extract::cost::CostModel;
 use eqscan::lang::{parse_program, DType, Program};
 use eqscan::optimize::{default_rewrites, optimize};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
+use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 const RTOL: f64 = 1e-8;
 const ATOL: f64 = 1e-10;
+/// Added to every f64 input for the finite-difference check.
+const FD_SHIFT: f64 = 0.0371;
+/// Programs checked by default (`cargo test --release`).
+const DEFAULT_CASES: u64 = 150;
+
+type Rewrites = Vec<Rewrite<TNode, TensorAnalysis>>;
 
 fn env_num(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+    match std::env::var(name) {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?} is not a number")),
+        Err(_) => default,
+    }
+}
+
+fn tmp_file(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
 }
 
 /// The top-level expressions of `s` (balanced parentheses or atoms).
@@ -131,9 +160,12 @@ fn with_grad(text: &str, p: &Program) -> Option<String> {
 }
 
 /// Whether finite differences are defined near the data rule's inputs:
-/// no op with a kink or a tie.
+/// no elementwise op with a kink (`abs` at 0, `maximum` and `minimum` at a
+/// tie: a state and an update can tie exactly). The reductions `max` and
+/// `min` stay: they mostly shift a softmax or a logsumexp, whose value
+/// does not depend on the shift, and random data do not tie.
 fn smooth(text: &str) -> bool {
-    ["(abs ", "(maximum ", "(minimum ", "(max ", "(min "]
+    ["(abs ", "(maximum ", "(minimum "]
         .iter()
         .all(|k| !text.contains(k))
 }
@@ -145,23 +177,48 @@ fn fnv(s: &str) -> u64 {
 }
 
 /// What one program gave.
+#[derive(Clone, Debug)]
 enum Outcome {
-    Pass { fd: bool },
+    Pass {
+        fd: bool,
+    },
+    /// Nothing to differentiate (no f64 output or no f64 input).
     Skip,
+    /// The property fails; the message starts with its kind (up to ':').
     Fail(String),
 }
 
-fn check(text: &str, dims: &Dims, rewrites: &[Rewrite<TNode, TensorAnalysis>]) -> Outcome {
+/// The kind of a failure: its message up to the first ':'.
+fn kind(msg: &str) -> &str {
+    msg.split(':').next().unwrap_or(msg)
+}
+
+/// The message of a caught panic.
+fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
+    e.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// Checks the generated program `text`, a panic caught as a failure.
+fn check(text: &str, dims: &Dims, rewrites: &Rewrites, fd_every: u64) -> Outcome {
+    match catch_unwind(AssertUnwindSafe(|| {
+        check_inner(text, dims, rewrites, fd_every)
+    })) {
+        Ok(o) => o,
+        Err(e) => Outcome::Fail(format!("panic: {}", panic_message(e))),
+    }
+}
+
+fn check_inner(text: &str, dims: &Dims, rewrites: &Rewrites, fd_every: u64) -> Outcome {
     let Ok(generated) = parse_program(text) else {
-        return Outcome::Fail("the generated program does not parse".into());
+        return Outcome::Fail("generator: the generated program does not parse".into());
     };
     let Some(gtext) = with_grad(text, &generated) else {
         return Outcome::Skip;
     };
-    let _ = std::fs::write(
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("proptest_grad_last.sexp"),
-        &gtext,
-    );
+    let _ = std::fs::write(tmp_file("proptest_grad_last.sexp"), &gtext);
     let fail = |m: String| Outcome::Fail(format!("{m}\nprogram:\n{gtext}"));
     let written = match parse_program(&gtext) {
         Ok(p) => p,
@@ -195,11 +252,25 @@ fn check(text: &str, dims: &Dims, rewrites: &[Rewrite<TNode, TensorAnalysis>]) -
     };
     for (k, (o, r)) in optimized.iter().zip(&reference).enumerate() {
         if let Err(m) = compare(o, r, RTOL, ATOL) {
-            return fail(format!("output {k}, optimized against as written: {m}"));
+            return fail(format!("optimized against as written: output {k}: {m}"));
         }
     }
-    let fd = smooth(&gtext) && fnv(&gtext).is_multiple_of(4);
+    let fd = smooth(&gtext) && fnv(&gtext).is_multiple_of(fd_every.max(1));
     if fd {
+        // The data rule makes some elements exactly 0, where a `where`
+        // against zeros has its kink: finite differences run at inputs
+        // moved off those points.
+        let inputs: Vec<Value> = inputs
+            .iter()
+            .map(|v| match v {
+                Value::F64(a) => Value::F64(a.mapv(|x| x + FD_SHIFT)),
+                other => other.clone(),
+            })
+            .collect();
+        let reference = match run_program(&expanded, inputs.clone(), dims) {
+            Ok(v) => v,
+            Err(e) => return fail(format!("run as written at the shifted inputs: {e}")),
+        };
         let wrt: Vec<(usize, String)> = written
             .inputs()
             .enumerate()
@@ -215,38 +286,192 @@ fn check(text: &str, dims: &Dims, rewrites: &[Rewrite<TNode, TensorAnalysis>]) -
     Outcome::Pass { fd }
 }
 
+/// The `; dims:` sizes of a program's text.
+fn dims_of(text: &str) -> Dims {
+    common::header_pairs(text, "dims")
+}
+
+/// A failing generated program as a gradient case: the `; dims:` and
+/// `; wrt:` headers and the gradient program.
+fn as_case(text: &str) -> String {
+    let Ok(p) = parse_program(text) else {
+        return text.to_string();
+    };
+    let Some(gtext) = with_grad(text, &p) else {
+        return text.to_string();
+    };
+    let wrt: Vec<&str> = p
+        .inputs()
+        .filter(|(_, t)| t.dtype == DType::F64)
+        .map(|(n, _)| n)
+        .collect();
+    let body: String = gtext
+        .lines()
+        .filter(|l| !l.trim_start().starts_with(';'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let dims: Vec<String> = dims_of(text)
+        .iter()
+        .map(|(k, v): (&String, &i64)| format!("{k}={v}"))
+        .collect();
+    format!(
+        "; wrt: {}\n; dims: {}\n{body}",
+        wrt.join(" "),
+        dims.join(" ")
+    )
+}
+
+/// Reduces a failing generated program (`progen::reduce`) to a smaller
+/// one that fails with the same kind, within `EQSCAN_PROPTEST_REDUCE_SECS`;
+/// returns it as a gradient case and its message.
+fn reduce_failure(text: &str, msg: &str, rewrites: &Rewrites) -> (String, String) {
+    let dims = dims_of(text);
+    let want = kind(msg).to_string();
+    let budget = Duration::from_secs(env_num("EQSCAN_PROPTEST_REDUCE_SECS", 120));
+    let header: String = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(';'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    // Reduced programs always get the finite-difference check when the
+    // failure is one (fd_every = 1).
+    let fd_every = if want == "finite differences" {
+        1
+    } else {
+        u64::MAX
+    };
+    let reduced = progen::reduce::reduce(text, budget, &mut |cand| {
+        let cand = format!("{header}{cand}");
+        matches!(check(&cand, &dims, rewrites, fd_every), Outcome::Fail(m) if kind(&m) == want)
+    });
+    let reduced = format!("{header}{reduced}");
+    let last = match check(&reduced, &dims, rewrites, fd_every) {
+        Outcome::Fail(m) => m,
+        _ => msg.to_string(),
+    };
+    (as_case(&reduced), last)
+}
+
 #[test]
-#[ignore = "every generated program has a loop: needs grad of loops, not in helper/grad yet"]
 fn gradients_of_random_programs() {
-    let cases = env_num("EQSCAN_PROPTEST_GRAD_CASES", 100) as u32;
+    let cases = env_num("EQSCAN_PROPTEST_GRAD_CASES", DEFAULT_CASES) as u32;
+    let fd_every = env_num("EQSCAN_PROPTEST_GRAD_FD", 4);
+    let keep_going = std::env::var("EQSCAN_PROPTEST_KEEP_GOING").is_ok();
+    let seed = env_num("EQSCAN_PROPTEST_SEED", 13);
     let mut config = Config::with_cases(cases);
     config.failure_persistence = None;
-    config.max_shrink_iters = 256;
-    config.rng_seed = RngSeed::Fixed(env_num("EQSCAN_PROPTEST_SEED", 13));
+    config.max_shrink_iters = 1024;
+    config.max_shrink_time = 1000 * env_num("EQSCAN_PROPTEST_SHRINK_SECS", 60) as u32;
+    config.rng_seed = RngSeed::Fixed(seed);
     let mut runner = TestRunner::new(config);
     let rewrites = default_rewrites().expect("shipped rules load");
     let counts = std::cell::RefCell::new((0usize, 0usize, 0usize));
+    let coverage = std::cell::RefCell::new(progen::Coverage::default());
+    let failures: std::cell::RefCell<Vec<(String, String)>> = Default::default();
+    let start = Instant::now();
     let result = runner.run(&prop::collection::vec(any::<u8>(), 0..600), |stream| {
         let g = progen::program(&stream);
         let dims: Dims = [("T".to_string(), g.t)].into();
-        match check(&g.text, &dims, &rewrites) {
+        let text = g.text.clone();
+        match check(&text, &dims, &rewrites, fd_every) {
             Outcome::Pass { fd } => {
                 let mut c = counts.borrow_mut();
                 c.0 += 1;
                 c.1 += fd as usize;
+                coverage.borrow_mut().add(&g);
                 Ok(())
             }
             Outcome::Skip => {
                 counts.borrow_mut().2 += 1;
                 Ok(())
             }
+            Outcome::Fail(m) if keep_going => {
+                failures.borrow_mut().push((text, m));
+                Ok(())
+            }
             Outcome::Fail(m) => Err(TestCaseError::fail(m)),
         }
     });
     let (pass, fd, skip) = *counts.borrow();
-    eprintln!("{pass} gradient programs passed ({fd} with finite differences), {skip} skipped (nothing to differentiate)");
-    if let Err(e) = result {
-        panic!("{e}");
+    let failures = failures.into_inner();
+    eprintln!(
+        "seed {seed}: {pass} gradient programs passed ({fd} with finite differences), \
+         {skip} skipped (nothing to differentiate), {} failed, in {:.1} s",
+        failures.len(),
+        start.elapsed().as_secs_f64()
+    );
+    let cov = coverage.borrow();
+    let line: Vec<String> = progen::FEATURES
+        .iter()
+        .map(|f| format!("{f}={}", cov.counts.get(f).copied().unwrap_or(0)))
+        .collect();
+    eprintln!(
+        "coverage over {} passing programs: {}",
+        cov.programs,
+        line.join(" ")
+    );
+
+    let mut report: Vec<(String, String)> = Vec::new();
+    match result {
+        Ok(()) => {}
+        Err(TestError::Fail(_, stream)) => {
+            let g = progen::program(&stream);
+            let text = g.text.clone();
+            let msg = match check(&text, &dims_of(&text), &rewrites, fd_every) {
+                Outcome::Fail(m) => m,
+                _ => panic!("the shrunk program no longer fails:\n{text}"),
+            };
+            report.push(reduce_failure(&text, &msg, &rewrites));
+        }
+        Err(e) => panic!("{e}"),
+    }
+    if !failures.is_empty() {
+        let mut kinds: BTreeMap<String, Vec<&(String, String)>> = BTreeMap::new();
+        for f in &failures {
+            let first = f.1.lines().next().unwrap_or("");
+            let k = if kind(&f.1) == "expand" || kind(&f.1) == "panic" {
+                first.chars().take(120).collect()
+            } else {
+                kind(&f.1).to_string()
+            };
+            kinds.entry(k).or_default().push(f);
+        }
+        let per = env_num("EQSCAN_PROPTEST_REDUCE_MAX", 2) as usize;
+        for (k, fs) in &kinds {
+            eprintln!("{k}: {} failing programs", fs.len());
+            for (text, msg) in fs.iter().take(per) {
+                report.push(reduce_failure(text, msg, &rewrites));
+            }
+        }
+    }
+    if !report.is_empty() {
+        let dir = tmp_file("proptest_grad_failures");
+        let _ = std::fs::create_dir_all(&dir);
+        let mut all = Vec::new();
+        for (k, (text, msg)) in report.iter().enumerate() {
+            let path = dir.join(format!("{seed}_{k:03}.sexp"));
+            let _ = std::fs::write(&path, text);
+            all.push(format!("--- {} ---\n{text}{msg}", path.display()));
+        }
+        panic!("property failed; reduced programs:\n{}", all.join("\n\n"));
     }
     assert!(pass > 0, "no program was checked");
+}
+
+/// Reduces the failing generated program (without its `grad`: the
+/// harness adds it) in the file `EQSCAN_PROPTEST_REDUCE`: `cargo test
+/// --release --test proptest_grad -- --ignored reduce_a_file --nocapture`.
+#[test]
+#[ignore = "a tool: needs EQSCAN_PROPTEST_REDUCE=FILE"]
+fn reduce_a_file() {
+    let path = std::env::var("EQSCAN_PROPTEST_REDUCE").expect("EQSCAN_PROPTEST_REDUCE=FILE");
+    let text = std::fs::read_to_string(&path).expect("the file reads");
+    let rewrites = default_rewrites().expect("shipped rules load");
+    match check(&text, &dims_of(&text), &rewrites, 1) {
+        Outcome::Fail(msg) => {
+            let (text, msg) = reduce_failure(&text, &msg, &rewrites);
+            eprintln!("{text}{msg}");
+        }
+        other => panic!("{path} does not fail: {other:?}"),
+    }
 }

@@ -34,7 +34,8 @@ pub enum Unsupported {
     /// `reshape` of a value with more than one size known only at run time.
     ReshapeUnknownSizes,
     /// `concat` of several parts whose lengths along the axis are not
-    /// integers.
+    /// integers, along an axis other than 0 or after a part whose length
+    /// is known only at run time.
     ConcatSymbolicParts,
     /// `slice` with a step other than 1 and -1.
     SliceStep(i64),
@@ -62,7 +63,7 @@ impl fmt::Display for Unsupported {
                 "needs the operand's shape at run time: more than one of its sizes is unknown",
             ),
             Unsupported::ConcatSymbolicParts => f.write_str(
-                "needs a split at run-time sizes: more than one part has a symbolic length",
+                "needs a split at run-time sizes: several parts have symbolic lengths (supported along axis 0 when each part's offset is known statically)",
             ),
             Unsupported::SliceStep(s) => write!(
                 f,

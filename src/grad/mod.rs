@@ -24,6 +24,7 @@ pub mod error;
 pub mod expand;
 pub mod loop_vjp;
 pub mod reverse;
+pub mod seq_rows;
 pub mod vjp;
 
 pub use error::{GradError, Unsupported};

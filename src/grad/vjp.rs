@@ -155,6 +155,7 @@ pub fn vjp(
             let parts = concat(
                 e,
                 *axis,
+                &args,
                 &arg_ty,
                 g,
                 &(0..args.len()).map(want).collect::<Vec<_>>(),
@@ -633,9 +634,11 @@ fn matmul(
 /// The cotangents of the parts of `(concat axis x ...)`: `g` cut along
 /// the axis at the parts' lengths (integers, but for at most one part,
 /// which then lies between the cuts counted from both ends).
+/// With several symbolic parts, see [`concat_symbolic`].
 fn concat(
     e: &mut Emit,
     axis: i64,
+    parts: &[NodeId],
     tys: &[Type],
     g: NodeId,
     want: &[bool],
@@ -644,10 +647,16 @@ fn concat(
     let a = norm_axis(axis, nd) as usize;
     let lens: Vec<Option<i64>> = tys.iter().map(|t| t.shape[a].as_known()).collect();
     let symbolic = lens.iter().filter(|l| l.is_none()).count();
-    if symbolic > 1 && want.iter().any(|w| *w) {
-        return Err(e.unsupported("concat", Unsupported::ConcatSymbolicParts));
-    }
     let gs = e.swap_axes(g, 0, a)?;
+    if symbolic > 1 {
+        // Along another axis the gathered rows of a transposed cotangent
+        // come out wrong in the compiled plan (the interpreter is right):
+        // refused until that is found.
+        if a != 0 && want.iter().any(|w| *w) {
+            return Err(e.unsupported("concat", Unsupported::ConcatSymbolicParts));
+        }
+        return concat_symbolic(e, a, parts, tys, gs, want);
+    }
     let mut res = vec![None; tys.len()];
     // Cut points counted from the front before the symbolic part, from
     // the end after it.
@@ -688,6 +697,57 @@ fn concat(
             res[k] = Some(e.swap_axes(piece, 0, a)?);
         }
         back = start_back;
+    }
+    Ok(res)
+}
+
+/// The cotangents of the parts of a `concat` along axis `a` with more
+/// than one symbolic length (`gs`: the cotangent with axis `a` first).
+/// Slices take integer bounds only, so each wanted part's rows are
+/// gathered by a loop over that part's rows (its length is the step
+/// count): a counter from the part's offset (the lengths before it, a
+/// size value such as `T + 2`) reads `gs` at each row. An offset known
+/// only at run time is refused.
+fn concat_symbolic(
+    e: &mut Emit,
+    a: usize,
+    parts: &[NodeId],
+    tys: &[Type],
+    gs: NodeId,
+    want: &[bool],
+) -> Result<Vec<Option<NodeId>>, GradError> {
+    let mut res = vec![None; tys.len()];
+    let mut offset = Dim::known(0);
+    for (k, t) in tys.iter().enumerate() {
+        if want[k] {
+            if offset == Dim::Unknown {
+                return Err(e.unsupported("concat", Unsupported::ConcatSymbolicParts));
+            }
+            let start = e.size_value(&offset, "concat")?;
+            let rows = e.swap_axes(parts[k], 0, a)?;
+            let sig = LoopSig {
+                sequences: vec![vec![0]],
+                outputs: vec![OutputInfo::Sitsot, OutputInfo::Nitsot],
+                n_non_seqs: 1,
+                has_n_steps: false,
+                go_backwards: false,
+                keep: Vec::new(),
+            };
+            // Parameters: the part's row (unread), the row counter, gs.
+            let outs = e.b.scan(sig, &[rows, start, gs], |body, ps| {
+                let mut be = Emit {
+                    b: body,
+                    span: e.span,
+                };
+                let one = be.int(1)?;
+                let next = be.add(ps[1], one)?;
+                let row = be.op(Op::Index, &[ps[2], ps[1]])?;
+                Ok::<_, GradError>(vec![next, row])
+            })?;
+            let piece = e.swap_axes(outs[1], 0, a)?;
+            res[k] = Some(e.fit(piece, t)?);
+        }
+        offset = offset.add(&t.shape[a]);
     }
     Ok(res)
 }

@@ -289,9 +289,12 @@ pub fn step_count(
         allowed = Some(match allowed {
             None => d,
             Some(a) if a == d => a,
-            Some(a) => match (a.as_known(), d.as_known()) {
-                (Some(x), Some(y)) => Dim::known(x.min(y)),
-                _ => Dim::Unknown,
+            // Lengths that differ by a constant (`T` and `T - 1`): the
+            // shorter one.
+            Some(a) => match a.sub(&d).as_known() {
+                Some(diff) if diff > 0 => d,
+                Some(_) => a,
+                None => Dim::Unknown,
             },
         });
     }

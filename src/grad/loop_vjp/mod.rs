@@ -36,12 +36,13 @@
 //!
 //! Must not: differentiate ops outside a loop body (see [`super::vjp`]).
 //! A sequence longer than a constant step count is read through the
-//! slice of its used rows; its gradient is zero in the other rows. A loop
-//! whose outputs keep only their last steps (`(keep K)`) is built again
-//! keeping all of them (`kept_vjp`). Not yet handled (an error naming the
-//! case): sequences longer than a step count that is not a constant, and
-//! MIT-MOT tapes whose length is not the shortest the loop allows plus a
-//! known number of slots ([`Unsupported::MitmotTapeLength`]).
+//! slice of its used rows; its gradient is zero in the other rows (when
+//! the step count is known only at run time, through the loops of
+//! [`super::seq_rows`]). A loop whose outputs keep only their last steps
+//! (`(keep K)`) is built again keeping all of them (`kept_vjp`). Not yet
+//! handled (an error naming the case): MIT-MOT tapes whose length is not
+//! the shortest the loop allows plus a known number of slots
+//! ([`Unsupported::MitmotTapeLength`]).
 
 mod mitmot;
 
@@ -49,6 +50,7 @@ use super::emit::Emit;
 use super::error::{GradError, Unsupported};
 use super::expand::copy_graph;
 use super::reverse::sweep;
+use super::seq_rows;
 use crate::lang::loop_type::step_count;
 use crate::lang::{
     BodyParam, Builder, Dim, LangError, LoopSig, NodeId, Op, OutputInfo, Scalar, Type,
@@ -80,7 +82,9 @@ pub fn scan_vjp(
     // Per sequence: `Some(rows)` when the loop reads only its first `rows`
     // rows (its last ones when the loop goes backwards), because the step
     // count is below what the sequence allows.
-    let mut used_rows: Vec<Option<i64>> = Vec::with_capacity(sig.sequences.len());
+    // `Some(None)`: as many rows as the loop reads, known only at run time
+    // (see `super::seq_rows`).
+    let mut used_rows: Vec<Option<Option<i64>>> = Vec::with_capacity(sig.sequences.len());
     for (s, taps) in sig.sequences.iter().enumerate() {
         let len = e.ty(args[s])?.shape[0].clone();
         let avail = TapWindowExt::avail(taps, &len);
@@ -88,15 +92,8 @@ pub fn scan_vjp(
             used_rows.push(None);
             continue;
         }
-        match n_dim.as_known() {
-            Some(n) => used_rows.push(Some(n + crate::lang::TapWindow::of(taps).span())),
-            None => {
-                return Err(e.unsupported(
-                    "scan",
-                    Unsupported::Loop("a sequence longer than a step count that is not a constant"),
-                ))
-            }
-        }
+        let span = crate::lang::TapWindow::of(taps).span();
+        used_rows.push(Some(n_dim.as_known().map(|n| n + span)));
     }
     // Per output: its type, whether it is a float state (carried by a tape).
     let out_tys: Vec<Type> = fwd.ty.clone();
@@ -130,7 +127,12 @@ pub fn scan_vjp(
     for (s, taps) in sig.sequences.iter().enumerate() {
         bseqs.push(taps.clone());
         let seq = match used_rows[s] {
-            Some(used) => e.op(used_slice(used, back), &[args[s]])?,
+            Some(Some(used)) => e.op(used_slice(used, back), &[args[s]])?,
+            Some(None) => {
+                let span = crate::lang::TapWindow::of(taps).span();
+                let steps = proj_of(e.b, node, 0)?;
+                seq_rows::used_rows(e, args[s], span, back, steps)?
+            }
             None => args[s],
         };
         bargs.push(seq);
@@ -222,8 +224,22 @@ pub fn scan_vjp(
         });
         bargs.push(tape);
     }
-    // 5. non-sequences, passed on.
+    // 4b. a sitsot accumulator (from zeros) per wanted float non-sequence
+    //     whose type has a size known only at run time: a loop without
+    //     steps could not give the empty mapped output of that shape.
+    let float_wanted = |e: &Emit, a: usize| -> Result<bool, GradError> {
+        Ok(wanted.get(a).copied().unwrap_or(false) && e.ty(args[a])?.dtype.is_float())
+    };
     let ns_args: Vec<usize> = sig.non_seq_args().collect();
+    let mut ns_acc: Vec<Option<NodeId>> = vec![None; ns_args.len()];
+    for (j, &a) in ns_args.iter().enumerate() {
+        if float_wanted(e, a)? && e.ty(args[a])?.shape.contains(&Dim::Unknown) {
+            let zeros = e.zeros_like(args[a])?;
+            ns_acc[j] = Some(zeros);
+            bargs.push(zeros);
+        }
+    }
+    // 5. non-sequences, passed on.
     for &a in &ns_args {
         bargs.push(args[a]);
     }
@@ -233,14 +249,18 @@ pub fn scan_vjp(
             bargs.push(args[k]);
         }
     }
-    // Mapped outputs: per wanted float non-sequence, per wanted float
-    // sequence tap.
-    let float_wanted = |e: &Emit, a: usize| -> Result<bool, GradError> {
-        Ok(wanted.get(a).copied().unwrap_or(false) && e.ty(args[a])?.dtype.is_float())
-    };
+    // Outputs: the accumulators (after the tapes, as their inits are),
+    // mapped outputs per other wanted float non-sequence, per wanted
+    // float sequence tap.
     let mut ns_out: Vec<Option<usize>> = vec![None; ns_args.len()];
+    for (j, acc) in ns_acc.iter().enumerate() {
+        if acc.is_some() {
+            ns_out[j] = Some(bouts.len());
+            bouts.push(OutputInfo::Sitsot);
+        }
+    }
     for (j, &a) in ns_args.iter().enumerate() {
-        if float_wanted(e, a)? {
+        if ns_acc[j].is_none() && float_wanted(e, a)? {
             ns_out[j] = Some(bouts.len());
             bouts.push(OutputInfo::Nitsot);
         }
@@ -360,15 +380,28 @@ pub fn scan_vjp(
             outs.extend(written);
         }
         // Non-sequences, then sequence taps: the step's contribution.
-        for (j, slot) in ns_out.iter().enumerate() {
-            if slot.is_none() {
-                continue;
+        for accumulate in [true, false] {
+            for (j, slot) in ns_out.iter().enumerate() {
+                let Some(slot) = slot else { continue };
+                if ns_acc[j].is_some() != accumulate {
+                    continue;
+                }
+                let pi = fparams.iter().position(|p| *p == BodyParam::NonSequence(j));
+                let x = pi
+                    .map(|i| fps[i])
+                    .ok_or_else(|| internal("a non-sequence has no parameter"))?;
+                let c = contribution(&mut e, pi.and_then(|i| found[i]), x)?;
+                outs.push(if accumulate {
+                    let acc = find(BodyParam::State {
+                        out: *slot,
+                        tap: -1,
+                    })
+                    .ok_or_else(|| internal("an accumulator has no parameter"))?;
+                    e.add(acc, c)?
+                } else {
+                    c
+                });
             }
-            let pi = fparams.iter().position(|p| *p == BodyParam::NonSequence(j));
-            let x = pi
-                .map(|i| fps[i])
-                .ok_or_else(|| internal("a non-sequence has no parameter"))?;
-            outs.push(contribution(&mut e, pi.and_then(|i| found[i]), x)?);
         }
         for (s, taps) in sig.sequences.iter().enumerate() {
             for (ti, &tap) in taps.iter().enumerate() {
@@ -425,7 +458,16 @@ pub fn scan_vjp(
     }
     for (j, &a) in ns_args.iter().enumerate() {
         if let Some(o) = ns_out[j] {
-            let s = e.sum(outs[o], Some(0))?;
+            let s = match ns_acc[j] {
+                // The init, then the running sums: the last row.
+                Some(zeros) => {
+                    let first = e.expand_dims(zeros, 0)?;
+                    let rows = e.op(Op::Concat(0), &[first, outs[o]])?;
+                    let last = e.int(-1)?;
+                    e.op(Op::Index, &[rows, last])?
+                }
+                None => e.sum(outs[o], Some(0))?,
+            };
             let at = e.ty(args[a])?;
             res[a] = Some(e.fit(s, &at)?);
         }
@@ -466,7 +508,11 @@ pub fn scan_vjp(
         if let Some(t) = total {
             res[s] = Some(match used_rows[s] {
                 // The rows the loop did not read get zero gradient.
-                Some(used) => {
+                Some(None) => {
+                    let placed = seq_rows::place_rows(e, t, args[s], back)?;
+                    e.fit(placed, &st)?
+                }
+                Some(Some(used)) => {
                     let mut ut = st.clone();
                     ut.shape[0] = Dim::known(used);
                     let t = e.fit(t, &ut)?;
