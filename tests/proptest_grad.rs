@@ -29,6 +29,7 @@ mod progen;
 
 use common::compare;
 use common::fd::fd_check;
+use common::optimize_figures::OptimizeFigures;
 use egg::Rewrite;
 use eqscan::egraph::analysis::TensorAnalysis;
 use eqscan::egraph::runner::Limits;
@@ -151,7 +152,12 @@ enum Outcome {
     Fail(String),
 }
 
-fn check(text: &str, dims: &Dims, rewrites: &[Rewrite<TNode, TensorAnalysis>]) -> Outcome {
+fn check(
+    text: &str,
+    dims: &Dims,
+    rewrites: &[Rewrite<TNode, TensorAnalysis>],
+    figures: &mut OptimizeFigures,
+) -> Outcome {
     let Ok(generated) = parse_program(text) else {
         return Outcome::Fail("the generated program does not parse".into());
     };
@@ -183,12 +189,18 @@ fn check(text: &str, dims: &Dims, rewrites: &[Rewrite<TNode, TensorAnalysis>]) -
         iter_limit: 10,
         node_limit: 10_000,
         time_limit: Duration::from_millis(1000),
+        plateau_iters: match std::env::var("EQSCAN_PROPTEST_PLATEAU") {
+            Ok(v) => v.parse().ok().filter(|&k: &usize| k > 0),
+            Err(_) => Limits::default().plateau_iters,
+        },
     };
     let model = CostModel::with_dims(dims.clone());
+    let t0 = std::time::Instant::now();
     let report = match optimize(&expanded, rewrites, &limits, &model) {
         Ok(r) => r,
         Err(e) => return fail(format!("optimize: {e}")),
     };
+    figures.add("grad", &gtext, &report, t0.elapsed().as_secs_f64() * 1e3);
     let optimized = match run_program(&report.program, inputs.clone(), dims) {
         Ok(v) => v,
         Err(e) => return fail(format!("run optimized: {e}")),
@@ -226,10 +238,12 @@ fn gradients_of_random_programs() {
     let mut runner = TestRunner::new(config);
     let rewrites = default_rewrites().expect("shipped rules load");
     let counts = std::cell::RefCell::new((0usize, 0usize, 0usize));
+    let figures = std::cell::RefCell::new(OptimizeFigures::default());
+    let failed = std::cell::RefCell::new(BTreeMap::<String, usize>::new());
     let result = runner.run(&prop::collection::vec(any::<u8>(), 0..600), |stream| {
         let g = progen::program(&stream);
         let dims: Dims = [("T".to_string(), g.t)].into();
-        match check(&g.text, &dims, &rewrites) {
+        match check(&g.text, &dims, &rewrites, &mut figures.borrow_mut()) {
             Outcome::Pass { fd } => {
                 let mut c = counts.borrow_mut();
                 c.0 += 1;
@@ -240,11 +254,21 @@ fn gradients_of_random_programs() {
                 counts.borrow_mut().2 += 1;
                 Ok(())
             }
+            Outcome::Fail(m) if std::env::var("EQSCAN_PROPTEST_KEEP_GOING").is_ok() => {
+                let kind = m.split(':').next().unwrap_or("").to_string();
+                *failed.borrow_mut().entry(kind).or_insert(0) += 1;
+                Ok(())
+            }
             Outcome::Fail(m) => Err(TestCaseError::fail(m)),
         }
     });
+    eprintln!(
+        "failures by kind (EQSCAN_PROPTEST_KEEP_GOING): {:?}",
+        failed.borrow()
+    );
     let (pass, fd, skip) = *counts.borrow();
     eprintln!("{pass} gradient programs passed ({fd} with finite differences), {skip} skipped (nothing to differentiate)");
+    eprintln!("{}", figures.borrow().summary());
     if let Err(e) = result {
         panic!("{e}");
     }
