@@ -6,11 +6,11 @@
 //! shape equal, values within 1e-9 relative (and 1e-12 absolute, for the
 //! exact zeros a gradient may hold).
 //!
-//! The programs are `benches/grad_programs/NAME.sexp` ([`PROGRAMS`]),
-//! written with `grad` and every size symbolic. They join
-//! `benches/programs/` once the tests and benches that read every program
-//! there expand `grad` first (several call the saturation runner and the
-//! interpreter directly); T and N are bound from the fixtures' shapes
+//! The programs are `benches/programs/NAME.sexp` ([`PROGRAMS`]), beside
+//! the forward workloads, written with `grad` and every size symbolic
+//! (every test and bench that reads that folder expands `grad` first, as
+//! `eqscan run` and `optimize` do); T and N are bound from the fixtures'
+//! shapes
 //! (`reference.py --size small` divides T by 10 and every other dimension
 //! by 4). Per workload: `as_written` (the interpreter on the expanded
 //! program), `optimized` (saturated and extracted, on the interpreter and
@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// Where the programs are.
-const PROGRAMS: &str = "benches/grad_programs";
+const PROGRAMS: &str = "benches/programs";
 
 const RTOL: f64 = 1e-9;
 const ATOL: f64 = 1e-12;

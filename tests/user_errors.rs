@@ -163,6 +163,9 @@ fn valid_programs() -> Vec<Valid> {
         let mut dims = defaults.clone();
         dims.extend(header_pairs::<i64>(&text, "dims"));
         let program = parse_program(&text).unwrap_or_else(|e| panic!("{}", e.located(&rel(&path))));
+        // `eqscan run` expands `grad` before anything else.
+        let program =
+            eqscan::grad::expand(&program).unwrap_or_else(|e| panic!("{}: {e}", rel(&path)));
         out.push(Valid {
             name: rel(&path),
             program,

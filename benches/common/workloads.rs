@@ -1,16 +1,20 @@
-//! The eight workload programs of `benches/programs/`, shared by the
-//! benches (`benches/optimize.rs`, `benches/execute.rs`) and
-//! `tests/workloads.rs`: the files in name order, the medium sizes of each
-//! header's `(medium: T=... N=...)` line, and the data rule's input scales
+//! The workload programs of `benches/programs/` (the eight forward ones
+//! and the three gradient ones, `*_grad`), shared by the benches
+//! (`benches/optimize.rs`, `benches/execute.rs`): the files in name order,
+//! each program with its `grad`s expanded (what `eqscan run` and
+//! `optimize` work on), the medium sizes of each header's
+//! `(medium: T=... N=...)` line, and the data rule's input scales
 //! (WORKLOADS.md).
 
 #![allow(dead_code)] // each includer uses part of it
 
+use eqscan::grad::expand;
 use eqscan::lang::{parse_program, Program};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// One workload: its name (the file stem), its program and its text.
+/// One workload: its name (the file stem), its program (`grad`s
+/// expanded) and its text.
 pub struct Workload {
     pub name: String,
     pub program: Program,
@@ -35,7 +39,8 @@ pub fn workloads() -> Vec<Workload> {
                 .to_string_lossy()
                 .into_owned();
             let text = std::fs::read_to_string(&path).expect("read");
-            let program = parse_program(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let written = parse_program(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let program = expand(&written).unwrap_or_else(|e| panic!("{name}: {e}"));
             Workload {
                 name,
                 program,
@@ -70,7 +75,7 @@ pub fn medium_dims(text: &str, file: &str) -> BTreeMap<String, i64> {
 pub fn scales(name: &str) -> BTreeMap<String, f64> {
     let list: &[(&str, f64)] = match name {
         "invariant" => &[("A", 1.0 / 16.0)],
-        "rnn" => &[("W", 1.0 / 16.0), ("U", 1.0 / 16.0)],
+        "rnn" | "rnn_grad" => &[("W", 1.0 / 16.0), ("U", 1.0 / 16.0)],
         "output_push" => &[("W", 1.0 / 11.0), ("V", 1.0 / 11.0)],
         _ => &[],
     };

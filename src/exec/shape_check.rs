@@ -21,7 +21,10 @@
 //! - each shared variable's update against the variable's shape.
 //!
 //! The rule is: a program passes when it would pass the parser's check had
-//! its sizes been written as numbers. So a loop body is checked whatever
+//! its sizes been written as numbers, and no symbolic size of a node's type
+//! is negative at these sizes (a slice `x[0:-1]` has the symbolic length
+//! `T-1`: the optimizer reasons with it, `(T-1)+1 = T`, which holds only
+//! when `T >= 1`; at `T = 0` the program is refused in both modes). So a loop body is checked whatever
 //! its step count (a body that cannot run with these sizes is an error even
 //! in a loop of 0 steps, as it is with literal sizes), and so is a node no
 //! output reads. The executor alone would accept both (it never runs them),
@@ -225,6 +228,34 @@ impl Checker<'_> {
         Ok(Op::from_parts(kind, bound))
     }
 
+    /// The sentence for a symbolic size of `declared` (the node's type as
+    /// parsed) that is negative at these sizes where the bound type `got`
+    /// has a size (a slice `x[0:-1]` of a length-0 `x` has length 0, its
+    /// symbolic length `T-1` says -1), or `None`. Symbolic sizes are what
+    /// the optimizer reasons with (`(T-1)+1 = T`), so the sizes that make
+    /// one negative are refused, in both modes, before anything runs.
+    fn negative_symbolic_size(&self, declared: &Type, got: &Type) -> Option<String> {
+        declared
+            .shape
+            .iter()
+            .zip(&got.shape)
+            .enumerate()
+            .find_map(|(axis, (d, g))| {
+                let n = d.eval_signed(&|s| self.bind(s))?;
+                let at: Vec<String> = d
+                    .symbols()
+                    .filter_map(|s| self.bind(s).map(|v| format!("{s}={v}")))
+                    .collect();
+                (n < 0 && g.as_known().is_some_and(|g| i128::from(g) != n)).then(|| {
+                    format!(
+                        "axis {axis} has the symbolic size {d}, which is {n} at {}: \
+                         sizes that make a symbolic size negative are not supported",
+                        at.join(" ")
+                    )
+                })
+            })
+    }
+
     /// Checks graph `g` whose parameters have `params`; returns what it
     /// knows of every node.
     fn graph(&self, g: &Graph, params: &[Fact]) -> Result<Vec<Fact>, ExecError> {
@@ -263,10 +294,13 @@ impl Checker<'_> {
                     let args = (0..node.args.len())
                         .map(arg)
                         .collect::<Result<Vec<_>, _>>()?;
-                    Fact {
-                        tys: self.scan(scan, &args, &node.ty, span)?,
-                        value: None,
+                    let tys = self.scan(scan, &args, &node.ty, span)?;
+                    for (declared, got) in node.ty.iter().zip(&tys) {
+                        if let Some(msg) = self.negative_symbolic_size(declared, got) {
+                            return Err(op_err(msg));
+                        }
                     }
+                    Fact { tys, value: None }
                 }
                 op => {
                     let args = (0..node.args.len())
@@ -288,6 +322,9 @@ impl Checker<'_> {
                         })
                         .collect();
                     let ty = infer(op, &tys, &consts).map_err(&op_err)?;
+                    if let Some(msg) = self.negative_symbolic_size(node.ty(), &ty) {
+                        return Err(op_err(msg));
+                    }
                     let value = size_value(op, &ty, &args);
                     Fact {
                         tys: vec![ty],

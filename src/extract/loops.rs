@@ -406,6 +406,7 @@ mod tests {
         for f in &files {
             let text = std::fs::read_to_string(f).expect("read");
             let p = parse_program(&text).expect("parse");
+            let p = crate::grad::expand(&p).expect("grad expands");
             let sat = saturate(&p, &rewrites, &limits, false).expect("saturate");
             let (c1, e1, _) = extract_dag_with(&sat.egraph, sat.root, &m, None, true);
             let (c0, _, _) = extract_dag_with(&sat.egraph, sat.root, &m, None, false);

@@ -151,6 +151,22 @@ impl Dim {
         }
     }
 
+    /// The value of the affine expression itself with every symbol bound,
+    /// before [`Dim::eval`]'s clamp at 0 (`T-1` is -1 at `T = 0`), or
+    /// `None` when a symbol is unbound or the size is unknown.
+    pub fn eval_signed(&self, bind: &dyn Fn(&str) -> Option<i64>) -> Option<i128> {
+        match self {
+            Dim::Affine { constant, terms } => {
+                let mut v = *constant as i128;
+                for (s, c) in terms {
+                    v = v.saturating_add((*c as i128).saturating_mul(bind(s)? as i128));
+                }
+                Some(v)
+            }
+            Dim::Unknown => None,
+        }
+    }
+
     /// The symbols this size mentions.
     pub fn symbols(&self) -> impl Iterator<Item = &str> {
         let terms: &[(String, i64)] = match self {
