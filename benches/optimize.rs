@@ -9,7 +9,8 @@
 //!   e-graph's size, the stop reason and the split between saturation and
 //!   extraction, so that growth with K can be read off.
 //!
-//! `cargo bench --bench optimize` (quick: 10 samples, ~2 s a case).
+//! `cargo bench --bench optimize` (quick: 10 samples, ~2 s a case);
+//! `EQSCAN_BENCH_PLATEAU=0` turns the plateau stop off.
 
 mod chain;
 #[path = "common/workloads.rs"]
@@ -44,7 +45,21 @@ fn workloads() -> Vec<(String, Program, CostModel)> {
 }
 
 fn run(p: &Program, rewrites: &Rewrites, model: &CostModel) -> Report {
-    optimize(p, rewrites, &Limits::default(), model).expect("optimize")
+    optimize(p, rewrites, &limits(), model).expect("optimize")
+}
+
+/// The default limits; `EQSCAN_BENCH_PLATEAU=N` sets
+/// [`Limits::plateau_iters`] (0: no plateau stop, saturation as before
+/// issue 14), to compare the two in one build.
+fn limits() -> Limits {
+    let mut l = Limits::default();
+    if let Some(n) = std::env::var("EQSCAN_BENCH_PLATEAU")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        l.plateau_iters = (n > 0).then_some(n);
+    }
+    l
 }
 
 fn describe(what: &str, r: &Report) {

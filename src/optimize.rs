@@ -8,17 +8,28 @@
 //! The time limit bounds the whole [`optimize`] call, not only saturation;
 //! [`crate::extract::policy`] splits it between saturation and extraction
 //! and picks the extractor.
+//!
+//! Saturation is followed by a [`CostWatch`]: after each iteration the
+//! greedy extractor gives the best term's cost, and the run stops once it
+//! has not improved for [`Limits::plateau_iters`] iterations (most of an
+//! unsaturated run's iterations only grow the e-graph: commutativity,
+//! associativity and distributivity keep adding forms of the same cost).
+//! The cheapest term seen along the way is kept: greedy DAG extraction is
+//! not monotone in the e-graph, and a larger e-graph may give a slightly
+//! costlier term.
 
 use crate::egraph::analysis::TensorAnalysis;
-use crate::egraph::runner::{saturate_until, Limits, SaturateError, StopReason};
+use crate::egraph::runner::{saturate_watched, CostWatch, Limits, SaturateError, StopReason};
 use crate::egraph::term::TNode;
 use crate::egraph::term::{expr_to_program, program_to_expr, TermError};
 use crate::extract::cost::CostModel;
-use crate::extract::policy::{extract_within, extraction_deadline, saturation_budget};
+use crate::extract::policy::{extract_within, extraction_deadline, saturation_budget, Extraction};
 use crate::extract::{Extractor, ExtractorKind, ExtractorNote};
 use crate::lang::{print_program, Program, Type};
 use egg::Rewrite;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// Why a program could not be optimized.
@@ -152,15 +163,49 @@ pub fn optimize_with(
     let start = Instant::now();
     let cost_before = program_cost(p, model)?;
     let budget = saturation_budget(start, limits.time_limit);
-    let sat = saturate_until(p, rewrites, limits, &budget, false)?;
+    // The best term seen by the watch, and the cost the watch reads.
+    let best: Rc<RefCell<Option<Extraction>>> = Rc::new(RefCell::new(None));
+    let watch = {
+        let (model, best, deadline) = (model.clone(), best.clone(), budget.deadline);
+        CostWatch {
+            cost_of: Box::new(move |egraph, root| {
+                let x = extract_within(egraph, root, &model, &Extractor::Greedy, Some(deadline));
+                let cost = x.cost;
+                let mut best = best.borrow_mut();
+                if best.as_ref().is_none_or(|b| cost < b.cost) {
+                    *best = Some(x);
+                }
+                Some(cost)
+            }),
+        }
+    };
+    let sat = saturate_watched(p, rewrites, limits, &budget, false, Some(watch))?;
     let t0 = Instant::now();
-    let x = extract_within(
-        &sat.egraph,
-        sat.root,
-        model,
-        extractor,
-        Some(extraction_deadline(&budget)),
-    );
+    let watched = best.borrow_mut().take();
+    let x = match watched {
+        // At a plateau the e-graph is the one the watch last extracted
+        // from, with the greedy extractor asked for: nothing new to find.
+        Some(w)
+            if sat.stop_reason == StopReason::CostPlateau
+                && *extractor == Extractor::Greedy
+                && w.cost.is_finite() =>
+        {
+            w
+        }
+        w => {
+            let x = extract_within(
+                &sat.egraph,
+                sat.root,
+                model,
+                extractor,
+                Some(extraction_deadline(&budget)),
+            );
+            match w {
+                Some(w) if w.cost < x.cost => w,
+                _ => x,
+            }
+        }
+    };
     let (cost_after, expr) = (x.cost, x.expr);
     // Every parameter, the shared variables included (they are read like
     // inputs; the update values are the graph's last outputs).

@@ -1024,6 +1024,7 @@ fn optimize_in_time(p: &Program, secs: u64) -> Result<Result<Program, String>, S
             iter_limit: 10,
             node_limit: 10_000,
             time_limit: Duration::from_secs(1),
+            ..Limits::default()
         };
         let r = catch_unwind(AssertUnwindSafe(|| {
             optimize(&p, &rewrites, &limits, &CostModel::default())

@@ -3,6 +3,9 @@
 //! limit bounds the e-graph even when one rule matches thousands of times
 //! at once, and the iteration limit bounds the iterations.
 //!
+//! The plateau stop (`Limits::plateau_iters`) is off throughout: the
+//! sum's cost never improves, so it would end every run first.
+//!
 //! The load is a sum of 24 distinct inputs under blanket add commutativity
 //! and associativity (both directions): the e-graph grows without end (a
 //! class per subset of terms), the case rules/README.md warns about.
@@ -101,6 +104,7 @@ fn summary(r: &Report, wall: Duration) -> String {
 fn time_limit_bounds_the_whole_call() {
     let limits = Limits {
         time_limit: Duration::from_secs(1),
+        plateau_iters: None,
         ..Limits::default()
     };
     let (r, wall) = optimize_sum(&limits);
@@ -121,6 +125,7 @@ fn time_limit_alone_bounds_the_whole_call() {
         time_limit: Duration::from_secs(1),
         node_limit: 100_000_000,
         iter_limit: 100_000,
+        plateau_iters: None,
     };
     let (r, wall) = optimize_sum(&limits);
     eprintln!("only the time limit, 1 s: {}", summary(&r, wall));
@@ -136,6 +141,7 @@ fn time_limit_alone_bounds_the_whole_call() {
 fn tiny_time_limit() {
     let limits = Limits {
         time_limit: Duration::from_millis(20),
+        plateau_iters: None,
         ..Limits::default()
     };
     let (r, wall) = optimize_sum(&limits);
@@ -150,6 +156,7 @@ fn node_limit_bounds_the_egraph_in_the_library() {
     for node_limit in [1_000, 20_000] {
         let limits = Limits {
             node_limit,
+            plateau_iters: None,
             ..Limits::default()
         };
         let (r, wall) = optimize_sum(&limits);
@@ -157,6 +164,38 @@ fn node_limit_bounds_the_egraph_in_the_library() {
         assert_eq!(r.stop_reason, "node_limit");
         assert!(r.egraph_nodes <= node_limit + 100, "{}", summary(&r, wall));
     }
+}
+
+/// With the default plateau stop, the sum (whose cost no rewrite lowers)
+/// stops once `plateau_iters` iterations after the first have not
+/// improved it, long before any limit.
+#[test]
+fn plateau_stops_a_run_that_no_longer_improves() {
+    let limits = Limits::default();
+    let patience = limits.plateau_iters.expect("a default plateau");
+    let (r, wall) = optimize_sum(&limits);
+    eprintln!("default limits: {}", summary(&r, wall));
+    assert_eq!(r.stop_reason, "cost_plateau", "{}", summary(&r, wall));
+    // The first iteration, `patience` without a better cost, and the one
+    // the watch stopped before it ran (egg counts it).
+    assert_eq!(r.iterations, 2 + patience, "{}", summary(&r, wall));
+    assert!(r.egraph_nodes < Limits::default().node_limit);
+    // Turned off, the same run goes on to a limit.
+    let off = Limits {
+        plateau_iters: None,
+        iter_limit: 1 + patience + 2,
+        ..Limits::default()
+    };
+    let (r, wall) = optimize_sum(&off);
+    assert_ne!(r.stop_reason, "cost_plateau", "{}", summary(&r, wall));
+}
+
+/// `--plateau-iters N` sets the plateau; the report names the stop.
+#[test]
+fn cli_plateau_iters() {
+    let (json, _) = cli_optimize(&["--plateau-iters", "2"]);
+    assert_eq!(json["stop_reason"], "cost_plateau", "{json}");
+    assert_eq!(field(&json, "iterations"), 4, "{json}");
 }
 
 // ---- through the command line ----
@@ -181,8 +220,9 @@ fn scratch() -> (PathBuf, PathBuf) {
         .clone()
 }
 
-/// `eqscan optimize PROG --rules ac.rules --json ARGS...`: the report and
-/// the wall time of the process.
+/// `eqscan optimize PROG --rules ac.rules --json ARGS...` (with
+/// `--plateau-iters 0` unless ARGS set it): the report and the wall time
+/// of the process.
 fn cli_optimize(args: &[&str]) -> (serde_json::Value, Duration) {
     let (prog, rules) = scratch();
     let t0 = Instant::now();
@@ -192,6 +232,11 @@ fn cli_optimize(args: &[&str]) -> (serde_json::Value, Duration) {
         .arg("--rules")
         .arg(&rules)
         .arg("--json")
+        .args(if args.contains(&"--plateau-iters") {
+            &[][..]
+        } else {
+            &["--plateau-iters", "0"][..]
+        })
         .args(args)
         .output()
         .expect("run eqscan");

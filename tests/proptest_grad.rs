@@ -44,6 +44,7 @@ mod progen;
 
 use common::compare;
 use common::fd::fd_check;
+use common::optimize_figures::OptimizeFigures;
 use egg::Rewrite;
 use eqscan::egraph::analysis::TensorAnalysis;
 use eqscan::egraph::runner::Limits;
@@ -203,15 +204,38 @@ fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
 
 /// Checks the generated program `text`, a panic caught as a failure.
 fn check(text: &str, dims: &Dims, rewrites: &Rewrites, fd_every: u64) -> Outcome {
+    check_recording(
+        text,
+        dims,
+        rewrites,
+        fd_every,
+        &mut OptimizeFigures::default(),
+    )
+}
+
+/// [`check`], recording the optimizer's figures of the program in `figures`.
+fn check_recording(
+    text: &str,
+    dims: &Dims,
+    rewrites: &Rewrites,
+    fd_every: u64,
+    figures: &mut OptimizeFigures,
+) -> Outcome {
     match catch_unwind(AssertUnwindSafe(|| {
-        check_inner(text, dims, rewrites, fd_every)
+        check_inner(text, dims, rewrites, fd_every, figures)
     })) {
         Ok(o) => o,
         Err(e) => Outcome::Fail(format!("panic: {}", panic_message(e))),
     }
 }
 
-fn check_inner(text: &str, dims: &Dims, rewrites: &Rewrites, fd_every: u64) -> Outcome {
+fn check_inner(
+    text: &str,
+    dims: &Dims,
+    rewrites: &Rewrites,
+    fd_every: u64,
+    figures: &mut OptimizeFigures,
+) -> Outcome {
     let Ok(generated) = parse_program(text) else {
         return Outcome::Fail("generator: the generated program does not parse".into());
     };
@@ -240,12 +264,18 @@ fn check_inner(text: &str, dims: &Dims, rewrites: &Rewrites, fd_every: u64) -> O
         iter_limit: 10,
         node_limit: 10_000,
         time_limit: Duration::from_millis(1000),
+        plateau_iters: match std::env::var("EQSCAN_PROPTEST_PLATEAU") {
+            Ok(v) => v.parse().ok().filter(|&k: &usize| k > 0),
+            Err(_) => Limits::default().plateau_iters,
+        },
     };
     let model = CostModel::with_dims(dims.clone());
+    let t0 = std::time::Instant::now();
     let report = match optimize(&expanded, rewrites, &limits, &model) {
         Ok(r) => r,
         Err(e) => return fail(format!("optimize: {e}")),
     };
+    figures.add("grad", &gtext, &report, t0.elapsed().as_secs_f64() * 1e3);
     let optimized = match run_program(&report.program, inputs.clone(), dims) {
         Ok(v) => v,
         Err(e) => return fail(format!("run optimized: {e}")),
@@ -367,13 +397,14 @@ fn gradients_of_random_programs() {
     let rewrites = default_rewrites().expect("shipped rules load");
     let counts = std::cell::RefCell::new((0usize, 0usize, 0usize));
     let coverage = std::cell::RefCell::new(progen::Coverage::default());
+    let figures = std::cell::RefCell::new(OptimizeFigures::default());
     let failures: std::cell::RefCell<Vec<(String, String)>> = Default::default();
     let start = Instant::now();
     let result = runner.run(&prop::collection::vec(any::<u8>(), 0..600), |stream| {
         let g = progen::program(&stream);
         let dims: Dims = [("T".to_string(), g.t)].into();
         let text = g.text.clone();
-        match check(&text, &dims, &rewrites, fd_every) {
+        match check_recording(&text, &dims, &rewrites, fd_every, &mut figures.borrow_mut()) {
             Outcome::Pass { fd } => {
                 let mut c = counts.borrow_mut();
                 c.0 += 1;
@@ -400,6 +431,7 @@ fn gradients_of_random_programs() {
         failures.len(),
         start.elapsed().as_secs_f64()
     );
+    eprintln!("{}", figures.borrow().summary());
     let cov = coverage.borrow();
     let line: Vec<String> = progen::FEATURES
         .iter()

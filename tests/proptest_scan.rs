@@ -29,6 +29,12 @@
 //! - `EQSCAN_PROPTEST_SEED` — a fixed RNG seed (default: proptest's own);
 //! - `EQSCAN_PROPTEST_ITERS`, `_NODES`, `_TIME_MS` — saturation limits
 //!   (default 10 iterations, 10,000 nodes, 1,000 ms);
+//! - `EQSCAN_PROPTEST_PLATEAU` — iterations without a better cost before
+//!   saturation stops (`Limits::plateau_iters`; default the optimizer's,
+//!   0 never);
+//! - `EQSCAN_PROPTEST_FIGURES`, `EQSCAN_PROPTEST_UNSATURATED` — where to
+//!   write each program's optimizer figures, and the programs that did not
+//!   saturate (`tests/common/optimize_figures.rs`);
 //! - `EQSCAN_PROPTEST_RULES` — `default`, `scan` (the Scan rewrites alone)
 //!   or rule files `a.rules:b.rules` (with the Scan rewrites);
 //! - `EQSCAN_PROPTEST_KEEP_GOING` — record failures and go on; at the end
@@ -88,6 +94,13 @@ fn limits() -> Limits {
         iter_limit: env_num("EQSCAN_PROPTEST_ITERS", 10) as usize,
         node_limit: env_num("EQSCAN_PROPTEST_NODES", 10_000) as usize,
         time_limit: Duration::from_millis(env_num("EQSCAN_PROPTEST_TIME_MS", 1_000)),
+        plateau_iters: match env_num(
+            "EQSCAN_PROPTEST_PLATEAU",
+            Limits::default().plateau_iters.unwrap_or(0) as u64,
+        ) {
+            0 => None,
+            k => Some(k as usize),
+        },
     }
 }
 
@@ -133,6 +146,8 @@ struct Stats {
     slowest: (f64, String),
     /// Optimizing times in ms, to print a distribution.
     times: Vec<f64>,
+    /// Stop reasons, costs, times and e-graph sizes of the optimizer.
+    figures: common::optimize_figures::OptimizeFigures,
 }
 
 /// Optimizes `p`, turning a panic into an error.
@@ -438,6 +453,7 @@ fn check_optimized(
             }
         }
         s.times.push(ms);
+        s.figures.add("scan", text, &report, ms);
         if ms > s.slowest.0 {
             s.slowest = (ms, text.to_string());
         }
@@ -557,6 +573,7 @@ fn optimized_equals_unoptimized_on_random_loop_programs() {
             times.iter().sum::<f64>() / 1e3
         );
     }
+    eprintln!("{}", st.figures.summary());
     eprintln!("slowest case: {:.0} ms\n{}", st.slowest.0, st.slowest.1);
     let cov = &st.coverage;
     let line: Vec<String> = progen::FEATURES

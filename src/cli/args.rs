@@ -26,6 +26,11 @@ pub struct OptArgs {
     /// Stop saturating once the e-graph has N nodes.
     #[arg(long, value_name = "N", default_value_t = Limits::default().node_limit)]
     node_limit: usize,
+    /// Stop saturating once the optimized program's cost has not improved
+    /// for N iterations in a row (0: never).
+    #[arg(long, value_name = "N",
+          default_value_t = Limits::default().plateau_iters.unwrap_or(0))]
+    plateau_iters: usize,
     /// Stop saturating after SECS seconds (a finite positive number).
     #[arg(long, value_name = "SECS", value_parser = positive_seconds,
           default_value_t = Limits::default().time_limit.as_secs_f64())]
@@ -68,6 +73,7 @@ impl OptArgs {
             iter_limit: self.iter_limit,
             node_limit: self.node_limit,
             time_limit: seconds(self.time_limit),
+            plateau_iters: (self.plateau_iters > 0).then_some(self.plateau_iters),
         }
     }
 

@@ -1,13 +1,28 @@
 //! Saturation: a program's term in an e-graph, rewritten until saturation
 //! or a limit.
 //!
-//! Owns: [`Limits`] (iteration, node and time limits, with the defaults the
-//! command line documents), the [`Budget`] that leaves time for extraction,
-//! the [`ApplyGuard`] that holds rule appliers to both, the egg `Runner`
-//! with a `BackoffScheduler`, the figures of a run ([`Saturation`]), why
-//! it stopped ([`StopReason`]) and why it could not start
-//! ([`SaturateError`]).
-//! Must not: extract or execute.
+//! Owns: [`Limits`] (iteration, node and time limits and the cost
+//! plateau, with the defaults the command line documents), the [`Budget`]
+//! that leaves time for extraction, the [`ApplyGuard`] that holds rule
+//! appliers to both, the [`CostWatch`] that ends a run at a cost plateau,
+//! the egg `Runner` with a `BackoffScheduler`, the figures of a run
+//! ([`Saturation`], [`IterationFigures`]), why it stopped ([`StopReason`])
+//! and why it could not start ([`SaturateError`]).
+//! Must not: extract or execute (a [`CostWatch`] is given its cost
+//! function by the caller, `optimize`).
+//!
+//! Why a cost plateau: in the property runs of `tests/proptest_scan.rs`
+//! and `tests/proptest_grad.rs` (issue 14), one gradient program in ten
+//! ran to the iteration limit, and most saturating ones ran several
+//! iterations after their best term was found. The iterations that do not
+//! end are commutativity, associativity and distributivity (`mul-comm`,
+//! `mul-assoc` both ways, `mul-add-distrib` both ways, `sub-to-add-neg`
+//! and `neg-mul` both ways, `add-assoc`) enumerating forms of the same
+//! cost, and the backoff scheduler's bans, which keep a run going until
+//! every banned rule has had its turn again. Stopping after
+//! [`Limits::DEFAULT_PLATEAU_ITERS`] iterations without a cheaper term
+//! (chosen by measurement against 2, and against smaller backoff
+//! match limits, which cost more than they saved) ends those runs.
 //!
 //! egg checks its node and time limits only between two rules, and a rule
 //! may be applied to a hundred thousand matches at once (the scheduler's
@@ -37,19 +52,24 @@ pub enum StopReason {
     NodeLimit,
     /// The time limit (or the time kept back for extraction) was reached.
     TimeLimit,
+    /// The cost of the best term had not improved for
+    /// [`Limits::plateau_iters`] iterations (only when a [`CostWatch`]
+    /// follows the run).
+    CostPlateau,
     /// Anything else egg reports (not expected).
     Other,
 }
 
 impl StopReason {
     /// SPEC §3's name: `saturated`, `iteration_limit`, `node_limit`,
-    /// `time_limit` (or `other`).
+    /// `time_limit`, `cost_plateau` (or `other`).
     pub fn name(self) -> &'static str {
         match self {
             StopReason::Saturated => "saturated",
             StopReason::IterationLimit => "iteration_limit",
             StopReason::NodeLimit => "node_limit",
             StopReason::TimeLimit => "time_limit",
+            StopReason::CostPlateau => "cost_plateau",
             StopReason::Other => "other",
         }
     }
@@ -68,6 +88,9 @@ impl StopReason {
             }
             Some(egg::StopReason::Other(s)) if s == StopReason::NodeLimit.name() => {
                 StopReason::NodeLimit
+            }
+            Some(egg::StopReason::Other(s)) if s == StopReason::CostPlateau.name() => {
+                StopReason::CostPlateau
             }
             Some(egg::StopReason::Other(_)) => StopReason::Other,
         }
@@ -107,6 +130,16 @@ pub struct Limits {
     pub node_limit: usize,
     /// Stop after this much time (default 5 s).
     pub time_limit: Duration,
+    /// Stop once the cost of the best term has not improved for this many
+    /// iterations in a row (default [`Limits::DEFAULT_PLATEAU_ITERS`];
+    /// `None`: never). Only a run that a [`CostWatch`] follows can tell
+    /// (the optimizer's); [`saturate`] alone ignores it.
+    pub plateau_iters: Option<usize>,
+}
+
+impl Limits {
+    /// The default of [`Limits::plateau_iters`].
+    pub const DEFAULT_PLATEAU_ITERS: usize = 3;
 }
 
 impl Default for Limits {
@@ -115,6 +148,7 @@ impl Default for Limits {
             iter_limit: 30,
             node_limit: 50_000,
             time_limit: Duration::from_secs(5),
+            plateau_iters: Some(Limits::DEFAULT_PLATEAU_ITERS),
         }
     }
 }
@@ -203,6 +237,17 @@ impl ApplyGuard {
     }
 }
 
+/// What one saturation iteration did.
+#[derive(Clone, Debug)]
+pub struct IterationFigures {
+    /// E-nodes when the iteration began.
+    pub nodes: usize,
+    /// E-classes when the iteration began.
+    pub classes: usize,
+    /// Applications per rule (rules that changed the e-graph).
+    pub applied: Vec<(String, usize)>,
+}
+
 /// The outcome of a saturation run.
 pub struct Saturation {
     /// The saturated e-graph.
@@ -215,6 +260,8 @@ pub struct Saturation {
     pub iterations: usize,
     /// How often each rule was applied (only rules that fired).
     pub rules_applied: BTreeMap<String, usize>,
+    /// Each iteration's figures, in order.
+    pub per_iteration: Vec<IterationFigures>,
     /// Wall time of the run.
     pub time: Duration,
 }
@@ -247,6 +294,67 @@ pub fn saturate_until(
     budget: &Budget,
     explanations: bool,
 ) -> Result<Saturation, SaturateError> {
+    saturate_watched(p, rewrites, limits, budget, explanations, None)
+}
+
+/// What the cost of the program's best term is in an e-graph: the
+/// function a [`CostWatch`] calls (`None`: not known, counted as no
+/// improvement).
+pub type CostOf = Box<dyn FnMut(&EGraph, Id) -> Option<f64>>;
+
+/// Follows the cost of the program's best term during saturation, to
+/// stop the run once it no longer improves ([`Limits::plateau_iters`]).
+///
+/// Before each iteration but the first, [`CostWatch::cost_of`] is given
+/// the e-graph as the previous iteration left it and the root's class;
+/// the run stops with [`StopReason::CostPlateau`] once the cost has not
+/// gone below the best seen (by more than a relative `1e-12`) for
+/// `plateau_iters` iterations in a row. The e-graph is then exactly the
+/// one last given to `cost_of`.
+pub struct CostWatch {
+    /// The cost of the root's best term in an e-graph.
+    pub cost_of: CostOf,
+}
+
+/// Where a [`CostWatch`] stands: the best cost seen and the iterations
+/// since it was seen.
+struct Plateau {
+    best: f64,
+    since: usize,
+    patience: usize,
+}
+
+impl Plateau {
+    /// Takes the cost after an iteration; true when the run should stop.
+    fn stalled(&mut self, cost: Option<f64>) -> bool {
+        // Below the best by more than rounding (any finite cost is below
+        // an infinite best).
+        let bar = if self.best.is_finite() {
+            self.best - 1e-12 * self.best.abs()
+        } else {
+            self.best
+        };
+        match cost {
+            Some(c) if c < bar => {
+                self.best = c;
+                self.since = 0;
+            }
+            _ => self.since += 1,
+        }
+        self.since >= self.patience
+    }
+}
+
+/// [`saturate_until`] followed by `watch` (if any), which stops the run
+/// at a cost plateau (see [`CostWatch`]).
+pub fn saturate_watched(
+    p: &Program,
+    rewrites: &[Rewrite<TNode, TensorAnalysis>],
+    limits: &Limits,
+    budget: &Budget,
+    explanations: bool,
+    watch: Option<CostWatch>,
+) -> Result<Saturation, SaturateError> {
     let expr = program_to_expr(p).map_err(SaturateError::Term)?;
     let start = Instant::now();
     let mut egraph = EGraph::new(TensorAnalysis {
@@ -257,6 +365,17 @@ pub fn saturate_until(
     if explanations {
         egraph = egraph.with_explanations_enabled();
     }
+    let mut watch = match (watch, limits.plateau_iters) {
+        (Some(w), Some(patience)) if patience > 0 => Some((
+            w,
+            Plateau {
+                best: f64::INFINITY,
+                since: 0,
+                patience,
+            },
+        )),
+        _ => None,
+    };
     let runner = Runner::default()
         .with_egraph(egraph)
         .with_expr(&expr)
@@ -264,26 +383,50 @@ pub fn saturate_until(
         .with_node_limit(limits.node_limit)
         .with_time_limit(budget.deadline.saturating_duration_since(start))
         .with_scheduler(BackoffScheduler::default())
-        .with_hook(|runner| {
+        .with_hook(move |runner| {
             // Before each iteration: count it (rewrites that share work
             // within an iteration read the count), and end the run if a
             // limit is reached.
             runner.egraph.analysis.iteration += 1;
             let nodes = runner.egraph.total_size();
-            match runner.egraph.analysis.guard.as_mut() {
-                Some(g) => match g.check_now(nodes) {
-                    Some(reason) => Err(reason.name().to_string()),
-                    None => Ok(()),
-                },
-                None => Ok(()),
+            if let Some(reason) = runner
+                .egraph
+                .analysis
+                .guard
+                .as_mut()
+                .and_then(|g| g.check_now(nodes))
+            {
+                return Err(reason.name().to_string());
             }
+            // After each iteration (not before the first): the best
+            // term's cost, and a stop at a plateau.
+            if let (Some((w, plateau)), Some(&root)) = (watch.as_mut(), runner.roots.first()) {
+                if runner.egraph.analysis.iteration > 1 {
+                    let root = runner.egraph.find(root);
+                    let cost = (w.cost_of)(&runner.egraph, root);
+                    if plateau.stalled(cost) {
+                        return Err(StopReason::CostPlateau.name().to_string());
+                    }
+                }
+            }
+            Ok(())
         })
         .run(rewrites.iter());
     let mut applied: BTreeMap<String, usize> = BTreeMap::new();
+    let mut per_iteration = Vec::new();
     for it in &runner.iterations {
         for (name, n) in &it.applied {
             *applied.entry(name.to_string()).or_insert(0) += n;
         }
+        per_iteration.push(IterationFigures {
+            nodes: it.egraph_nodes,
+            classes: it.egraph_classes,
+            applied: it
+                .applied
+                .iter()
+                .map(|(r, n)| (r.to_string(), *n))
+                .collect(),
+        });
     }
     let root = runner.roots.first().copied().ok_or(SaturateError::NoRoot)?;
     let mut egraph = runner.egraph;
@@ -299,7 +442,56 @@ pub fn saturate_until(
         stop_reason,
         iterations: runner.iterations.len(),
         rules_applied: applied,
+        per_iteration,
         egraph,
         time: start.elapsed(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plateau(patience: usize) -> Plateau {
+        Plateau {
+            best: f64::INFINITY,
+            since: 0,
+            patience,
+        }
+    }
+
+    /// The run stops after `patience` iterations in a row without a
+    /// better cost; an improvement starts the count again.
+    #[test]
+    fn plateau_counts_iterations_without_improvement() {
+        let mut p = plateau(3);
+        let costs = [10.0, 8.0, 8.0, 9.0, 7.0, 7.0, 7.0, 7.0];
+        let stalled: Vec<bool> = costs.iter().map(|&c| p.stalled(Some(c))).collect();
+        assert_eq!(
+            stalled,
+            [false, false, false, false, false, false, false, true],
+            "{costs:?}"
+        );
+        assert_eq!(p.best, 7.0);
+    }
+
+    /// An unknown cost and a gain within rounding count as no
+    /// improvement.
+    #[test]
+    fn plateau_ignores_unknown_costs_and_rounding() {
+        let mut p = plateau(2);
+        assert!(!p.stalled(Some(1e6)));
+        assert!(!p.stalled(Some(1e6 * (1.0 - 1e-15))));
+        assert!(p.stalled(None));
+        assert_eq!(p.best, 1e6);
+    }
+
+    #[test]
+    fn cost_plateau_has_its_spec_name() {
+        assert_eq!(StopReason::CostPlateau.name(), "cost_plateau");
+        assert_eq!(
+            StopReason::from_egg(&Some(egg::StopReason::Other("cost_plateau".into()))),
+            StopReason::CostPlateau
+        );
+    }
 }

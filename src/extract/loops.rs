@@ -399,6 +399,7 @@ mod tests {
             iter_limit: 10,
             node_limit: 20_000,
             time_limit: Duration::from_secs(30),
+            ..Limits::default()
         };
         let m = CostModel::default();
         let mut cheaper = 0;

@@ -6,6 +6,7 @@
 
 pub mod fd;
 pub mod harness;
+pub mod optimize_figures;
 
 use eqscan::exec::Value;
 use std::collections::BTreeMap;
