@@ -74,7 +74,11 @@ fn snapshot_of(name: &str) -> String {
 /// `GROUP::STEM::optimized` for an optimized form).
 fn cases() -> Vec<(String, Case)> {
     let mut out = Vec::new();
-    let mut add = |trial: String, name: String, text: &str, dims: Dims| match parse_program(text) {
+    // `grad`s expanded (the gradient workloads hold them), as `eqscan run`
+    // does before anything runs.
+    let mut add = |trial: String, name: String, text: &str, dims: Dims| match parse_program(text)
+        .map(|p| eqscan::grad::expand(&p).unwrap_or_else(|e| panic!("{name}: {e}")))
+    {
         Ok(program) => out.push((
             trial,
             Case {

@@ -1,9 +1,10 @@
 ; neg_mitmot_merge with a tape of in taps (0 1), out tap (1): as a carry
 ; (scan-mitmot-to-carry) the mitmot loop is an ordinary loop, and
 ; scan-merge may merge it with the other; the cost model keeps what is
-; cheaper. The tape's value must be unchanged.
+; cheaper. The tape's value must be unchanged. The carry's update is
+; linear, so scan-to-linrec then takes that loop out: one loop is left.
 ; dims: T=5 N=2
-; scans_after: 2
+; scans_after: 1
 ; fires: scan-mitmot-to-carry scan-merge
 (program eq_mitmot_carry_merge
   (input X (f64 T N))
