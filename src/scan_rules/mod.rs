@@ -63,6 +63,32 @@ use crate::egraph::union::union_allowed;
 use crate::lang::Scalar;
 use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
 
+/// Matches every class holding a node with head `.0` (the applier takes
+/// the nodes apart itself): `proj` for the rules that rewrite one loop
+/// output, `sum` for the ones that rewrite a reduction of a loop's output.
+#[derive(Clone, Debug)]
+pub struct ClassesWithHead(pub Head);
+
+impl Searcher<TNode, TensorAnalysis> for ClassesWithHead {
+    fn search_eclass_with_limit(
+        &self,
+        egraph: &EGraph,
+        eclass: Id,
+        limit: usize,
+    ) -> Option<SearchMatches<'_, TNode>> {
+        let has = egraph[eclass].nodes.iter().any(|n| n.head == self.0);
+        (limit > 0 && has).then(|| SearchMatches {
+            eclass,
+            substs: vec![Subst::default()],
+            ast: None,
+        })
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        Vec::new()
+    }
+}
+
 /// What a per-scan rule does to one scan node: the classes it changed.
 pub type ScanFn = fn(&mut EGraph, &scan_node::ScanNode, Symbol) -> Vec<Id>;
 

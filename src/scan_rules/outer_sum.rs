@@ -21,38 +21,15 @@ use super::union_checked;
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, Lit, OpKind, TNode};
 use crate::lang::{BinaryOp, Dim, ReduceOp, Scalar, Type};
-use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
+use egg::{Applier, Id, PatternAst, Rewrite, Subst, Symbol, Var};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    Rewrite::new("sum-outer-products", SumClasses, OuterSum)
-}
-
-/// Matches classes that hold a `sum` node.
-#[derive(Clone, Debug, Default)]
-struct SumClasses;
-
-impl Searcher<TNode, TensorAnalysis> for SumClasses {
-    fn search_eclass_with_limit(
-        &self,
-        egraph: &EGraph,
-        eclass: Id,
-        limit: usize,
-    ) -> Option<SearchMatches<'_, TNode>> {
-        let has = egraph[eclass]
-            .nodes
-            .iter()
-            .any(|n| n.head == Head::Op(OpKind::Reduce(ReduceOp::Sum)));
-        (limit > 0 && has).then(|| SearchMatches {
-            eclass,
-            substs: vec![Subst::default()],
-            ast: None,
-        })
-    }
-
-    fn vars(&self) -> Vec<Var> {
-        Vec::new()
-    }
+    Rewrite::new(
+        "sum-outer-products",
+        super::ClassesWithHead(Head::Op(OpKind::Reduce(ReduceOp::Sum))),
+        OuterSum,
+    )
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -23,41 +23,18 @@ use super::{union_checked, MAX_VARIANTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::{BinaryOp, OutputInfo, Scalar};
-use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
-
-/// Matches classes that hold a `proj` node.
-#[derive(Clone, Debug, Default)]
-struct ProjClasses;
-
-impl Searcher<TNode, TensorAnalysis> for ProjClasses {
-    fn search_eclass_with_limit(
-        &self,
-        egraph: &EGraph,
-        eclass: Id,
-        limit: usize,
-    ) -> Option<SearchMatches<'_, TNode>> {
-        let has = egraph[eclass]
-            .nodes
-            .iter()
-            .any(|n| n.head == Head::Op(OpKind::Proj));
-        (limit > 0 && has).then(|| SearchMatches {
-            eclass,
-            substs: vec![Subst::default()],
-            ast: None,
-        })
-    }
-
-    fn vars(&self) -> Vec<Var> {
-        Vec::new()
-    }
-}
+use egg::{Applier, Id, PatternAst, Rewrite, Subst, Symbol, Var};
 
 #[derive(Clone, Copy)]
 struct ToLinRec;
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    Rewrite::new("scan-to-linrec", ProjClasses, ToLinRec)
+    Rewrite::new(
+        "scan-to-linrec",
+        super::ClassesWithHead(Head::Op(OpKind::Proj)),
+        ToLinRec,
+    )
 }
 
 impl Applier<TNode, TensorAnalysis> for ToLinRec {

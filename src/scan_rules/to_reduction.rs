@@ -24,34 +24,7 @@ use super::{union_checked, MAX_VARIANTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::{BinaryOp, CumOp, OutputInfo, ReduceOp, Scalar};
-use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
-
-/// Matches classes that hold a `proj` node.
-#[derive(Clone, Debug, Default)]
-struct ProjClasses;
-
-impl Searcher<TNode, TensorAnalysis> for ProjClasses {
-    fn search_eclass_with_limit(
-        &self,
-        egraph: &EGraph,
-        eclass: Id,
-        limit: usize,
-    ) -> Option<SearchMatches<'_, TNode>> {
-        let has = egraph[eclass]
-            .nodes
-            .iter()
-            .any(|n| n.head == Head::Op(OpKind::Proj));
-        (limit > 0 && has).then(|| SearchMatches {
-            eclass,
-            substs: vec![Subst::default()],
-            ast: None,
-        })
-    }
-
-    fn vars(&self) -> Vec<Var> {
-        Vec::new()
-    }
-}
+use egg::{Applier, Id, PatternAst, Rewrite, Subst, Symbol, Var};
 
 /// Which reads of the state the rule rewrites.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,14 +40,18 @@ struct ToReduction(Read);
 
 /// The rule for a state read at its end.
 pub fn rewrite() -> super::ScanRewrite {
-    Rewrite::new("scan-to-reduction", ProjClasses, ToReduction(Read::Last))
+    Rewrite::new(
+        "scan-to-reduction",
+        super::ClassesWithHead(Head::Op(OpKind::Proj)),
+        ToReduction(Read::Last),
+    )
 }
 
 /// The rule for a state read at every step.
 pub fn rewrite_every_step() -> super::ScanRewrite {
     Rewrite::new(
         "scan-to-cumulative",
-        ProjClasses,
+        super::ClassesWithHead(Head::Op(OpKind::Proj)),
         ToReduction(Read::EveryStep),
     )
 }
