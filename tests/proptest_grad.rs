@@ -478,14 +478,7 @@ fn gradients_of_random_programs() {
     }
     if !report.is_empty() {
         let dir = tmp_file("proptest_grad_failures");
-        let _ = std::fs::create_dir_all(&dir);
-        let mut all = Vec::new();
-        for (k, (text, msg)) in report.iter().enumerate() {
-            let path = dir.join(format!("{seed}_{k:03}.sexp"));
-            let _ = std::fs::write(&path, text);
-            all.push(format!("--- {} ---\n{text}{msg}", path.display()));
-        }
-        panic!("property failed; reduced programs:\n{}", all.join("\n\n"));
+        common::fail_with_reduced(&dir, &format!("{seed}_"), &report);
     }
     assert!(pass > 0, "no program was checked");
 }

@@ -650,14 +650,7 @@ fn optimized_equals_unoptimized_on_random_loop_programs() {
         }
     }
     if !report.is_empty() {
-        let _ = std::fs::create_dir_all(&dir);
-        let mut all = Vec::new();
-        for (k, (text, msg)) in report.iter().enumerate() {
-            let path = dir.join(format!("{k:03}.sexp"));
-            let _ = std::fs::write(&path, text);
-            all.push(format!("--- {} ---\n{text}{msg}", path.display()));
-        }
-        panic!("property failed; reduced programs:\n{}", all.join("\n\n"));
+        common::fail_with_reduced(&dir, "", &report);
     }
     if cases >= 200 {
         let missing: Vec<&&str> = progen::FEATURES

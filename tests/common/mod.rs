@@ -181,3 +181,17 @@ pub fn optimized_snapshot(report: &eqscan::optimize::Report, program_text: &str)
         report.cost_before, report.cost_after
     )
 }
+
+/// Ends a property run that failed: writes each reduced program of
+/// `report` (its text, the failure's message) to `DIR/PREFIXkkk.sexp` and
+/// panics with all of them, so a failure can be read and replayed.
+pub fn fail_with_reduced(dir: &Path, prefix: &str, report: &[(String, String)]) -> ! {
+    let _ = std::fs::create_dir_all(dir);
+    let mut all = Vec::new();
+    for (k, (text, msg)) in report.iter().enumerate() {
+        let path = dir.join(format!("{prefix}{k:03}.sexp"));
+        let _ = std::fs::write(&path, text);
+        all.push(format!("--- {} ---\n{text}{msg}", path.display()));
+    }
+    panic!("property failed; reduced programs:\n{}", all.join("\n\n"));
+}
