@@ -92,6 +92,12 @@ pub struct TensorAnalysis {
     /// (the Scan rewrites) check it, so one rule's matches cannot overrun
     /// the time limit egg checks only between rules.
     pub deadline: Option<std::time::Instant>,
+    /// The scan classes the Scan rewrites skip this iteration (see
+    /// [`crate::egraph::retired`]).
+    pub retired: std::collections::HashSet<egg::Id>,
+    /// The scan classes whose outputs were all loop-free at the start of
+    /// this iteration (retired once they are again at the next).
+    pub loop_free_scans: std::collections::HashSet<egg::Id>,
     /// Calls of [`Self::out_of_time`] so far.
     pub clock_calls: std::cell::Cell<u32>,
     /// The deadline was found passed.

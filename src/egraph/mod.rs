@@ -5,7 +5,8 @@
 //! to programs, through the typed builder), [`analysis`] (the
 //! type, constant, value range and dependences of every class, with
 //! constant folding), [`range`] (the value-range facts), [`union`] (which
-//! unions a rewrite may make) and [`runner`] (saturation with its limits,
+//! unions a rewrite may make), [`retired`] (loops whose outputs all have
+//! loop-free forms) and [`runner`] (saturation with its limits,
 //! deadline, guard and counters).
 //!
 //! Must not: hold rewrite rules (`rules`, `scan_rules`), costs or
@@ -15,6 +16,7 @@
 
 pub mod analysis;
 pub mod range;
+pub mod retired;
 pub mod runner;
 pub mod term;
 pub mod to_program;

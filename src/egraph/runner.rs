@@ -385,9 +385,16 @@ pub fn saturate_watched(
         .with_scheduler(BackoffScheduler::default())
         .with_hook(move |runner| {
             // Before each iteration: count it (rewrites that share work
-            // within an iteration read the count), and end the run if a
-            // limit is reached.
+            // within an iteration read the count), note the retired loops,
+            // and end the run if a limit is reached.
             runner.egraph.analysis.iteration += 1;
+            let now = super::retired::loop_free_scans(&runner.egraph);
+            let before = std::mem::replace(&mut runner.egraph.analysis.loop_free_scans, now);
+            runner.egraph.analysis.retired = before
+                .iter()
+                .map(|c| runner.egraph.find(*c))
+                .filter(|c| runner.egraph.analysis.loop_free_scans.contains(c))
+                .collect();
             let nodes = runner.egraph.total_size();
             if let Some(reason) = runner
                 .egraph

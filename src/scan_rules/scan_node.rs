@@ -44,8 +44,13 @@ impl ScanNode {
         })
     }
 
-    /// Every well-formed scan node of `class`, in the class's node order.
+    /// Every well-formed scan node of `class`, in the class's node order;
+    /// none when the class is retired (every output of the loop has a
+    /// loop-free form: see [`crate::egraph::retired`]).
     pub fn all_in(egraph: &EGraph, class: Id) -> Vec<ScanNode> {
+        if egraph.analysis.retired.contains(&egraph.find(class)) {
+            return Vec::new();
+        }
         egraph[class]
             .nodes
             .iter()
