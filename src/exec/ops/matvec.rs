@@ -240,6 +240,29 @@ mod tests {
     }
 
     #[test]
+    fn a_transposed_matrix_takes_the_column_kernel_past_one_block() {
+        // 300 output elements: two blocks of columns; 21 rows: two groups
+        // of eight lanes and a tail of five.
+        let (a, _) = data(21, 300);
+        let xs = Array1::from_shape_fn(21, |i| (i as f64 * 0.53).sin());
+        let mut y = vec![0.0; 300];
+        assert!(gemv_cols(&a.view(), xs.as_slice().unwrap(), &mut y));
+        let want = a.t().dot(&xs);
+        for (p, q) in y.iter().zip(&want) {
+            assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} vs {q}");
+        }
+        // Each element is the canonical inner product of a column.
+        for (c, yc) in y.iter().enumerate() {
+            let col = a.column(c).to_owned();
+            assert_eq!(yc.to_bits(), inner(&col.view(), &xs.view()).to_bits());
+        }
+        // Rows that are not contiguous: the kernel declines.
+        let wide = Array2::from_shape_fn((21, 600), |(i, j)| a[[i, j / 2]]);
+        let strided = wide.slice(ndarray::s![.., ..;2]);
+        assert!(!gemv_cols(&strided, xs.as_slice().unwrap(), &mut y));
+    }
+
+    #[test]
     fn a_strided_result_is_written_in_place() {
         let (a, x) = data(6, 10);
         let mut wide = Array1::from_elem(12, -1.0);
