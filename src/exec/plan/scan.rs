@@ -9,8 +9,10 @@
 //! interpreter ([`crate::exec::run`]) uses too (`exec::loop_frame`); this
 //! file keeps only the storage. Body parameters are views (a row of a
 //! sequence, a row of an output buffer, an init, a non-sequence): no step
-//! copies its inputs. Each step copies the body's results into its row of
-//! the output buffers (a ring buffer of K rows for `(keep K)`, rotated to
+//! copies its inputs. One exception, once per call rather than per step: a
+//! transposed matrix that the body reads only through `dot` is given as a
+//! row-major copy, so the matrix-vector products run the row kernel.
+//! Each step copies the body's results into its row of the output buffers (a ring buffer of K rows for `(keep K)`, rotated to
 //! chronological order at the end), so once the buffers and the body's
 //! slots have their sizes a step allocates nothing. A mitmot's buffer is
 //! its tape, copied in once per call; in taps are views of its slots, and
