@@ -1232,6 +1232,23 @@ def logsumexp_extreme(d, n):
 
 
 @scan
+def transposed_invariant_dot(d, n):
+    W, V, X, h0 = d["W"], d["V"], d["X"], d["h0"]
+    Wt, Vt = W.T, V.T
+    T = len(X)
+    H = steps(T, h0.shape)
+    S = steps(T, ())
+    P = steps(T, (len(h0), 1))
+    h = h0
+    for t in range(T):
+        S[t] = np.sum(Vt * Vt)
+        P[t] = Wt @ h[:, None]
+        h = np.tanh(Wt @ h + X[t] @ Vt)
+        H[t] = h
+    return (H, S, P)
+
+
+@scan
 def hmm_forward_logspace(d, n):
     logA, E, a0 = d["logA"], d["E"], d["a0"]
     T = len(E)

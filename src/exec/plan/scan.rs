@@ -9,8 +9,10 @@
 //! interpreter ([`crate::exec::run`]) uses too (`exec::loop_frame`); this
 //! file keeps only the storage. Body parameters are views (a row of a
 //! sequence, a row of an output buffer, an init, a non-sequence): no step
-//! copies its inputs. Each step copies the body's results into its row of
-//! the output buffers (a ring buffer of K rows for `(keep K)`, rotated to
+//! copies its inputs. One exception, once per call rather than per step: a
+//! transposed matrix that the body reads only through `dot` is given as a
+//! row-major copy, so the matrix-vector products run the row kernel.
+//! Each step copies the body's results into its row of the output buffers (a ring buffer of K rows for `(keep K)`, rotated to
 //! chronological order at the end), so once the buffers and the body's
 //! slots have their sizes a step allocates nothing. A mitmot's buffer is
 //! its tape, copied in once per call; in taps are views of its slots, and
@@ -26,7 +28,7 @@ use crate::exec::budget::Allocation;
 use crate::exec::error::{ExecError, LoopError};
 use crate::exec::loop_frame::{LoopFrame, StateRead};
 use crate::exec::value::{with_elem, Elem, Value};
-use crate::lang::program::{NodeId, Scan};
+use crate::lang::program::{Graph, NodeId, Scan};
 use crate::lang::{BodyOutput, BodyParam, DType, Op};
 use ndarray::Axis;
 
@@ -39,17 +41,72 @@ pub struct ScanPlan {
     pub params: Vec<BodyParam>,
     /// What each body result is for (its output, and a mitmot's out tap).
     pub results: Vec<BodyOutput>,
+    /// Per non-sequence: the body reads it only as an operand of `dot`,
+    /// so a transposed matrix may be given to the body as a row-major
+    /// copy (see [`row_major_invariant`]).
+    pub product_only: Vec<bool>,
 }
 
 impl ScanPlan {
     /// Compiles a scan's body and its parameter map.
     pub fn compile(scan: &Scan, options: PlanOptions) -> Result<ScanPlan, ExecError> {
+        let params = scan.sig.body_params();
+        let n_non_seqs = scan.sig.non_seq_args().count();
+        let product_only = (0..n_non_seqs)
+            .map(|j| {
+                let k = params
+                    .iter()
+                    .position(|p| matches!(p, BodyParam::NonSequence(n) if *n == j));
+                k.is_some_and(|k| read_only_by_dot(&scan.body, k))
+            })
+            .collect();
         Ok(ScanPlan {
             body: GraphPlan::compile(&scan.body, options)?,
-            params: scan.sig.body_params(),
+            params,
             results: scan.sig.body_outputs(),
+            product_only,
         })
     }
+}
+
+/// Whether body parameter `k` is read, and only as an operand of `dot`
+/// (not an output of the body either).
+fn read_only_by_dot(body: &Graph, k: usize) -> bool {
+    let Some(p) = body
+        .nodes
+        .iter()
+        .position(|n| matches!(n.op, Op::Input(i) if i == k))
+    else {
+        return false;
+    };
+    let mut read = false;
+    for n in &body.nodes {
+        if n.args.iter().any(|a| a.0 == p) {
+            if !matches!(n.op, Op::Dot) {
+                return false;
+            }
+            read = true;
+        }
+    }
+    read && body.outputs.iter().all(|o| o.0 != p)
+}
+
+/// Whether a loop of `steps` steps should read invariant `v` (read only
+/// by `dot`) from a row-major copy: `v` is a transposed row-major matrix
+/// of floats (`W` read as `Wᵀ`), and the loop takes two steps or more.
+/// The matrix-vector kernels give the same bits for every layout, but a
+/// column-major matrix goes through the slower column kernel at every
+/// step, where one copy before the loop costs less than one step.
+fn row_major_invariant(v: &ValView<'_>, steps: usize) -> bool {
+    fn transposed<T>(a: &ndarray::ArrayViewD<'_, T>) -> bool {
+        a.ndim() == 2 && a.len() > 1 && !a.is_standard_layout() && a.t().is_standard_layout()
+    }
+    steps >= 2
+        && match v {
+            ValView::F64(a) => transposed(a),
+            ValView::F32(a) => transposed(a),
+            ValView::I64(_) | ValView::Bool(_) => false,
+        }
 }
 
 /// The runtime of one scan node, kept across steps and calls.
@@ -59,6 +116,11 @@ pub struct ScanRt {
     /// Copies of body results that are views of the step's parameters
     /// (they must be read before the output buffers are written).
     scratch: Vec<Option<Value>>,
+    /// Row-major copies of transposed invariants, one per non-sequence
+    /// (see [`row_major_invariant`]); the storage is kept across calls.
+    invariants: Vec<Option<Value>>,
+    /// The bytes the copies of this call hold (on the meter).
+    invariants_held: usize,
 }
 
 impl ScanRt {
@@ -66,6 +128,8 @@ impl ScanRt {
         ScanRt {
             body: GraphRt::new(&plan.body),
             scratch: (0..n_out).map(|_| None).collect(),
+            invariants: plan.product_only.iter().map(|_| None).collect(),
+            invariants_held: 0,
         }
     }
 }
@@ -212,6 +276,9 @@ pub fn exec(
     let r = run_loop(
         rt, plan, i, scan, sp, params, env, meter, &mut srt, &mut bufs,
     );
+    // The invariants' copies are released from the meter's account (their
+    // storage stays for the next call).
+    meter.resize(&mut srt.invariants_held, 0);
     for (&s, b) in slots.iter().zip(bufs) {
         let bytes = b.as_ref().map_or(0, |v| v.len_bytes());
         let slot = &mut rt.slots[s];
@@ -262,7 +329,32 @@ fn run_loop(
     let init_shapes: Vec<&[usize]> = inits.iter().map(|v| v.shape()).collect();
     let given = sig.n_steps_arg().map(|k| scalar_i64(&args[k]));
     let frame = LoopFrame::new(sig, &seq_lens, given, &init_shapes).map_err(loop_err)?;
-    let non_seqs: Vec<ValView<'_>> = sig.non_seq_args().map(|k| args[k].clone()).collect();
+    let mut non_seqs: Vec<ValView<'_>> = sig.non_seq_args().map(|k| args[k].clone()).collect();
+    // Transposed matrices read only by products: one row-major copy each,
+    // made once per call (no larger than the value it copies, which was
+    // checked against the budget when it was made).
+    let mut copied = vec![false; non_seqs.len()];
+    let mut copy_bytes = 0;
+    for (j, v) in non_seqs.iter().enumerate() {
+        if !(sp.product_only.get(j) == Some(&true) && row_major_invariant(v, frame.steps())) {
+            continue;
+        }
+        let Some(slot) = srt.invariants.get_mut(j) else {
+            return Err(internal(plan, i, "a loop invariant without storage"));
+        };
+        let ok = with_elem!(v.dtype(), T => super::kernels::ensure::<T>(slot, v.shape()).is_some());
+        if !ok || !slot.as_mut().is_some_and(|d| copy_into(d, v)) {
+            return Err(internal(plan, i, "cannot copy a loop invariant"));
+        }
+        copy_bytes += slot.as_ref().map_or(0, |c| c.len_bytes());
+        copied[j] = true;
+    }
+    meter.resize(&mut srt.invariants_held, copy_bytes);
+    for ((v, copy), &c) in non_seqs.iter_mut().zip(&srt.invariants).zip(&copied) {
+        if let (true, Some(copy)) = (c, copy) {
+            *v = ValView::of(copy);
+        }
+    }
     let seqs: Vec<ValView<'_>> = sig.seq_args().map(|k| args[k].clone()).collect();
     let out_nodes: Vec<usize> = sp.body.graph.outputs.iter().map(|o| o.0).collect();
     if out_nodes.len() != sp.results.len() {
@@ -387,4 +479,53 @@ fn run_loop(
         shape_buffer(&mut bufs[k], out_ty.dtype, 0, &step).map_err(&fail)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::parse_program;
+    use ndarray::{Array2, ShapeBuilder};
+
+    /// The body and signature of the program's first loop.
+    fn first_loop(text: &str) -> Scan {
+        let p = parse_program(text).unwrap();
+        p.graph
+            .nodes
+            .iter()
+            .find_map(|n| match &n.op {
+                Op::Scan(s) => Some((**s).clone()),
+                _ => None,
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn only_invariants_read_by_products_alone_may_be_copied() {
+        let scan = first_loop(
+            "(program p (input A (f64 3 3)) (input B (f64 3 3)) (input C (f64 3 3))
+               (input h0 (f64 3))
+               (let H (scan (outputs_info (sitsot h0)) (non_sequences A B C) (n_steps 4)
+                 (fn (h a b c) (add (dot a h) (add (dot h b) (sum (mul b b) 0))))))
+               (output H))",
+        );
+        let plan = ScanPlan::compile(&scan, PlanOptions::default()).unwrap();
+        // A: only dot; B: dot and mul; C: not read.
+        assert_eq!(plan.product_only, vec![true, false, false]);
+    }
+
+    #[test]
+    fn only_transposed_row_major_matrices_over_two_steps_are_copied() {
+        let a = Array2::from_shape_fn((4, 5), |(i, j)| (i * 5 + j) as f64).into_dyn();
+        let f = Array2::<f64>::zeros((4, 5).f()).into_dyn();
+        let t = a.t();
+        let strided = a.slice(ndarray::s![.., ..;2]);
+        assert!(row_major_invariant(&ValView::F64(t.view()), 2));
+        assert!(row_major_invariant(&ValView::F64(f.view()), 2));
+        assert!(!row_major_invariant(&ValView::F64(t.view()), 1));
+        assert!(!row_major_invariant(&ValView::F64(a.view()), 2));
+        assert!(!row_major_invariant(&ValView::F64(strided.into_dyn()), 2));
+        let i = a.mapv(|x| x as i64);
+        assert!(!row_major_invariant(&ValView::I64(i.t()), 2));
+    }
 }
