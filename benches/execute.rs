@@ -10,6 +10,9 @@
 //!   throughput in steps, so the time per step — the executor's per-step
 //!   overhead at N = 1 — can be read off.
 //!
+//! - `fused_pass/ar1_grad/{fused,unfused}`: the loop-free AR(1) gradient
+//!   at T = 200,000 with fusion on and off.
+//!
 //! `cargo bench --bench execute` (quick: 10 samples, ~2 s a case).
 
 #[path = "common/workloads.rs"]
@@ -100,5 +103,45 @@ fn bench_fib_step(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_workloads, bench_fib_step);
+/// The loop-free AR(1) gradient (the optimized `ar1_grad`: residuals
+/// from two slices of `x`, a `where` making ones, four sums, reversed
+/// slices) at T = 200,000, with fusion on (one pass per group) and off
+/// (node by node), throughput in elements of `x`.
+fn bench_fused_pass(c: &mut Criterion) {
+    let text = "(program ar1_grad_opt
+      (input x (f64 T)) (input c (f64)) (input phi (f64)) (input log_sigma (f64))
+      (let _v0 (slice x 0 -1 1))
+      (let _v1 (sub (sub (slice x 1 none 1) c) (mul phi _v0)))
+      (let _v2 (mul -0.5 (mul _v1 _v1)))
+      (let _v3 (exp (mul log_sigma -2.0)))
+      (let _v4 (sub (mul _v2 _v3) log_sigma))
+      (let _v5 (where true (fill (f64) 1.0) _v4))
+      (let _v6 (mul _v1 (mul -0.5 (mul _v3 _v5))))
+      (let _v7 (slice (add _v6 _v6) none none -1))
+      (output (sum _v4) (neg (sum _v7 0)) (neg (sum (mul (slice _v0 none none -1) _v7) 0))
+              (sub (mul -2.0 (mul _v3 (sum (mul _v2 _v5) 0))) (sum _v5 0))))";
+    let p = parse_program(text).expect("the program parses");
+    let t = 200_000i64;
+    let dims: Dims = [("T".to_string(), t)].into();
+    let inputs = generate_inputs(&p, &dims, &Default::default()).expect("inputs");
+    let refs: Vec<&Value> = inputs.iter().collect();
+    let mut g = quick(c, "fused_pass");
+    g.throughput(Throughput::Elements(t as u64));
+    for (variant, fuse) in [("fused", true), ("unfused", false)] {
+        let options = eqscan::exec::plan::PlanOptions {
+            fuse,
+            ..Default::default()
+        };
+        let mut f = Compiled::with_options(&p, &dims, options).expect("compile");
+        f.call(&refs).expect("first call");
+        g.bench_function(BenchmarkId::new("ar1_grad", variant), |b| {
+            b.iter(|| {
+                f.call(&refs).expect("call");
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_workloads, bench_fib_step, bench_fused_pass);
 criterion_main!(benches);

@@ -1,40 +1,67 @@
-//! Fusion: chains of elementwise ops run as one loop over blocks of rows.
+//! Fusion: groups of elementwise ops and the sums over them, run as one
+//! pass over blocks of elements.
 //!
-//! Owns: [`Fusion`] — a group of float elementwise nodes, each read only by
-//! the next node of the group, ending in an elementwise root or in a sum
-//! over axis 0 — the planner's search for groups ([`find`]), and their
-//! execution ([`exec`]). A group runs block by block (a few thousand
-//! elements, rows of axis 0): each op computes its block into a small
-//! buffer kept across calls (or over its argument's buffer, since that
-//! argument has no other reader), and the root writes its rows of the
-//! result — or, for a sum, adds them to the running total in row order,
-//! which is the reference kernel's order. So the intermediate values never
-//! exist in full: `sum(mul(X, X), 0)` holds a block, not a copy of `X`.
-//! Results equal the unfused ones bit for bit (the same element functions
-//! in the same order). Anything the fast path does not cover at run time
-//! (another dtype, a shape error) runs node by node through the reference
-//! kernels. Must not: fuse a node someone else reads, or change any result.
+//! Owns: [`Fusion`] — a group of float elementwise nodes (unary, binary,
+//! `where`) of one static shape, plus the sums that reduce them (or that
+//! reduce a value the group reads) in an order the blocks can reproduce —
+//! the planner's search for groups ([`find`]), the schedule that runs each
+//! group as one node ([`reorder`]), and their execution ([`exec`]).
+//!
+//! A group is a DAG: an inner node may have several readers inside it, and
+//! any node read from outside (or a program output) is stored in full in
+//! its own slot, so a group has several results: those stored nodes and
+//! its sums. It runs block by block (a few thousand elements; whole rows
+//! of axis 0 when the rank is 2 or more): each op computes its block over
+//! plain slices into a small buffer kept across calls (or straight into
+//! its rows of a stored result), reading the leaves — values computed
+//! outside the group — in place when they are contiguous, else through a
+//! block copy (a reversed or strided view, a broadcast operand). So the
+//! values only the group reads never exist in full.
+//!
+//! Sums keep the reference kernel's order ([`crate::exec::ops::reduce`]):
+//! over a 1-D array (all axes or axis 0) NumPy's pairwise summation, whose
+//! tree depends only on the length — the blocks are then the subtrees of
+//! that tree of at most [`BLOCK`] elements, each summed by
+//! [`pairwise_sum`] and combined as the tree does; over axis 0 of a larger
+//! rank the rows in order. Results equal the unfused ones bit for bit (the
+//! same element functions, the same order). Anything the fast path does
+//! not cover at run time (another dtype, a shape error) runs node by node
+//! through the reference kernels.
+//!
+//! A group never overwrites its leaves (no in-place), and the planner only
+//! forms a group when no path leaves it and comes back (every leaf is
+//! computed before it, every reader of its results after it).
+//! Must not: change any result, or allocate per call once its buffers have
+//! their sizes.
 
 use super::contract::Role;
-use super::kernels::{self, apply_binary, apply_unary, ensure, Opnd};
+use super::kernels::ensure;
 use super::runtime::{internal, Env, GraphRt, Meter, Params};
 use super::schedule::{GraphPlan, PlanOptions};
-use super::view::{Root, ViewElem};
+use super::view::{Root, ValView, ViewElem};
 use crate::exec::error::ExecError;
-use crate::exec::ops::elementwise::Float;
+use crate::exec::ops::elementwise::{Arith, Float};
+use crate::exec::ops::reduce::pairwise_sum;
 use crate::exec::ops::{self, normalize_axis};
 use crate::exec::value::{Elem, Value};
 use crate::lang::program::{Graph, NodeId};
-use crate::lang::{DType, Dim, Op, ReduceOp, Type};
-use ndarray::{Axis, Dimension, IxDyn, Slice};
+use crate::lang::{BinaryOp, DType, Dim, Op, ReduceOp, Type, UnaryOp};
+use ndarray::{ArrayViewD, Axis, Dimension, Ix1, Ix2, Slice};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
-/// Elements per block: small enough for the block buffers to stay in cache.
-const BLOCK: usize = 4096;
+/// Elements per block: small enough for the block buffers to stay in cache,
+/// and larger than the pairwise summation's runs (128).
+pub const BLOCK: usize = 4096;
 
-/// Leaves whose views are resolved once per call rather than per op.
-const CACHED: usize = 8;
+/// The most leaves a group reads (their per-call views live on the stack).
+const MAX_LEAVES: usize = 24;
 
-/// An operand of a fused op.
+/// The most pairwise sums a group computes (their partial sums live on the
+/// stack).
+const MAX_PAIRWISE: usize = 8;
+
+/// An operand of a fused op or sum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operand {
     /// The k-th leaf (a value computed outside the group).
@@ -43,43 +70,130 @@ pub enum Operand {
     Op(usize),
 }
 
+/// Where an op writes its block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Store {
+    /// The k-th block buffer (the value lives only inside the group).
+    Temp(usize),
+    /// Its rows of the group's k-th result (the value is read outside).
+    Out(usize),
+}
+
 /// One op of a group.
 #[derive(Clone, Debug)]
 pub struct FusedOp {
     /// The node it computes.
     pub node: usize,
-    /// Its op (unary or binary).
+    /// Its op (unary, binary or `where`).
     pub op: Op,
-    /// Its operands, in argument order.
+    /// Its operands, in argument order (a `where`'s condition is a leaf).
     pub args: Vec<Operand>,
-    /// The block buffer it writes (`usize::MAX`: the result itself).
-    pub temp: usize,
+    /// Where it writes.
+    pub store: Store,
 }
 
-/// A fused group, attached to its root node.
+/// The order a fused sum adds in (the reference kernel's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SumOrder {
+    /// A 1-D array (all axes, or axis 0): pairwise summation.
+    Pairwise,
+    /// Axis 0 of an array of rank 2 or more: the rows in order.
+    Rows,
+}
+
+/// One sum of a group.
+#[derive(Clone, Debug)]
+pub struct FusedSum {
+    /// The sum node.
+    pub node: usize,
+    /// What it sums (of the group's shape).
+    pub arg: Operand,
+    /// Its order.
+    pub order: SumOrder,
+    /// Its index among the group's results.
+    pub out: usize,
+}
+
+/// A fused group, attached to its anchor node (the last of its nodes).
 #[derive(Clone, Debug)]
 pub struct Fusion {
     /// The nodes read from outside the group, in first-use order.
     pub leaves: Vec<usize>,
-    /// The ops in evaluation order; the last is the root (elementwise
-    /// root) or the sum's argument.
+    /// Per leaf: read as a `where` condition (`bool`), else as a value.
+    pub leaf_is_cond: Vec<bool>,
+    /// The ops in evaluation order (the graph's).
     pub ops: Vec<FusedOp>,
+    /// The sums.
+    pub sums: Vec<FusedSum>,
+    /// The nodes whose values the group stores, in result order: the ops
+    /// read outside the group, then the sums.
+    pub outputs: Vec<usize>,
     /// Number of block buffers.
     pub n_temps: usize,
-    /// The root is a sum over axis 0 of the last op.
-    pub reduce: bool,
+    /// The rank of the group's shape.
+    pub rank: usize,
     /// The dtype every op computes in (`f64` or `f32`).
     pub dtype: DType,
 }
 
-/// The runtime of a group: its block buffers.
+impl Fusion {
+    /// Every node of the group (ops and sums).
+    pub fn nodes(&self) -> impl Iterator<Item = usize> + '_ {
+        self.ops
+            .iter()
+            .map(|o| o.node)
+            .chain(self.sums.iter().map(|s| s.node))
+    }
+}
+
+/// Block buffers of one element type.
+trait BlockElem: Float + ViewElem {
+    fn bufs(b: &mut Bufs) -> &mut Vec<Vec<Self>>;
+}
+
+/// The block buffers of a group, per element type.
+#[derive(Debug, Default)]
+struct Bufs {
+    f64s: Vec<Vec<f64>>,
+    f32s: Vec<Vec<f32>>,
+}
+
+impl BlockElem for f64 {
+    fn bufs(b: &mut Bufs) -> &mut Vec<Vec<f64>> {
+        &mut b.f64s
+    }
+}
+
+impl BlockElem for f32 {
+    fn bufs(b: &mut Bufs) -> &mut Vec<Vec<f32>> {
+        &mut b.f32s
+    }
+}
+
+/// The runtime of a group: its block buffers (the op buffers, then one
+/// per leaf read through a copy), and its results while it runs.
 #[derive(Debug, Default)]
 pub struct FusedRt {
-    temps: Vec<Option<Value>>,
+    bufs: Bufs,
+    conds: Vec<Vec<bool>>,
+    outs: Vec<Option<Value>>,
+}
+
+impl FusedRt {
+    fn bytes(&self) -> usize {
+        let b = &self.bufs;
+        b.f64s.iter().map(|v| v.capacity() * 8).sum::<usize>()
+            + b.f32s.iter().map(|v| v.capacity() * 4).sum::<usize>()
+            + self.conds.iter().map(|v| v.capacity()).sum::<usize>()
+    }
 }
 
 fn is_float(t: &Type) -> bool {
     matches!(t.dtype, DType::F64 | DType::F32)
+}
+
+fn known_shape(t: &Type) -> bool {
+    t.shape.iter().all(|d| *d != Dim::Unknown)
 }
 
 fn same_shape(a: &Type, b: &Type) -> bool {
@@ -90,9 +204,93 @@ fn same_shape(a: &Type, b: &Type) -> bool {
             .all(|(x, y)| x == y && *x != Dim::Unknown)
 }
 
+/// How a node takes part in the search for groups.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    None,
+    Op(usize),
+    Sum(usize),
+}
+
+/// A group being built.
+struct Building {
+    /// The group's type (dtype and shape).
+    ty: Type,
+    /// Leaves so far (may include nodes that later join the group).
+    leaves: Vec<usize>,
+    /// Pairwise sums so far.
+    n_pairwise: usize,
+}
+
+/// Union-find root of a group id.
+fn root(parent: &mut [usize], mut g: usize) -> usize {
+    while parent[g] != g {
+        parent[g] = parent[parent[g]];
+        g = parent[g];
+    }
+    g
+}
+
+/// Whether some node of `start`, or anything it depends on, belongs to a
+/// group of `targets` (roots), walking back through values and, at a
+/// node of another group, through all of that group's leaves (a group
+/// runs as one: its results depend on all its leaves).
+fn reaches(
+    g: &Graph,
+    start: &[usize],
+    targets: &[usize],
+    part: &[Part],
+    parent: &mut [usize],
+    bld: &[Building],
+) -> bool {
+    let mut seen = vec![false; g.nodes.len()];
+    let mut seen_group = vec![false; bld.len()];
+    let mut stack: Vec<usize> = start.to_vec();
+    while let Some(x) = stack.pop() {
+        if std::mem::replace(&mut seen[x], true) {
+            continue;
+        }
+        match part[x] {
+            Part::Op(h) | Part::Sum(h) => {
+                let r = root(parent, h);
+                if targets.contains(&r) {
+                    return true;
+                }
+                if !std::mem::replace(&mut seen_group[r], true) {
+                    stack.extend(bld[r].leaves.iter().copied());
+                }
+            }
+            Part::None => stack.extend(g.nodes[x].args.iter().map(|a| a.0)),
+        }
+    }
+    false
+}
+
+/// The order a sum node reduces its argument in, if a group can.
+fn sum_order(g: &Graph, i: usize) -> Option<(usize, SumOrder)> {
+    let node = &g.nodes[i];
+    let (Op::Reduce(ReduceOp::Sum, ax), [a]) = (&node.op, node.args.as_slice()) else {
+        return None;
+    };
+    let at = g.nodes[a.0].ty();
+    if !is_float(node.ty()) || at.dtype != node.ty().dtype || !known_shape(at) {
+        return None;
+    }
+    let axis = match ax {
+        Some(x) => Some(normalize_axis(*x, at.ndim()).ok()?),
+        None => None,
+    };
+    match (at.ndim(), axis) {
+        (1, None | Some(0)) => Some((a.0, SumOrder::Pairwise)),
+        (r, Some(0)) if r >= 2 => Some((a.0, SumOrder::Rows)),
+        _ => None,
+    }
+}
+
 /// Finds the fused groups of a graph. `roles` are the nodes' contracts,
 /// `scheduled` the nodes the outputs need. Returns, per node, its group
-/// if it is a root, and whether it is absorbed into another's group.
+/// if it is the group's anchor (its last node), and whether it is
+/// absorbed into a group anchored elsewhere.
 pub fn find(
     g: &Graph,
     roles: &[Role],
@@ -105,134 +303,394 @@ pub fn find(
     if !options.fuse {
         return (groups, absorbed);
     }
-    let uses = g.use_counts();
-    let elementwise = |i: usize| {
-        roles[i] == Role::Elementwise
-            && matches!(g.nodes[i].op, Op::Unary(_) | Op::Binary(_))
-            && is_float(g.nodes[i].ty())
+    // The op nodes a group may hold, with the argument positions that
+    // must be leaves of a given kind.
+    let member = |i: usize| -> bool {
+        let node = &g.nodes[i];
+        if !scheduled[i] || !is_float(node.ty()) || !known_shape(node.ty()) {
+            return false;
+        }
+        match &node.op {
+            Op::Unary(_) | Op::Binary(_) => roles[i] == Role::Elementwise,
+            Op::Where => node.args.len() == 3,
+            _ => false,
+        }
     };
-    for c in (0..n).rev() {
-        if !scheduled[c] || absorbed[c] {
+    let mut part = vec![Part::None; n];
+    let mut parent: Vec<usize> = Vec::new();
+    let mut bld: Vec<Building> = Vec::new();
+
+    for i in 0..n {
+        if !scheduled[i] {
             continue;
         }
-        let node = &g.nodes[c];
-        // The type every op of the group has, and where the search starts.
-        let (reduce, ty, dtype) = match (&node.op, node.args.first()) {
-            (Op::Reduce(ReduceOp::Sum, Some(ax)), Some(a)) => {
-                let at = g.nodes[a.0].ty();
-                let ok = is_float(node.ty())
-                    && at.dtype == node.ty().dtype
-                    && normalize_axis(*ax, at.ndim()) == Ok(0);
-                if !ok {
-                    continue;
-                }
-                (true, at.clone(), node.ty().dtype)
-            }
-            _ if elementwise(c) => (false, node.ty().clone(), node.ty().dtype),
-            _ => continue,
-        };
-        // Grow the group: single-reader elementwise arguments of the type.
-        let absorbable = |a: usize, absorbed: &[bool]| {
-            scheduled[a]
-                && !absorbed[a]
-                && uses[a] == 1
-                && elementwise(a)
-                && g.nodes[a].ty().dtype == dtype
-                && same_shape(g.nodes[a].ty(), &ty)
-        };
-        let mut members: Vec<usize> = Vec::new();
-        let mut stack: Vec<usize> = if reduce {
-            node.args.first().map(|a| a.0).into_iter().collect()
-        } else {
-            node.args.iter().map(|a| a.0).collect()
-        };
-        while let Some(a) = stack.pop() {
-            if members.contains(&a) || !absorbable(a, &absorbed) {
-                continue;
-            }
-            members.push(a);
-            stack.extend(g.nodes[a].args.iter().map(|x| x.0));
-        }
-        if members.is_empty() {
-            continue;
-        }
-        if !reduce {
-            members.push(c);
-        }
-        members.sort_unstable();
-        // Leaves: the dtype of the group or scalars (anything else would
-        // need a conversion the fast path does not do).
-        let mut leaves: Vec<usize> = Vec::new();
-        let mut ops: Vec<FusedOp> = Vec::with_capacity(members.len());
-        let mut leaves_ok = true;
-        for &m in &members {
-            let args = g.nodes[m]
-                .args
-                .iter()
-                .map(|a| match members.iter().position(|&x| x == a.0) {
-                    Some(k) => Operand::Op(k),
-                    None => {
-                        let t = g.nodes[a.0].ty();
-                        leaves_ok &= t.dtype == dtype || t.ndim() == 0;
-                        let k = match leaves.iter().position(|&l| l == a.0) {
-                            Some(k) => k,
-                            None => {
-                                leaves.push(a.0);
-                                leaves.len() - 1
-                            }
-                        };
-                        Operand::Leaf(k)
+        let node = &g.nodes[i];
+        if member(i) {
+            let ty = node.ty();
+            let cond_pos = matches!(node.op, Op::Where);
+            let mut inner: Vec<usize> = Vec::new();
+            let mut leaves: Vec<usize> = Vec::new();
+            let mut leaves_ok = true;
+            for (p, a) in node.args.iter().enumerate() {
+                let a = a.0;
+                let at = g.nodes[a].ty();
+                let is_cond = cond_pos && p == 0;
+                if let (Part::Op(h), false) = (part[a], is_cond) {
+                    let r = root(&mut parent, h);
+                    if at.dtype == ty.dtype && same_shape(&bld[r].ty, ty) {
+                        if !inner.contains(&r) {
+                            inner.push(r);
+                        }
+                        // Also a leaf, unless its group is the one joined.
+                        if !leaves.contains(&a) {
+                            leaves.push(a);
+                        }
+                        continue;
                     }
-                })
-                .collect();
-            ops.push(FusedOp {
-                node: m,
-                op: g.nodes[m].op.clone(),
-                args,
-                temp: 0,
-            });
-        }
-        if !leaves_ok {
-            continue;
-        }
-        // Block buffers: an op writes over its first op operand's buffer
-        // (that operand has no other reader), else a new one.
-        let mut n_temps = 0;
-        for k in 0..ops.len() {
-            let inherit = ops[k].args.iter().find_map(|o| match o {
-                Operand::Op(j) => Some(ops[*j].temp),
-                Operand::Leaf(_) => None,
-            });
-            ops[k].temp = match inherit {
-                Some(t) if t != usize::MAX => t,
-                _ => {
-                    n_temps += 1;
-                    n_temps - 1
                 }
+                leaves_ok &= if is_cond {
+                    at.dtype == DType::Bool || at.ndim() == 0
+                } else {
+                    at.dtype == ty.dtype || at.ndim() == 0
+                };
+                if !leaves.contains(&a) {
+                    leaves.push(a);
+                }
+            }
+            if leaves_ok {
+                // No member-arg group: a group of this shape that reads
+                // one of the same array leaves (siblings share their reads).
+                if inner.is_empty() {
+                    for r in 0..bld.len() {
+                        if parent[r] == r
+                            && same_shape(&bld[r].ty, ty)
+                            && bld[r].ty.dtype == ty.dtype
+                            && leaves
+                                .iter()
+                                .any(|l| g.nodes[*l].ty().ndim() > 0 && bld[r].leaves.contains(l))
+                        {
+                            inner.push(r);
+                            break;
+                        }
+                    }
+                }
+                let valid = |set: &[usize], bld: &[Building], parent: &mut [usize]| {
+                    let mut all_leaves: Vec<usize> = leaves.clone();
+                    let mut pw = 0;
+                    for &h in set {
+                        all_leaves.extend(bld[h].leaves.iter().copied());
+                        pw += bld[h].n_pairwise;
+                    }
+                    all_leaves.sort_unstable();
+                    all_leaves.dedup();
+                    // Leaves inside the merged group are its own values.
+                    all_leaves.retain(|&l| match part[l] {
+                        Part::Op(h) => !set.contains(&root(parent, h)),
+                        _ => true,
+                    });
+                    all_leaves.len() <= MAX_LEAVES
+                        && pw <= MAX_PAIRWISE
+                        && !reaches(g, &all_leaves, set, &part, parent, bld)
+                };
+                let set: Vec<usize> = if valid(&inner, &bld, &mut parent) {
+                    inner.clone()
+                } else {
+                    inner
+                        .iter()
+                        .copied()
+                        .find(|&h| valid(&[h], &bld, &mut parent))
+                        .into_iter()
+                        .collect()
+                };
+                let gid = match set.first() {
+                    Some(&r) => r,
+                    None => {
+                        parent.push(bld.len());
+                        bld.push(Building {
+                            ty: ty.clone(),
+                            leaves: Vec::new(),
+                            n_pairwise: 0,
+                        });
+                        bld.len() - 1
+                    }
+                };
+                for &h in set.iter().skip(1) {
+                    parent[h] = gid;
+                    let (lv, pw) = (std::mem::take(&mut bld[h].leaves), bld[h].n_pairwise);
+                    bld[gid].leaves.extend(lv);
+                    bld[gid].n_pairwise += pw;
+                }
+                bld[gid].leaves.extend(leaves);
+                let mut lv = std::mem::take(&mut bld[gid].leaves);
+                lv.retain(|&l| match part[l] {
+                    Part::Op(h) => root(&mut parent, h) != gid,
+                    _ => true,
+                });
+                bld[gid].leaves = lv;
+                bld[gid].leaves.sort_unstable();
+                bld[gid].leaves.dedup();
+                part[i] = Part::Op(gid);
+            }
+        } else if let Some((a, order)) = sum_order(g, i) {
+            let pw = (order == SumOrder::Pairwise) as usize;
+            let at = g.nodes[a].ty();
+            let target = match part[a] {
+                Part::Op(h) => Some(root(&mut parent, h)),
+                _ => (0..bld.len()).find(|&r| {
+                    parent[r] == r
+                        && same_shape(&bld[r].ty, at)
+                        && bld[r].ty.dtype == at.dtype
+                        && bld[r].leaves.contains(&a)
+                }),
             };
-        }
-        if !reduce {
-            if let Some(last) = ops.last_mut() {
-                last.temp = usize::MAX;
+            match target {
+                Some(r) if bld[r].n_pairwise + pw <= MAX_PAIRWISE => {
+                    bld[r].n_pairwise += pw;
+                    part[i] = Part::Sum(r);
+                }
+                Some(_) => {}
+                None => {
+                    // A group of its own, reading `a`.
+                    parent.push(bld.len());
+                    bld.push(Building {
+                        ty: at.clone(),
+                        leaves: vec![a],
+                        n_pairwise: pw,
+                    });
+                    part[i] = Part::Sum(bld.len() - 1);
+                }
             }
         }
-        for &m in &members {
-            if m != c {
-                absorbed[m] = true;
+    }
+
+    // Build each group.
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); bld.len()];
+    for (i, p) in part.iter().enumerate() {
+        if let Part::Op(h) | Part::Sum(h) = *p {
+            let r = root(&mut parent, h);
+            members[r].push(i);
+        }
+    }
+    let is_output: Vec<bool> = {
+        let mut v = vec![false; n];
+        for o in &g.outputs {
+            v[o.0] = true;
+        }
+        v
+    };
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, node) in g.nodes.iter().enumerate() {
+        if scheduled[i] {
+            for a in &node.args {
+                readers[a.0].push(i);
             }
         }
-        groups[c] = Some(Fusion {
-            leaves,
-            ops,
-            n_temps,
-            reduce,
-            dtype,
-        });
+    }
+    for (r, nodes) in members.iter().enumerate() {
+        if let Some(f) = build(g, &bld[r].ty, nodes, &part, &readers, &is_output) {
+            let anchor = nodes.iter().copied().max().unwrap_or(0);
+            for &m in nodes {
+                absorbed[m] = m != anchor;
+            }
+            groups[anchor] = Some(f);
+        }
     }
     (groups, absorbed)
 }
 
-/// Runs the group rooted at node `i` into the node's slot.
+/// The group of `nodes` (sorted), or `None` when it is not worth one (a
+/// single op and no sum) or breaks a limit.
+fn build(
+    g: &Graph,
+    ty: &Type,
+    nodes: &[usize],
+    part: &[Part],
+    readers: &[Vec<usize>],
+    is_output: &[bool],
+) -> Option<Fusion> {
+    let ops_nodes: Vec<usize> = nodes
+        .iter()
+        .copied()
+        .filter(|&m| matches!(part[m], Part::Op(_)))
+        .collect();
+    let sum_nodes: Vec<usize> = nodes
+        .iter()
+        .copied()
+        .filter(|&m| matches!(part[m], Part::Sum(_)))
+        .collect();
+    if sum_nodes.is_empty() && ops_nodes.len() < 2 {
+        return None;
+    }
+    let in_group = |x: usize| nodes.binary_search(&x).is_ok();
+    let op_index = |x: usize| ops_nodes.binary_search(&x).ok();
+    let mut leaves: Vec<usize> = Vec::new();
+    let mut leaf_is_cond: Vec<bool> = Vec::new();
+    let mut leaf = |a: usize, cond: bool, leaves: &mut Vec<usize>| -> usize {
+        match leaves.iter().position(|&l| l == a) {
+            Some(k) => {
+                leaf_is_cond[k] |= cond;
+                k
+            }
+            None => {
+                leaves.push(a);
+                leaf_is_cond.push(cond);
+                leaves.len() - 1
+            }
+        }
+    };
+    let mut ops: Vec<FusedOp> = Vec::with_capacity(ops_nodes.len());
+    let mut outputs: Vec<usize> = Vec::new();
+    for &m in &ops_nodes {
+        let node = &g.nodes[m];
+        let cond_pos = matches!(node.op, Op::Where);
+        let args = node
+            .args
+            .iter()
+            .enumerate()
+            .map(|(p, a)| match op_index(a.0) {
+                Some(k) if !(cond_pos && p == 0) => Operand::Op(k),
+                _ => Operand::Leaf(leaf(a.0, cond_pos && p == 0, &mut leaves)),
+            })
+            .collect();
+        let stored = is_output[m] || readers[m].iter().any(|&r| !in_group(r));
+        let store = if stored {
+            outputs.push(m);
+            Store::Out(outputs.len() - 1)
+        } else {
+            Store::Temp(usize::MAX)
+        };
+        ops.push(FusedOp {
+            node: m,
+            op: node.op.clone(),
+            args,
+            store,
+        });
+    }
+    let mut sums: Vec<FusedSum> = Vec::with_capacity(sum_nodes.len());
+    for &s in &sum_nodes {
+        let (a, order) = sum_order(g, s)?;
+        let arg = match op_index(a) {
+            Some(k) => Operand::Op(k),
+            None => Operand::Leaf(leaf(a, false, &mut leaves)),
+        };
+        outputs.push(s);
+        sums.push(FusedSum {
+            node: s,
+            arg,
+            order,
+            out: outputs.len() - 1,
+        });
+    }
+    let n_pairwise = sums
+        .iter()
+        .filter(|s| s.order == SumOrder::Pairwise)
+        .count();
+    if leaves.len() > MAX_LEAVES || n_pairwise > MAX_PAIRWISE {
+        return None;
+    }
+    // Block buffers by liveness in op order: a buffer is free again after
+    // its value's last reader (values a sum reads live to the block's end;
+    // an op never writes over one of its operands).
+    let mut last_use: Vec<usize> = vec![0; ops.len()];
+    for (k, op) in ops.iter().enumerate() {
+        for a in &op.args {
+            if let Operand::Op(j) = a {
+                last_use[*j] = last_use[*j].max(k);
+            }
+        }
+    }
+    for s in &sums {
+        if let Operand::Op(j) = s.arg {
+            last_use[j] = usize::MAX;
+        }
+    }
+    let mut free: Vec<usize> = Vec::new();
+    let mut n_temps = 0;
+    for k in 0..ops.len() {
+        if let Store::Temp(_) = ops[k].store {
+            let t = free.pop().unwrap_or_else(|| {
+                n_temps += 1;
+                n_temps - 1
+            });
+            ops[k].store = Store::Temp(t);
+        }
+        for a in ops[k].args.clone() {
+            if let Operand::Op(j) = a {
+                if last_use[j] == k {
+                    if let Store::Temp(t) = ops[j].store {
+                        if !free.contains(&t) {
+                            free.push(t);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Some(Fusion {
+        leaves,
+        leaf_is_cond,
+        ops,
+        sums,
+        outputs,
+        n_temps,
+        rank: ty.ndim(),
+        dtype: ty.dtype,
+    })
+}
+
+/// The schedule with each group run once, at its anchor: a topological
+/// order of the graph with each group's nodes taken as one, the earliest
+/// position of `order` first (parameters stay first). `None` if the
+/// groups made a cycle (the planner rules that out).
+pub fn reorder(g: &Graph, order: &[usize], groups: &[Option<Fusion>]) -> Option<Vec<usize>> {
+    let n = g.nodes.len();
+    let mut rep: Vec<usize> = (0..n).collect();
+    for (a, f) in groups.iter().enumerate() {
+        if let Some(f) = f {
+            for m in f.nodes().chain(f.outputs.iter().copied()) {
+                rep[m] = a;
+            }
+        }
+    }
+    let mut prio = vec![usize::MAX; n];
+    for (p, &i) in order.iter().enumerate() {
+        prio[i] = p;
+    }
+    let mut indeg = vec![0usize; n];
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &i in order {
+        let deps: Vec<usize> = match &groups[i] {
+            Some(f) => f.leaves.clone(),
+            None => g.nodes[i].args.iter().map(|a| a.0).collect(),
+        };
+        for d in deps {
+            let r = rep[d];
+            if r != i && prio[r] != usize::MAX && !succ[r].contains(&i) {
+                succ[r].push(i);
+                indeg[i] += 1;
+            }
+        }
+    }
+    let mut ready: BinaryHeap<Reverse<(usize, usize)>> = order
+        .iter()
+        .filter(|&&i| indeg[i] == 0)
+        .map(|&i| Reverse((prio[i], i)))
+        .collect();
+    let mut out = Vec::with_capacity(order.len());
+    while let Some(Reverse((_, i))) = ready.pop() {
+        out.push(i);
+        for &s in &succ[i] {
+            indeg[s] -= 1;
+            if indeg[s] == 0 {
+                ready.push(Reverse((prio[s], s)));
+            }
+        }
+    }
+    (out.len() == order.len()).then_some(out)
+}
+
+/// Runs the group anchored at node `i`, storing each of its results in
+/// its node's slot.
 pub fn exec(
     rt: &mut GraphRt,
     plan: &GraphPlan,
@@ -244,317 +702,624 @@ pub fn exec(
     let Some(fu) = plan.nodes[i].fusion.as_deref() else {
         return Err(internal(plan, i, "a fused node without its group"));
     };
-    let Some(&s) = plan.nodes[i].slots.first() else {
-        return Err(internal(plan, i, "a fused node without storage"));
-    };
-    let mut dest = rt.slots[s].val.take();
     let mut frt = rt.fused[i].take().unwrap_or_default();
-    if frt.temps.len() != fu.n_temps {
-        frt.temps = (0..fu.n_temps).map(|_| None).collect();
+    if frt.outs.len() != fu.outputs.len() {
+        frt.outs = (0..fu.outputs.len()).map(|_| None).collect();
+    }
+    for (k, &o) in fu.outputs.iter().enumerate() {
+        let Some(&s) = plan.nodes[o].slots.first() else {
+            rt.fused[i] = Some(frt);
+            return Err(internal(plan, o, "a fused result without storage"));
+        };
+        frt.outs[k] = rt.slots[s].val.take();
     }
     let done = match fu.dtype {
-        DType::F64 => run::<f64>(rt, fu, params, &mut frt, &mut dest, s),
-        DType::F32 => run::<f32>(rt, fu, params, &mut frt, &mut dest, s),
+        DType::F64 => run::<f64>(rt, fu, params, &mut frt),
+        DType::F32 => run::<f32>(rt, fu, params, &mut frt),
         _ => false,
     };
-    let temp_bytes: usize = frt.temps.iter().flatten().map(|v| v.len_bytes()).sum();
-    rt.fused[i] = Some(frt);
+    let mut result = Ok(());
     if !done {
-        match reference(rt, plan, i, fu, params, env, meter) {
-            Ok(v) => dest = Some(v),
-            Err(e) => {
-                rt.slots[s].val = dest;
-                return Err(e);
+        match reference(rt, plan, fu, params, env, meter) {
+            Ok(vals) => {
+                for (k, v) in vals.into_iter().enumerate() {
+                    frt.outs[k] = Some(v);
+                }
+            }
+            Err(e) => result = Err(e),
+        }
+    }
+    let temp_bytes = frt.bytes();
+    for (k, &o) in fu.outputs.iter().enumerate() {
+        if let Some(&s) = plan.nodes[o].slots.first() {
+            let v = frt.outs[k].take();
+            let bytes =
+                v.as_ref().map_or(0, |v| v.len_bytes()) + if k == 0 { temp_bytes } else { 0 };
+            let slot = &mut rt.slots[s];
+            slot.val = v;
+            meter.resize(&mut slot.held, bytes);
+            if result.is_ok() {
+                rt.locs[o].set_whole(Root::Slot(s));
             }
         }
     }
-    let bytes = dest.as_ref().map_or(0, |v| v.len_bytes()) + temp_bytes;
-    let slot = &mut rt.slots[s];
-    slot.val = dest;
-    meter.resize(&mut slot.held, bytes);
-    rt.locs[i].set_whole(Root::Slot(s));
-    Ok(())
+    rt.fused[i] = Some(frt);
+    result
 }
 
-/// The fast path; false when it does not apply (nothing is reported).
-/// `s` is the result's slot, taken out into `dest`: a leaf living there
-/// is the argument the group overwrites in place.
-fn run<T: Float + ViewElem>(
-    rt: &GraphRt,
-    fu: &Fusion,
-    params: &dyn Params,
-    frt: &mut FusedRt,
-    dest: &mut Option<Value>,
-    s: usize,
-) -> bool {
-    let in_dest = |l: usize| rt.locs[l].root == Root::Slot(s) && rt.locs[l].steps.is_empty();
-    // The full shape: the leaves broadcast together.
-    let mut full = IxDyn::zeros(0);
-    // Leaf views are resolved once per call (up to CACHED leaves).
-    let mut cache: [Option<Opnd<'_, T>>; CACHED] = Default::default();
-    for (k, &l) in fu.leaves.iter().enumerate() {
-        if in_dest(l) {
-            // The leaf the result overwrites: a whole value of the result's
-            // type (the planner checked), read from the destination.
-            match dest.as_ref() {
-                Some(d) if d.dtype() == T::DTYPE => {
-                    match kernels::broadcast(&[full.slice(), d.shape()]) {
-                        Some(b) => full = b,
-                        None => return false,
-                    }
-                }
-                _ => return false,
-            }
-            continue;
+/// A leaf as the fast path reads it.
+enum Src<'a, T> {
+    /// A 0-D value, converted as `astype` does.
+    Scalar(T),
+    /// Contiguous data of the group's shape (row-major).
+    Contig(&'a [T]),
+    /// A 1-D array of the group's length stored backwards: element `i` is
+    /// `mem[len - 1 - i]`.
+    Rev(&'a [T]),
+    /// Contiguous data of a suffix of the group's shape, repeated every
+    /// `len` elements (a row operand broadcast over a matrix).
+    Repeat(&'a [T]),
+    /// Anything else: copied block by block (broadcast to the group's
+    /// shape).
+    Copy(ArrayViewD<'a, T>),
+}
+
+/// The source of a leaf for a group of shape `full`; `None` when the fast
+/// path does not read it (another dtype).
+fn src_of<'a, T: Elem + ViewElem>(v: &ValView<'a>, full: &[usize]) -> Option<Src<'a, T>> {
+    if v.ndim() == 0 {
+        return crate::exec::plan::view::with_view!(v, a => a.first().map(|e| Src::Scalar(e.cast::<T>())));
+    }
+    let a = T::of_view(v)?;
+    if a.shape() == full {
+        if let Some(s) = a.to_slice() {
+            return Some(Src::Contig(s));
         }
-        let Some(v) = rt.view(l, params) else {
-            return false;
-        };
-        if v.dtype() != T::DTYPE && v.ndim() != 0 {
-            return false;
-        }
-        if v.ndim() != 0 && v.shape() != full.slice() {
-            match kernels::broadcast(&[full.slice(), v.shape()]) {
-                Some(b) => full = b,
-                None => return false,
+        if a.ndim() == 1 && a.strides() == [-1isize].as_slice() {
+            if let Some(s) = a.to_slice_memory_order() {
+                return Some(Src::Rev(s));
             }
         }
-        if k < CACHED {
-            cache[k] = kernels::opnd::<T>(&kernels::Arg::View(v));
+    }
+    // Broadcasting is checked before the run.
+    a.broadcast(full)?;
+    let lead = a.shape().iter().take_while(|&&d| d == 1).count();
+    let own = &a.shape()[lead..];
+    if own.len() < full.len() && full.ends_with(own) && !a.is_empty() {
+        if let Some(s) = a.to_slice() {
+            return Some(Src::Repeat(s));
         }
     }
-    let rank = full.ndim();
-    if fu.reduce && rank == 0 {
-        return false;
-    }
-    let rows = if rank == 0 { 1 } else { full[0] };
-    let row_len: usize = full.slice().iter().skip(1).product();
-    let per_block = (BLOCK / row_len.max(1)).max(1);
-    // The result: the full array, or the running sum (starting at zero).
-    if fu.reduce {
-        let Some(acc) = ensure::<T>(dest, &full.slice()[1..]) else {
-            return false;
-        };
-        acc.fill(T::zero());
-    } else if ensure::<T>(dest, full.slice()).is_none() {
-        return false;
-    }
-    let mut block_shape = full.clone();
-    let mut r0 = 0;
-    while r0 < rows {
-        let r1 = (r0 + per_block).min(rows);
-        if rank > 0 {
-            block_shape[0] = r1 - r0;
+    Some(Src::Copy(a))
+}
+
+/// An operand's block: a scalar or a slice of the block's length.
+#[derive(Clone, Copy)]
+enum Blk<'a, T> {
+    Scalar(T),
+    Slice(&'a [T]),
+}
+
+/// The elements `e0..e1` of the group (whole rows when `rank >= 2`).
+#[derive(Clone, Copy)]
+struct Range {
+    e0: usize,
+    e1: usize,
+}
+
+/// Fills `buf[..len]` with the block of a copied leaf.
+fn gather<T: Copy>(src: &Src<'_, T>, full: &[usize], row_len: usize, r: Range, buf: &mut [T]) {
+    let len = r.e1 - r.e0;
+    let buf = &mut buf[..len];
+    match src {
+        Src::Scalar(s) => buf.fill(*s),
+        Src::Contig(d) => buf.copy_from_slice(&d[r.e0..r.e1]),
+        Src::Rev(m) => {
+            let n = m.len();
+            for (d, &x) in buf.iter_mut().zip(m[n - r.e1..n - r.e0].iter().rev()) {
+                *d = x;
+            }
         }
-        for (k, op) in fu.ops.iter().enumerate() {
-            let blk = Block { rank, rows, r0, r1 };
-            let ok = if k + 1 == fu.ops.len() && !fu.reduce {
-                // The root writes its rows of the result; a leaf that lives
-                // there is read in place.
-                let Some(a) = dest.as_mut().and_then(T::peek_mut) else {
-                    return false;
-                };
-                let mut out = a.view_mut();
-                if rank > 0 {
-                    out.slice_axis_inplace(Axis(0), Slice::from(r0..r1));
+        Src::Repeat(d) => {
+            // `e0` starts a row, and a row is a whole number of periods.
+            let off = r.e0 % d.len();
+            if off == 0 {
+                for chunk in buf.chunks_mut(d.len()) {
+                    chunk.copy_from_slice(&d[..chunk.len()]);
                 }
-                let xs = operands::<T>(rt, fu, op, params, frt, None, &in_dest, blk, &cache);
-                apply(op, out, xs)
             } else {
-                // Into the op's block buffer (over its operand's buffer
-                // when that is where it was written).
-                let Some(t) = frt.temps.get_mut(op.temp) else {
+                for (k, v) in buf.iter_mut().enumerate() {
+                    *v = d[(off + k) % d.len()];
+                }
+            }
+        }
+        Src::Copy(a) => {
+            let Some(b) = a.broadcast(full) else { return };
+            let mut b = b;
+            if !full.is_empty() {
+                let (r0, r1) = if full.len() == 1 {
+                    (r.e0, r.e1)
+                } else {
+                    (r.e0 / row_len.max(1), r.e1 / row_len.max(1))
+                };
+                b.slice_axis_inplace(Axis(0), Slice::from(r0..r1));
+            }
+            // Typed iteration where the rank allows (the dynamic-rank
+            // iterator is several times slower).
+            if let Ok(b1) = b.view().into_dimensionality::<Ix1>() {
+                for (d, &x) in buf.iter_mut().zip(b1.iter()) {
+                    *d = x;
+                }
+            } else if let Ok(b2) = b.view().into_dimensionality::<Ix2>() {
+                let mut k = 0;
+                for row in b2.rows() {
+                    for &x in row.iter() {
+                        buf[k] = x;
+                        k += 1;
+                    }
+                }
+            } else {
+                for (d, &x) in buf.iter_mut().zip(b.iter()) {
+                    *d = x;
+                }
+            }
+        }
+    }
+}
+
+/// `o = f(x, y)` over a block.
+#[inline(always)]
+fn zip2<T: Copy>(o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>, f: impl Fn(T, T) -> T) {
+    let n = o.len();
+    match (x, y) {
+        (Blk::Slice(a), Blk::Slice(b)) => {
+            for (v, (&p, &q)) in o.iter_mut().zip(a[..n].iter().zip(&b[..n])) {
+                *v = f(p, q);
+            }
+        }
+        (Blk::Slice(a), Blk::Scalar(s)) => {
+            for (v, &p) in o.iter_mut().zip(&a[..n]) {
+                *v = f(p, s);
+            }
+        }
+        (Blk::Scalar(s), Blk::Slice(b)) => {
+            for (v, &q) in o.iter_mut().zip(&b[..n]) {
+                *v = f(s, q);
+            }
+        }
+        (Blk::Scalar(s), Blk::Scalar(t)) => o.fill(f(s, t)),
+    }
+}
+
+/// `o = op(x, y)`: the reference kernel's element functions.
+fn binary_block<T: Float>(op: BinaryOp, o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>) {
+    match op {
+        BinaryOp::Add => zip2(o, x, y, Arith::add),
+        BinaryOp::Sub => zip2(o, x, y, Arith::sub),
+        BinaryOp::Mul => zip2(o, x, y, Arith::mul),
+        BinaryOp::Div => zip2(o, x, y, Float::div),
+        BinaryOp::Pow => zip2(o, x, y, Arith::pow),
+        BinaryOp::Maximum => zip2(o, x, y, Arith::maximum),
+        BinaryOp::Minimum => zip2(o, x, y, Arith::minimum),
+    }
+}
+
+/// `o = op(x)`, as [`super::kernels::apply_unary`] computes it.
+fn unary_block<T: Float>(op: UnaryOp, o: &mut [T], x: Blk<'_, T>) {
+    match x {
+        Blk::Slice(a) => T::unary_slice(op, &a[..o.len()], o),
+        Blk::Scalar(s) => o.fill(match op {
+            UnaryOp::Neg => s.neg(),
+            UnaryOp::Abs => s.abs(),
+            UnaryOp::Sign => s.sign(),
+            _ => s.unary(op),
+        }),
+    }
+}
+
+/// `o = where(c, x, y)`.
+fn where_block<T: Copy>(o: &mut [T], c: Blk<'_, bool>, x: Blk<'_, T>, y: Blk<'_, T>) {
+    let n = o.len();
+    match c {
+        Blk::Scalar(c) => match if c { x } else { y } {
+            Blk::Scalar(s) => o.fill(s),
+            Blk::Slice(a) => o.copy_from_slice(&a[..n]),
+        },
+        Blk::Slice(cs) => {
+            let at = |b: &Blk<'_, T>, k: usize| match b {
+                Blk::Scalar(s) => *s,
+                Blk::Slice(a) => a[k],
+            };
+            for (k, (v, &c)) in o.iter_mut().zip(&cs[..n]).enumerate() {
+                *v = if c { at(&x, k) } else { at(&y, k) };
+            }
+        }
+    }
+}
+
+/// Everything one pass reads, resolved once per call.
+struct Pass<'p, 'a, T> {
+    fu: &'p Fusion,
+    srcs: &'p [Src<'a, T>],
+    conds: &'p [Src<'a, bool>],
+    full: &'p [usize],
+    row_len: usize,
+    /// Pairwise sums: their index among the partial sums.
+    pw_index: [usize; MAX_PAIRWISE],
+}
+
+impl<T: BlockElem> Pass<'_, '_, T> {
+    /// An operand's block; `None` on an internal inconsistency.
+    fn operand<'s>(
+        &'s self,
+        a: Operand,
+        r: Range,
+        bufs: &'s [Vec<T>],
+        outs: &'s [Option<Value>],
+    ) -> Option<Blk<'s, T>> {
+        let len = r.e1 - r.e0;
+        match a {
+            Operand::Leaf(l) => match self.srcs.get(l)? {
+                Src::Scalar(s) => Some(Blk::Scalar(*s)),
+                Src::Contig(d) => Some(Blk::Slice(&d[r.e0..r.e1])),
+                Src::Rev(_) | Src::Repeat(_) | Src::Copy(_) => {
+                    Some(Blk::Slice(&bufs.get(self.fu.n_temps + l)?[..len]))
+                }
+            },
+            Operand::Op(j) => match self.fu.ops.get(j)?.store {
+                Store::Temp(t) => Some(Blk::Slice(&bufs.get(t)?[..len])),
+                Store::Out(k) => {
+                    let a = outs.get(k)?.as_ref().and_then(T::peek)?.as_slice()?;
+                    Some(Blk::Slice(&a[r.e0..r.e1]))
+                }
+            },
+        }
+    }
+
+    /// Computes the block `r`: every op, the stored rows, the row sums;
+    /// `partial[k]` is the pairwise sum of the block of the k-th pairwise
+    /// sum. False on an internal inconsistency.
+    fn block(
+        &self,
+        r: Range,
+        bufs: &mut [Vec<T>],
+        conds: &mut [Vec<bool>],
+        outs: &mut [Option<Value>],
+        partial: &mut [T; MAX_PAIRWISE],
+    ) -> bool {
+        let fu = self.fu;
+        let len = r.e1 - r.e0;
+        for (l, s) in self.srcs.iter().enumerate() {
+            if matches!(s, Src::Rev(_) | Src::Repeat(_) | Src::Copy(_)) {
+                let Some(b) = bufs.get_mut(fu.n_temps + l) else {
                     return false;
                 };
-                let mut temp = t.take();
-                let over_operand = op
-                    .args
-                    .iter()
-                    .any(|o| matches!(o, Operand::Op(j) if fu.ops[*j].temp == op.temp));
-                let target = if over_operand {
-                    temp.as_mut()
-                        .and_then(T::peek_mut)
-                        .filter(|a| a.shape() == block_shape.slice())
-                } else {
-                    ensure::<T>(&mut temp, block_shape.slice())
+                gather(s, self.full, self.row_len, r, b);
+            }
+        }
+        for (l, s) in self.conds.iter().enumerate() {
+            if matches!(s, Src::Rev(_) | Src::Repeat(_) | Src::Copy(_)) {
+                let Some(b) = conds.get_mut(l) else {
+                    return false;
                 };
-                let ok = match target {
-                    Some(out) => {
-                        let xs = operands::<T>(
-                            rt,
-                            fu,
-                            op,
-                            params,
-                            frt,
-                            dest.as_ref(),
-                            &in_dest,
-                            blk,
-                            &cache,
-                        );
-                        apply(op, out.view_mut(), xs)
-                    }
+                gather(s, self.full, self.row_len, r, b);
+            }
+        }
+        for op in &fu.ops {
+            // Take the target out so operands can borrow the rest.
+            let (mut tbuf, mut tout) = (Vec::new(), None);
+            let ok = {
+                let target: Option<&mut [T]> = match op.store {
+                    Store::Temp(t) => match bufs.get_mut(t) {
+                        Some(b) => {
+                            tbuf = std::mem::take(b);
+                            Some(&mut tbuf[..len])
+                        }
+                        None => None,
+                    },
+                    Store::Out(k) => match outs.get_mut(k) {
+                        Some(o) => {
+                            tout = o.take();
+                            tout.as_mut()
+                                .and_then(T::peek_mut)
+                                .and_then(|a| a.as_slice_mut())
+                                .map(|s| &mut s[r.e0..r.e1])
+                        }
+                        None => None,
+                    },
+                };
+                match target {
+                    Some(o) => self.apply(op, o, r, bufs, conds, outs),
                     None => false,
-                };
-                frt.temps[op.temp] = temp;
-                ok
+                }
             };
+            match op.store {
+                Store::Temp(t) => bufs[t] = tbuf,
+                Store::Out(k) => outs[k] = tout,
+            }
             if !ok {
                 return false;
             }
         }
-        if fu.reduce {
-            // Add this block's rows to the running sum, in row order.
-            let Some(last) = fu.ops.last() else {
-                return false;
-            };
-            let (Some(acc), Some(block)) = (
-                dest.as_mut().and_then(T::peek_mut),
-                frt.temps
-                    .get(last.temp)
-                    .and_then(|v| v.as_ref())
-                    .and_then(T::peek),
-            ) else {
-                return false;
-            };
-            let (Some(acc), Some(b)) = (acc.as_slice_mut(), block.as_slice()) else {
-                return false;
-            };
-            if row_len > 0 {
-                for row in b.chunks_exact(row_len) {
-                    for (a, &x) in acc.iter_mut().zip(row) {
-                        *a = crate::exec::ops::elementwise::Arith::add(*a, x);
+        let mut pw = 0;
+        for s in &fu.sums {
+            match s.order {
+                SumOrder::Pairwise => {
+                    let Some(Blk::Slice(x)) = self.operand(s.arg, r, bufs, outs) else {
+                        return false;
+                    };
+                    partial[pw] = pairwise_sum(x);
+                    pw += 1;
+                }
+                SumOrder::Rows => {
+                    let Some(slot) = outs.get_mut(s.out) else {
+                        return false;
+                    };
+                    let mut acc_v = slot.take();
+                    let acc = acc_v
+                        .as_mut()
+                        .and_then(T::peek_mut)
+                        .and_then(|a| a.as_slice_mut());
+                    let ok = match (acc, self.operand(s.arg, r, bufs, outs)) {
+                        (Some(acc), Some(Blk::Slice(x))) => {
+                            if self.row_len > 0 {
+                                for row in x.chunks_exact(self.row_len) {
+                                    for (a, &v) in acc.iter_mut().zip(row) {
+                                        *a = a.add(v);
+                                    }
+                                }
+                            }
+                            true
+                        }
+                        _ => false,
+                    };
+                    outs[s.out] = acc_v;
+                    if !ok {
+                        return false;
                     }
                 }
             }
         }
-        if rank == 0 {
-            break;
+        true
+    }
+
+    /// Applies one op to its operands' blocks.
+    fn apply(
+        &self,
+        op: &FusedOp,
+        o: &mut [T],
+        r: Range,
+        bufs: &[Vec<T>],
+        conds: &[Vec<bool>],
+        outs: &[Option<Value>],
+    ) -> bool {
+        let arg = |k: usize| op.args.get(k).and_then(|&a| self.operand(a, r, bufs, outs));
+        match &op.op {
+            Op::Unary(u) => match arg(0) {
+                Some(x) => {
+                    unary_block(*u, o, x);
+                    true
+                }
+                None => false,
+            },
+            Op::Binary(b) => match (arg(0), arg(1)) {
+                (Some(x), Some(y)) => {
+                    binary_block(*b, o, x, y);
+                    true
+                }
+                _ => false,
+            },
+            Op::Where => {
+                let Some(Operand::Leaf(l)) = op.args.first() else {
+                    return false;
+                };
+                let c = match self.conds.get(*l) {
+                    Some(Src::Scalar(c)) => Blk::Scalar(*c),
+                    Some(Src::Contig(d)) => Blk::Slice(&d[r.e0..r.e1]),
+                    Some(_) => match conds.get(*l) {
+                        Some(b) => Blk::Slice(&b[..r.e1 - r.e0]),
+                        None => return false,
+                    },
+                    None => return false,
+                };
+                match (arg(1), arg(2)) {
+                    (Some(x), Some(y)) => {
+                        where_block(o, c, x, y);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
         }
-        r0 = r1;
+    }
+
+    /// The pairwise sums of the subtree `e0..e0 + n` of the summation tree
+    /// (the split of [`pairwise_sum`]), computing its blocks on the way.
+    fn walk(
+        &self,
+        e0: usize,
+        n: usize,
+        bufs: &mut [Vec<T>],
+        conds: &mut [Vec<bool>],
+        outs: &mut [Option<Value>],
+    ) -> Option<[T; MAX_PAIRWISE]> {
+        let mut p = [T::zero(); MAX_PAIRWISE];
+        if n <= BLOCK {
+            let r = Range { e0, e1: e0 + n };
+            return self.block(r, bufs, conds, outs, &mut p).then_some(p);
+        }
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        let left = self.walk(e0, n2, bufs, conds, outs)?;
+        let right = self.walk(e0 + n2, n - n2, bufs, conds, outs)?;
+        for k in 0..MAX_PAIRWISE {
+            p[k] = left[k].add(right[k]);
+        }
+        Some(p)
+    }
+}
+
+/// The fast path; false when it does not apply (nothing is reported, and
+/// the results are recomputed by the reference kernels).
+fn run<T: BlockElem>(rt: &GraphRt, fu: &Fusion, params: &dyn Params, frt: &mut FusedRt) -> bool {
+    if fu.leaves.len() > MAX_LEAVES {
+        return false;
+    }
+    // The views of the leaves, and the group's shape: theirs broadcast.
+    let mut views: [Option<ValView<'_>>; MAX_LEAVES] = Default::default();
+    let mut full = ndarray::IxDyn::zeros(0);
+    for (k, &l) in fu.leaves.iter().enumerate() {
+        let Some(v) = rt.view(l, params) else {
+            return false;
+        };
+        if v.ndim() != 0 && v.shape() != full.slice() {
+            match super::kernels::broadcast(&[full.slice(), v.shape()]) {
+                Some(b) => full = b,
+                None => return false,
+            }
+        }
+        views[k] = Some(v);
+    }
+    if full.ndim() != fu.rank {
+        return false;
+    }
+    let full = full.slice();
+    let mut srcs: [Src<'_, T>; MAX_LEAVES] = std::array::from_fn(|_| Src::Scalar(T::zero()));
+    let mut conds: [Src<'_, bool>; MAX_LEAVES] = std::array::from_fn(|_| Src::Scalar(false));
+    for k in 0..fu.leaves.len() {
+        let Some(v) = &views[k] else { return false };
+        if fu.leaf_is_cond[k] {
+            match src_of::<bool>(v, full) {
+                Some(s) => conds[k] = s,
+                None => return false,
+            }
+        }
+        let value_use = fu.ops.iter().any(|o| {
+            o.args
+                .iter()
+                .enumerate()
+                .any(|(p, a)| *a == Operand::Leaf(k) && !(matches!(o.op, Op::Where) && p == 0))
+        }) || fu.sums.iter().any(|s| s.arg == Operand::Leaf(k));
+        if value_use {
+            match src_of::<T>(v, full) {
+                Some(s) => srcs[k] = s,
+                None => return false,
+            }
+        }
+    }
+    let total: usize = full.iter().product();
+    let row_len: usize = full.iter().skip(1).product();
+    // Block sizes: whole rows when the rank is 2 or more.
+    let per_block = match fu.rank {
+        0 => 1,
+        1 => BLOCK,
+        _ => (BLOCK / row_len.max(1)).max(1) * row_len,
+    };
+    let buf_len = per_block.min(total).max(1);
+    // Buffers: the ops', then one per copied leaf.
+    let bufs = T::bufs(&mut frt.bufs);
+    let n_bufs = fu.n_temps + fu.leaves.len();
+    if bufs.len() < n_bufs {
+        bufs.resize_with(n_bufs, Vec::new);
+    }
+    for (k, b) in bufs.iter_mut().enumerate().take(n_bufs) {
+        let needed = k < fu.n_temps
+            || matches!(
+                srcs[k - fu.n_temps],
+                Src::Rev(_) | Src::Repeat(_) | Src::Copy(_)
+            );
+        if needed && b.len() < buf_len {
+            if b.try_reserve_exact(buf_len - b.len()).is_err() {
+                return false;
+            }
+            b.resize(buf_len, T::zero());
+        }
+    }
+    if frt.conds.len() < fu.leaves.len() {
+        frt.conds.resize_with(fu.leaves.len(), Vec::new);
+    }
+    for (k, b) in frt.conds.iter_mut().enumerate().take(fu.leaves.len()) {
+        if matches!(conds[k], Src::Rev(_) | Src::Repeat(_) | Src::Copy(_)) && b.len() < buf_len {
+            b.resize(buf_len, false);
+        }
+    }
+    // Results: stored ops in full, sums zeroed.
+    for op in &fu.ops {
+        if let Store::Out(k) = op.store {
+            if ensure::<T>(&mut frt.outs[k], full).is_none() {
+                return false;
+            }
+        }
+    }
+    let mut pw_index = [0usize; MAX_PAIRWISE];
+    let mut n_pw = 0;
+    for s in &fu.sums {
+        let shape = match s.order {
+            SumOrder::Pairwise => &full[..0],
+            SumOrder::Rows => &full[1..],
+        };
+        match ensure::<T>(&mut frt.outs[s.out], shape) {
+            Some(a) => a.fill(T::zero()),
+            None => return false,
+        }
+        if s.order == SumOrder::Pairwise {
+            if n_pw >= MAX_PAIRWISE {
+                return false;
+            }
+            pw_index[n_pw] = s.out;
+            n_pw += 1;
+        }
+    }
+    let pass = Pass {
+        fu,
+        srcs: &srcs[..fu.leaves.len()],
+        conds: &conds[..fu.leaves.len()],
+        full,
+        row_len,
+        pw_index,
+    };
+    let bufs = T::bufs(&mut frt.bufs);
+    if n_pw > 0 {
+        // The blocks are the subtrees of the summation tree.
+        let Some(p) = pass.walk(0, total, bufs, &mut frt.conds, &mut frt.outs) else {
+            return false;
+        };
+        for (k, &out) in pass.pw_index.iter().enumerate().take(n_pw) {
+            let Some(a) = frt.outs[out].as_mut().and_then(T::peek_mut) else {
+                return false;
+            };
+            a.fill(p[k]);
+        }
+    } else {
+        let mut scratch = [T::zero(); MAX_PAIRWISE];
+        let mut e0 = 0;
+        loop {
+            let e1 = (e0 + per_block).min(total);
+            let r = Range { e0, e1 };
+            if !pass.block(r, bufs, &mut frt.conds, &mut frt.outs, &mut scratch) {
+                return false;
+            }
+            if e1 >= total {
+                break;
+            }
+            e0 = e1;
+        }
     }
     true
 }
 
-/// The block being computed: rows `r0..r1` of `rows`, of an array of
-/// `rank` axes.
-#[derive(Clone, Copy)]
-struct Block {
-    rank: usize,
-    rows: usize,
-    r0: usize,
-    r1: usize,
-}
-
-/// The operands of `op` for a block. `dest` is the result's storage when
-/// the op does not write it (a leaf living there is read from it), `None`
-/// when it does (such a leaf is the destination itself).
-#[allow(clippy::too_many_arguments)]
-fn operands<'s, 'c: 's, T: ViewElem>(
-    rt: &'s GraphRt,
-    fu: &Fusion,
-    op: &FusedOp,
-    params: &'s dyn Params,
-    frt: &'s FusedRt,
-    dest: Option<&'s Value>,
-    in_dest: &dyn Fn(usize) -> bool,
-    b: Block,
-    cache: &'s [Option<Opnd<'c, T>>],
-) -> [Option<Opnd<'s, T>>; 2] {
-    let mut xs: [Option<Opnd<'s, T>>; 2] = [None, None];
-    for (x, arg) in xs.iter_mut().zip(&op.args) {
-        *x = match *arg {
-            Operand::Leaf(l) if in_dest(fu.leaves[l]) => match dest {
-                None => Some(Opnd::Dest),
-                Some(d) => T::peek(d).map(|a| {
-                    let mut v = a.view();
-                    if b.rank > 0 {
-                        v.slice_axis_inplace(Axis(0), Slice::from(b.r0..b.r1));
-                    }
-                    Opnd::Arr(v)
-                }),
-            },
-            Operand::Leaf(l) => match cache.get(l) {
-                Some(Some(Opnd::Scalar(x))) => Some(Opnd::Scalar(*x)),
-                Some(Some(Opnd::Arr(a))) => Some(Opnd::Arr(rows_of(a.view(), b))),
-                _ => leaf_block::<T>(rt, fu.leaves[l], params, b.rank, b.rows, b.r0, b.r1),
-            },
-            Operand::Op(j) => {
-                let t = fu.ops[j].temp;
-                if t == op.temp {
-                    Some(Opnd::Dest)
-                } else {
-                    frt.temps
-                        .get(t)
-                        .and_then(|v| v.as_ref())
-                        .and_then(T::peek)
-                        .map(|a| Opnd::Arr(a.view()))
-                }
-            }
-        };
-    }
-    xs
-}
-
-/// The rows of the block, when the leaf has the full leading axis.
-fn rows_of<T>(mut a: ndarray::ArrayViewD<'_, T>, b: Block) -> ndarray::ArrayViewD<'_, T> {
-    if b.rank > 0 && a.ndim() == b.rank && a.shape()[0] == b.rows && b.rows != 1 {
-        a.slice_axis_inplace(Axis(0), Slice::from(b.r0..b.r1));
-    }
-    a
-}
-
-/// Applies a fused op to its operands; false when an operand is missing.
-fn apply<T: Float>(
-    op: &FusedOp,
-    out: ndarray::ArrayViewMutD<'_, T>,
-    xs: [Option<Opnd<'_, T>>; 2],
-) -> bool {
-    match (&op.op, &xs) {
-        (Op::Unary(u), [Some(x), None]) => {
-            apply_unary(*u, out, x);
-            true
-        }
-        (Op::Binary(b), [Some(x), Some(y)]) => {
-            apply_binary(*b, out, x, y);
-            true
-        }
-        _ => false,
-    }
-}
-
-/// The rows `r0..r1` of a leaf as an operand: a 0-D leaf is a scalar; a
-/// leaf with the full leading axis is sliced; any other broadcasts whole.
-fn leaf_block<'s, T: ViewElem>(
-    rt: &'s GraphRt,
-    l: usize,
-    params: &'s dyn Params,
-    rank: usize,
-    rows: usize,
-    r0: usize,
-    r1: usize,
-) -> Option<Opnd<'s, T>> {
-    let v = rt.view(l, params)?;
-    if v.ndim() == 0 {
-        return crate::exec::plan::view::with_view!(&v, a => a.first().map(|e| Opnd::Scalar(e.cast::<T>())));
-    }
-    let mut a = T::of_view(&v)?;
-    if rank > 0 && a.ndim() == rank && a.shape()[0] == rows && rows != 1 {
-        a.slice_axis_inplace(Axis(0), Slice::from(r0..r1));
-    }
-    Some(Opnd::Arr(a))
-}
-
 /// The group computed node by node with the reference kernels (what the
-/// unfused plan computes), for the cases the fast path leaves out.
+/// unfused plan computes), for the cases the fast path leaves out; the
+/// values of its results in order.
 fn reference(
     rt: &GraphRt,
     plan: &GraphPlan,
-    i: usize,
     fu: &Fusion,
     params: &dyn Params,
     env: Env<'_>,
     meter: &mut Meter,
-) -> Result<Value, ExecError> {
+) -> Result<Vec<Value>, ExecError> {
     let g = &plan.graph;
     let bind = |s: &str| env.dims.get(s).copied();
     let mut vals: Vec<Option<Value>> = (0..fu.ops.len()).map(|_| None).collect();
@@ -582,13 +1347,18 @@ fn reference(
             .transient(vals.iter().flatten().map(|v| v.len_bytes()).sum::<usize>() + v.len_bytes());
         vals[k] = Some(v);
     }
-    if fu.reduce {
-        eval(i, &vals)
-    } else {
-        vals.pop()
-            .flatten()
-            .ok_or_else(|| internal(plan, i, "fused result not computed"))
+    let mut out: Vec<Value> = Vec::with_capacity(fu.outputs.len());
+    for op in &fu.ops {
+        if let Store::Out(_) = op.store {
+            let k = fu.ops.iter().position(|o| o.node == op.node);
+            let v = k.and_then(|k| vals[k].clone());
+            out.push(v.ok_or_else(|| internal(plan, op.node, "fused result not computed"))?);
+        }
     }
+    for s in &fu.sums {
+        out.push(eval(s.node, &vals)?);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -597,25 +1367,64 @@ mod tests {
     use crate::exec::plan::Compiled;
     use crate::lang::parse_program;
 
+    fn groups_of(text: &str) -> Vec<Fusion> {
+        let p = parse_program(text).unwrap();
+        let f = Compiled::new(&p, &Default::default()).unwrap();
+        f.plan()
+            .nodes
+            .iter()
+            .filter_map(|n| n.fusion.as_deref().cloned())
+            .collect()
+    }
+
     #[test]
     fn groups_found() {
-        let p = parse_program(
+        let groups = groups_of(
             "(program m (input X (f64 T D)) (input w (f64 D))
                (let s (sin X))
                (output (add (mul 2.0 (exp X)) (mul X s)) (sum (mul X w) 0) (mul s 3.0)))",
-        )
-        .unwrap();
-        let f = Compiled::new(&p, &Default::default()).unwrap();
-        let plan = f.plan();
-        let groups: Vec<&Fusion> = plan
-            .nodes
-            .iter()
-            .filter_map(|n| n.fusion.as_deref())
-            .collect();
-        // exp, mul, mul, add in one group (sin X is read twice: a leaf);
-        // mul X w under the sum in another.
-        assert_eq!(groups.len(), 2);
-        assert_eq!(groups.iter().map(|g| g.ops.len()).sum::<usize>(), 5);
-        assert!(groups.iter().any(|g| g.reduce));
+        );
+        // One group over X's shape: sin (read by two ops of the group and
+        // stored, since `mul s 3.0`... is in the group too), exp, the
+        // muls, the add, and the sum over axis 0.
+        assert_eq!(groups.len(), 1);
+        let g = &groups[0];
+        assert_eq!(g.ops.len(), 7);
+        assert_eq!(g.sums.len(), 1);
+        assert_eq!(g.sums[0].order, SumOrder::Rows);
+        // Stored: the two elementwise outputs and the sum.
+        assert_eq!(g.outputs.len(), 3);
+    }
+
+    #[test]
+    fn shared_inner_nodes_and_several_sums() {
+        let groups = groups_of(
+            "(program m (input x (f64 T)) (input c (f64))
+               (let e (sub x c))
+               (let ee (mul e e))
+               (output (sum ee) (sum e 0) (sum (mul ee e) 0) (add ee 1.0)))",
+        );
+        assert_eq!(groups.len(), 1);
+        let g = &groups[0];
+        assert_eq!(g.sums.len(), 3);
+        assert!(g.sums.iter().all(|s| s.order == SumOrder::Pairwise));
+        assert_eq!(g.outputs.len(), 4);
+    }
+
+    #[test]
+    fn a_sum_read_back_into_the_group_splits_it() {
+        // x - sum(x) / n: the sum must finish before the subtraction.
+        let groups = groups_of(
+            "(program m (input x (f64 T))
+               (let y (mul x 2.0))
+               (output (sub y (sum y 0))))",
+        );
+        for g in &groups {
+            let nodes: Vec<usize> = g.nodes().collect();
+            assert!(
+                !(g.sums.len() == 1 && g.ops.len() == 2),
+                "a group holds a sum and its reader: {nodes:?}"
+            );
+        }
     }
 }

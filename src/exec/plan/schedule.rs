@@ -190,9 +190,23 @@ impl GraphPlan {
         }
         let (mut fusions, absorbed) = super::fusion::find(g, &roles, &scheduled, options);
         order.retain(|&i| !absorbed[i]);
+        if fusions.iter().any(|f| f.is_some()) {
+            order = super::fusion::reorder(g, &order, &fusions)
+                .ok_or_else(|| internal(g, 0, "fused groups form a cycle"))?;
+        }
         let mut pos = vec![usize::MAX; n];
         for (p, &i) in order.iter().enumerate() {
             pos[i] = p;
+        }
+        // A group's results are defined where the group runs.
+        let mut defs: Vec<Vec<usize>> = (0..n).map(|i| vec![i]).collect();
+        for &i in &order {
+            if let Some(f) = &fusions[i] {
+                for &o in &f.outputs {
+                    pos[o] = pos[i];
+                }
+                defs[i] = f.outputs.clone();
+            }
         }
         // What each node reads: a fused root reads its group's leaves.
         let reads: Vec<Vec<usize>> = (0..n)
@@ -314,8 +328,9 @@ impl GraphPlan {
         if options.inplace {
             for &i in &order {
                 let node = &g.nodes[i];
-                let fused_reduce = nodes[i].fusion.as_ref().is_some_and(|f| f.reduce);
-                if !matches!(nodes[i].role, Role::Elementwise | Role::Update) || fused_reduce {
+                // A fused group never overwrites its leaves.
+                let fused = nodes[i].fusion.is_some();
+                if !matches!(nodes[i].role, Role::Elementwise | Role::Update) || fused {
                     continue;
                 }
                 for j in destroy_map(nodes[i].role, reads[i].len()) {
@@ -350,9 +365,14 @@ impl GraphPlan {
         let mut free: Vec<usize> = Vec::new();
         let mut is_free: Vec<bool> = Vec::new();
         for (p, &i) in order.iter().enumerate() {
-            for (k, &t) in own[i].iter().enumerate() {
+            for (d, k, t) in defs[i]
+                .iter()
+                .flat_map(|&d| own[d].iter().enumerate().map(move |(k, &t)| (d, k, t)))
+            {
                 let reuse = match nodes[i].inplace {
-                    Some(j) if k == 0 => lives_in[reads[i][j]].first().map(|&a| slot_of[a]),
+                    Some(j) if k == 0 && d == i => {
+                        lives_in[reads[i][j]].first().map(|&a| slot_of[a])
+                    }
                     _ => None,
                 };
                 let s = match reuse {
@@ -387,7 +407,7 @@ impl GraphPlan {
                 };
                 slot_ty[s] = token_ty[t].clone();
                 slot_of[t] = s;
-                nodes[i].slots.push(s);
+                nodes[d].slots.push(s);
             }
             // Free the slots whose last reader is this node.
             let mut release = |t: Token| {
@@ -402,8 +422,10 @@ impl GraphPlan {
                     release(t);
                 }
             }
-            for &t in &own[i] {
-                release(t);
+            for &d in &defs[i] {
+                for &t in &own[d] {
+                    release(t);
+                }
             }
         }
         Ok(GraphPlan {
