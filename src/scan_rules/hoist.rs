@@ -126,7 +126,7 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
                 continue;
             }
             let dtype = spec.outputs[j].step_type.dtype;
-            if let Some(w) = broadcast_steps(egraph, scan, *b, &spec.steps, dtype) {
+            if let Some(w) = broadcast_steps(egraph, scan, *b, &spec.steps, dtype, false) {
                 let p = proj(egraph, scan.class, j);
                 if union_checked(egraph, rule, p, w) {
                     changed.push(p);
@@ -152,6 +152,7 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
                 o.id,
                 &spec.steps,
                 spec.outputs[j].step_type.dtype,
+                true,
             )
         };
         if let Some(w) = whole {
@@ -204,15 +205,20 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
 /// `v` repeated `steps` times along a new leading axis, as an output of
 /// dtype `dtype`: a state's, which a weak literal step takes (converted as
 /// the executors convert each step). `scan` is the loop whose steps these
-/// are (see [`repeat_steps`]).
+/// are (see [`repeat_steps`]). `any_shape: false` refuses a shape a type
+/// cannot write: `v` is then a body class that is a constant (the same
+/// inside the loop and out), and such a class may also hold nodes that
+/// read the body's parameters, which the other forms would carry out of
+/// the loop.
 pub fn broadcast_steps(
     egraph: &mut EGraph,
     scan: &ScanNode,
     v: Id,
     steps: &Dim,
     dtype: DType,
+    any_shape: bool,
 ) -> Option<Id> {
-    let repeated = repeat_steps(egraph, scan, v, steps)?;
+    let repeated = repeat_steps(egraph, scan, v, steps, any_shape)?;
     if egraph[v].data.ty()?.dtype == dtype {
         return Some(repeated);
     }
@@ -243,7 +249,13 @@ fn op(egraph: &mut EGraph, name: OpKind, children: Vec<Id>) -> Id {
 /// down to one axis, compared with themselves (all true) and broadcast as
 /// the condition of `where(c, v, v)` — an exact copy of `v` that reads no
 /// element of the sequence.
-fn repeat_steps(egraph: &mut EGraph, scan: &ScanNode, v: Id, steps: &Dim) -> Option<Id> {
+fn repeat_steps(
+    egraph: &mut EGraph,
+    scan: &ScanNode,
+    v: Id,
+    steps: &Dim,
+    any_shape: bool,
+) -> Option<Id> {
     let t: Type = egraph[v].data.ty()?.clone();
     let zero = egraph.add(TNode::lit(Scalar::I64(0)));
     let row = op(egraph, OpKind::ExpandDims, vec![v, zero]);
@@ -251,15 +263,20 @@ fn repeat_steps(egraph: &mut EGraph, scan: &ScanNode, v: Id, steps: &Dim) -> Opt
     for d in std::iter::once(steps).chain(&t.shape) {
         dims.push(super::build::steps_leaf(egraph, d));
     }
+    // The forms for sizes a type cannot write are built for top-level
+    // loops only (no outer argument reads an enclosing body's parameter).
+    let top_level = any_shape && scan.args.iter().all(|a| egraph[*a].data.deps.is_empty());
     let ty = if dims.iter().all(Option::is_some) {
         dims.into_iter().flatten().collect()
-    } else if let Some(first) = dims[0] {
+    } else if let (Some(first), true) = (dims[0], top_level) {
         let one = egraph.add(TNode::lit(Scalar::I64(1)));
         let mut d = vec![first];
         d.extend(t.shape.iter().map(|_| one));
         d
-    } else {
+    } else if top_level {
         return steps_from_sequence(egraph, scan, row, t.ndim());
+    } else {
+        return None;
     };
     let ty = egraph.add(TNode {
         head: Head::Type(t.dtype),
