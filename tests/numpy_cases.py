@@ -1035,6 +1035,68 @@ def scan_go_backwards_taps_n_steps(d, n):
 
 
 @scan
+def scan_push_out_seq_long(d, n):
+    X, U, W, h = d["X"], d["U"], d["W"], d["h0"]
+    N = n["N"]
+    H = steps(N, h.shape)
+    for t in range(N):
+        xm, x = X[t], X[t + 1]
+        h = np.tanh(W @ h + U @ (x - 0.5 * xm))
+        H[t] = h
+    return (H, H[-1])
+
+
+@scan
+def scan_push_out_seq_long_backwards(d, n):
+    X, U, h = d["X"], d["U"], d["h0"]
+    T, N = len(X), n["N"]
+    H = steps(N, h.shape)
+    for t in range(N):
+        a, c = X[T - 3 - t], X[T - 1 - t]
+        h = np.tanh(U @ h + (U @ a) * c)
+        H[t] = h
+    return (H,)
+
+
+@scan
+def scan_merge_bidirectional(d, n):
+    X, Wf, Uf, Wb, Ub, h0 = (d[k] for k in ("X", "Wf", "Uf", "Wb", "Ub", "h0"))
+    T = len(X)
+    F, B = steps(T, h0.shape), steps(T, h0.shape)
+    h, g = h0, h0
+    for t in range(T):
+        h = np.tanh(Wf @ h + Uf @ X[t])
+        F[t] = h
+        g = np.tanh(Wb @ g + Ub @ X[T - 1 - t])
+        B[t] = g
+    return (np.concatenate([F, B[::-1]], axis=1), B[-1])
+
+
+@scan
+def scan_invariant_symbolic(d, n):
+    X, W, K = d["X"], d["W"], d["K"]
+    T = len(X)
+    A = np.stack([np.exp(W[1:])] * (T - 1))
+    B = np.stack([K * 3] * (T - 1))
+    C = np.stack([W[1:] > 0.0] * (T - 1))
+    return (A, B, C)
+
+
+@scan
+def scan_accumulator_out(d, n):
+    X, Y, W, h, l = d["X"], d["Y"], d["W"], d["h0"], d["l0"]
+    T = len(X)
+    L, H = steps(T, ()), steps(T, h.shape)
+    for t in range(T):
+        h = np.tanh(W @ h + X[t])
+        e = h - Y[t]
+        l = np.sum(e * e) + l
+        L[t] = l
+        H[t] = h
+    return (L[-1], L, H)
+
+
+@scan
 def scan_n_steps_no_sequences(d, n):
     a = d["a0"]
     A = steps(5, a.shape)

@@ -49,10 +49,30 @@ fn worth_hoisting(egraph: &EGraph, c: Id) -> bool {
 /// Hoists what `how` allows out of `scan`; returns the classes changed.
 pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -> Vec<Id> {
     let mut changed = Vec::new();
-    let params = Vectorizer::standard_params(egraph, scan, how == HoistAs::Sequence);
-    let Some(mut vz) = Vectorizer::new(scan, egraph, params) else {
+    let seqs = how == HoistAs::Sequence;
+    let mut params = Vectorizer::standard_params(egraph, scan, seqs);
+    let Some(steps) = scan.steps(egraph) else {
         return changed;
     };
+    // A sequence whose rows cannot be cut to the step count with literal
+    // bounds (`n_steps N` over `T` rows): its terms are computed on every
+    // row it allows and the loop reads the first `N` of them (the last `N`
+    // going backwards); no output is then wholly a hoisted term.
+    let mut rows = steps.clone();
+    let unread_seq = scan
+        .sig
+        .body_params()
+        .iter()
+        .zip(&params)
+        .any(|(p, o)| matches!(p, crate::lang::BodyParam::Sequence { .. }) && o.is_none());
+    if seqs && unread_seq {
+        if let Some(long) = super::vectorize::long_rows(egraph, scan) {
+            params = Vectorizer::params_over(egraph, scan, true, &long);
+            rows = long;
+        }
+    }
+    let exact = rows == steps;
+    let mut vz = Vectorizer::with_rows(params, rows);
     let Some(mut spec) = NewScan::like(egraph, scan) else {
         return changed;
     };
@@ -106,7 +126,7 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
                 continue;
             }
             let dtype = spec.outputs[j].step_type.dtype;
-            if let Some(w) = broadcast_steps(egraph, *b, &spec.steps, dtype) {
+            if let Some(w) = broadcast_steps(egraph, scan, *b, &spec.steps, dtype, false) {
                 let p = proj(egraph, scan.class, j);
                 if union_checked(egraph, rule, p, w) {
                     changed.push(p);
@@ -118,7 +138,7 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
         return changed;
     }
     // A whole output that qualifies equals its outer form.
-    for &(j, b) in &whole_outputs {
+    for &(j, b) in whole_outputs.iter().filter(|_| exact) {
         let b = egraph.find(b);
         let Some((_, o)) = hoisted.iter().find(|(c, _)| *c == b) else {
             continue;
@@ -126,7 +146,14 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
         let whole = if o.batched {
             Some(o.id)
         } else {
-            broadcast_steps(egraph, o.id, &spec.steps, spec.outputs[j].step_type.dtype)
+            broadcast_steps(
+                egraph,
+                scan,
+                o.id,
+                &spec.steps,
+                spec.outputs[j].step_type.dtype,
+                true,
+            )
         };
         if let Some(w) = whole {
             let p = proj(egraph, scan.class, j);
@@ -177,9 +204,21 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
 
 /// `v` repeated `steps` times along a new leading axis, as an output of
 /// dtype `dtype`: a state's, which a weak literal step takes (converted as
-/// the executors convert each step).
-pub fn broadcast_steps(egraph: &mut EGraph, v: Id, steps: &Dim, dtype: DType) -> Option<Id> {
-    let repeated = repeat_steps(egraph, v, steps)?;
+/// the executors convert each step). `scan` is the loop whose steps these
+/// are (see [`repeat_steps`]). `any_shape: false` refuses a shape a type
+/// cannot write: `v` is then a body class that is a constant (the same
+/// inside the loop and out), and such a class may also hold nodes that
+/// read the body's parameters, which the other forms would carry out of
+/// the loop.
+pub fn broadcast_steps(
+    egraph: &mut EGraph,
+    scan: &ScanNode,
+    v: Id,
+    steps: &Dim,
+    dtype: DType,
+    any_shape: bool,
+) -> Option<Id> {
+    let repeated = repeat_steps(egraph, scan, v, steps, any_shape)?;
     if egraph[v].data.ty()?.dtype == dtype {
         return Some(repeated);
     }
@@ -190,38 +229,93 @@ pub fn broadcast_steps(egraph: &mut EGraph, v: Id, steps: &Dim, dtype: DType) ->
     }))
 }
 
+fn op(egraph: &mut EGraph, name: OpKind, children: Vec<Id>) -> Id {
+    egraph.add(TNode {
+        head: Head::Op(name),
+        children,
+    })
+}
+
 /// `v` repeated `steps` times along a new leading axis, in its dtype.
-fn repeat_steps(egraph: &mut EGraph, v: Id, steps: &Dim) -> Option<Id> {
+///
+/// When the whole shape can be written as a type (each size a literal or
+/// a symbol): `zeros` of that type plus `v` (`where` for bool). When only
+/// the step count can: `v` broadcast against `zeros` of shape
+/// `(steps, 1, ..., 1)`, so `v`'s own sizes (`N-1`, or known only at run
+/// time) need not be written. When the step count cannot be written
+/// either (`T-1` steps of a sequence read at taps -1 0), the steps come
+/// from the loop's first sequence: its rows as the loop reads them
+/// ([`super::vectorize::sequence_steps`]), made `zeros_like` and summed
+/// down to one axis, compared with themselves (all true) and broadcast as
+/// the condition of `where(c, v, v)` — an exact copy of `v` that reads no
+/// element of the sequence.
+fn repeat_steps(
+    egraph: &mut EGraph,
+    scan: &ScanNode,
+    v: Id,
+    steps: &Dim,
+    any_shape: bool,
+) -> Option<Id> {
     let t: Type = egraph[v].data.ty()?.clone();
-    let mut dims = vec![super::build::steps_leaf(egraph, steps)?];
-    for d in &t.shape {
-        dims.push(super::build::steps_leaf(egraph, d)?);
+    let zero = egraph.add(TNode::lit(Scalar::I64(0)));
+    let row = op(egraph, OpKind::ExpandDims, vec![v, zero]);
+    let mut dims = Vec::new();
+    for d in std::iter::once(steps).chain(&t.shape) {
+        dims.push(super::build::steps_leaf(egraph, d));
     }
+    // The forms for sizes a type cannot write are built for top-level
+    // loops only (no outer argument reads an enclosing body's parameter).
+    let top_level = any_shape && scan.args.iter().all(|a| egraph[*a].data.deps.is_empty());
+    let ty = if dims.iter().all(Option::is_some) {
+        dims.into_iter().flatten().collect()
+    } else if let (Some(first), true) = (dims[0], top_level) {
+        let one = egraph.add(TNode::lit(Scalar::I64(1)));
+        let mut d = vec![first];
+        d.extend(t.shape.iter().map(|_| one));
+        d
+    } else if top_level {
+        return steps_from_sequence(egraph, scan, row, t.ndim());
+    } else {
+        return None;
+    };
     let ty = egraph.add(TNode {
         head: Head::Type(t.dtype),
-        children: dims,
-    });
-    let zero = egraph.add(TNode::lit(Scalar::I64(0)));
-    let row = egraph.add(TNode {
-        head: Head::Op(OpKind::ExpandDims),
-        children: vec![v, zero],
+        children: ty,
     });
     if t.dtype == DType::Bool {
-        let ones = egraph.add(TNode {
-            head: Head::Op(OpKind::Ones),
-            children: vec![ty],
-        });
-        return Some(egraph.add(TNode {
-            head: Head::Op(OpKind::Where),
-            children: vec![ones, row, row],
-        }));
+        let ones = op(egraph, OpKind::Ones, vec![ty]);
+        return Some(op(egraph, OpKind::Where, vec![ones, row, row]));
     }
-    let zeros = egraph.add(TNode {
-        head: Head::Op(OpKind::Zeros),
-        children: vec![ty],
-    });
-    Some(egraph.add(TNode {
-        head: Head::Op(OpKind::Binary(BinaryOp::Add)),
-        children: vec![zeros, row],
-    }))
+    let zeros = op(egraph, OpKind::Zeros, vec![ty]);
+    Some(op(egraph, OpKind::Binary(BinaryOp::Add), vec![zeros, row]))
+}
+
+/// `row` (one step's value with a leading axis of 1; the step has `rank`
+/// axes) repeated once per step of `scan`, the step count taken from the
+/// rows of its first sequence (see [`repeat_steps`]).
+fn steps_from_sequence(egraph: &mut EGraph, scan: &ScanNode, row: Id, rank: usize) -> Option<Id> {
+    if scan.sig.n_seqs() == 0 {
+        return None;
+    }
+    let tap = *scan.sig.sequences.first()?.first()?;
+    let rows = super::vectorize::sequence_steps(egraph, scan, 0, tap)?;
+    let mut z = op(egraph, OpKind::ZerosLike, vec![rows]);
+    let seq_rank = egraph[rows].data.ty()?.ndim();
+    let one = egraph.add(TNode::lit(Scalar::I64(1)));
+    for _ in 1..seq_rank {
+        z = op(
+            egraph,
+            OpKind::Reduce(crate::lang::ReduceOp::Sum),
+            vec![z, one],
+        );
+    }
+    let mut cond = op(
+        egraph,
+        OpKind::Compare(crate::lang::CompareOp::Eq),
+        vec![z, z],
+    );
+    for _ in 0..rank {
+        cond = op(egraph, OpKind::ExpandDims, vec![cond, one]);
+    }
+    Some(op(egraph, OpKind::Where, vec![cond, row, row]))
 }

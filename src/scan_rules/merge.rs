@@ -1,5 +1,5 @@
 //! `scan-merge` (PyTensor's ScanMerge): two independent loops with the same
-//! step count and direction become one loop computing both.
+//! step count become one loop computing both.
 //!
 //! The merged loop takes both loops' inputs (an input both take is passed
 //! once, so their common step work becomes one e-class and is paid once)
@@ -7,14 +7,20 @@
 //! loop's. Step counts are equal when the analysis gives both loops the
 //! same size (the same constant or the same symbol).
 //!
+//! A forward loop and a `go_backwards` one (a bidirectional RNN's two
+//! halves) merge into a forward loop in which the backward loop's
+//! sequences are read reversed, at their taps negated: its step `t` still
+//! reads what it read, so its outputs, which are in its own step order,
+//! are unchanged ([`run_forwards`]).
+//!
 //! Loops that keep only their last steps (`scan-save-mem` variants) are not
 //! merged: their full versions are, and save-mem applies to the result.
 //!
 //! Does not fire on: a loop with a mitmot (its body results do not line
 //! up with its outputs; PyTensor concatenates mitmot groups, eqscan leaves
 //! them alone); loops where one reads the other (directly or through
-//! other values: merging would make a cycle), different step counts or
-//! directions, loops nested in a body (only loops whose inputs are
+//! other values: merging would make a cycle), different step counts,
+//! loops nested in a body (only loops whose inputs are
 //! top-level values are paired), two loops whose outputs one loop already
 //! computes (their merge, or the loop `scan-drop-output` split them from).
 //!
@@ -156,9 +162,21 @@ pub fn merged(
     b_seq_from_a: Option<(usize, Id)>,
 ) -> Option<Id> {
     let mut spec = NewScan::like(egraph, a)?;
-    let sb = NewScan::like(egraph, b)?;
-    if sb.steps != spec.steps || sb.go_backwards != spec.go_backwards {
+    let mut sb = NewScan::like(egraph, b)?;
+    if sb.steps != spec.steps {
         return None;
+    }
+    // A forward loop and one going backwards: the merged loop goes
+    // forwards, and the other reads its sequences reversed.
+    if sb.go_backwards != spec.go_backwards {
+        if b_seq_from_a.is_some() {
+            return None;
+        }
+        if spec.go_backwards {
+            run_forwards(egraph, &mut spec);
+        } else {
+            run_forwards(egraph, &mut sb);
+        }
     }
     let (n_seq, n_out, n_ns) = (
         spec.sequences.len(),
@@ -178,6 +196,23 @@ pub fn merged(
         *src_b.params.get_mut(param)? = Some(super::body::Target::From(0, class));
     }
     spec.build(egraph, &[src_a, src_b])
+}
+
+/// Makes `spec`, a loop going backwards, the same loop going forwards:
+/// each sequence reversed, read at its taps negated (in the same order, so
+/// the body's parameters keep their places). Going backwards, step `t`
+/// reads row `len - 1 - (hi - tap) - t` of a sequence whose taps span
+/// `lo..=hi`; forwards over the reversed sequence with taps `-T` it reads
+/// row `t + hi - tap` of it, the same row. The outputs are unchanged: a
+/// loop's outputs are in its own step order either way, and only the
+/// sequences follow the direction (a mitmot's slots do not, but loops
+/// with one are not merged).
+fn run_forwards(egraph: &mut EGraph, spec: &mut NewScan) {
+    for s in spec.sequences.iter_mut() {
+        s.outer = super::vectorize::reversed(egraph, s.outer);
+        s.taps.iter_mut().for_each(|t| *t = -*t);
+    }
+    spec.go_backwards = false;
 }
 
 /// Unions every output of `a` and `b` with the merged loop's.
@@ -272,7 +307,6 @@ impl Applier<TNode, TensorAnalysis> for Merge {
                             || !b.sig.keep.is_empty()
                             || size > MAX_MERGED_OUTPUTS
                             || !computing[i][ai].is_disjoint(&computing[j][bi])
-                            || a.sig.go_backwards != b.sig.go_backwards
                             || reads(egraph, &b.args, a.class)
                         {
                             continue;

@@ -26,14 +26,16 @@
 //! | `scan-tidy-inputs` | unused sequences and non-sequences are dropped, inputs given twice passed once |
 //! | `scan-drop-output` | an output no other output reads is split off |
 //! | `scan-merge-outputs` | outputs with the same step term are one |
-//! | `scan-merge` | independent loops with the same steps and direction become one |
+//! | `scan-merge` | independent loops with the same steps become one (a `go_backwards` one reads its sequences reversed) |
 //! | `scan-fuse` | a map over another loop's output reads that loop's step value |
 //! | `scan-to-reduction` | `state ⊕ f(x_t)` read only at its end is a reduction; read at every step, a cumsum / cumprod |
+//! | `scan-accumulator-out` | an accumulator `acc + f_t` that the recurrence does not read becomes a stacked output, summed after the loop in the loop's order |
 //! | `scan-mitmot-to-carry` | a mitmot tape with in taps (0 1) and out tap (1) is a sit-sot carry and a sequence of the tape's rows |
 //! | `sum-outer-products` | a sum over the step axis of stacked outer products `a_t b_tᵀ` is one matrix product `Aᵀ B` |
 //! | `scan-stack-factor` | the state-reading factor of a per-step product becomes a stacked output, so the product can be done after the loop |
 //! | `scan-save-mem` | an output read only at `-m` from its end keeps its last steps only (`(keep K)`) |
 
+pub mod accumulator;
 pub mod body;
 pub mod build;
 pub mod drop_output;
@@ -151,6 +153,7 @@ pub fn scan_rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
         fuse::rewrite(),
         to_reduction::rewrite(),
         to_reduction::rewrite_every_step(),
+        accumulator::rewrite(),
         to_linrec::rewrite(),
         save_mem::rewrite(),
         mitmot_carry::rewrite(),

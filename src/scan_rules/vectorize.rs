@@ -54,26 +54,85 @@ pub struct Vectorizer {
 /// backwards. `None` when it cannot be written with constant bounds.
 pub fn sequence_steps(egraph: &mut EGraph, scan: &ScanNode, seq: usize, tap: i64) -> Option<Id> {
     let steps = scan.steps(egraph)?;
+    sequence_rows(egraph, scan, seq, tap, &steps)
+}
+
+/// The rows a step reads of sequence `seq`, one per step for `rows`
+/// steps, in iteration order: `rows` is the step count, or (for
+/// [`long_rows`]) all the steps the sequence allows. A loop going forwards
+/// reads rows `off, off + 1, ...` of the sequence (`off` the tap's offset
+/// in its window); one going backwards reads from the last step the
+/// sequence allows down, so a sequence longer than the step count is cut
+/// at its start. The bounds are literals: they are written when the
+/// sequence allows a known number of steps more than `rows`, or when
+/// `rows` is known; otherwise `None`.
+pub fn sequence_rows(
+    egraph: &mut EGraph,
+    scan: &ScanNode,
+    seq: usize,
+    tap: i64,
+    rows: &Dim,
+) -> Option<Id> {
     let x = scan.seq_outer(seq);
     let window = scan.sig.seq_window(seq);
     let len = egraph[x].data.ty()?.shape.first()?.clone();
-    let (start, exact_stop) = window.tap_slice(tap);
-    let stop = if window.steps_in_dim(&len) == steps {
-        exact_stop
-    } else if let (Some(n), false) = (steps.as_known(), scan.sig.go_backwards) {
-        Some(start + n)
-    } else {
-        return None;
+    let allowed = window.steps_in_dim(&len);
+    let off = window.offset(tap);
+    // Where the last window's tap row sits, counted from the end (≤ 0).
+    let end = off - window.span();
+    let open = |b: i64| (b != 0).then_some(b);
+    let backwards = scan.sig.go_backwards;
+    let extra = allowed.sub(rows).as_known();
+    let (start, stop) = match (extra, rows.as_known()) {
+        (Some(e), _) if e < 0 => return None,
+        // A sequence that allows exactly the rows read.
+        (Some(0), _) => (off, open(end)),
+        // A known number of rows, going forwards: the first ones.
+        (_, Some(n)) if n > 0 && !backwards => (off, Some(off + n)),
+        // The sequence allows `e` steps more than are read: going
+        // backwards, the first `e` are not read.
+        (Some(e), _) => {
+            if backwards {
+                (off + e, open(end))
+            } else {
+                (off, open(end - e))
+            }
+        }
+        // A known number of rows of a sequence of symbolic length, going
+        // backwards: the last ones.
+        (None, Some(n)) if n > 0 => (end - n, open(end)),
+        _ => return None,
     };
     let sliced = if start == 0 && stop.is_none() {
         x
     } else {
         slice(egraph, x, Some(start), stop, 1)
     };
-    Some(if scan.sig.go_backwards {
+    Some(if backwards {
         slice(egraph, sliced, None, None, -1)
     } else {
         sliced
+    })
+}
+
+/// For a loop reading a sequence whose length is unrelated to the step
+/// count (`n_steps N` over `T` rows), the steps that sequence allows: a
+/// term of it can be computed on all of them before the loop and passed
+/// in as a new sequence, of which the loop reads the first `N` (the last
+/// `N` going backwards). `None` when every sequence's rows can be cut to
+/// the step count with literal bounds.
+pub fn long_rows(egraph: &EGraph, scan: &ScanNode) -> Option<Dim> {
+    let steps = scan.steps(egraph)?;
+    (0..scan.sig.n_seqs()).find_map(|seq| {
+        let len = egraph[scan.seq_outer(seq)]
+            .data
+            .ty()?
+            .shape
+            .first()?
+            .clone();
+        let allowed = scan.sig.seq_window(seq).steps_in_dim(&len);
+        let cut = allowed.sub(&steps).as_known().is_some() || steps.as_known().is_some();
+        (!cut && allowed != Dim::Unknown).then_some(allowed)
     })
 }
 
@@ -141,13 +200,19 @@ impl Vectorizer {
     /// A vectorizer for `scan` whose parameters map to `params` (`None`:
     /// forbidden) and whose classes in `leaves` have a known outer form.
     pub fn new(scan: &ScanNode, egraph: &EGraph, params: Vec<Option<Outer>>) -> Option<Self> {
-        Some(Vectorizer {
+        Some(Self::with_rows(params, scan.steps(egraph)?))
+    }
+
+    /// A vectorizer whose batched terms have `rows` rows (the step count,
+    /// or more: see [`long_rows`]).
+    pub fn with_rows(params: Vec<Option<Outer>>, rows: Dim) -> Self {
+        Vectorizer {
             params,
             leaves: BTreeMap::new(),
-            steps: scan.steps(egraph)?,
+            steps: rows,
             memo: BTreeMap::new(),
             busy: BTreeSet::new(),
-        })
+        }
     }
 
     /// The usual parameter map: sequence taps by their slices (batched),
@@ -158,12 +223,27 @@ impl Vectorizer {
         scan: &ScanNode,
         allow_seqs: bool,
     ) -> Vec<Option<Outer>> {
+        match scan.steps(egraph) {
+            Some(steps) => Self::params_over(egraph, scan, allow_seqs, &steps),
+            None => Self::params_over(egraph, scan, false, &Dim::Unknown),
+        }
+    }
+
+    /// [`Self::standard_params`] with sequences read over `rows` rows
+    /// ([`sequence_rows`]); a sequence that cannot be is forbidden.
+    pub fn params_over(
+        egraph: &mut EGraph,
+        scan: &ScanNode,
+        allow_seqs: bool,
+        rows: &Dim,
+    ) -> Vec<Option<Outer>> {
         scan.sig
             .body_params()
             .iter()
             .map(|i| match i {
                 BodyParam::Sequence { seq, tap } if allow_seqs => {
-                    sequence_steps(egraph, scan, *seq, *tap).map(|id| Outer { id, batched: true })
+                    sequence_rows(egraph, scan, *seq, *tap, rows)
+                        .map(|id| Outer { id, batched: true })
                 }
                 BodyParam::NonSequence(k) => Some(Outer {
                     id: scan.non_seq_outer(*k),

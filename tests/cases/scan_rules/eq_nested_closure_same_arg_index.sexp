@@ -7,9 +7,11 @@
 ; the inner body's Arg 5 (x1) and the outer body's Arg 5 (w8) are one
 ; e-class, and the vectorizer replaced a node's children in sequence:
 ; w8 -> outer Arg 5, then that (as inner Arg 5) -> outer Arg 0. Each child
-; is now replaced once.
+; is now replaced once. The outer loop's sequences allow T-1 and T-2
+; steps: both are cut to the T-2 it runs, so its output is a term of
+; X[1:-1] and no loop is left.
 ; dims: T=5
-; scans_after: 1
+; scans_after: 0
 (program nested_closure
   (input X (f64 T 4))
   (input b (f64 4))
