@@ -44,6 +44,11 @@ pub struct OptimizerSettings {
     pub limits: Limits,
     /// The extractor asked for.
     pub extractor: Extractor,
+    /// The memory budget in bytes (`--memory-budget`): the cost model
+    /// prices allocations over it, and `scan-checkpoint` (recomputing a
+    /// forward trace instead of storing it) joins the Scan rewrites.
+    /// `None`: no budget.
+    pub memory_budget: Option<u64>,
 }
 
 impl Default for OptimizerSettings {
@@ -55,6 +60,7 @@ impl Default for OptimizerSettings {
             scan_rules: true,
             limits: Limits::default(),
             extractor: Extractor::default(),
+            memory_budget: None,
         }
     }
 }
@@ -72,12 +78,19 @@ impl OptimizerSettings {
     }
 
     /// Optimizes `p`, the cost model giving symbolic sizes the values of
-    /// `dims`.
+    /// `dims`. Under a memory budget, the cost model prices memory too and
+    /// `scan-checkpoint` is added, its segments sized by `dims`.
     pub fn optimize(&self, p: &Program, dims: &Dims) -> Result<Report, SessionError> {
         let expanded = expand(p)?;
         let p = &expanded;
-        let rewrites = self.rewrites().map_err(SessionError::Rules)?;
-        let model = CostModel::with_dims(dims.clone());
+        let mut rewrites = self.rewrites().map_err(SessionError::Rules)?;
+        let mut model = CostModel::with_dims(dims.clone());
+        if let Some(budget) = self.memory_budget {
+            model.memory_budget = Some(budget as f64);
+            if self.scan_rules {
+                rewrites.extend(crate::scan_rules::checkpoint::rewrite(dims.clone()).ok());
+            }
+        }
         Ok(optimize_with(
             p,
             &rewrites,
