@@ -378,6 +378,31 @@ fn zero_konst(op: &Op, out: &Type) -> Option<Scalar> {
     }
 }
 
+/// The constant of a `where` whose condition is a constant: the branch it
+/// picks, when that branch is a uniform constant (the other branch's
+/// elements are never read; the gradient of a `sum` is such a `where`).
+fn chosen_konst(
+    op: &Op,
+    egraph: &EGraph,
+    vargs: &[Id],
+    tys: &[&Type],
+    out: &Type,
+) -> Option<Scalar> {
+    if *op != Op::Where {
+        return None;
+    }
+    let [c, a, b] = vargs else { return None };
+    let pick_a = match egraph[*c].data.konst? {
+        Scalar::Bool(v) => v,
+        Scalar::I64(v) => v != 0,
+        Scalar::F64(v) => v != 0.0,
+    };
+    let chosen = egraph[if pick_a { *a } else { *b }].data.konst?;
+    let cond = egraph[*c].data.konst?;
+    // The unread branch stands in with the chosen constant.
+    fold(op, &[cond, chosen, chosen], tys, out)
+}
+
 /// Whether the op's constant is folded by evaluating it on its arguments'
 /// constants (pointwise ops and fills: a uniform result).
 fn folds(op: &Op) -> bool {
@@ -546,7 +571,8 @@ impl Analysis<TNode> for TensorAnalysis {
                         let konst = match (folds(&op), all) {
                             (true, Some(cs)) => fold(&op, &cs, &tys, &t),
                             _ => rearranged_konst(&op, egraph, &vargs)
-                                .or_else(|| zero_konst(&op, &t)),
+                                .or_else(|| zero_konst(&op, &t))
+                                .or_else(|| chosen_konst(&op, egraph, &vargs, &tys, &t)),
                         };
                         let range = op_range(egraph, &op, &vargs, &t);
                         let mut data = value(Kind::Value(t), konst, d);

@@ -136,9 +136,19 @@ impl Checkpoint {
             let Some(pair) = Pair::new(egraph, b, f, &trace, &plan) else {
                 continue;
             };
-            let Some(bck) = pair.build(egraph) else {
+            let Some((bck, fck)) = pair.build(egraph) else {
                 continue;
             };
+            // The sums of F's mapped outputs (a loss summed in the loop).
+            for j in 1..f.sig.outputs.len() {
+                let old_out = proj(egraph, f.class, j);
+                let old = sum_all(egraph, old_out);
+                let new_out = proj(egraph, fck, j);
+                let new = index(egraph, new_out, -1);
+                if union_checked(egraph, rule, old, new) {
+                    changed.push(old);
+                }
+            }
             for (j, carried) in plan.carried.iter().enumerate() {
                 let old_out = proj(egraph, b.class, j);
                 let old = match carried {
@@ -255,8 +265,9 @@ fn find_trace(egraph: &EGraph, b: &ScanNode, steps: &Dim) -> Option<Trace> {
     None
 }
 
-/// True for a forward loop of one sit-sot with init `h0`, over `steps`
-/// steps, sequences at tap 0, without `n_steps` or `keep`.
+/// True for a forward loop of a sit-sot with init `h0` (then only mapped
+/// outputs), over `steps` steps, sequences at tap 0, without `n_steps` or
+/// `keep`.
 fn is_forward(egraph: &EGraph, f: &ScanNode, h0: Id, steps: &Dim) -> bool {
     let sig = &f.sig;
     !sig.go_backwards
@@ -264,7 +275,8 @@ fn is_forward(egraph: &EGraph, f: &ScanNode, h0: Id, steps: &Dim) -> bool {
         && sig.keep.is_empty()
         && !sig.sequences.is_empty()
         && sig.sequences.iter().all(|t| t.as_slice() == [0])
-        && sig.outputs.as_slice() == [OutputInfo::Sitsot]
+        && sig.outputs.first() == Some(&OutputInfo::Sitsot)
+        && sig.outputs[1..].iter().all(|o| *o == OutputInfo::Nitsot)
         && f.init_outer(0).map(|i| egraph.find(i)) == Some(egraph.find(h0))
         && f.steps(egraph).as_ref() == Some(steps)
 }
@@ -346,60 +358,88 @@ impl<'a> Pair<'a> {
     /// `seqs` (one segment of each of `F`'s sequences), from the state
     /// `carry`, with `F`'s non-sequences `non_seqs`; its trace (`k` rows).
     fn inner_forward(&self, egraph: &mut EGraph, seqs: &[Id], carry: Id, non_seqs: &[Id]) -> Id {
+        let inner = self.inner_loop(egraph, seqs, carry, non_seqs);
+        proj(egraph, inner, 0)
+    }
+
+    /// The inner forward loop itself (see [`Self::inner_forward`]).
+    fn inner_loop(&self, egraph: &mut EGraph, seqs: &[Id], carry: Id, non_seqs: &[Id]) -> Id {
         let mut children = self.f.body.clone();
         children.extend_from_slice(seqs);
         children.push(carry);
         children.extend_from_slice(non_seqs);
-        let inner = egraph.add(TNode {
+        egraph.add(TNode {
             head: Head::Scan(self.f.sig.clone()),
             children,
-        });
-        proj(egraph, inner, 0)
+        })
     }
 
-    /// `Fck`: the checkpoints, the state after each segment (`S` rows).
+    /// `Fck`: the checkpoints, the state after each segment (`S` rows,
+    /// its output 0), and the sum of each of `F`'s mapped outputs (its
+    /// output `j`, one step kept); returns the loop's class.
     fn checkpoints(&self, egraph: &mut EGraph) -> Option<Id> {
         let f = self.f;
         let mut outer = Vec::new();
         for i in 0..f.sig.sequences.len() {
             outer.push(self.segmented(egraph, f.seq_outer(i))?);
         }
+        let ns_outer: Vec<Id> = (0..f.sig.n_non_seqs).map(|j| f.non_seq_outer(j)).collect();
+        let n_out = f.sig.outputs.len();
+        // The accumulators of the mapped outputs' sums come after the
+        // checkpoints' carry among the parameters (states before
+        // non-sequences): renumber the non-sequences.
         let mut params = Params::default();
         let seqs: Vec<Id> = outer
             .iter()
             .map(|&o| params.sequence(egraph, o))
             .collect::<Option<_>>()?;
         let carry = params.state(egraph, self.state.clone());
-        let ns_outer: Vec<Id> = (0..f.sig.n_non_seqs).map(|j| f.non_seq_outer(j)).collect();
+        let mut accs = Vec::new();
+        let mut acc_inits = Vec::new();
+        let out_tys = f.output_types(egraph)?;
+        for ty in out_tys.iter().skip(1) {
+            let scalar = Type::new(ty.dtype, Vec::new());
+            acc_inits.push(zeros(egraph, &scalar)?);
+            accs.push(params.state(egraph, scalar));
+        }
         let ns: Vec<Id> = ns_outer
             .iter()
             .map(|&o| params.non_seq(egraph, o))
             .collect::<Option<_>>()?;
-        let trace = self.inner_forward(egraph, &seqs, carry, &ns);
-        let last = index(egraph, trace, -1);
-        let mut children = vec![last];
+        let inner = self.inner_loop(egraph, &seqs, carry, &ns);
+        let trace = proj(egraph, inner, 0);
+        let mut body = vec![index(egraph, trace, -1)];
+        for (j, acc) in accs.iter().enumerate() {
+            let out = proj(egraph, inner, j + 1);
+            let s = sum_all(egraph, out);
+            body.push(op(egraph, OpKind::Binary(BinaryOp::Add), vec![*acc, s]));
+        }
+        let mut children = body;
         children.extend(outer);
         children.push(self.h0);
+        children.extend(acc_inits);
         children.extend(ns_outer);
+        let mut keep = vec![None];
+        keep.extend((1..n_out).map(|_| Some(1)));
         let sig = LoopSig {
             sequences: vec![vec![0]; f.sig.sequences.len()],
-            outputs: vec![OutputInfo::Sitsot],
+            outputs: vec![OutputInfo::Sitsot; n_out],
             n_non_seqs: f.sig.n_non_seqs,
             has_n_steps: false,
             go_backwards: false,
-            keep: Vec::new(),
+            keep: LoopSig::keep_list(keep),
         };
-        let fck = egraph.add(TNode {
+        Some(egraph.add(TNode {
             head: Head::Scan(sig),
             children,
-        });
-        Some(proj(egraph, fck, 0))
+        }))
     }
 
-    /// `Bck`: the backward loop over the segments.
-    fn build(&self, egraph: &mut EGraph) -> Option<Id> {
+    /// `Bck`, the backward loop over the segments, and `Fck`.
+    fn build(&self, egraph: &mut EGraph) -> Option<(Id, Id)> {
         let (b, f) = (self.b, self.f);
-        let checkpoints = self.checkpoints(egraph)?;
+        let fck = self.checkpoints(egraph)?;
+        let checkpoints = proj(egraph, fck, 0);
         // Sequences: F's, the checkpoints before each segment, B's other
         // sequences, then each tape's slots 1 ..= T in segments.
         let mut seq_outer = Vec::new();
@@ -418,15 +458,34 @@ impl<'a> Pair<'a> {
             }
         }
         let mut tape_rows_at = vec![None; b.sig.outputs.len()];
+        let mut tape_first = vec![None; b.sig.outputs.len()];
         for (j, c) in self.plan.carried.iter().enumerate() {
-            if *c == Carried::Tape {
-                // Slots 1 ..= T in the order the steps write them; the
-                // loop over segments goes backwards, so flipped.
-                let tape = b.init_outer(j)?;
-                let rows = slice_from(egraph, tape, 1);
-                let seg = self.segmented(egraph, rows)?;
-                tape_rows_at[j] = Some(seq_outer.len());
-                seq_outer.push(flip0(egraph, seg));
+            if *c != Carried::Tape {
+                continue;
+            }
+            let tape = b.init_outer(j)?;
+            match self.reversed_tape(egraph, tape) {
+                Some((rev, last)) => {
+                    // Slots 1 ..= T from the rows of `rev` (time order)
+                    // and the slot after each segment: no copy of the tape.
+                    let seg = self.segmented(egraph, rev)?;
+                    let next = self.next_slots(egraph, seg, last)?;
+                    tape_rows_at[j] = Some(TapeRows::Reversed {
+                        rows: seq_outer.len(),
+                        next: seq_outer.len() + 1,
+                    });
+                    seq_outer.push(seg);
+                    seq_outer.push(next);
+                    tape_first[j] = Some(index(egraph, rev, -1));
+                }
+                None => {
+                    // Slots 1 ..= T in the order the steps write them; the
+                    // loop over segments goes backwards, so flipped.
+                    let rows = slice_from(egraph, tape, 1);
+                    let seg = self.segmented(egraph, rows)?;
+                    tape_rows_at[j] = Some(TapeRows::Slots(seq_outer.len()));
+                    seq_outer.push(flip0(egraph, seg));
+                }
             }
         }
         let mut seq_taps = vec![vec![0]; seq_outer.len()];
@@ -452,8 +511,13 @@ impl<'a> Pair<'a> {
                     (i, egraph[i].data.ty()?.clone())
                 }
                 Carried::Tape => {
-                    let tape = b.init_outer(j)?;
-                    let row = index(egraph, tape, 0);
+                    let row = match tape_first[j] {
+                        Some(r) => r,
+                        None => {
+                            let tape = b.init_outer(j)?;
+                            index(egraph, tape, 0)
+                        }
+                    };
                     (row, egraph[row].data.ty()?.clone())
                 }
                 Carried::Summed => {
@@ -497,8 +561,19 @@ impl<'a> Pair<'a> {
                 Carried::State => inner_args.push(state_params[j]),
                 Carried::Tape => {
                     let carry = expand_dims0(egraph, state_params[j]);
-                    let rows = seq_params[tape_rows_at[j]?];
-                    inner_args.push(concat0(egraph, vec![carry, rows]));
+                    let parts = match tape_rows_at[j]? {
+                        TapeRows::Slots(at) => vec![carry, seq_params[at]],
+                        TapeRows::Reversed { rows, next } => {
+                            // This segment's rows of `rev`, last first,
+                            // without the first of them (the carry's
+                            // slot), then the slot after the segment.
+                            let rev = flip0(egraph, seq_params[rows]);
+                            let rest = slice_from(egraph, rev, 1);
+                            let after = expand_dims0(egraph, seq_params[next]);
+                            vec![carry, rest, after]
+                        }
+                    };
+                    inner_args.push(concat0(egraph, parts));
                 }
                 Carried::Summed => {}
             }
@@ -539,11 +614,81 @@ impl<'a> Pair<'a> {
             go_backwards: true,
             keep: LoopSig::keep_list(vec![Some(1); n_out]),
         };
-        Some(egraph.add(TNode {
+        let bck = egraph.add(TNode {
             head: Head::Scan(sig),
             children,
-        }))
+        });
+        Some((bck, fck))
     }
+}
+
+/// Where a tape's slots come from among `Bck`'s sequences.
+#[derive(Clone, Copy, Debug)]
+enum TapeRows {
+    /// One sequence of the slots 1 ..= T, segment by segment.
+    Slots(usize),
+    /// The tape is `(concat 0 (flip R) LAST)`: the segments of `R` in time
+    /// order, and the slot after each segment.
+    Reversed { rows: usize, next: usize },
+}
+
+impl Pair<'_> {
+    /// `(R, LAST)` when `tape` is `(concat 0 REV LAST)` with `REV` the
+    /// rows of `R` (`T` rows) reversed and `LAST` one row: the form a
+    /// gradient gives the cotangent tape of a trace.
+    fn reversed_tape(&self, egraph: &EGraph, tape: Id) -> Option<(Id, Id)> {
+        let one = Dim::known(1);
+        egraph[tape].nodes.iter().find_map(|n| {
+            if n.head != Head::Op(OpKind::Concat) || n.children.len() != 3 {
+                return None;
+            }
+            if int_of(egraph, n.children[0]) != Some(0) {
+                return None;
+            }
+            let (rev, last) = (n.children[1], n.children[2]);
+            if egraph[last].data.ty()?.shape.first()? != &one {
+                return None;
+            }
+            let r = reversed_of(egraph, rev)?;
+            (egraph[r].data.ty()?.shape.first()? == &self.plan.steps).then_some((r, last))
+        })
+    }
+
+    /// The slot after each segment, in time order: `LAST` for the first
+    /// segment, then the last row of each segment but the final one:
+    /// `(concat 0 LAST (slice (index (transpose SEG 1 0 2) k-1) 0 -1))`.
+    fn next_slots(&self, egraph: &mut EGraph, seg: Id, last: Id) -> Option<Id> {
+        let rank = egraph[seg].data.ty()?.ndim();
+        let mut perm = vec![lit(egraph, 1), lit(egraph, 0)];
+        for a in 2..rank {
+            perm.push(lit(egraph, a as i64));
+        }
+        let mut children = vec![seg];
+        children.extend(perm);
+        let by_row = op(egraph, OpKind::Transpose, children);
+        let ends = index(egraph, by_row, self.plan.k - 1);
+        let before = super::vectorize::slice(egraph, ends, Some(0), Some(-1), 1);
+        Some(concat0(egraph, vec![last, before]))
+    }
+}
+
+/// `R` when class `c` holds `(slice R none none -1)` or `(flip R 0)`.
+fn reversed_of(egraph: &EGraph, c: Id) -> Option<Id> {
+    egraph[c].nodes.iter().find_map(|n| match n.head {
+        Head::Op(OpKind::Flip) if n.children.len() == 2 => {
+            (int_of(egraph, n.children[1]) == Some(0)).then(|| n.children[0])
+        }
+        Head::Op(OpKind::Slice) if n.children.len() == 4 => {
+            let open = |k: usize| {
+                egraph[n.children[k]]
+                    .nodes
+                    .iter()
+                    .any(|m| m.head == Head::NoneBound)
+            };
+            (open(1) && open(2) && int_of(egraph, n.children[3]) == Some(-1)).then(|| n.children[0])
+        }
+        _ => None,
+    })
 }
 
 /// The parameters of a loop being built, numbered in `fn` order (the
@@ -596,6 +741,11 @@ fn index(egraph: &mut EGraph, x: Id, i: i64) -> Id {
 fn sum0(egraph: &mut EGraph, x: Id) -> Id {
     let a = lit(egraph, 0);
     op(egraph, OpKind::Reduce(ReduceOp::Sum), vec![x, a])
+}
+
+/// `(sum x)`.
+fn sum_all(egraph: &mut EGraph, x: Id) -> Id {
+    op(egraph, OpKind::Reduce(ReduceOp::Sum), vec![x])
 }
 
 /// `(expand_dims x 0)`.

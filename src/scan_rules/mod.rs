@@ -33,6 +33,7 @@
 //! | `sum-outer-products` | a sum over the step axis of stacked outer products `a_t b_tᵀ` is one matrix product `Aᵀ B` |
 //! | `scan-stack-factor` | the state-reading factor of a per-step product becomes a stacked output, so the product can be done after the loop |
 //! | `scan-checkpoint` | a backward loop reading a forward loop's trace recomputes it segment by segment from checkpoints (added under a memory budget only) |
+//! | `scan-sum-into-loop` | the sum of an elementwise term of a loop's trace is summed step by step in the loop (added under a memory budget only) |
 //! | `scan-save-mem` | an output read only at `-m` from its end keeps its last steps only (`(keep K)`) |
 
 pub mod body;
@@ -54,6 +55,7 @@ pub mod reach;
 pub mod save_mem;
 pub mod scan_node;
 pub mod stack_factor;
+pub mod sum_into_loop;
 pub mod tidy_inputs;
 pub mod to_linrec;
 pub mod to_reduction;

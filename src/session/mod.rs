@@ -89,6 +89,7 @@ impl OptimizerSettings {
             model.memory_budget = Some(budget as f64);
             if self.scan_rules {
                 rewrites.extend(crate::scan_rules::checkpoint::rewrite(dims.clone()).ok());
+                rewrites.extend(crate::scan_rules::sum_into_loop::rewrite().ok());
             }
         }
         Ok(optimize_with(
