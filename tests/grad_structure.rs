@@ -3,7 +3,8 @@
 //! keeps two loops — the forward recurrence and a backward loop that holds
 //! only the cotangent's recurrence (one state, per-step vectors, one
 //! matrix-vector product; no per-step outer product and no accumulator of
-//! a weight gradient) — and ar1_grad keeps no loop. The values are checked
+//! a weight gradient) — and ar1_grad and garch_grad keep no loop (garch's
+//! two recurrences are `linrec`s). The values are checked
 //! against `grad_reference.py` by `tests/grad_workloads.rs`; here the
 //! optimized and the expanded program are also compared on generated
 //! inputs at a small size.
@@ -111,4 +112,21 @@ fn ar1_grad_keeps_no_loop() {
         "{}",
         eqscan::lang::print_program(&opt)
     );
+}
+
+/// garch_grad: the forward variance recurrence and the backward carry of
+/// its cotangent are both `linrec`s; no loop is left.
+#[test]
+fn garch_grad_keeps_no_loop_and_two_linear_recurrences() {
+    let p = load("garch_grad");
+    let opt = optimized(&p, &[("T", 100_000)], &[("T", 9)]);
+    let text = eqscan::lang::print_program(&opt);
+    assert_eq!(scans(&opt.graph).len(), 0, "{text}");
+    let linrecs = opt
+        .graph
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.op, Op::LinRec))
+        .count();
+    assert_eq!(linrecs, 2, "{text}");
 }

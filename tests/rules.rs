@@ -30,7 +30,12 @@ fn shipped() -> Vec<Rule> {
 fn every_shipped_rule_file_loads() {
     let rules = shipped();
     assert!(rules.len() > 50, "{} rules", rules.len());
-    for f in ["algebra.rules", "linalg.rules", "reductions.rules"] {
+    for f in [
+        "algebra.rules",
+        "linalg.rules",
+        "reductions.rules",
+        "shape.rules",
+    ] {
         assert!(rules.iter().any(|r| r.file.ends_with(f)), "{f}");
     }
 }

@@ -92,6 +92,10 @@ pub struct TensorAnalysis {
     /// (the Scan rewrites) check it, so one rule's matches cannot overrun
     /// the time limit egg checks only between rules.
     pub deadline: Option<std::time::Instant>,
+    /// Calls of [`Self::out_of_time`] so far.
+    pub clock_calls: std::cell::Cell<u32>,
+    /// The deadline was found passed.
+    pub past_deadline: std::cell::Cell<bool>,
     /// The saturation iteration, counted by the runner before each one
     /// (0: no runner counts them).
     pub iteration: u64,
@@ -124,12 +128,28 @@ impl RewriteState {
 impl TensorAnalysis {
     /// True once the saturation deadline has passed, or the
     /// [`Self::guard`] has stopped rule applications.
+    ///
+    /// The clock is read on every [`Self::CLOCK_EVERY`]-th call only (rules
+    /// ask once per candidate pair, and reading the clock cost a fifth of
+    /// a saturation); once past, the answer stays true.
     pub fn out_of_time(&self) -> bool {
-        self.guard.as_ref().is_some_and(|g| g.tripped.is_some())
-            || self
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() >= d)
+        if self.guard.as_ref().is_some_and(|g| g.tripped.is_some()) || self.past_deadline.get() {
+            return true;
+        }
+        let calls = self.clock_calls.get().wrapping_add(1);
+        self.clock_calls.set(calls);
+        if calls % Self::CLOCK_EVERY != 1 {
+            return false;
+        }
+        let past = self
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d);
+        self.past_deadline.set(past);
+        past
     }
+
+    /// Calls of [`Self::out_of_time`] per reading of the clock.
+    pub const CLOCK_EVERY: u32 = 32;
 }
 
 /// Reads a literal attribute child.
@@ -361,6 +381,23 @@ fn rearranged_konst(op: &Op, egraph: &EGraph, vargs: &[Id]) -> Option<Scalar> {
     }
 }
 
+/// The constant of a `where` whose condition is a uniform constant: the
+/// branch it selects, when that branch is a constant of the result's dtype
+/// (`(where true (fill (f64) 1.0) x)`, the ones a gradient seeds with, is
+/// the constant 1 in `x`'s shape).
+fn selected_konst(op: &Op, egraph: &EGraph, vargs: &[Id], out: &Type) -> Option<Scalar> {
+    if !matches!(op, Op::Where) {
+        return None;
+    }
+    let pick = match egraph[*vargs.first()?].data.konst? {
+        Scalar::Bool(true) => vargs.get(1)?,
+        Scalar::Bool(false) => vargs.get(2)?,
+        _ => return None,
+    };
+    let branch = &egraph[*pick].data;
+    (branch.ty()?.dtype == out.dtype).then_some(branch.konst?)
+}
+
 /// The constant of an op whose every element is zero ([`Elements::Zero`]),
 /// in the result's dtype.
 fn zero_konst(op: &Op, out: &Type) -> Option<Scalar> {
@@ -376,31 +413,6 @@ fn zero_konst(op: &Op, out: &Type) -> Option<Scalar> {
         | Elements::Joined
         | Elements::Mixed => None,
     }
-}
-
-/// The constant of a `where` whose condition is a constant: the branch it
-/// picks, when that branch is a uniform constant (the other branch's
-/// elements are never read; the gradient of a `sum` is such a `where`).
-fn chosen_konst(
-    op: &Op,
-    egraph: &EGraph,
-    vargs: &[Id],
-    tys: &[&Type],
-    out: &Type,
-) -> Option<Scalar> {
-    if *op != Op::Where {
-        return None;
-    }
-    let [c, a, b] = vargs else { return None };
-    let pick_a = match egraph[*c].data.konst? {
-        Scalar::Bool(v) => v,
-        Scalar::I64(v) => v != 0,
-        Scalar::F64(v) => v != 0.0,
-    };
-    let chosen = egraph[if pick_a { *a } else { *b }].data.konst?;
-    let cond = egraph[*c].data.konst?;
-    // The unread branch stands in with the chosen constant.
-    fold(op, &[cond, chosen, chosen], tys, out)
 }
 
 /// Whether the op's constant is folded by evaluating it on its arguments'
@@ -572,7 +584,7 @@ impl Analysis<TNode> for TensorAnalysis {
                             (true, Some(cs)) => fold(&op, &cs, &tys, &t),
                             _ => rearranged_konst(&op, egraph, &vargs)
                                 .or_else(|| zero_konst(&op, &t))
-                                .or_else(|| chosen_konst(&op, egraph, &vargs, &tys, &t)),
+                                .or_else(|| selected_konst(&op, egraph, &vargs, &t)),
                         };
                         let range = op_range(egraph, &op, &vargs, &t);
                         let mut data = value(Kind::Value(t), konst, d);

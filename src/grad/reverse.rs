@@ -90,9 +90,14 @@ pub fn sweep(
     let mut e = Emit { b, span };
     // The contributions each node has received, summed when it is reached.
     let mut pending: HashMap<usize, Vec<NodeId>> = HashMap::new();
+    // The seeds, added after the contributions of the node's users: in a
+    // loop body the seed is the cotangent carried from the next step, and
+    // `local + carried` is the form `scan-to-linrec` recognizes (the
+    // carried value is added last, as a recurrence adds its previous term).
+    let mut seeded: HashMap<usize, Vec<NodeId>> = HashMap::new();
     for &(node, cot) in seeds {
         if depends[node.0] {
-            pending.entry(node.0).or_default().push(cot);
+            seeded.entry(node.0).or_default().push(cot);
         }
     }
     // Per loop, the cotangent of each of its outputs.
@@ -116,11 +121,13 @@ pub fn sweep(
             }
             continue;
         }
-        let Some(parts) = pending.remove(&i) else {
+        let mut parts = pending.remove(&i).unwrap_or_default();
+        parts.extend(seeded.remove(&i).unwrap_or_default());
+        let Some((&first, rest)) = parts.split_first() else {
             continue;
         };
-        let mut gi = parts[0];
-        for &p in &parts[1..] {
+        let mut gi = first;
+        for &p in rest {
             gi = e.add(gi, p)?;
         }
         total.insert(i, gi);

@@ -23,6 +23,7 @@ pub const DEFAULT_RULE_FILES: &[(&str, &str)] = &[
         "rules/reductions.rules",
         include_str!("../../rules/reductions.rules"),
     ),
+    ("rules/shape.rules", include_str!("../../rules/shape.rules")),
 ];
 
 /// The shipped rules.

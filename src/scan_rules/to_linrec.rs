@@ -11,15 +11,33 @@
 //! exponential moving averages) from loops, and their gradients too: a
 //! `linrec`'s gradient is another `linrec`.
 //!
+//! The other order, `s_t = a_t ⊙ (s_{t-1} + u_t)` (the carry a backward
+//! loop builds: the cotangent summed, then multiplied into the previous
+//! step), is the same recurrence one step later: `g_t = s_{t-1} + u_t`
+//! satisfies `g_t = a_{t-1} ⊙ g_{t-1} + u_t`, so `G = (linrec A' U s_0)`
+//! with `A'` the factors shifted down by one row behind a row of ones
+//! (`1 ⊙ s_0` is `s_0` exactly), and the state is `A ⊙ G`. Both products
+//! and sums are the loop's own, so this form is bit for bit the loop's too
+//! (distributing `a` over the sum would not be: `a s + a u` overflows
+//! where `a (s + u)` need not).
+//!
+//! When other outputs of the loop read the state, the loop is also
+//! rebuilt with the state's previous values fed in as a sequence (the
+//! recurrence's trace behind `s_0`): the state becomes a nit-sot, nothing
+//! is carried, and push-out-seq can take the whole loop apart.
+//!
 //! Does not fire on: a factor or term that reads a state; a term whose
 //! step shape is not the state's (it would broadcast inside the loop), or
-//! a factor whose step shape is neither a scalar's nor the state's; an
-//! update whose sum is `sub` (written `add` of a `neg` it fires). The
-//! case `a = 1` is `scan-to-cumulative`'s.
+//! a factor whose step shape is neither a scalar's nor the state's; a
+//! factor or term of another dtype than the state's; an update whose sum
+//! is `sub` (written `add` of a `neg` it fires); a state that keeps only
+//! its last steps. The case `a = 1` is `scan-to-cumulative`'s.
 
+use super::body::Target;
+use super::build::{NewScan, NewSeq};
 use super::scan_node::ScanNode;
-use super::vectorize::Vectorizer;
-use super::{union_checked, MAX_VARIANTS};
+use super::vectorize::{reversed, slice, Vectorizer};
+use super::{proj, union_checked, MAX_VARIANTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::{BinaryOp, OutputInfo, Scalar};
@@ -49,10 +67,14 @@ impl Applier<TNode, TensorAnalysis> for ToLinRec {
         let mut changed = Vec::new();
         for (k, s) in super::projs_in(egraph, eclass) {
             for scan in ScanNode::all_in(egraph, s).iter().take(MAX_VARIANTS) {
-                if let Some(new) = linrec_of(egraph, scan, k) {
-                    if union_checked(egraph, rule, eclass, new) {
-                        changed.push(eclass);
-                    }
+                let Some(trace) = linrec_of(egraph, scan, k) else {
+                    continue;
+                };
+                if union_checked(egraph, rule, eclass, trace) {
+                    changed.push(eclass);
+                }
+                if scan.sig.outputs.len() > 1 {
+                    changed.extend(state_fed_in(egraph, scan, k, trace, rule));
                 }
             }
         }
@@ -71,9 +93,62 @@ fn op(egraph: &mut EGraph, name: OpKind, children: Vec<Id>) -> Id {
     })
 }
 
-/// `(linrec A U s_0)` for output `k` of `scan`, if its update is linear.
+/// The two ways a body writes a linear update of the state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// `a ⊙ s + u`.
+    MulThenAdd,
+    /// `a ⊙ (s + u)`.
+    AddThenMul,
+}
+
+/// The `(form, a, u)` triples of the body result class `body`, whose
+/// state parameter is `state`.
+fn linear_forms(egraph: &EGraph, body: Id, state: usize) -> Vec<(Form, Id, Id)> {
+    let is_state = |c: Id| {
+        egraph[c]
+            .nodes
+            .iter()
+            .any(|n| matches!(n.head, Head::Arg(p, _) if p == state))
+    };
+    let binary = |c: Id, op: BinaryOp| -> Vec<(Id, Id)> {
+        egraph[c]
+            .nodes
+            .iter()
+            .filter(|n| n.head == Head::Op(OpKind::Binary(op)))
+            .flat_map(|n| {
+                [
+                    (n.children[0], n.children[1]),
+                    (n.children[1], n.children[0]),
+                ]
+            })
+            .collect()
+    };
+    let mut forms = Vec::new();
+    // a s + u: an add one of whose operands is a product with the state.
+    for (m, u) in binary(body, BinaryOp::Add) {
+        for (x, a) in binary(m, BinaryOp::Mul) {
+            if is_state(x) && !is_state(a) {
+                forms.push((Form::MulThenAdd, a, u));
+            }
+        }
+    }
+    // a (s + u): a product one of whose operands is a sum with the state.
+    for (sum, a) in binary(body, BinaryOp::Mul) {
+        for (x, u) in binary(sum, BinaryOp::Add) {
+            if is_state(x) && !is_state(u) && !is_state(a) {
+                forms.push((Form::AddThenMul, a, u));
+            }
+        }
+    }
+    forms.dedup();
+    forms
+}
+
+/// The trace of output `k` of `scan` (its values after each step, in
+/// step order) as a `linrec`, if its update is linear.
 fn linrec_of(egraph: &mut EGraph, scan: &ScanNode, k: usize) -> Option<Id> {
-    if scan.sig.outputs.get(k)? != &OutputInfo::Sitsot {
+    if scan.sig.outputs.get(k)? != &OutputInfo::Sitsot || scan.sig.kept(k).is_some() {
         return None;
     }
     let state = *scan.state_params(k).first()?;
@@ -82,42 +157,18 @@ fn linrec_of(egraph: &mut EGraph, scan: &ScanNode, k: usize) -> Option<Id> {
     if !state_ty.dtype.is_float() {
         return None;
     }
-    let is_state = |egraph: &EGraph, c: Id| {
-        egraph[c]
-            .nodes
-            .iter()
-            .any(|n| matches!(n.head, Head::Arg(p, _) if p == state))
-    };
-    // (a, u) pairs of the body result's `add (mul a s) u` forms.
     let body = *scan.body.get(scan.sig.body_output_range(k).start)?;
-    let mut forms: Vec<(Id, Id)> = Vec::new();
-    for n in egraph[body].nodes.clone() {
-        if n.head != Head::Op(OpKind::Binary(BinaryOp::Add)) {
-            continue;
-        }
-        for (m, u) in [
-            (n.children[0], n.children[1]),
-            (n.children[1], n.children[0]),
-        ] {
-            for mn in &egraph[m].nodes {
-                if mn.head != Head::Op(OpKind::Binary(BinaryOp::Mul)) {
-                    continue;
-                }
-                match (
-                    is_state(egraph, mn.children[0]),
-                    is_state(egraph, mn.children[1]),
-                ) {
-                    (true, false) => forms.push((mn.children[1], u)),
-                    (false, true) => forms.push((mn.children[0], u)),
-                    _ => {}
-                }
-            }
-        }
-    }
-    for (a, u) in forms.into_iter().take(MAX_VARIANTS) {
+    for (form, a, u) in linear_forms(egraph, body, state)
+        .into_iter()
+        .take(MAX_VARIANTS)
+    {
         let a_ty = egraph[a].data.ty()?.clone();
         let u_ty = egraph[u].data.ty()?.clone();
-        if u_ty.shape != state_ty.shape || !(a_ty.ndim() == 0 || a_ty.shape == state_ty.shape) {
+        if u_ty.shape != state_ty.shape
+            || !(a_ty.ndim() == 0 || a_ty.shape == state_ty.shape)
+            || a_ty.dtype != state_ty.dtype
+            || u_ty.dtype != state_ty.dtype
+        {
             continue;
         }
         let params = Vectorizer::standard_params(egraph, scan, true);
@@ -136,7 +187,95 @@ fn linrec_of(egraph: &mut EGraph, scan: &ScanNode, k: usize) -> Option<Id> {
                 factor = op(egraph, OpKind::ExpandDims, vec![factor, one]);
             }
         }
-        return Some(op(egraph, OpKind::LinRec, vec![factor, uv.id, init]));
+        return Some(match form {
+            Form::MulThenAdd => op(egraph, OpKind::LinRec, vec![factor, uv.id, init]),
+            Form::AddThenMul => {
+                let per_step = if av.batched && a_ty.shape == state_ty.shape {
+                    factor
+                } else {
+                    let yes = egraph.add(TNode::lit(Scalar::Bool(true)));
+                    op(egraph, OpKind::Where, vec![yes, factor, uv.id])
+                };
+                let shifted = shifted_factor(egraph, per_step, init, state_ty.dtype);
+                let g = op(egraph, OpKind::LinRec, vec![shifted, uv.id, init]);
+                op(egraph, OpKind::Binary(BinaryOp::Mul), vec![factor, g])
+            }
+        });
     }
     None
+}
+
+/// The factors of the retimed recurrence: a row of ones (the state's
+/// shape), then every step's factor but the last.
+/// `(slice (concat 0 ONES PER_STEP) 0 -1 1)`, where `per_step` holds one
+/// full row per step (the caller spreads a factor that is the same at
+/// every step with `(where true A U)`).
+fn shifted_factor(egraph: &mut EGraph, per_step: Id, init: Id, dtype: crate::lang::DType) -> Id {
+    let yes = egraph.add(TNode::lit(Scalar::Bool(true)));
+    let scalar_ty = egraph.add(TNode {
+        head: Head::Type(dtype),
+        children: Vec::new(),
+    });
+    let one = egraph.add(TNode::lit(Scalar::F64(1.0)));
+    let one = op(egraph, OpKind::Fill, vec![scalar_ty, one]);
+    let ones = op(egraph, OpKind::Where, vec![yes, one, init]);
+    let zero = egraph.add(TNode::lit(Scalar::I64(0)));
+    let row = op(egraph, OpKind::ExpandDims, vec![ones, zero]);
+    let all = op(egraph, OpKind::Concat, vec![zero, row, per_step]);
+    slice(egraph, all, Some(0), Some(-1), 1)
+}
+
+/// `scan` rebuilt with output `k`'s state read from a sequence: its values
+/// before each step, `trace` (the values after each step, in step order)
+/// behind the init. The state becomes a nit-sot computing the same update.
+/// Returns the classes it merged into.
+fn state_fed_in(
+    egraph: &mut EGraph,
+    scan: &ScanNode,
+    k: usize,
+    trace: Id,
+    rule: Symbol,
+) -> Vec<Id> {
+    let mut changed = Vec::new();
+    let Some(new) = state_as_sequence(egraph, scan, k, trace) else {
+        return changed;
+    };
+    for j in 0..scan.sig.outputs.len() {
+        let old = proj(egraph, scan.class, j);
+        let value = proj(egraph, new, j);
+        if union_checked(egraph, rule, old, value) {
+            changed.push(old);
+        }
+    }
+    changed
+}
+
+fn state_as_sequence(egraph: &mut EGraph, scan: &ScanNode, k: usize, trace: Id) -> Option<Id> {
+    let state = *scan.state_params(k).first()?;
+    let init = scan.init_outer(k)?;
+    let mut spec = NewScan::like(egraph, scan)?;
+    let zero = egraph.add(TNode::lit(Scalar::I64(0)));
+    let row0 = op(egraph, OpKind::ExpandDims, vec![init, zero]);
+    let all = op(egraph, OpKind::Concat, vec![zero, row0, trace]);
+    let before = slice(egraph, all, Some(0), Some(-1), 1);
+    // A loop going backwards reads each sequence from its end.
+    let outer = if spec.go_backwards {
+        reversed(egraph, before)
+    } else {
+        before
+    };
+    let out = spec.outputs.get_mut(k)?;
+    let step_type = out.step_type.clone();
+    out.info = OutputInfo::Nitsot;
+    out.init = None;
+    let seq = spec.sequences.len();
+    spec.sequences.push(NewSeq {
+        outer,
+        taps: vec![0],
+        step_type: step_type.clone(),
+    });
+    let mut source = spec.source_of(scan);
+    *source.params.get_mut(state)? = Some(Target::Param(spec.seq_param(seq, 0)));
+    *source.param_types.get_mut(state)? = Some(step_type);
+    spec.build(egraph, &[source])
 }

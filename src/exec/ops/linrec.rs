@@ -11,7 +11,7 @@
 use super::elementwise::Arith;
 use crate::exec::value::{shape_str, with_elem, Elem, Value};
 use crate::lang::DType;
-use ndarray::{ArrayD, Axis, IxDyn};
+use ndarray::{ArrayD, IxDyn};
 
 /// `(linrec A U H0)` computed in dtype `out`: `A` broadcast to `U`'s
 /// shape, `H0` to one row of it.
@@ -39,20 +39,45 @@ pub fn linrec(a: &Value, u: &Value, h0: &Value, out: DType) -> Result<Value, Str
                 shape_str(step)
             )
         })?;
-        let mut res = ArrayD::<T>::from_elem(IxDyn(&shape), <T as Elem>::zero());
-        let mut prev = h_b.to_owned();
-        for (t, mut row) in res.axis_iter_mut(Axis(0)).enumerate() {
-            let at = a_b.index_axis(Axis(0), t);
-            let ut = uv.index_axis(Axis(0), t);
-            ndarray::Zip::from(&mut row)
-                .and(&prev)
-                .and(&at)
-                .and(&ut)
-                .for_each(|r, &p, &a, &u| *r = T::add(T::mul(a, p), u));
-            prev.assign(&row);
+        // One flat pass over rows in memory order: the state of the
+        // previous step is the previous row of the result itself.
+        let n: usize = step.iter().product();
+        let rows = shape[0];
+        let u_flat = uv.as_standard_layout();
+        let u_flat = u_flat.as_slice().ok_or("U has no standard layout")?;
+        let h_flat: Vec<T> = h_b.iter().copied().collect();
+        let mut out: Vec<T> = vec![<T as Elem>::zero(); rows * n];
+        if a.ndim() == 0 {
+            let a0 = av.iter().next().copied().unwrap_or(<T as Elem>::zero());
+            recur(&mut out, u_flat, &h_flat, n, |_| a0);
+        } else {
+            let a_full = a_b.as_standard_layout();
+            let a_flat = a_full.as_slice().ok_or("A has no standard layout")?;
+            recur(&mut out, u_flat, &h_flat, n, |i| a_flat[i]);
         }
+        let res = ArrayD::from_shape_vec(IxDyn(&shape), out).map_err(|e| e.to_string())?;
         T::wrap(res)
     }))
+}
+
+/// `out[t, i] = a(t n + i) * out[t - 1, i] + u[t, i]` over rows of `n`
+/// elements, `h0` before row 0.
+fn recur<T: Arith>(out: &mut [T], u: &[T], h0: &[T], n: usize, a: impl Fn(usize) -> T) {
+    if n == 0 {
+        return;
+    }
+    let (first, rest) = out.split_at_mut(n.min(out.len()));
+    for (i, r) in first.iter_mut().enumerate() {
+        *r = T::add(T::mul(a(i), h0[i]), u[i]);
+    }
+    let mut prev: &[T] = first;
+    for (t, row) in rest.chunks_exact_mut(n).enumerate() {
+        let base = (t + 1) * n;
+        for (i, r) in row.iter_mut().enumerate() {
+            *r = T::add(T::mul(a(base + i), prev[i]), u[base + i]);
+        }
+        prev = row;
+    }
 }
 
 #[cfg(test)]
