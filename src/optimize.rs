@@ -125,6 +125,21 @@ pub fn rewrites(
     r
 }
 
+/// The rewrites a memory budget adds to the optimizer (`--memory-budget`):
+/// `scan-checkpoint`, its segments sized from `sizes` (the values of the
+/// symbolic sizes), and `scan-sum-into-loop`. Both trade work for memory,
+/// so they are only worth the e-graph they add when the cost model prices
+/// memory.
+pub fn memory_rewrites(sizes: &BTreeMap<String, i64>) -> Vec<Rewrite<TNode, TensorAnalysis>> {
+    [
+        crate::scan_rules::checkpoint::rewrite(sizes.clone()),
+        crate::scan_rules::sum_into_loop::rewrite(),
+    ]
+    .into_iter()
+    .filter_map(Result::ok)
+    .collect()
+}
+
 /// The shipped rule sets and the Scan rewrites.
 pub fn default_rewrites(
 ) -> Result<Vec<Rewrite<TNode, TensorAnalysis>>, Vec<crate::rules::RuleError>> {

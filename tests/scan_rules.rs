@@ -9,6 +9,7 @@
 //! |---|---|
 //! | `dims: T=6 N=3` | symbolic sizes to run at; also the sizes the cost model prices at |
 //! | `cost_dims: T=1000` | optional: sizes for the cost model that replace or add to `dims` |
+//! | `memory_budget: BYTES` | optional: optimize under this memory budget (`--memory-budget`): the cost model prices allocations over it and the budget's rewrites (`optimize::memory_rewrites`, sized by `cost_dims`) join the Scan rewrites |
 //! | `scale: X=0.5` | optional: input scales of the data rule, as in `tests/cases.rs` |
 //! | `scans_before: 2` | optional: the number of scans as written (nested ones included) |
 //! | `scans_after: 1` | required: the exact number of scans in the optimized program |
@@ -52,7 +53,7 @@ use eqscan::egraph::runner::Limits;
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
 use eqscan::extract::cost::CostModel;
 use eqscan::lang::{parse_program, print_program, Graph, Op, OutputInfo, Program};
-use eqscan::optimize::{default_rewrites, optimize, Report};
+use eqscan::optimize::{default_rewrites, memory_rewrites, optimize, Report};
 use libtest_mimic::{Failed, Trial};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -68,6 +69,7 @@ const TIME_LIMIT_SECS: u64 = 60;
 const KEYS: &[&str] = &[
     "dims",
     "cost_dims",
+    "memory_budget",
     "scale",
     "scans_before",
     "scans_after",
@@ -107,6 +109,7 @@ fn loop_parts(g: &Graph, counts: &mut BTreeMap<String, usize>) {
 struct Case {
     dims: Dims,
     cost_dims: Dims,
+    memory_budget: Option<u64>,
     scales: BTreeMap<String, f64>,
     scans_before: Option<usize>,
     scans_after: usize,
@@ -191,6 +194,14 @@ impl Case {
         Ok(Case {
             dims,
             cost_dims,
+            memory_budget: match header(text, "memory_budget") {
+                Some(v) => Some(
+                    v.trim()
+                        .parse()
+                        .map_err(|_| format!("'memory_budget: {v}' is not a byte count"))?,
+                ),
+                None => None,
+            },
             scales: header_pairs(text, "scale"),
             scans_before: parse_count(text, "scans_before")?,
             scans_after: parse_count(text, "scans_after")?
@@ -232,8 +243,12 @@ fn limits() -> Limits {
 }
 
 fn optimized(p: &Program, case: &Case) -> Result<Report, String> {
-    let rewrites = default_rewrites().map_err(|e| format!("{} rule errors", e.len()))?;
-    let model = CostModel::with_dims(case.cost_dims.clone());
+    let mut rewrites = default_rewrites().map_err(|e| format!("{} rule errors", e.len()))?;
+    let mut model = CostModel::with_dims(case.cost_dims.clone());
+    if let Some(budget) = case.memory_budget {
+        rewrites.extend(memory_rewrites(&case.cost_dims));
+        model.memory_budget = Some(budget as f64);
+    }
     optimize(p, &rewrites, &limits(), &model).map_err(|e| e.to_string())
 }
 
@@ -360,6 +375,7 @@ fn main() {
     let known: BTreeSet<String> = default_rewrites()
         .expect("the shipped rules load")
         .iter()
+        .chain(memory_rewrites(&Dims::new()).iter())
         .map(|r| r.name.to_string())
         .collect();
     let mut trials = Vec::new();

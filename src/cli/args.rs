@@ -44,6 +44,12 @@ pub struct OptArgs {
     #[arg(long, value_name = "SECS", value_parser = positive_seconds,
           default_value_t = IlpLimits::default().time_limit.as_secs_f64())]
     ilp_time_limit: f64,
+    /// Prefer forms whose arrays fit in BYTES (plain bytes or a suffix K,
+    /// M, G, T, powers of 1024): the cost model penalizes any allocation
+    /// larger, and a backward loop may recompute a forward trace from
+    /// checkpoints instead of storing it (scan-checkpoint).
+    #[arg(long, value_name = "BYTES", value_parser = byte_count)]
+    memory_budget: Option<u64>,
 }
 
 /// The values of `--extractor`.
@@ -84,6 +90,7 @@ impl OptArgs {
             scan_rules: !self.no_scan_rules,
             limits: self.limits(),
             extractor: self.extractor(),
+            memory_budget: self.memory_budget,
         }
     }
 }

@@ -4,7 +4,6 @@
 use super::args::{dims_or_exit, name_size, OptArgs};
 use super::{emit_line, load_expanded, rule_errors, UserError};
 use eqscan::egraph::runner::Limits;
-use eqscan::extract::CostModel;
 use eqscan::session::explain;
 use std::path::PathBuf;
 use std::sync::mpsc::RecvTimeoutError;
@@ -27,9 +26,11 @@ pub fn run(o: Options) -> Result<(), UserError> {
     let file = o.prog.display().to_string();
     let p = load_expanded(&o.prog)?;
     let settings = o.opt.settings();
+    let dims = dims_or_exit(&o.dims);
     let rewrites = settings
-        .rewrites()
+        .rewrites_for(&dims)
         .map_err(|e| UserError(rule_errors(&e)))?;
+    let model = settings.cost_model(&dims);
     let limits = settings.limits;
     let deadline = Instant::now() + limits.time_limit;
     // The whole command honours --time-limit: saturation gets half of it,
@@ -40,7 +41,6 @@ pub fn run(o: Options) -> Result<(), UserError> {
         time_limit: limits.time_limit / 2,
         ..limits
     };
-    let model = CostModel::with_dims(dims_or_exit(&o.dims));
     let extractor = settings.extractor;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()

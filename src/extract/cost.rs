@@ -18,7 +18,7 @@
 use crate::egraph::analysis::{node_op, EGraph, Kind};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::infer::infer;
-use crate::lang::{Dim, Op, Scalar, Type, Work};
+use crate::lang::{Dim, Op, Scalar, Storage, Type, Work};
 use egg::Id;
 use std::collections::BTreeMap;
 
@@ -58,6 +58,18 @@ pub struct CostModel {
     /// equal-work terms the one with fewer literals wins (other leaves
     /// cost 0).
     pub literal_cost: f64,
+    /// The memory budget in bytes (`--memory-budget`), `None` by default:
+    /// then memory is priced only as the bytes ops move. With a budget,
+    /// every allocation larger than the budget costs
+    /// [`Self::memory_penalty`] per budget's worth of bytes (see
+    /// [`Self::allocation_penalty`]).
+    pub memory_budget: Option<f64>,
+    /// The cost of an allocation over [`Self::memory_budget`], per budget's
+    /// worth of its bytes: 1e15 by default, more than the work of any
+    /// program eqscan runs in reasonable time, so a form that fits wins
+    /// whatever its work, and among forms that do not, the one whose
+    /// oversized arrays are fewer and smaller.
+    pub memory_penalty: f64,
 }
 
 impl Default for CostModel {
@@ -70,6 +82,8 @@ impl Default for CostModel {
             transcendental_weight: 8.0,
             view_cost: 1.0,
             literal_cost: 1e-3,
+            memory_budget: None,
+            memory_penalty: 1e15,
         }
     }
 }
@@ -193,10 +207,59 @@ impl CostModel {
     ///   out tap of a mitmot) is added by
     ///   the extractors, through [`loop_cost`].
     ///
+    /// Under a memory budget ([`Self::memory_budget`]), the node also pays
+    /// [`Self::allocation_penalty`] for the bytes it allocates
+    /// ([`Self::allocated_bytes`]).
+    ///
     /// `f64::INFINITY` for a node that cannot be extracted: a child class
     /// is [`Kind::Invalid`], the attributes are not constants, the
     /// arguments do not type-check, or a scan's body output is not a value.
     pub fn node_cost(&self, egraph: &EGraph, node: &TNode) -> f64 {
+        let work = self.work_cost(egraph, node);
+        if work.is_finite() && self.memory_budget.is_some() {
+            work + self.allocation_penalty(self.allocated_bytes(egraph, node))
+        } else {
+            work
+        }
+    }
+
+    /// The penalty of an allocation of `bytes` under
+    /// [`Self::memory_budget`]: 0 when it fits (or without a budget),
+    /// else [`Self::memory_penalty`] × `bytes / budget`.
+    ///
+    /// The model prices each allocation, not the sum of those alive at
+    /// once (an additive cost cannot see liveness): an array larger than
+    /// the budget cannot fit whatever else is freed, so a form holding one
+    /// is over budget; a form whose arrays each fit may still peak above
+    /// it when several are alive together (the run's `peak_bytes` tells).
+    pub fn allocation_penalty(&self, bytes: f64) -> f64 {
+        match self.memory_budget {
+            Some(budget) if bytes > budget => mul_inf(self.memory_penalty, bytes / budget.max(1.0)),
+            _ => 0.0,
+        }
+    }
+
+    /// The bytes `node` allocates (0 for views, projections, leaves and
+    /// inputs; a loop's outputs as kept: all steps, or the last K, or a
+    /// mitmot's whole tape), by the op table's storage facts.
+    pub fn allocated_bytes(&self, egraph: &EGraph, node: &TNode) -> f64 {
+        let Some(class) = egraph.lookup(node.clone()) else {
+            return 0.0;
+        };
+        match (&node.head, &egraph[class].data.kind) {
+            (Head::Scan(_), Kind::Multi(tys)) => tys.iter().map(|t| self.bytes(t)).sum(),
+            (Head::Op(kind), Kind::Value(t)) => match kind.storage() {
+                Storage::Fresh | Storage::InPlace | Storage::UpdatesArg0 | Storage::Created => {
+                    self.bytes(t)
+                }
+                Storage::View | Storage::Loop | Storage::Projection | Storage::Param => 0.0,
+            },
+            _ => 0.0,
+        }
+    }
+
+    /// The node's work alone (see [`Self::node_cost`]).
+    fn work_cost(&self, egraph: &EGraph, node: &TNode) -> f64 {
         if node
             .children
             .iter()

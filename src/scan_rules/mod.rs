@@ -33,11 +33,14 @@
 //! | `scan-mitmot-to-carry` | a mitmot tape with in taps (0 1) and out tap (1) is a sit-sot carry and a sequence of the tape's rows |
 //! | `sum-outer-products` | a sum over the step axis of stacked outer products `a_t b_tᵀ` is one matrix product `Aᵀ B` |
 //! | `scan-stack-factor` | the state-reading factor of a per-step product becomes a stacked output, so the product can be done after the loop |
+//! | `scan-checkpoint` | a backward loop reading a forward loop's trace recomputes it segment by segment from checkpoints (added under a memory budget only) |
+//! | `scan-sum-into-loop` | the sum of an elementwise term of a loop's trace is summed step by step in the loop (added under a memory budget only) |
 //! | `scan-save-mem` | an output read only at `-m` from its end keeps its last steps only (`(keep K)`) |
 
 pub mod accumulator;
 pub mod body;
 pub mod build;
+pub mod checkpoint;
 pub mod drop_output;
 pub mod fuse;
 pub mod hoist;
@@ -54,6 +57,7 @@ pub mod reach;
 pub mod save_mem;
 pub mod scan_node;
 pub mod stack_factor;
+pub mod sum_into_loop;
 pub mod tidy_inputs;
 pub mod to_linrec;
 pub mod to_reduction;

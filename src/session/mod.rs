@@ -44,6 +44,11 @@ pub struct OptimizerSettings {
     pub limits: Limits,
     /// The extractor asked for.
     pub extractor: Extractor,
+    /// The memory budget in bytes (`--memory-budget`): the cost model
+    /// prices allocations over it, and `scan-checkpoint` (recomputing a
+    /// forward trace instead of storing it) joins the Scan rewrites.
+    /// `None`: no budget.
+    pub memory_budget: Option<u64>,
 }
 
 impl Default for OptimizerSettings {
@@ -55,6 +60,7 @@ impl Default for OptimizerSettings {
             scan_rules: true,
             limits: Limits::default(),
             extractor: Extractor::default(),
+            memory_budget: None,
         }
     }
 }
@@ -71,13 +77,36 @@ impl OptimizerSettings {
         rules.map(|r| rewrites(&r, self.scan_rules))
     }
 
+    /// The rewrites for a program whose symbolic sizes have the values
+    /// `dims`: [`Self::rewrites`], and under a memory budget (with the
+    /// Scan rewrites) [`crate::optimize::memory_rewrites`].
+    pub fn rewrites_for(
+        &self,
+        dims: &Dims,
+    ) -> Result<Vec<Rewrite<TNode, TensorAnalysis>>, Vec<RuleError>> {
+        let mut rewrites = self.rewrites()?;
+        if self.memory_budget.is_some() && self.scan_rules {
+            rewrites.extend(crate::optimize::memory_rewrites(dims));
+        }
+        Ok(rewrites)
+    }
+
+    /// The cost model: symbolic sizes valued by `dims`, memory priced
+    /// against the budget if there is one.
+    pub fn cost_model(&self, dims: &Dims) -> CostModel {
+        let mut model = CostModel::with_dims(dims.clone());
+        model.memory_budget = self.memory_budget.map(|b| b as f64);
+        model
+    }
+
     /// Optimizes `p`, the cost model giving symbolic sizes the values of
-    /// `dims`.
+    /// `dims`. Under a memory budget, the cost model prices memory too and
+    /// `scan-checkpoint` is added, its segments sized by `dims`.
     pub fn optimize(&self, p: &Program, dims: &Dims) -> Result<Report, SessionError> {
         let expanded = expand(p)?;
         let p = &expanded;
-        let rewrites = self.rewrites().map_err(SessionError::Rules)?;
-        let model = CostModel::with_dims(dims.clone());
+        let rewrites = self.rewrites_for(dims).map_err(SessionError::Rules)?;
+        let model = self.cost_model(dims);
         Ok(optimize_with(
             p,
             &rewrites,
