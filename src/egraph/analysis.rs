@@ -644,6 +644,13 @@ impl Analysis<TNode> for TensorAnalysis {
         let (Some(c), Some(t)) = (data.konst, data.ty().cloned()) else {
             return;
         };
+        // A NaN constant keeps its computed form: kernels may give NaNs of
+        // other bit patterns than the folded one, and a class with two
+        // literal NaNs never stops re-folding (a fuzz finding: `(tanh nan)`
+        // hung the rebuild).
+        if matches!(c, Scalar::F64(x) if x.is_nan()) {
+            return;
+        }
         let has_leaf = egraph[id]
             .nodes
             .iter()

@@ -488,6 +488,9 @@ pub fn find(
     }
     for (r, nodes) in members.iter().enumerate() {
         if let Some(f) = build(g, &bld[r].ty, nodes, &part, &readers, &is_output) {
+            if options.inplace && overwrites_an_input(g, &f, &readers) {
+                continue;
+            }
             let anchor = nodes.iter().copied().max().unwrap_or(0);
             for &m in nodes {
                 absorbed[m] = m != anchor;
@@ -496,6 +499,25 @@ pub fn find(
         }
     }
     (groups, absorbed)
+}
+
+/// True for a group that node by node would run over the buffer of a
+/// program input read only by the group: one result, no sum, and an input
+/// leaf of the result's type. A fused group never overwrites its leaves,
+/// and an input handed over by value is the caller's workspace (seed 002:
+/// `exp(x) * 2 + 1` on an owned `x` allocates nothing), so such chains
+/// stay unfused and run in place.
+fn overwrites_an_input(g: &Graph, f: &Fusion, readers: &[Vec<usize>]) -> bool {
+    let [out] = f.outputs.as_slice() else {
+        return false;
+    };
+    let out_ty = g.nodes[*out].ty();
+    f.sums.is_empty()
+        && f.leaves.iter().any(|&l| {
+            matches!(g.nodes[l].op, Op::Input(_))
+                && g.nodes[l].ty() == out_ty
+                && readers[l].iter().all(|r| f.nodes().any(|m| m == *r))
+        })
 }
 
 /// The group of `nodes` (sorted), or `None` when it is not worth one (a
