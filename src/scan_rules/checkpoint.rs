@@ -79,11 +79,8 @@ impl Applier<TNode, TensorAnalysis> for Checkpoint {
         _ast: Option<&PatternAst<TNode>>,
         rule: Symbol,
     ) -> Vec<Id> {
-        let size = egraph.total_size();
-        if let Some(guard) = egraph.analysis.guard.as_mut() {
-            if guard.exhausted(size) {
-                return Vec::new();
-            }
+        if super::applications_stopped(egraph) {
+            return Vec::new();
         }
         let mut changed = Vec::new();
         for b in ScanNode::all_in(egraph, eclass).iter().take(MAX_VARIANTS) {

@@ -112,11 +112,8 @@ impl Applier<TNode, TensorAnalysis> for PerScan {
         _ast: Option<&PatternAst<TNode>>,
         rule: Symbol,
     ) -> Vec<Id> {
-        let size = egraph.total_size();
-        if let Some(guard) = egraph.analysis.guard.as_mut() {
-            if guard.exhausted(size) {
-                return Vec::new();
-            }
+        if applications_stopped(egraph) {
+            return Vec::new();
         }
         let scans = scan_node::ScanNode::all_in(egraph, eclass);
         let mut changed = Vec::new();
@@ -132,6 +129,17 @@ impl Applier<TNode, TensorAnalysis> for PerScan {
     fn vars(&self) -> Vec<Var> {
         Vec::new()
     }
+}
+
+/// True once the saturation guard has stopped rule applications (a node
+/// or time limit reached): every Scan rewrite asks before doing any work.
+pub fn applications_stopped(egraph: &mut EGraph) -> bool {
+    let size = egraph.total_size();
+    egraph
+        .analysis
+        .guard
+        .as_mut()
+        .is_some_and(|guard| guard.exhausted(size))
 }
 
 /// A rewrite; egg refuses one only when the applier needs pattern
