@@ -145,13 +145,13 @@ fn accumulators_out(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<I
     let Some(new) = spec.build(egraph, &[source]) else {
         return changed;
     };
-    for j in (0..scan.sig.outputs.len()).filter(|j| *j != k) {
-        let old = proj(egraph, scan.class, j);
-        let value = proj(egraph, new, j);
-        if union_checked(egraph, rule, old, value) {
-            changed.push(old);
-        }
-    }
+    changed.extend(super::union_outputs(
+        egraph,
+        rule,
+        scan.class,
+        new,
+        (0..scan.sig.outputs.len()).filter(|j| *j != k),
+    ));
     let stacked = proj(egraph, new, k);
     let zero = lit(egraph, 0);
     let first = op(egraph, OpKind::ExpandDims, vec![init, zero]);

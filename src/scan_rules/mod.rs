@@ -131,6 +131,27 @@ impl Applier<TNode, TensorAnalysis> for PerScan {
     }
 }
 
+/// Unions output `j` of `new` with output `j` of `scan` for every `j` of
+/// `outputs` (positions the two loops share); returns the classes that
+/// changed.
+pub fn union_outputs(
+    egraph: &mut EGraph,
+    rule: Symbol,
+    scan: Id,
+    new: Id,
+    outputs: impl Iterator<Item = usize>,
+) -> Vec<Id> {
+    let mut changed = Vec::new();
+    for j in outputs {
+        let old = proj(egraph, scan, j);
+        let value = proj(egraph, new, j);
+        if union_checked(egraph, rule, old, value) {
+            changed.push(old);
+        }
+    }
+    changed
+}
+
 /// True once the saturation guard has stopped rule applications (a node
 /// or time limit reached): every Scan rewrite asks before doing any work.
 pub fn applications_stopped(egraph: &mut EGraph) -> bool {

@@ -27,7 +27,7 @@
 use super::build::NewOutput;
 use super::build::NewScan;
 use super::scan_node::ScanNode;
-use super::{per_scan_rule, proj, union_checked, MAX_MERGED_OUTPUTS};
+use super::{per_scan_rule, MAX_MERGED_OUTPUTS};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, OpKind};
 use crate::lang::{BinaryOp, BodyParam, OutputInfo};
@@ -115,12 +115,12 @@ fn stack_factor(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
     let Some(new) = spec.build(egraph, &[source]) else {
         return changed;
     };
-    for j in 0..scan.sig.outputs.len() {
-        let old = proj(egraph, scan.class, j);
-        let value = proj(egraph, new, j);
-        if union_checked(egraph, rule, old, value) {
-            changed.push(old);
-        }
-    }
+    changed.extend(super::union_outputs(
+        egraph,
+        rule,
+        scan.class,
+        new,
+        0..scan.sig.outputs.len(),
+    ));
     changed
 }

@@ -37,7 +37,7 @@ use super::body::Target;
 use super::build::{NewScan, NewSeq};
 use super::scan_node::ScanNode;
 use super::vectorize::{reversed, slice, Vectorizer};
-use super::{proj, union_checked, MAX_VARIANTS};
+use super::{union_checked, MAX_VARIANTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::{BinaryOp, OutputInfo, Scalar};
@@ -236,18 +236,10 @@ fn state_fed_in(
     trace: Id,
     rule: Symbol,
 ) -> Vec<Id> {
-    let mut changed = Vec::new();
-    let Some(new) = state_as_sequence(egraph, scan, k, trace) else {
-        return changed;
-    };
-    for j in 0..scan.sig.outputs.len() {
-        let old = proj(egraph, scan.class, j);
-        let value = proj(egraph, new, j);
-        if union_checked(egraph, rule, old, value) {
-            changed.push(old);
-        }
+    match state_as_sequence(egraph, scan, k, trace) {
+        Some(new) => super::union_outputs(egraph, rule, scan.class, new, 0..scan.sig.outputs.len()),
+        None => Vec::new(),
     }
-    changed
 }
 
 fn state_as_sequence(egraph: &mut EGraph, scan: &ScanNode, k: usize, trace: Id) -> Option<Id> {
