@@ -31,27 +31,17 @@
 
 use super::build::{NewOutput, NewScan};
 use super::scan_node::ScanNode;
+use super::terms::{lit, op};
 use super::{per_scan_rule, proj, union_checked, MAX_MERGED_OUTPUTS};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, OpKind, TNode};
-use crate::lang::{BinaryOp, BodyParam, CumOp, DType, OutputInfo, Scalar};
+use crate::lang::{BinaryOp, BodyParam, CumOp, DType, OutputInfo};
 use egg::{Id, Symbol};
 use std::collections::BTreeSet;
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
     per_scan_rule("scan-accumulator-out", accumulators_out)
-}
-
-fn op(egraph: &mut EGraph, name: OpKind, children: Vec<Id>) -> Id {
-    egraph.add(TNode {
-        head: Head::Op(name),
-        children,
-    })
-}
-
-fn lit(egraph: &mut EGraph, v: i64) -> Id {
-    egraph.add(TNode::lit(Scalar::I64(v)))
 }
 
 /// The term `f_t` of accumulator output `k`, if output `k` is one.

@@ -47,6 +47,7 @@
 
 use super::build::steps_leaf;
 use super::scan_node::ScanNode;
+use super::terms::{concat0, index, lit, op};
 use super::{proj, projs_in, union_checked, ScanClasses, MAX_VARIANTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, OpKind, TNode};
@@ -717,23 +718,6 @@ impl Params {
     }
 }
 
-fn lit(egraph: &mut EGraph, v: i64) -> Id {
-    egraph.add(TNode::lit(Scalar::I64(v)))
-}
-
-fn op(egraph: &mut EGraph, name: OpKind, children: Vec<Id>) -> Id {
-    egraph.add(TNode {
-        head: Head::Op(name),
-        children,
-    })
-}
-
-/// `(index x i)`.
-fn index(egraph: &mut EGraph, x: Id, i: i64) -> Id {
-    let i = lit(egraph, i);
-    op(egraph, OpKind::Index, vec![x, i])
-}
-
 /// `(sum x 0)`.
 fn sum0(egraph: &mut EGraph, x: Id) -> Id {
     let a = lit(egraph, 0);
@@ -755,13 +739,6 @@ fn expand_dims0(egraph: &mut EGraph, x: Id) -> Id {
 fn flip0(egraph: &mut EGraph, x: Id) -> Id {
     let a = lit(egraph, 0);
     op(egraph, OpKind::Flip, vec![x, a])
-}
-
-/// `(concat 0 parts ...)`.
-fn concat0(egraph: &mut EGraph, parts: Vec<Id>) -> Id {
-    let mut children = vec![lit(egraph, 0)];
-    children.extend(parts);
-    op(egraph, OpKind::Concat, children)
 }
 
 /// `(slice x start none 1)`.

@@ -14,6 +14,7 @@
 use super::body::{scoped_children, Plan, Source, Target};
 use super::build::{NewScan, NewSeq};
 use super::scan_node::ScanNode;
+use super::terms::op;
 use super::vectorize::{Outer, Vectorizer};
 use super::{proj, union_checked};
 use crate::egraph::analysis::{EGraph, Kind};
@@ -227,13 +228,6 @@ pub fn broadcast_steps(
         head: Head::Op(OpKind::Cast),
         children: vec![d, repeated],
     }))
-}
-
-fn op(egraph: &mut EGraph, name: OpKind, children: Vec<Id>) -> Id {
-    egraph.add(TNode {
-        head: Head::Op(name),
-        children,
-    })
 }
 
 /// `v` repeated `steps` times along a new leading axis, in its dtype.

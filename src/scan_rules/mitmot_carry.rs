@@ -31,11 +31,11 @@
 use super::body::Target;
 use super::build::{NewScan, NewSeq};
 use super::scan_node::ScanNode;
+use super::terms::{concat0, expand_dims, index};
 use super::vectorize::slice;
 use super::{per_scan_rule, proj, union_checked};
 use crate::egraph::analysis::EGraph;
-use crate::egraph::term::{Head, OpKind, TNode};
-use crate::lang::{OutputInfo, Scalar};
+use crate::lang::OutputInfo;
 use egg::{Id, Symbol};
 
 /// The rule.
@@ -126,31 +126,8 @@ fn carry_loop(egraph: &mut EGraph, scan: &ScanNode, k: usize) -> Option<Id> {
 /// most (each becomes one part of the tape's concat).
 const MAX_EXTRA: i64 = 4;
 
-/// `(index x i)`.
-fn index(egraph: &mut EGraph, x: Id, i: i64) -> Id {
-    let i = egraph.add(TNode::lit(Scalar::I64(i)));
-    egraph.add(TNode {
-        head: Head::Op(OpKind::Index),
-        children: vec![x, i],
-    })
-}
-
 /// Row `i` of `x` with its leading axis kept: `(expand_dims (index x i) 0)`.
 fn row(egraph: &mut EGraph, x: Id, i: i64) -> Id {
     let r = index(egraph, x, i);
-    let zero = egraph.add(TNode::lit(Scalar::I64(0)));
-    egraph.add(TNode {
-        head: Head::Op(OpKind::ExpandDims),
-        children: vec![r, zero],
-    })
-}
-
-fn concat0(egraph: &mut EGraph, parts: Vec<Id>) -> Id {
-    let axis = egraph.add(TNode::lit(Scalar::I64(0)));
-    let mut children = vec![axis];
-    children.extend(parts);
-    egraph.add(TNode {
-        head: Head::Op(OpKind::Concat),
-        children,
-    })
+    expand_dims(egraph, r, 0)
 }

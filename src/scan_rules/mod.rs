@@ -58,6 +58,7 @@ pub mod save_mem;
 pub mod scan_node;
 pub mod stack_factor;
 pub mod sum_into_loop;
+pub mod terms;
 pub mod tidy_inputs;
 pub mod to_linrec;
 pub mod to_reduction;

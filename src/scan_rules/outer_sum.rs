@@ -17,6 +17,7 @@
 //! them invariant: `(Σ a_t) bᵀ` is another rule's), integer or bool
 //! operands, a sum over another axis, ranks other than 3.
 
+use super::terms::{lit, op};
 use super::union_checked;
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, Lit, OpKind, TNode};
@@ -119,17 +120,6 @@ fn is_lit(egraph: &EGraph, c: Id, v: i64) -> bool {
         .nodes
         .iter()
         .any(|n| n.head == Head::Lit(Lit(Scalar::I64(v))))
-}
-
-fn lit(egraph: &mut EGraph, v: i64) -> Id {
-    egraph.add(TNode::lit(Scalar::I64(v)))
-}
-
-fn op(egraph: &mut EGraph, name: OpKind, children: Vec<Id>) -> Id {
-    egraph.add(TNode {
-        head: Head::Op(name),
-        children,
-    })
 }
 
 /// `(dot (transpose (squeeze col 2) 1 0) (squeeze row 1))`.

@@ -36,6 +36,7 @@
 use super::body::Target;
 use super::build::{NewScan, NewSeq};
 use super::scan_node::ScanNode;
+use super::terms::{concat0, expand_dims, op};
 use super::vectorize::{reversed, slice, Vectorizer};
 use super::{union_checked, MAX_VARIANTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
@@ -84,13 +85,6 @@ impl Applier<TNode, TensorAnalysis> for ToLinRec {
     fn vars(&self) -> Vec<Var> {
         Vec::new()
     }
-}
-
-fn op(egraph: &mut EGraph, name: OpKind, children: Vec<Id>) -> Id {
-    egraph.add(TNode {
-        head: Head::Op(name),
-        children,
-    })
 }
 
 /// The two ways a body writes a linear update of the state.
@@ -183,8 +177,7 @@ fn linrec_of(egraph: &mut EGraph, scan: &ScanNode, k: usize) -> Option<Id> {
         let mut factor = av.id;
         if av.batched && a_ty.ndim() < state_ty.ndim() {
             for _ in a_ty.ndim()..state_ty.ndim() {
-                let one = egraph.add(TNode::lit(Scalar::I64(1)));
-                factor = op(egraph, OpKind::ExpandDims, vec![factor, one]);
+                factor = expand_dims(egraph, factor, 1);
             }
         }
         return Some(match form {
@@ -219,9 +212,8 @@ fn shifted_factor(egraph: &mut EGraph, per_step: Id, init: Id, dtype: crate::lan
     let one = egraph.add(TNode::lit(Scalar::F64(1.0)));
     let one = op(egraph, OpKind::Fill, vec![scalar_ty, one]);
     let ones = op(egraph, OpKind::Where, vec![yes, one, init]);
-    let zero = egraph.add(TNode::lit(Scalar::I64(0)));
-    let row = op(egraph, OpKind::ExpandDims, vec![ones, zero]);
-    let all = op(egraph, OpKind::Concat, vec![zero, row, per_step]);
+    let row = expand_dims(egraph, ones, 0);
+    let all = concat0(egraph, vec![row, per_step]);
     slice(egraph, all, Some(0), Some(-1), 1)
 }
 
@@ -246,9 +238,8 @@ fn state_as_sequence(egraph: &mut EGraph, scan: &ScanNode, k: usize, trace: Id) 
     let state = *scan.state_params(k).first()?;
     let init = scan.init_outer(k)?;
     let mut spec = NewScan::like(egraph, scan)?;
-    let zero = egraph.add(TNode::lit(Scalar::I64(0)));
-    let row0 = op(egraph, OpKind::ExpandDims, vec![init, zero]);
-    let all = op(egraph, OpKind::Concat, vec![zero, row0, trace]);
+    let row0 = expand_dims(egraph, init, 0);
+    let all = concat0(egraph, vec![row0, trace]);
     let before = slice(egraph, all, Some(0), Some(-1), 1);
     // A loop going backwards reads each sequence from its end.
     let outer = if spec.go_backwards {

@@ -17,10 +17,11 @@
 //! case this file gets wrong fails the rewrite instead of changing a type.
 
 use super::scan_node::ScanNode;
+use super::terms::{expand_dims, lit, op};
 use crate::egraph::analysis::{node_op, EGraph, Kind};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::BodyParam;
-use crate::lang::{BinaryOp, Dim, Op, Scalar, Type};
+use crate::lang::{BinaryOp, Dim, Op, Type};
 use egg::Id;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -141,17 +142,6 @@ pub fn reversed(egraph: &mut EGraph, x: Id) -> Id {
     slice(egraph, x, None, None, -1)
 }
 
-fn lit(egraph: &mut EGraph, v: i64) -> Id {
-    egraph.add(TNode::lit(Scalar::I64(v)))
-}
-
-fn op(egraph: &mut EGraph, name: OpKind, children: Vec<Id>) -> Id {
-    egraph.add(TNode {
-        head: Head::Op(name),
-        children,
-    })
-}
-
 /// `(slice x start stop step)` along axis 0 (`None`: an open bound).
 pub(crate) fn slice(
     egraph: &mut EGraph,
@@ -176,11 +166,6 @@ fn transpose(egraph: &mut EGraph, x: Id, perm: &[i64]) -> Id {
         c.push(lit(egraph, *p));
     }
     op(egraph, OpKind::Transpose, c)
-}
-
-fn expand_dims(egraph: &mut EGraph, x: Id, axis: i64) -> Id {
-    let a = lit(egraph, axis);
-    op(egraph, OpKind::ExpandDims, vec![x, a])
 }
 
 /// Shifts a per-step axis to the outer term's axes.
