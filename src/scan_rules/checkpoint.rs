@@ -98,14 +98,15 @@ impl Applier<TNode, TensorAnalysis> for Checkpoint {
     }
 }
 
-/// What the backward loop's trace sequence is made of.
-struct Trace {
+/// What the backward loop's trace sequence is made of (also read by
+/// [`super::read_trace`], which rewrites the same pair).
+pub(super) struct Trace {
     /// The position of the sequence among `B`'s sequences.
-    seq: usize,
+    pub(super) seq: usize,
     /// `h0`, the row before the trace.
-    h0: Id,
+    pub(super) h0: Id,
     /// The forward loops whose output 0 is the trace.
-    forwards: Vec<ScanNode>,
+    pub(super) forwards: Vec<ScanNode>,
 }
 
 /// How one output of `B` passes from segment to segment.
@@ -229,7 +230,7 @@ struct Plan {
 /// The sequence of `b` that is `(concat 0 (expand_dims h0 0) H)` at tap
 /// -1 with `H` the output 0 of forward loops over `steps` steps whose init
 /// is `h0`.
-fn find_trace(egraph: &EGraph, b: &ScanNode, steps: &Dim) -> Option<Trace> {
+pub(super) fn find_trace(egraph: &EGraph, b: &ScanNode, steps: &Dim) -> Option<Trace> {
     for (i, taps) in b.sig.sequences.iter().enumerate() {
         if taps.as_slice() != [-1] {
             continue;
