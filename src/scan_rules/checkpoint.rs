@@ -42,8 +42,9 @@
 //! 2 and `T / 2` (a prime `T`: the remainder segment is not built); a
 //! forward loop with more than one output, a tap other than 0, `n_steps`
 //! or `keep`; a backward loop with `n_steps`, `keep`, a mit-sot, a mitmot
-//! other than a sit-sot's tape of `T + 1` slots, or a sequence other than
-//! the trace at a tap other than 0.
+//! other than a sit-sot's tape of `T + 1` slots, a sequence other than
+//! the trace at a tap other than 0, or `H` itself as a sequence (the form
+//! of [`super::read_trace`]: it would still read all of `H`).
 
 use super::build::steps_leaf;
 use super::scan_node::ScanNode;
@@ -297,6 +298,15 @@ fn int_of(egraph: &EGraph, c: Id) -> Option<i64> {
     })
 }
 
+/// The class of `(proj k scan)` if the e-graph has that node.
+fn projs_in_class(egraph: &EGraph, scan: Id, k: usize) -> Option<Id> {
+    let kl = egraph.lookup(TNode::lit(Scalar::I64(k as i64)))?;
+    egraph.lookup(TNode {
+        head: Head::Op(OpKind::Proj),
+        children: vec![kl, scan],
+    })
+}
+
 /// A backward loop, the forward loop of its trace, and its segments.
 struct Pair<'a> {
     b: &'a ScanNode,
@@ -324,6 +334,14 @@ impl<'a> Pair<'a> {
             .enumerate()
             .all(|(i, t)| i == trace.seq || t.as_slice() == [0]);
         if !other_taps_zero {
+            return None;
+        }
+        // A loop that reads the trace itself as well (`scan-read-trace`'s
+        // form) would still need all of it: nothing to save.
+        let h = projs_in_class(egraph, f.class, 0);
+        let reads_trace = (0..b.sig.sequences.len())
+            .any(|i| i != trace.seq && Some(egraph.find(b.seq_outer(i))) == h);
+        if reads_trace {
             return None;
         }
         let state = egraph[trace.h0].data.ty()?.clone();

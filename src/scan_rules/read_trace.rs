@@ -23,7 +23,9 @@
 //! memory budget, `scan-checkpoint` still rewrites the original `B` (both
 //! are in one class) and the cost model prices the two.
 //!
-//! Does not fire on: a backward loop with `n_steps` or `keep`; one whose
+//! Does not fire on: a backward loop with `n_steps` or `keep`, or inside
+//! another loop's body (`scan-checkpoint`'s segments recompute on
+//! purpose); one whose
 //! class holds a loop that reads `H` at tap 0 already (fired once, the
 //! other rules rewrite that loop as they rewrite the others); a forward loop `F` that is not the one
 //! [`super::checkpoint`] pairs (one sit-sot then mapped outputs,
@@ -59,6 +61,11 @@ pub fn rewrite() -> super::ScanRewrite {
 fn read_trace(egraph: &mut EGraph, b: &ScanNode, rule: Symbol) -> Vec<Id> {
     let mut changed = Vec::new();
     if !b.sig.go_backwards || b.sig.has_n_steps || !b.sig.keep.is_empty() {
+        return changed;
+    }
+    // Top-level loops only: a loop in another loop's body (the segments
+    // of `scan-checkpoint`) recomputes its trace on purpose.
+    if b.args.iter().any(|a| !egraph[*a].data.deps.is_empty()) {
         return changed;
     }
     let Some(steps) = b.steps(egraph) else {
