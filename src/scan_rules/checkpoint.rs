@@ -50,8 +50,9 @@
 //! reshapes of known sizes), or fewer than 4 steps; a
 //! forward loop with more than one output, a tap other than 0, `n_steps`
 //! or `keep`; a backward loop with `n_steps`, `keep`, a mit-sot, a mitmot
-//! other than a sit-sot's tape of `T + 1` slots, or a sequence other than
-//! the trace at a tap other than 0.
+//! other than a sit-sot's tape of `T + 1` slots, a sequence other than
+//! the trace at a tap other than 0, or `H` itself as a sequence (the form
+//! of [`super::read_trace`]: it would still read all of `H`).
 
 use super::build::steps_leaf;
 use super::scan_node::ScanNode;
@@ -111,14 +112,15 @@ impl Applier<TNode, TensorAnalysis> for Checkpoint {
     }
 }
 
-/// What the backward loop's trace sequence is made of.
-struct Trace {
+/// What the backward loop's trace sequence is made of (also read by
+/// [`super::read_trace`], which rewrites the same pair).
+pub(super) struct Trace {
     /// The position of the sequence among `B`'s sequences.
-    seq: usize,
+    pub(super) seq: usize,
     /// `h0`, the row before the trace.
-    h0: Id,
+    pub(super) h0: Id,
     /// The forward loops whose output 0 is the trace.
-    forwards: Vec<ScanNode>,
+    pub(super) forwards: Vec<ScanNode>,
 }
 
 /// How one output of `B` passes from segment to segment.
@@ -296,7 +298,7 @@ struct Plan {
 /// The sequence of `b` that is `(concat 0 (expand_dims h0 0) H)` at tap
 /// -1 with `H` the output 0 of forward loops over `steps` steps whose init
 /// is `h0`.
-fn find_trace(egraph: &EGraph, b: &ScanNode, steps: &Dim) -> Option<Trace> {
+pub(super) fn find_trace(egraph: &EGraph, b: &ScanNode, steps: &Dim) -> Option<Trace> {
     for (i, taps) in b.sig.sequences.iter().enumerate() {
         if taps.as_slice() != [-1] {
             continue;
@@ -363,6 +365,15 @@ fn int_of(egraph: &EGraph, c: Id) -> Option<i64> {
     })
 }
 
+/// The class of `(proj k scan)` if the e-graph has that node.
+fn projs_in_class(egraph: &EGraph, scan: Id, k: usize) -> Option<Id> {
+    let kl = egraph.lookup(TNode::lit(Scalar::I64(k as i64)))?;
+    egraph.lookup(TNode {
+        head: Head::Op(OpKind::Proj),
+        children: vec![kl, scan],
+    })
+}
+
 /// A backward loop, the forward loop of its trace, and its segments.
 struct Pair<'a> {
     b: &'a ScanNode,
@@ -390,6 +401,14 @@ impl<'a> Pair<'a> {
             .enumerate()
             .all(|(i, t)| i == trace.seq || t.as_slice() == [0]);
         if !other_taps_zero {
+            return None;
+        }
+        // A loop that reads the trace itself as well (`scan-read-trace`'s
+        // form) would still need all of it: nothing to save.
+        let h = projs_in_class(egraph, f.class, 0);
+        let reads_trace = (0..b.sig.sequences.len())
+            .any(|i| i != trace.seq && Some(egraph.find(b.seq_outer(i))) == h);
+        if reads_trace {
             return None;
         }
         let state = egraph[trace.h0].data.ty()?.clone();
