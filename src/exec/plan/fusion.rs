@@ -46,6 +46,7 @@ use crate::exec::ops::{self, normalize_axis};
 use crate::exec::value::{Elem, Value};
 use crate::lang::program::{Graph, NodeId};
 use crate::lang::{BinaryOp, DType, Dim, Op, ReduceOp, Type, UnaryOp};
+use multiversion::multiversion;
 use ndarray::{ArrayViewD, Axis, Dimension, Ix1, Ix2, Slice};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -193,6 +194,7 @@ pub struct RevSum<T> {
 /// [`pairwise_sum`] of `a` reversed, reading `a` backwards: the same
 /// additions in the same order (element `i` of the reversed array is
 /// `a[n - 1 - i]`).
+#[multiversion(targets("x86_64+avx2"))]
 fn pairwise_sum_rev<T: Arith>(a: &[T]) -> T {
     let n = a.len();
     if n < 8 {
@@ -1176,7 +1178,10 @@ fn zip2<T: Copy>(o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>, f: impl Fn(T, T) -> 
     }
 }
 
-/// `o = op(x, y)`: the reference kernel's element functions.
+/// `o = op(x, y)`: the reference kernel's element functions (compiled for
+/// AVX2 too, chosen at run time; no fused multiply-add, so the results are
+/// the same).
+#[multiversion(targets("x86_64+avx2"))]
 fn binary_block<T: Float>(op: BinaryOp, o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>) {
     match op {
         BinaryOp::Add => zip2(o, x, y, Arith::add),
