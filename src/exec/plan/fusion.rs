@@ -23,7 +23,11 @@
 //! tree depends only on the length — the blocks are then the subtrees of
 //! that tree of at most [`BLOCK`] elements, each summed by
 //! [`pairwise_sum`] and combined as the tree does; over axis 0 of a larger
-//! rank the rows in order. Results equal the unfused ones bit for bit (the
+//! rank the rows in order. A sum of a reversed group value (`(sum (slice
+//! v none none -1))`, what a backward loop's stacked terms become) joins
+//! the group too, and the slice is absorbed: its tree is the mirror of
+//! the blocks', so each mirrored subtree is gathered as the blocks pass
+//! and summed backwards ([`RevSum`]). Results equal the unfused ones bit for bit (the
 //! same element functions, the same order). Anything the fast path does
 //! not cover at run time (another dtype, a shape error) runs node by node
 //! through the reference kernels.
