@@ -8,7 +8,7 @@
 ; scale: W=0.25 U=0.25
 ; memory_budget: 156
 ; fires: scan-checkpoint
-; scans_after: 9
+; scans_after: 8
 ; The program is rnn_grad's (benches/programs/rnn_grad.sexp) with `grad` expanded (`eqscan expand`): this harness saturates expanded programs.
 (program rnn_grad_prime
   (input W (f64 N N))
