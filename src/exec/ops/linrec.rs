@@ -46,7 +46,6 @@ pub fn linrec(a: &Value, u: &Value, h0: &Value, out: DType) -> Result<Value, Str
         let u_flat = uv.as_standard_layout();
         let u_flat = u_flat.as_slice().ok_or("U has no standard layout")?;
         let h_flat: Vec<T> = h_b.iter().copied().collect();
-        let mut out: Vec<T> = vec![<T as Elem>::zero(); rows * n];
         let a_full;
         let factor = if av.len() == 1 {
             Factor::Same(av.iter().next().copied().unwrap_or(<T as Elem>::zero()))
@@ -58,7 +57,10 @@ pub fn linrec(a: &Value, u: &Value, h0: &Value, out: DType) -> Result<Value, Str
             a_full = a_b.as_standard_layout();
             Factor::PerElement(a_full.as_slice().ok_or("A has no standard layout")?)
         };
-        recur(&mut out, u_flat, &h_flat, n, factor);
+        let out = recur(u_flat, &h_flat, n, factor);
+        if out.len() != rows * n {
+            return Err(format!("U has {} elements, not {rows} rows of {n}", u_flat.len()));
+        }
         let res = ArrayD::from_shape_vec(IxDyn(&shape), out).map_err(|e| e.to_string())?;
         T::wrap(res)
     }))
@@ -79,29 +81,34 @@ enum Factor<'a, T> {
 /// elements, `h0` before row 0. The scalar recurrence (`n = 1`) keeps the
 /// state in a register; wider rows run one step over the row at a time.
 /// No per-element index arithmetic or bounds checks: every loop zips
-/// slices of equal length.
-fn recur<T: Arith>(out: &mut [T], u: &[T], h0: &[T], n: usize, a: Factor<'_, T>) {
-    if n == 0 || out.is_empty() || h0.len() != n || u.len() != out.len() {
-        return;
+/// slices of equal length. The result has `u`'s length (empty when `h0`
+/// is not one row of `n`).
+fn recur<T: Arith>(u: &[T], h0: &[T], n: usize, a: Factor<'_, T>) -> Vec<T> {
+    if n == 0 || u.is_empty() || h0.len() != n {
+        return Vec::new();
     }
     if n == 1 {
+        // Collected, so the result is written once (never zeroed first).
         let mut h = h0[0];
-        match a {
-            Factor::Same(f) => {
-                for (o, &x) in out.iter_mut().zip(u) {
+        return match a {
+            Factor::Same(f) => u
+                .iter()
+                .map(|&x| {
                     h = T::add(T::mul(f, h), x);
-                    *o = h;
-                }
-            }
-            Factor::PerRow(fs) | Factor::PerElement(fs) => {
-                for ((o, &x), &f) in out.iter_mut().zip(u).zip(fs) {
+                    h
+                })
+                .collect(),
+            Factor::PerRow(fs) | Factor::PerElement(fs) => u
+                .iter()
+                .zip(fs)
+                .map(|(&x, &f)| {
                     h = T::add(T::mul(f, h), x);
-                    *o = h;
-                }
-            }
-        }
-        return;
+                    h
+                })
+                .collect(),
+        };
     }
+    let mut out: Vec<T> = vec![<T as Elem>::zero(); u.len()];
     let (first, rest) = out.split_at_mut(n);
     row_step(first, h0, &u[..n], a, 0, n);
     let mut prev: &[T] = first;
@@ -113,6 +120,7 @@ fn recur<T: Arith>(out: &mut [T], u: &[T], h0: &[T], n: usize, a: Factor<'_, T>)
         row_step(row, prev, u_row, a, t + 1, n);
         prev = row;
     }
+    out
 }
 
 /// One step of the recurrence over a row: `row[i] = a[t, i] * prev[i] +
