@@ -74,8 +74,12 @@ impl Applier<TNode, TensorAnalysis> for ToLinRec {
                 let trace = found.trace;
                 if union_checked(egraph, rule, eclass, trace) {
                     changed.push(eclass);
+                    // Once per trace found (not again in each iteration:
+                    // the terms it adds stay, and vectorizing twice per
+                    // loop variant and iteration cost a fifth of the
+                    // optimizer's time on garch_grad).
+                    changed.extend(recomputations_read(egraph, scan, k, &found, rule));
                 }
-                changed.extend(recomputations_read(egraph, scan, k, &found, rule));
                 if scan.sig.outputs.len() > 1 {
                     changed.extend(state_fed_in(egraph, scan, k, trace, rule));
                 }
