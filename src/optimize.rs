@@ -125,14 +125,17 @@ pub fn rewrites(
     r
 }
 
-/// The rewrites a memory budget adds to the optimizer (`--memory-budget`):
-/// `scan-checkpoint`, its segments sized from `sizes` (the values of the
-/// symbolic sizes), and `scan-sum-into-loop`. Both trade work for memory,
-/// so they are only worth the e-graph they add when the cost model prices
-/// memory.
-pub fn memory_rewrites(sizes: &BTreeMap<String, i64>) -> Vec<Rewrite<TNode, TensorAnalysis>> {
+/// The rewrites a memory budget of `budget` bytes adds to the optimizer
+/// (`--memory-budget`): `scan-checkpoint`, its segments sized from `sizes`
+/// (the values of the symbolic sizes), and `scan-sum-into-loop`. Both
+/// trade work for memory, so they are only worth the e-graph they add
+/// when the cost model prices memory.
+pub fn memory_rewrites(
+    sizes: &BTreeMap<String, i64>,
+    budget: u64,
+) -> Vec<Rewrite<TNode, TensorAnalysis>> {
     [
-        crate::scan_rules::checkpoint::rewrite(sizes.clone()),
+        crate::scan_rules::checkpoint::rewrite(sizes.clone(), budget),
         crate::scan_rules::sum_into_loop::rewrite(),
     ]
     .into_iter()

@@ -246,7 +246,7 @@ fn optimized(p: &Program, case: &Case) -> Result<Report, String> {
     let mut rewrites = default_rewrites().map_err(|e| format!("{} rule errors", e.len()))?;
     let mut model = CostModel::with_dims(case.cost_dims.clone());
     if let Some(budget) = case.memory_budget {
-        rewrites.extend(memory_rewrites(&case.cost_dims));
+        rewrites.extend(memory_rewrites(&case.cost_dims, budget));
         model.memory_budget = Some(budget as f64);
     }
     optimize(p, &rewrites, &limits(), &model).map_err(|e| e.to_string())
@@ -375,7 +375,7 @@ fn main() {
     let known: BTreeSet<String> = default_rewrites()
         .expect("the shipped rules load")
         .iter()
-        .chain(memory_rewrites(&Dims::new()).iter())
+        .chain(memory_rewrites(&Dims::new(), 0).iter())
         .map(|r| r.name.to_string())
         .collect();
     let mut trials = Vec::new();

@@ -8,8 +8,10 @@
 //! forward loop `F` (one sit-sot `h`, init `h0`, sequences at tap 0, no
 //! `n_steps`) and a `go_backwards` loop `B` over the same `T` steps that
 //! reads `h_{t-1}` as the sequence `(concat 0 (expand_dims h0 0) H)` at
-//! tap -1, `H` being `F`'s trace. With `T = S·k` (`k` the divisor of `T`
-//! nearest √T):
+//! tap -1, `H` being `F`'s trace. With `T = r + S·k` (`k` the divisor of
+//! `T` nearest √T and `r = 0` when one lies within a factor 2 of √T;
+//! otherwise `k = ⌊√T⌋` and `r = T mod k`, a prefix shorter than a
+//! segment):
 //!
 //! - `Fck`, a loop over the `S` segments (each sequence of `F` reshaped to
 //!   `(S, k, ...)`), runs `F`'s body as an inner loop of `k` steps from its
@@ -22,7 +24,12 @@
 //!   sit-sot as itself, the tape of a sit-sot's cotangent (a mitmot with
 //!   in taps `(0 1)`, out tap `(1)`, `T + 1` slots) as its last slot plus
 //!   the segment's own `k` slots of the original tape; each mapped output
-//!   becomes an accumulator of its per-segment sums.
+//!   becomes an accumulator of its per-segment sums;
+//! - with a prefix (`r > 0`), `Fp` runs `F` over the first `r` steps (its
+//!   `r` rows are stored: fewer than a segment's), `Fck` starts from its
+//!   last state, and `Bp`, `B` over the first `r` steps reading `Fp`'s
+//!   rows, takes over `Bck`'s states; `B`'s mapped outputs add `Bp`'s sums
+//!   to `Bck`'s, and `F`'s start from `Fp`'s.
 //!
 //! The equalities unioned are those of the values the pair's consumers
 //! read: `(index (proj j B) -1)` of each state, and `(sum (proj j B) 0)`
@@ -37,13 +44,15 @@
 //! `--memory-budget`, where [`crate::extract::cost::CostModel`] prices
 //! allocations over the budget.
 //!
-//! Does not fire on: a step count not known from the sizes given (the
-//! segments are reshapes of known sizes), or one with no divisor between
-//! 2 and `T / 2` (a prime `T`: the remainder segment is not built); a
+//! Does not fire on: a trace within the memory budget (nothing to save:
+//! the loops the rule builds, each segment's and the prefix's, are such
+//! loops); a step count not known from the sizes given (the segments are
+//! reshapes of known sizes), or fewer than 4 steps; a
 //! forward loop with more than one output, a tap other than 0, `n_steps`
 //! or `keep`; a backward loop with `n_steps`, `keep`, a mit-sot, a mitmot
-//! other than a sit-sot's tape of `T + 1` slots, or a sequence other than
-//! the trace at a tap other than 0.
+//! other than a sit-sot's tape of `T + 1` slots, a sequence other than
+//! the trace at a tap other than 0, or `H` itself as a sequence (the form
+//! of [`super::read_trace`]: it would still read all of `H`).
 
 use super::build::steps_leaf;
 use super::scan_node::ScanNode;
@@ -60,15 +69,20 @@ use std::collections::BTreeMap;
 pub const NAME: &str = "scan-checkpoint";
 
 /// The rule, for loops whose step counts evaluate with `sizes` (the
-/// values of the symbolic sizes, as the run binds them).
-pub fn rewrite(sizes: BTreeMap<String, i64>) -> super::ScanRewrite {
-    Rewrite::new(NAME, ScanClasses, Checkpoint { sizes })
+/// values of the symbolic sizes, as the run binds them), under a memory
+/// budget of `budget` bytes.
+pub fn rewrite(sizes: BTreeMap<String, i64>, budget: u64) -> super::ScanRewrite {
+    Rewrite::new(NAME, ScanClasses, Checkpoint { sizes, budget })
 }
 
-/// The applier: the sizes that make a step count known.
+/// The applier: the sizes that make a step count known, and the budget.
 #[derive(Clone, Debug)]
 struct Checkpoint {
     sizes: BTreeMap<String, i64>,
+    /// A trace within it is left stored: checkpointing it would save
+    /// nothing the cost model prices, and the loops the rule builds (each
+    /// segment's, the prefix's) would be checkpointed in turn.
+    budget: u64,
 }
 
 impl Applier<TNode, TensorAnalysis> for Checkpoint {
@@ -98,14 +112,15 @@ impl Applier<TNode, TensorAnalysis> for Checkpoint {
     }
 }
 
-/// What the backward loop's trace sequence is made of.
-struct Trace {
+/// What the backward loop's trace sequence is made of (also read by
+/// [`super::read_trace`], which rewrites the same pair).
+pub(super) struct Trace {
     /// The position of the sequence among `B`'s sequences.
-    seq: usize,
+    pub(super) seq: usize,
     /// `h0`, the row before the trace.
-    h0: Id,
+    pub(super) h0: Id,
     /// The forward loops whose output 0 is the trace.
-    forwards: Vec<ScanNode>,
+    pub(super) forwards: Vec<ScanNode>,
 }
 
 /// How one output of `B` passes from segment to segment.
@@ -130,18 +145,22 @@ impl Checkpoint {
         let Some(trace) = find_trace(egraph, b, &plan.steps) else {
             return changed;
         };
+        if !self.over_budget(egraph, trace.h0, &plan) {
+            return changed;
+        }
         for f in trace.forwards.iter().take(MAX_VARIANTS) {
             let Some(pair) = Pair::new(egraph, b, f, &trace, &plan) else {
                 continue;
             };
-            let Some((bck, fck)) = pair.build(egraph) else {
+            let Some(built) = pair.build(egraph) else {
                 continue;
             };
-            // The sums of F's mapped outputs (a loss summed in the loop).
+            // The sums of F's mapped outputs (a loss summed in the loop;
+            // the accumulators start from the prefix's sums).
             for j in 1..f.sig.outputs.len() {
                 let old_out = proj(egraph, f.class, j);
                 let old = sum_all(egraph, old_out);
-                let new_out = proj(egraph, fck, j);
+                let new_out = proj(egraph, built.fck, j);
                 let new = index(egraph, new_out, -1);
                 if union_checked(egraph, rule, old, new) {
                     changed.push(old);
@@ -153,14 +172,43 @@ impl Checkpoint {
                     Carried::State | Carried::Tape => index(egraph, old_out, -1),
                     Carried::Summed => sum0(egraph, old_out),
                 };
-                let new_out = proj(egraph, bck, j);
-                let new = index(egraph, new_out, -1);
+                let bck_out = proj(egraph, built.bck, j);
+                let bck_last = index(egraph, bck_out, -1);
+                let new = match (built.bp, carried) {
+                    (None, _) => bck_last,
+                    (Some(bp), Carried::State | Carried::Tape) => {
+                        let out = proj(egraph, bp, j);
+                        index(egraph, out, -1)
+                    }
+                    (Some(bp), Carried::Summed) => {
+                        let out = proj(egraph, bp, j);
+                        let s = sum0(egraph, out);
+                        op(egraph, OpKind::Binary(BinaryOp::Add), vec![bck_last, s])
+                    }
+                };
                 if union_checked(egraph, rule, old, new) {
                     changed.push(old);
                 }
             }
         }
         changed
+    }
+
+    /// Whether the trace, `T` values of `h0`'s type, is over the budget
+    /// (true when its size is not known).
+    fn over_budget(&self, egraph: &EGraph, h0: Id, plan: &Plan) -> bool {
+        let Some(ty) = egraph[h0].data.ty() else {
+            return true;
+        };
+        let rows = plan.segments * plan.k + plan.prefix;
+        let mut bytes = (rows as f64) * ty.dtype.size_bytes() as f64;
+        for d in &ty.shape {
+            match d.eval(&|s: &str| self.sizes.get(s).copied()) {
+                Some(n) => bytes *= n as f64,
+                None => return true,
+            }
+        }
+        bytes > self.budget as f64
     }
 
     /// The segments and carried outputs of `b`, when it qualifies.
@@ -171,7 +219,7 @@ impl Checkpoint {
         }
         let steps = b.steps(egraph)?;
         let t = steps.eval(&|s: &str| self.sizes.get(s).copied())?;
-        let k = segment_length(t)?;
+        let (k, prefix) = segments(t)?;
         let mut carried = Vec::new();
         for (j, info) in sig.outputs.iter().enumerate() {
             carried.push(match info {
@@ -193,25 +241,44 @@ impl Checkpoint {
         }
         Some(Plan {
             steps,
-            segments: t / k,
+            segments: (t - prefix) / k,
             k,
+            prefix,
             carried,
         })
     }
 }
 
-/// The segment length for `t` steps: the divisor of `t` nearest √t, at
-/// least 2 and leaving at least 2 segments.
-fn segment_length(t: i64) -> Option<i64> {
+/// The segments of `t` steps, `(k, r)`: `t = r + S·k` with `S, k ≥ 2`.
+/// `k` is the divisor of `t` nearest √t when one lies within a factor 2
+/// of it (`r = 0`: no prefix); otherwise `k = ⌊√t⌋` and `r = t mod k`
+/// (`r < k`: the prefix's stored rows are fewer than a segment's). None
+/// below 4 steps.
+fn segments(t: i64) -> Option<(i64, i64)> {
+    if t < 4 {
+        return None;
+    }
     let root = (t as f64).sqrt();
-    (2..=t / 2)
+    let divisor = (2..=t / 2)
         .take_while(|k| k * k <= 4 * t)
-        .filter(|k| t % k == 0 && t / k >= 2)
+        .filter(|k| 4 * k * k >= t && t % k == 0 && t / k >= 2)
         .min_by(|a, b| {
             let da = (*a as f64 - root).abs();
             let db = (*b as f64 - root).abs();
             da.total_cmp(&db)
-        })
+        });
+    if let Some(k) = divisor {
+        return Some((k, 0));
+    }
+    // ⌊√t⌋ in integers (the float root may be off by one near squares).
+    let mut k = root as i64;
+    while k * k > t {
+        k -= 1;
+    }
+    while (k + 1) * (k + 1) <= t {
+        k += 1;
+    }
+    Some((k, t % k))
 }
 
 /// The segments of a backward loop.
@@ -222,6 +289,8 @@ struct Plan {
     segments: i64,
     /// The steps of one segment, `k`.
     k: i64,
+    /// The steps before the first segment, `r` (`T = r + S·k`).
+    prefix: i64,
     /// How each output passes between segments.
     carried: Vec<Carried>,
 }
@@ -229,7 +298,7 @@ struct Plan {
 /// The sequence of `b` that is `(concat 0 (expand_dims h0 0) H)` at tap
 /// -1 with `H` the output 0 of forward loops over `steps` steps whose init
 /// is `h0`.
-fn find_trace(egraph: &EGraph, b: &ScanNode, steps: &Dim) -> Option<Trace> {
+pub(super) fn find_trace(egraph: &EGraph, b: &ScanNode, steps: &Dim) -> Option<Trace> {
     for (i, taps) in b.sig.sequences.iter().enumerate() {
         if taps.as_slice() != [-1] {
             continue;
@@ -296,6 +365,15 @@ fn int_of(egraph: &EGraph, c: Id) -> Option<i64> {
     })
 }
 
+/// The class of `(proj k scan)` if the e-graph has that node.
+fn projs_in_class(egraph: &EGraph, scan: Id, k: usize) -> Option<Id> {
+    let kl = egraph.lookup(TNode::lit(Scalar::I64(k as i64)))?;
+    egraph.lookup(TNode {
+        head: Head::Op(OpKind::Proj),
+        children: vec![kl, scan],
+    })
+}
+
 /// A backward loop, the forward loop of its trace, and its segments.
 struct Pair<'a> {
     b: &'a ScanNode,
@@ -325,6 +403,14 @@ impl<'a> Pair<'a> {
         if !other_taps_zero {
             return None;
         }
+        // A loop that reads the trace itself as well (`scan-read-trace`'s
+        // form) would still need all of it: nothing to save.
+        let h = projs_in_class(egraph, f.class, 0);
+        let reads_trace = (0..b.sig.sequences.len())
+            .any(|i| i != trace.seq && Some(egraph.find(b.seq_outer(i))) == h);
+        if reads_trace {
+            return None;
+        }
         let state = egraph[trace.h0].data.ty()?.clone();
         Some(Pair {
             b,
@@ -336,13 +422,22 @@ impl<'a> Pair<'a> {
         })
     }
 
-    /// `x` (of `T` rows) as `(S, k, ...)`.
-    fn segmented(&self, egraph: &mut EGraph, x: Id) -> Option<Id> {
+    /// `S·k` of the `T` rows of `x` (`rows`: its last ones, or its first
+    /// ones) as `(S, k, ...)`.
+    fn segmented(&self, egraph: &mut EGraph, x: Id, rows: Rows) -> Option<Id> {
         let ty = egraph[x].data.ty()?.clone();
         let (len, rest) = ty.shape.split_first()?;
         if *len != self.plan.steps {
             return None;
         }
+        // Bounds counted from the end where the length is `T - r`, so
+        // that the slice's length is `T`'s expression minus a constant.
+        let r = self.plan.prefix;
+        let x = match rows {
+            _ if r == 0 => x,
+            Rows::Last => super::vectorize::slice(egraph, x, Some(r), None, 1),
+            Rows::First => super::vectorize::slice(egraph, x, Some(0), Some(-r), 1),
+        };
         let mut sizes = vec![lit(egraph, self.plan.segments), lit(egraph, self.plan.k)];
         for d in rest {
             sizes.push(steps_leaf(egraph, d)?);
@@ -372,14 +467,95 @@ impl<'a> Pair<'a> {
         })
     }
 
+    /// The first `r` rows of `x` (`T` rows), as `x[0 : -S·k]`: a length
+    /// of `T`'s expression minus a constant (a slice `x[0 : r]` of a
+    /// symbolic `T` has no known length: `T` might be below `r`).
+    fn prefix_rows(&self, egraph: &mut EGraph, x: Id) -> Id {
+        let covered = self.plan.segments * self.plan.k;
+        super::vectorize::slice(egraph, x, Some(0), Some(-covered), 1)
+    }
+
+    /// `Fp`: `F` over the prefix's `r` steps, from `h0`.
+    fn prefix_forward(&self, egraph: &mut EGraph) -> Id {
+        let f = self.f;
+        let mut children = f.body.clone();
+        let mut args = f.args.clone();
+        for (i, arg) in args.iter_mut().enumerate().take(f.sig.sequences.len()) {
+            *arg = self.prefix_rows(egraph, f.seq_outer(i));
+        }
+        children.extend(args);
+        egraph.add(TNode {
+            head: Head::Scan(f.sig.clone()),
+            children,
+        })
+    }
+
+    /// `Bp`: `B` over the prefix's `r` steps (the last it runs), reading
+    /// `Fp`'s rows, from `Bck`'s states: a tape is its slots `S·k ..= T`
+    /// with the first one `Bck`'s carry.
+    fn prefix_backward(&self, egraph: &mut EGraph, fp: Id, bck: Id) -> Option<Id> {
+        let b = self.b;
+        let r = self.plan.prefix;
+        let covered = self.plan.segments * self.plan.k;
+        let mut args = b.args.clone();
+        for (i, arg) in args.iter_mut().enumerate().take(b.sig.sequences.len()) {
+            *arg = if i == self.trace_seq {
+                let h0_row = expand_dims0(egraph, self.h0);
+                let rows = proj(egraph, fp, 0);
+                concat0(egraph, vec![h0_row, rows])
+            } else {
+                self.prefix_rows(egraph, b.seq_outer(i))
+            };
+        }
+        for (j, c) in self.plan.carried.iter().enumerate() {
+            let out = proj(egraph, bck, j);
+            let carry = index(egraph, out, -1);
+            let init = match c {
+                Carried::State => carry,
+                Carried::Tape => {
+                    let tape = b.init_outer(j)?;
+                    let carry_row = expand_dims0(egraph, carry);
+                    match self.reversed_tape(egraph, tape) {
+                        // Slot i < T is R's row T-1-i, slot T is LAST.
+                        Some((rev, last)) if r >= 2 => {
+                            let head = super::vectorize::slice(
+                                egraph,
+                                rev,
+                                Some(0),
+                                Some(-(covered + 1)),
+                                1,
+                            );
+                            let rows = flip0(egraph, head);
+                            concat0(egraph, vec![carry_row, rows, last])
+                        }
+                        Some((_, last)) => concat0(egraph, vec![carry_row, last]),
+                        None => {
+                            let rest = slice_from(egraph, tape, covered + 1);
+                            concat0(egraph, vec![carry_row, rest])
+                        }
+                    }
+                }
+                Carried::Summed => continue,
+            };
+            *args.get_mut(b.sig.init_arg(j)?)? = init;
+        }
+        let mut children = b.body.clone();
+        children.extend(args);
+        Some(egraph.add(TNode {
+            head: Head::Scan(b.sig.clone()),
+            children,
+        }))
+    }
+
     /// `Fck`: the checkpoints, the state after each segment (`S` rows,
     /// its output 0), and the sum of each of `F`'s mapped outputs (its
-    /// output `j`, one step kept); returns the loop's class.
-    fn checkpoints(&self, egraph: &mut EGraph) -> Option<Id> {
+    /// output `j`, one step kept), from the state `start` (after the
+    /// prefix `fp`, if any); returns the loop's class.
+    fn checkpoints(&self, egraph: &mut EGraph, start: Id, fp: Option<Id>) -> Option<Id> {
         let f = self.f;
         let mut outer = Vec::new();
         for i in 0..f.sig.sequences.len() {
-            outer.push(self.segmented(egraph, f.seq_outer(i))?);
+            outer.push(self.segmented(egraph, f.seq_outer(i), Rows::Last)?);
         }
         let ns_outer: Vec<Id> = (0..f.sig.n_non_seqs).map(|j| f.non_seq_outer(j)).collect();
         let n_out = f.sig.outputs.len();
@@ -395,9 +571,15 @@ impl<'a> Pair<'a> {
         let mut accs = Vec::new();
         let mut acc_inits = Vec::new();
         let out_tys = f.output_types(egraph)?;
-        for ty in out_tys.iter().skip(1) {
+        for (j, ty) in out_tys.iter().enumerate().skip(1) {
             let scalar = Type::new(ty.dtype, Vec::new());
-            acc_inits.push(zeros(egraph, &scalar)?);
+            acc_inits.push(match fp {
+                Some(fp) => {
+                    let out = proj(egraph, fp, j);
+                    sum_all(egraph, out)
+                }
+                None => zeros(egraph, &scalar)?,
+            });
             accs.push(params.state(egraph, scalar));
         }
         let ns: Vec<Id> = ns_outer
@@ -414,7 +596,7 @@ impl<'a> Pair<'a> {
         }
         let mut children = body;
         children.extend(outer);
-        children.push(self.h0);
+        children.push(start);
         children.extend(acc_inits);
         children.extend(ns_outer);
         let mut keep = vec![None];
@@ -433,26 +615,35 @@ impl<'a> Pair<'a> {
         }))
     }
 
-    /// `Bck`, the backward loop over the segments, and `Fck`.
-    fn build(&self, egraph: &mut EGraph) -> Option<(Id, Id)> {
+    /// `Bck`, the backward loop over the segments, `Fck`, and the
+    /// prefix's loops.
+    fn build(&self, egraph: &mut EGraph) -> Option<Built> {
         let (b, f) = (self.b, self.f);
-        let fck = self.checkpoints(egraph)?;
+        let fp = (self.plan.prefix > 0).then(|| self.prefix_forward(egraph));
+        let start = match fp {
+            Some(fp) => {
+                let rows = proj(egraph, fp, 0);
+                index(egraph, rows, -1)
+            }
+            None => self.h0,
+        };
+        let fck = self.checkpoints(egraph, start, fp)?;
         let checkpoints = proj(egraph, fck, 0);
         // Sequences: F's, the checkpoints before each segment, B's other
-        // sequences, then each tape's slots 1 ..= T in segments.
+        // sequences, then each tape's slots 1 ..= S·k in segments.
         let mut seq_outer = Vec::new();
         for i in 0..f.sig.sequences.len() {
-            seq_outer.push(self.segmented(egraph, f.seq_outer(i))?);
+            seq_outer.push(self.segmented(egraph, f.seq_outer(i), Rows::Last)?);
         }
-        let h0_row = expand_dims0(egraph, self.h0);
-        let before = concat0(egraph, vec![h0_row, checkpoints]);
+        let start_row = expand_dims0(egraph, start);
+        let before = concat0(egraph, vec![start_row, checkpoints]);
         let ck_at = seq_outer.len();
         seq_outer.push(before);
         let mut b_seq_at = vec![None; b.sig.sequences.len()];
         for (i, at) in b_seq_at.iter_mut().enumerate() {
             if i != self.trace_seq {
                 *at = Some(seq_outer.len());
-                seq_outer.push(self.segmented(egraph, b.seq_outer(i))?);
+                seq_outer.push(self.segmented(egraph, b.seq_outer(i), Rows::Last)?);
             }
         }
         let mut tape_rows_at = vec![None; b.sig.outputs.len()];
@@ -466,8 +657,18 @@ impl<'a> Pair<'a> {
                 Some((rev, last)) => {
                     // Slots 1 ..= T from the rows of `rev` (time order)
                     // and the slot after each segment: no copy of the tape.
-                    let seg = self.segmented(egraph, rev)?;
-                    let next = self.next_slots(egraph, seg, last)?;
+                    let seg = self.segmented(egraph, rev, Rows::Last)?;
+                    // The slot after the earliest segment: LAST, or the
+                    // prefix's last row.
+                    let r = self.plan.prefix;
+                    let after = match r {
+                        0 => last,
+                        _ => {
+                            let row = index(egraph, rev, r - 1);
+                            expand_dims0(egraph, row)
+                        }
+                    };
+                    let next = self.next_slots(egraph, seg, after)?;
                     tape_rows_at[j] = Some(TapeRows::Reversed {
                         rows: seq_outer.len(),
                         next: seq_outer.len() + 1,
@@ -480,7 +681,7 @@ impl<'a> Pair<'a> {
                     // Slots 1 ..= T in the order the steps write them; the
                     // loop over segments goes backwards, so flipped.
                     let rows = slice_from(egraph, tape, 1);
-                    let seg = self.segmented(egraph, rows)?;
+                    let seg = self.segmented(egraph, rows, Rows::First)?;
                     tape_rows_at[j] = Some(TapeRows::Slots(seq_outer.len()));
                     seq_outer.push(flip0(egraph, seg));
                 }
@@ -616,8 +817,32 @@ impl<'a> Pair<'a> {
             head: Head::Scan(sig),
             children,
         });
-        Some((bck, fck))
+        let bp = match fp {
+            Some(fp) => Some(self.prefix_backward(egraph, fp, bck)?),
+            None => None,
+        };
+        Some(Built { fck, bck, bp })
     }
+}
+
+/// The loops of the checkpointed form.
+struct Built {
+    /// The checkpoints (and the sums of `F`'s mapped outputs).
+    fck: Id,
+    /// The backward loop over the segments.
+    bck: Id,
+    /// `B` over the prefix, after `Bck`, when there is one.
+    bp: Option<Id>,
+}
+
+/// Which rows of a `T`-row value the segments cover.
+#[derive(Clone, Copy, Debug)]
+enum Rows {
+    /// The last `S·k` (time order: the prefix comes first).
+    Last,
+    /// The first `S·k` (a tape's slots, in the order the backward loop
+    /// writes them: the prefix's come last).
+    First,
 }
 
 /// Where a tape's slots come from among `Bck`'s sequences.
@@ -761,17 +986,31 @@ fn zeros(egraph: &mut EGraph, ty: &Type) -> Option<Id> {
 
 #[cfg(test)]
 mod tests {
-    use super::segment_length;
+    use super::segments;
 
     #[test]
     fn segment_length_is_the_divisor_nearest_the_root() {
-        assert_eq!(segment_length(50_000), Some(200));
-        assert_eq!(segment_length(2000), Some(40));
-        assert_eq!(segment_length(16), Some(4));
-        assert_eq!(segment_length(12), Some(3));
-        // A prime has no segments.
-        assert_eq!(segment_length(13), None);
-        assert_eq!(segment_length(3), None);
-        assert_eq!(segment_length(4), Some(2));
+        assert_eq!(segments(50_000), Some((200, 0)));
+        assert_eq!(segments(2000), Some((40, 0)));
+        assert_eq!(segments(16), Some((4, 0)));
+        assert_eq!(segments(12), Some((3, 0)));
+        assert_eq!(segments(4), Some((2, 0)));
+        assert_eq!(segments(3), None);
+    }
+
+    #[test]
+    fn without_a_divisor_near_the_root_a_prefix_shorter_than_a_segment() {
+        // Primes.
+        assert_eq!(segments(13), Some((3, 1)));
+        assert_eq!(segments(5), Some((2, 1)));
+        assert_eq!(segments(2003), Some((44, 23)));
+        assert_eq!(segments(50_021), Some((223, 69)));
+        // 2·p: the divisor 2 is too far from the root.
+        assert_eq!(segments(2 * 1009), Some((44, 2018 % 44)));
+        for t in 4..3000i64 {
+            let (k, r) = segments(t).unwrap();
+            let s = (t - r) / k;
+            assert!(k >= 2 && s >= 2 && r < k && r + s * k == t, "{t}: {k} {r}");
+        }
     }
 }

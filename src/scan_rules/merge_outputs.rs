@@ -8,7 +8,8 @@
 //!
 //! Does not fire on: a loop with a mitmot (its body results are tape
 //! writes, not outputs); outputs whose terms differ, e.g. two states with the
-//! same update that each read their own previous value.
+//! same update that each read their own previous value; outputs that keep
+//! different steps (`(keep K)`: one holds its last K steps alone).
 
 use super::scan_node::ScanNode;
 use super::{per_scan_rule, proj, union_checked};
@@ -29,7 +30,9 @@ fn merge_outputs(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> 
     }
     for j in 0..scan.body.len() {
         for k in j + 1..scan.body.len() {
-            if scan.body[j] == scan.body[k] {
+            // Equal only when both keep the same steps: a `(keep K)`
+            // output's projection holds its last K steps alone.
+            if scan.body[j] == scan.body[k] && scan.sig.kept(j) == scan.sig.kept(k) {
                 let pj = proj(egraph, scan.class, j);
                 let pk = proj(egraph, scan.class, k);
                 if union_checked(egraph, rule, pj, pk) {

@@ -34,6 +34,7 @@
 //! | `sum-outer-products` | a sum over the step axis of stacked outer products `a_t b_tᵀ` is one matrix product `Aᵀ B` |
 //! | `scan-stack-factor` | the state-reading factor of a per-step product becomes a stacked output, so the product can be done after the loop |
 //! | `scan-checkpoint` | a backward loop reading a forward loop's trace recomputes it segment by segment from checkpoints (added under a memory budget only) |
+//! | `scan-read-trace` | a backward loop that recomputes its forward loop's step reads the forward trace instead |
 //! | `scan-sum-into-loop` | the sum of an elementwise term of a loop's trace is summed step by step in the loop (added under a memory budget only) |
 //! | `scan-save-mem` | an output read only at `-m` from its end keeps its last steps only (`(keep K)`) |
 
@@ -54,6 +55,7 @@ pub mod push_out_nonseq;
 pub mod push_out_output;
 pub mod push_out_seq;
 pub mod reach;
+pub mod read_trace;
 pub mod save_mem;
 pub mod scan_node;
 pub mod stack_factor;
@@ -193,6 +195,7 @@ pub fn scan_rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
         mitmot_carry::rewrite(),
         outer_sum::rewrite(),
         stack_factor::rewrite(),
+        read_trace::rewrite(),
     ]
     .into_iter()
     .filter_map(Result::ok)

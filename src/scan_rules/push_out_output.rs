@@ -8,7 +8,9 @@
 //! `scan-drop-output`).
 //!
 //! Does not fire on: a loop with a mitmot (a tape has no stacked step
-//! values); an output that reads a state's previous value (`h_{t-1}`)
+//! values); an output whose only other outputs keep their last steps
+//! alone (`(keep K)`: their projections are not the stacked values); an
+//! output that reads a state's previous value (`h_{t-1}`)
 //! or its own; one that no other output's value appears in (that is
 //! `scan-push-out-seq`'s case).
 
@@ -40,7 +42,9 @@ fn push_out_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id
         };
         let mut any_leaf = false;
         for (k, b) in scan.body.iter().enumerate() {
-            if k != j && *b != scan.body[j] {
+            // An output that keeps only its last steps (`scan-save-mem`)
+            // has no stacked values to read: its steps are recomputed.
+            if k != j && *b != scan.body[j] && scan.sig.kept(k).is_none() {
                 vz.set_leaf(
                     *b,
                     Outer {

@@ -85,8 +85,8 @@ impl OptimizerSettings {
         dims: &Dims,
     ) -> Result<Vec<Rewrite<TNode, TensorAnalysis>>, Vec<RuleError>> {
         let mut rewrites = self.rewrites()?;
-        if self.memory_budget.is_some() && self.scan_rules {
-            rewrites.extend(crate::optimize::memory_rewrites(dims));
+        if let (Some(budget), true) = (self.memory_budget, self.scan_rules) {
+            rewrites.extend(crate::optimize::memory_rewrites(dims, budget));
         }
         Ok(rewrites)
     }

@@ -1,14 +1,17 @@
-; scan-checkpoint needs T = S·k with S, k ≥ 2 (segments are reshapes of
-; known sizes; the remainder segment is not built): with T = 13, a prime,
-; it does not fire under the budget of half the trace (13 × 3 f64 values,
-; 156 bytes), and the gradient keeps its stored trace. Outputs as written.
-; dims: T=13 N=3
+; scan-checkpoint with a step count that has no divisor near its root:
+; T = 11 is a prefix of 2 steps and 3 segments of 3 (a prefix of more
+; than one row: the tape's rows come reversed). Under the budget of half
+; the trace (11 × 3 f64 values, 132 bytes) the prefix's forward loop
+; stores its two rows, the segments are recomputed from
+; checkpoints, and the prefix's backward loop takes over the segments'
+; states last. Outputs as written.
+; dims: T=11 N=3
 ; scale: W=0.25 U=0.25
-; memory_budget: 156
-; not_fires: scan-checkpoint
-; scans_after: 3
+; memory_budget: 132
+; fires: scan-checkpoint
+; scans_after: 12
 ; The program is rnn_grad's (benches/programs/rnn_grad.sexp) with `grad` expanded (`eqscan expand`): this harness saturates expanded programs.
-(program rnn_grad_prime
+(program rnn_grad_prefix2
   (input W (f64 N N))
   (input U (f64 N N))
   (input b (f64 N))
