@@ -112,13 +112,14 @@ impl Report {
 }
 
 /// The rewrites of the optimizer: the algebraic `rules` (from rule files)
-/// followed by the Scan rewrites ([`crate::scan_rules`]) unless `scan_rules`
-/// is false.
+/// and `sum-of-ones` ([`crate::rules::count`]), followed by the Scan
+/// rewrites ([`crate::scan_rules`]) unless `scan_rules` is false.
 pub fn rewrites(
     rules: &[crate::rules::Rule],
     scan_rules: bool,
 ) -> Vec<Rewrite<TNode, TensorAnalysis>> {
     let mut r = crate::rules::to_rewrites(rules);
+    r.extend(crate::rules::count::rewrites());
     if scan_rules {
         r.extend(crate::scan_rules::scan_rewrites());
     }

@@ -31,6 +31,11 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
         "?a and ?b have the same type (dtype, shape, weakness)",
     ),
     (
+        "same-dtype",
+        "same-dtype(?a, ?b)",
+        "?a and ?b have the same dtype (shapes and weakness aside)",
+    ),
+    (
         "keeps-type",
         "keeps-type(?a, ?b)",
         "an elementwise binary op of ?a and ?b (broadcast, promoted) has ?a's type",
@@ -121,6 +126,8 @@ pub enum Cond {
     SameShape(Var, Var),
     /// `same-type(?a, ?b)`
     SameType(Var, Var),
+    /// `same-dtype(?a, ?b)`
+    SameDtype(Var, Var),
     /// `keeps-type(?a, ?b)`
     KeepsType(Var, Var),
     /// `is-const(?a)`
@@ -211,6 +218,7 @@ impl Cond {
         Ok(match name {
             "same-shape" => two().map(|(a, b)| Cond::SameShape(a, b))?,
             "same-type" => two().map(|(a, b)| Cond::SameType(a, b))?,
+            "same-dtype" => two().map(|(a, b)| Cond::SameDtype(a, b))?,
             "keeps-type" => two().map(|(a, b)| Cond::KeepsType(a, b))?,
             "is-const" => Cond::IsConst(one()?),
             "is-zero" => Cond::IsZero(one()?),
@@ -237,7 +245,10 @@ impl Cond {
     /// The pattern variables the condition reads.
     pub fn vars(&self) -> Vec<Var> {
         match self {
-            Cond::SameShape(a, b) | Cond::SameType(a, b) | Cond::KeepsType(a, b) => vec![*a, *b],
+            Cond::SameShape(a, b)
+            | Cond::SameType(a, b)
+            | Cond::SameDtype(a, b)
+            | Cond::KeepsType(a, b) => vec![*a, *b],
             Cond::IsConst(a)
             | Cond::IsZero(a)
             | Cond::IsOne(a)
@@ -291,6 +302,9 @@ impl Cond {
                 if x.shape == y.shape && !x.shape.contains(&Dim::Unknown)),
             Cond::SameType(a, b) => matches!((ty(*a), ty(*b)), (Some(x), Some(y))
                 if x == y && !x.shape.contains(&Dim::Unknown)),
+            Cond::SameDtype(a, b) => {
+                matches!((ty(*a), ty(*b)), (Some(x), Some(y)) if x.dtype == y.dtype)
+            }
             Cond::KeepsType(a, b) => match (ty(*a), ty(*b)) {
                 (Some(x), Some(y)) => {
                     !x.shape.contains(&Dim::Unknown)
@@ -373,6 +387,7 @@ impl fmt::Display for Cond {
         let (name, vars) = match self {
             Cond::SameShape(..) => ("same-shape", self.vars()),
             Cond::SameType(..) => ("same-type", self.vars()),
+            Cond::SameDtype(..) => ("same-dtype", self.vars()),
             Cond::KeepsType(..) => ("keeps-type", self.vars()),
             Cond::IsConst(_) => ("is-const", self.vars()),
             Cond::IsZero(_) => ("is-zero", self.vars()),

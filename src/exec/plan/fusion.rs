@@ -23,7 +23,11 @@
 //! tree depends only on the length — the blocks are then the subtrees of
 //! that tree of at most [`BLOCK`] elements, each summed by
 //! [`pairwise_sum`] and combined as the tree does; over axis 0 of a larger
-//! rank the rows in order. Results equal the unfused ones bit for bit (the
+//! rank the rows in order. A sum of a reversed group value (`(sum (slice
+//! v none none -1))`, what a backward loop's stacked terms become) joins
+//! the group too, and the slice is absorbed: its tree is the mirror of
+//! the blocks', so each mirrored subtree is gathered as the blocks pass
+//! and summed backwards ([`RevSum`]). Results equal the unfused ones bit for bit (the
 //! same element functions, the same order). Anything the fast path does
 //! not cover at run time (another dtype, a shape error) runs node by node
 //! through the reference kernels.
@@ -46,6 +50,7 @@ use crate::exec::ops::{self, normalize_axis};
 use crate::exec::value::{Elem, Value};
 use crate::lang::program::{Graph, NodeId};
 use crate::lang::{BinaryOp, DType, Dim, Op, ReduceOp, Type, UnaryOp};
+use multiversion::multiversion;
 use ndarray::{ArrayViewD, Axis, Dimension, Ix1, Ix2, Slice};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -97,6 +102,11 @@ pub struct FusedOp {
 pub enum SumOrder {
     /// A 1-D array (all axes, or axis 0): pairwise summation.
     Pairwise,
+    /// A 1-D group value reversed (`(sum (slice v none none -1))`, the
+    /// form a backward loop's stacked terms take once they leave it):
+    /// pairwise summation of the reversed elements, whose tree is the
+    /// mirror of the blocks' (see [`RevSum`]).
+    PairwiseRev,
     /// Axis 0 of an array of rank 2 or more: the rows in order.
     Rows,
 }
@@ -106,6 +116,9 @@ pub enum SumOrder {
 pub struct FusedSum {
     /// The sum node.
     pub node: usize,
+    /// For [`SumOrder::PairwiseRev`]: the reversing slice node the sum
+    /// reads (its argument; `arg` is the slice's operand).
+    pub reversal: Option<usize>,
     /// What it sums (of the group's shape).
     pub arg: Operand,
     /// Its order.
@@ -123,6 +136,9 @@ pub struct Fusion {
     pub leaf_is_cond: Vec<bool>,
     /// The ops in evaluation order (the graph's).
     pub ops: Vec<FusedOp>,
+    /// The reversing slices the group absorbs: read only by its
+    /// [`SumOrder::PairwiseRev`] sums, never computed on their own.
+    pub reversals: Vec<usize>,
     /// The sums.
     pub sums: Vec<FusedSum>,
     /// The nodes whose values the group stores, in result order: the ops
@@ -142,6 +158,7 @@ impl Fusion {
         self.ops
             .iter()
             .map(|o| o.node)
+            .chain(self.reversals.iter().copied())
             .chain(self.sums.iter().map(|s| s.node))
     }
 }
@@ -149,6 +166,181 @@ impl Fusion {
 /// Block buffers of one element type.
 trait BlockElem: Float + ViewElem {
     fn bufs(b: &mut Bufs) -> &mut Vec<Vec<Self>>;
+    fn revs(b: &mut RevBufs) -> &mut Vec<RevSum<Self>>;
+}
+
+/// The state of a [`SumOrder::PairwiseRev`] sum over a 1-D group of `n`
+/// elements while the group runs forwards.
+///
+/// The reference kernel sums the reversed array pairwise: its tree splits
+/// the reversed indices as [`Pass::walk`] splits the forward ones, down
+/// to subtrees of at most [`BLOCK`] elements, each summed by
+/// [`pairwise_sum`]. Mirrored, those subtrees are ranges of the forward
+/// indices (`leaves`, in increasing order) that need not line up with the
+/// blocks; each block's values are copied into `stash` until the range
+/// they fall in is complete, which is then reversed and summed. The
+/// subtree sums are combined as the tree does once the pass is over, so
+/// the result is the reference's bit for bit.
+#[derive(Debug, Default)]
+pub struct RevSum<T> {
+    /// The mirrored subtrees: forward ranges `[a, b)`, in increasing order.
+    leaves: Vec<(usize, usize)>,
+    /// The length the leaves were computed for.
+    n: usize,
+    /// Per leaf (same order): its pairwise sum once complete.
+    sums: Vec<T>,
+    /// The leaf being filled.
+    next: usize,
+    /// The values of that leaf so far (its first elements).
+    stash: Vec<T>,
+}
+
+/// [`pairwise_sum`] of `a` reversed, reading `a` backwards: the same
+/// additions in the same order (element `i` of the reversed array is
+/// `a[n - 1 - i]`).
+#[multiversion(targets("x86_64+avx2"))]
+fn pairwise_sum_rev<T: Arith>(a: &[T]) -> T {
+    let n = a.len();
+    if n < 8 {
+        let mut res = T::zero();
+        for &x in a.iter().rev() {
+            res = res.add(x);
+        }
+        res
+    } else if n <= 128 {
+        let mut r = [T::zero(); 8];
+        for (j, rj) in r.iter_mut().enumerate() {
+            *rj = a[n - 1 - j];
+        }
+        let body = n - n % 8;
+        // Reversed elements 8..body are a[n - body..n - 8], backwards, in
+        // chunks of 8 from the end: reversed element 8c + j is chunk c's
+        // element 7 - j.
+        for c in a[n - body..n - 8].rchunks_exact(8) {
+            for (j, rj) in r.iter_mut().enumerate() {
+                *rj = rj.add(c[7 - j]);
+            }
+        }
+        let mut res = (r[0].add(r[1]).add(r[2].add(r[3]))).add(r[4].add(r[5]).add(r[6].add(r[7])));
+        for &x in a[..n - body].iter().rev() {
+            res = res.add(x);
+        }
+        res
+    } else {
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        pairwise_sum_rev(&a[n - n2..]).add(pairwise_sum_rev(&a[..n - n2]))
+    }
+}
+
+/// Appends the subtrees of at most [`BLOCK`] elements of the pairwise tree
+/// over `start..start + n`, in tree order (the split of [`Pass::walk`]).
+fn subtrees(start: usize, n: usize, out: &mut Vec<(usize, usize)>) {
+    if n <= BLOCK {
+        out.push((start, start + n));
+        return;
+    }
+    let mut n2 = n / 2;
+    n2 -= n2 % 8;
+    subtrees(start, n2, out);
+    subtrees(start + n2, n - n2, out);
+}
+
+impl<T: Float> RevSum<T> {
+    /// Prepares a pass over `n` elements; false when a buffer cannot grow.
+    fn reset(&mut self, n: usize) -> bool {
+        if self.n != n || self.leaves.is_empty() {
+            let mut rev = Vec::new();
+            subtrees(0, n, &mut rev);
+            // Reversed index r is forward index n - 1 - r.
+            self.leaves = rev.iter().rev().map(|&(a, b)| (n - b, n - a)).collect();
+            self.n = n;
+        }
+        self.sums.clear();
+        if self.sums.try_reserve(self.leaves.len()).is_err() {
+            return false;
+        }
+        self.sums.resize(self.leaves.len(), T::zero());
+        if self.stash.len() < BLOCK.min(n) {
+            if self
+                .stash
+                .try_reserve(BLOCK.min(n) - self.stash.len())
+                .is_err()
+            {
+                return false;
+            }
+            self.stash.resize(BLOCK.min(n), T::zero());
+        }
+        self.next = 0;
+        self.complete_empty();
+        true
+    }
+
+    /// Sums the leaves of no elements that come next (only for `n == 0`).
+    fn complete_empty(&mut self) {
+        while let Some(&(a, b)) = self.leaves.get(self.next) {
+            if a != b {
+                break;
+            }
+            self.sums[self.next] = T::zero();
+            self.next += 1;
+        }
+    }
+
+    /// Takes the values `x` of the forward elements `e0..e0 + x.len()`
+    /// (blocks arrive in order); false on an internal inconsistency.
+    fn feed(&mut self, e0: usize, x: &[T]) -> bool {
+        let e1 = e0 + x.len();
+        let mut at = e0;
+        while at < e1 {
+            let Some(&(a, b)) = self.leaves.get(self.next) else {
+                return false;
+            };
+            if at < a || at >= b {
+                return false;
+            }
+            let end = b.min(e1);
+            self.stash[at - a..end - a].copy_from_slice(&x[at - e0..end - e0]);
+            at = end;
+            if end == b {
+                self.sums[self.next] = pairwise_sum_rev(&self.stash[..b - a]);
+                self.next += 1;
+                self.complete_empty();
+            }
+        }
+        true
+    }
+
+    /// The sum, once every element was fed; `None` otherwise.
+    fn finish(&self) -> Option<T> {
+        if self.next != self.leaves.len() {
+            return None;
+        }
+        // The leaves in tree order are `sums` backwards.
+        let mut k = self.sums.len();
+        Some(self.combine(self.n, &mut k))
+    }
+
+    /// The tree's sum over `n` reversed elements, taking its leaves' sums
+    /// from `sums[..*k]` backwards.
+    fn combine(&self, n: usize, k: &mut usize) -> T {
+        if n <= BLOCK {
+            *k -= 1;
+            return self.sums[*k];
+        }
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        let left = self.combine(n2, k);
+        let right = self.combine(n - n2, k);
+        left.add(right)
+    }
+}
+
+/// The [`RevSum`] states of a group, per element type.
+#[derive(Debug, Default)]
+pub struct RevBufs {
+    f64s: Vec<RevSum<f64>>,
+    f32s: Vec<RevSum<f32>>,
 }
 
 /// The block buffers of a group, per element type.
@@ -162,10 +354,16 @@ impl BlockElem for f64 {
     fn bufs(b: &mut Bufs) -> &mut Vec<Vec<f64>> {
         &mut b.f64s
     }
+    fn revs(b: &mut RevBufs) -> &mut Vec<RevSum<f64>> {
+        &mut b.f64s
+    }
 }
 
 impl BlockElem for f32 {
     fn bufs(b: &mut Bufs) -> &mut Vec<Vec<f32>> {
+        &mut b.f32s
+    }
+    fn revs(b: &mut RevBufs) -> &mut Vec<RevSum<f32>> {
         &mut b.f32s
     }
 }
@@ -175,6 +373,7 @@ impl BlockElem for f32 {
 #[derive(Debug, Default)]
 pub struct FusedRt {
     bufs: Bufs,
+    revs: RevBufs,
     conds: Vec<Vec<bool>>,
     outs: Vec<Option<Value>>,
 }
@@ -182,9 +381,21 @@ pub struct FusedRt {
 impl FusedRt {
     fn bytes(&self) -> usize {
         let b = &self.bufs;
+        let r = &self.revs;
+        let rev_bytes = |v: &Vec<RevSum<f64>>, w: &Vec<RevSum<f32>>| {
+            v.iter()
+                .map(|s| (s.stash.capacity() + s.sums.capacity()) * 8 + s.leaves.capacity() * 16)
+                .sum::<usize>()
+                + w.iter()
+                    .map(|s| {
+                        (s.stash.capacity() + s.sums.capacity()) * 4 + s.leaves.capacity() * 16
+                    })
+                    .sum::<usize>()
+        };
         b.f64s.iter().map(|v| v.capacity() * 8).sum::<usize>()
             + b.f32s.iter().map(|v| v.capacity() * 4).sum::<usize>()
             + self.conds.iter().map(|v| v.capacity()).sum::<usize>()
+            + rev_bytes(&r.f64s, &r.f32s)
     }
 }
 
@@ -210,6 +421,8 @@ enum Part {
     None,
     Op(usize),
     Sum(usize),
+    /// A reversing slice of a group value, read only by sums.
+    Rev(usize),
 }
 
 /// A group being built.
@@ -251,7 +464,7 @@ fn reaches(
             continue;
         }
         match part[x] {
-            Part::Op(h) | Part::Sum(h) => {
+            Part::Op(h) | Part::Sum(h) | Part::Rev(h) => {
                 let r = root(parent, h);
                 if targets.contains(&r) {
                     return true;
@@ -264,6 +477,23 @@ fn reaches(
         }
     }
     false
+}
+
+/// The operand of a reversing slice `(slice v none none -1)` of a 1-D
+/// array.
+fn reversal_of(g: &Graph, i: usize) -> Option<usize> {
+    let node = &g.nodes[i];
+    match (&node.op, node.args.as_slice()) {
+        (
+            Op::Slice {
+                start: None,
+                stop: None,
+                step: -1,
+            },
+            [a],
+        ) if node.ty().ndim() == 1 && g.nodes[a.0].ty().ndim() == 1 => Some(a.0),
+        _ => None,
+    }
 }
 
 /// The order a sum node reduces its argument in, if a group can.
@@ -315,6 +545,22 @@ pub fn find(
             Op::Where => node.args.len() == 3,
             _ => false,
         }
+    };
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, node) in g.nodes.iter().enumerate() {
+        if scheduled[i] {
+            for a in &node.args {
+                readers[a.0].push(i);
+            }
+        }
+    }
+    // A reversal of a group value, all of whose readers are pairwise
+    // sums: those sums join the group, reading the value backwards.
+    let rev_sum_only = |a: usize| -> bool {
+        !readers[a].is_empty()
+            && readers[a]
+                .iter()
+                .all(|&r| matches!(sum_order(g, r), Some((x, SumOrder::Pairwise)) if x == a))
     };
     let mut part = vec![Part::None; n];
     let mut parent: Vec<usize> = Vec::new();
@@ -434,6 +680,19 @@ pub fn find(
         } else if let Some((a, order)) = sum_order(g, i) {
             let pw = (order == SumOrder::Pairwise) as usize;
             let at = g.nodes[a].ty();
+            let reversed = match (order, reversal_of(g, a)) {
+                (SumOrder::Pairwise, Some(b)) if rev_sum_only(a) => match part[b] {
+                    Part::Op(h) if g.nodes[b].ty().dtype == at.dtype => Some(h),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(h) = reversed {
+                let r = root(&mut parent, h);
+                part[a] = Part::Rev(r);
+                part[i] = Part::Sum(r);
+                continue;
+            }
             let target = match part[a] {
                 Part::Op(h) => Some(root(&mut parent, h)),
                 _ => (0..bld.len()).find(|&r| {
@@ -466,7 +725,7 @@ pub fn find(
     // Build each group.
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); bld.len()];
     for (i, p) in part.iter().enumerate() {
-        if let Part::Op(h) | Part::Sum(h) = *p {
+        if let Part::Op(h) | Part::Sum(h) | Part::Rev(h) = *p {
             let r = root(&mut parent, h);
             members[r].push(i);
         }
@@ -478,21 +737,13 @@ pub fn find(
         }
         v
     };
-    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, node) in g.nodes.iter().enumerate() {
-        if scheduled[i] {
-            for a in &node.args {
-                readers[a.0].push(i);
-            }
-        }
-    }
     for (r, nodes) in members.iter().enumerate() {
         if let Some(f) = build(g, &bld[r].ty, nodes, &part, &readers, &is_output) {
             if options.inplace && overwrites_an_input(g, &f, &readers) {
                 continue;
             }
-            let anchor = nodes.iter().copied().max().unwrap_or(0);
-            for &m in nodes {
+            let anchor = f.nodes().max().unwrap_or(0);
+            for m in f.nodes() {
                 absorbed[m] = m != anchor;
             }
             groups[anchor] = Some(f);
@@ -543,7 +794,17 @@ fn build(
     if sum_nodes.is_empty() && ops_nodes.len() < 2 {
         return None;
     }
-    let in_group = |x: usize| nodes.binary_search(&x).is_ok();
+    let in_nodes = |x: usize| nodes.binary_search(&x).is_ok();
+    // A reversal is absorbed when the group holds all its readers;
+    // otherwise it runs on its own, and the value it reverses is stored.
+    let reversals: Vec<usize> = nodes
+        .iter()
+        .copied()
+        .filter(|&m| matches!(part[m], Part::Rev(_)) && readers[m].iter().all(|&r| in_nodes(r)))
+        .collect();
+    let in_group = |x: usize| {
+        in_nodes(x) && (!matches!(part[x], Part::Rev(_)) || reversals.binary_search(&x).is_ok())
+    };
     let op_index = |x: usize| ops_nodes.binary_search(&x).ok();
     let mut leaves: Vec<usize> = Vec::new();
     let mut leaf_is_cond: Vec<bool> = Vec::new();
@@ -590,7 +851,13 @@ fn build(
     }
     let mut sums: Vec<FusedSum> = Vec::with_capacity(sum_nodes.len());
     for &s in &sum_nodes {
-        let (a, order) = sum_order(g, s)?;
+        let (mut a, mut order) = sum_order(g, s)?;
+        let mut reversal = None;
+        if matches!(part[a], Part::Rev(_)) {
+            reversal = Some(a);
+            a = reversal_of(g, a)?;
+            order = SumOrder::PairwiseRev;
+        }
         let arg = match op_index(a) {
             Some(k) => Operand::Op(k),
             None => Operand::Leaf(leaf(a, false, &mut leaves)),
@@ -598,6 +865,7 @@ fn build(
         outputs.push(s);
         sums.push(FusedSum {
             node: s,
+            reversal,
             arg,
             order,
             out: outputs.len() - 1,
@@ -652,6 +920,7 @@ fn build(
         leaves,
         leaf_is_cond,
         ops,
+        reversals,
         sums,
         outputs,
         n_temps,
@@ -913,7 +1182,10 @@ fn zip2<T: Copy>(o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>, f: impl Fn(T, T) -> 
     }
 }
 
-/// `o = op(x, y)`: the reference kernel's element functions.
+/// `o = op(x, y)`: the reference kernel's element functions (compiled for
+/// AVX2 too, chosen at run time; no fused multiply-add, so the results are
+/// the same).
+#[multiversion(targets("x86_64+avx2"))]
 fn binary_block<T: Float>(op: BinaryOp, o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>) {
     match op {
         BinaryOp::Add => zip2(o, x, y, Arith::add),
@@ -970,6 +1242,15 @@ struct Pass<'p, 'a, T> {
     pw_index: [usize; MAX_PAIRWISE],
 }
 
+/// The mutable state of one pass: block buffers, condition buffers, the
+/// group's results, the reversed sums.
+struct PassState<'s, T> {
+    bufs: &'s mut [Vec<T>],
+    conds: &'s mut [Vec<bool>],
+    outs: &'s mut [Option<Value>],
+    revs: &'s mut [RevSum<T>],
+}
+
 impl<T: BlockElem> Pass<'_, '_, T> {
     /// An operand's block; `None` on an internal inconsistency.
     fn operand<'s>(
@@ -1001,14 +1282,11 @@ impl<T: BlockElem> Pass<'_, '_, T> {
     /// Computes the block `r`: every op, the stored rows, the row sums;
     /// `partial[k]` is the pairwise sum of the block of the k-th pairwise
     /// sum. False on an internal inconsistency.
-    fn block(
-        &self,
-        r: Range,
-        bufs: &mut [Vec<T>],
-        conds: &mut [Vec<bool>],
-        outs: &mut [Option<Value>],
-        partial: &mut [T; MAX_PAIRWISE],
-    ) -> bool {
+    fn block(&self, r: Range, st: &mut PassState<'_, T>, partial: &mut [T; MAX_PAIRWISE]) -> bool {
+        let bufs: &mut [Vec<T>] = st.bufs;
+        let conds: &mut [Vec<bool>] = st.conds;
+        let outs: &mut [Option<Value>] = st.outs;
+        let revs: &mut [RevSum<T>] = st.revs;
         let fu = self.fu;
         let len = r.e1 - r.e0;
         for (l, s) in self.srcs.iter().enumerate() {
@@ -1064,6 +1342,7 @@ impl<T: BlockElem> Pass<'_, '_, T> {
             }
         }
         let mut pw = 0;
+        let mut rv = 0;
         for s in &fu.sums {
             match s.order {
                 SumOrder::Pairwise => {
@@ -1072,6 +1351,18 @@ impl<T: BlockElem> Pass<'_, '_, T> {
                     };
                     partial[pw] = pairwise_sum(x);
                     pw += 1;
+                }
+                SumOrder::PairwiseRev => {
+                    let Some(Blk::Slice(x)) = self.operand(s.arg, r, bufs, outs) else {
+                        return false;
+                    };
+                    let Some(acc) = revs.get_mut(rv) else {
+                        return false;
+                    };
+                    if !acc.feed(r.e0, x) {
+                        return false;
+                    }
+                    rv += 1;
                 }
                 SumOrder::Rows => {
                     let Some(slot) = outs.get_mut(s.out) else {
@@ -1158,23 +1449,16 @@ impl<T: BlockElem> Pass<'_, '_, T> {
 
     /// The pairwise sums of the subtree `e0..e0 + n` of the summation tree
     /// (the split of [`pairwise_sum`]), computing its blocks on the way.
-    fn walk(
-        &self,
-        e0: usize,
-        n: usize,
-        bufs: &mut [Vec<T>],
-        conds: &mut [Vec<bool>],
-        outs: &mut [Option<Value>],
-    ) -> Option<[T; MAX_PAIRWISE]> {
+    fn walk(&self, e0: usize, n: usize, st: &mut PassState<'_, T>) -> Option<[T; MAX_PAIRWISE]> {
         let mut p = [T::zero(); MAX_PAIRWISE];
         if n <= BLOCK {
             let r = Range { e0, e1: e0 + n };
-            return self.block(r, bufs, conds, outs, &mut p).then_some(p);
+            return self.block(r, st, &mut p).then_some(p);
         }
         let mut n2 = n / 2;
         n2 -= n2 % 8;
-        let left = self.walk(e0, n2, bufs, conds, outs)?;
-        let right = self.walk(e0 + n2, n - n2, bufs, conds, outs)?;
+        let left = self.walk(e0, n2, st)?;
+        let right = self.walk(e0 + n2, n - n2, st)?;
         for k in 0..MAX_PAIRWISE {
             p[k] = left[k].add(right[k]);
         }
@@ -1278,7 +1562,7 @@ fn run<T: BlockElem>(rt: &GraphRt, fu: &Fusion, params: &dyn Params, frt: &mut F
     let mut n_pw = 0;
     for s in &fu.sums {
         let shape = match s.order {
-            SumOrder::Pairwise => &full[..0],
+            SumOrder::Pairwise | SumOrder::PairwiseRev => &full[..0],
             SumOrder::Rows => &full[1..],
         };
         match ensure::<T>(&mut frt.outs[s.out], shape) {
@@ -1301,14 +1585,36 @@ fn run<T: BlockElem>(rt: &GraphRt, fu: &Fusion, params: &dyn Params, frt: &mut F
         row_len,
         pw_index,
     };
-    let bufs = T::bufs(&mut frt.bufs);
+    let n_rev = fu
+        .sums
+        .iter()
+        .filter(|s| s.order == SumOrder::PairwiseRev)
+        .count();
+    if n_rev > 0 && fu.rank != 1 {
+        return false;
+    }
+    let revs = T::revs(&mut frt.revs);
+    if revs.len() < n_rev {
+        revs.resize_with(n_rev, Default::default);
+    }
+    for acc in revs.iter_mut().take(n_rev) {
+        if !acc.reset(total) {
+            return false;
+        }
+    }
+    let mut st = PassState {
+        bufs: T::bufs(&mut frt.bufs),
+        conds: &mut frt.conds,
+        outs: &mut frt.outs,
+        revs: &mut revs[..n_rev],
+    };
     if n_pw > 0 {
         // The blocks are the subtrees of the summation tree.
-        let Some(p) = pass.walk(0, total, bufs, &mut frt.conds, &mut frt.outs) else {
+        let Some(p) = pass.walk(0, total, &mut st) else {
             return false;
         };
         for (k, &out) in pass.pw_index.iter().enumerate().take(n_pw) {
-            let Some(a) = frt.outs[out].as_mut().and_then(T::peek_mut) else {
+            let Some(a) = st.outs[out].as_mut().and_then(T::peek_mut) else {
                 return false;
             };
             a.fill(p[k]);
@@ -1319,7 +1625,7 @@ fn run<T: BlockElem>(rt: &GraphRt, fu: &Fusion, params: &dyn Params, frt: &mut F
         loop {
             let e1 = (e0 + per_block).min(total);
             let r = Range { e0, e1 };
-            if !pass.block(r, bufs, &mut frt.conds, &mut frt.outs, &mut scratch) {
+            if !pass.block(r, &mut st, &mut scratch) {
                 return false;
             }
             if e1 >= total {
@@ -1327,6 +1633,16 @@ fn run<T: BlockElem>(rt: &GraphRt, fu: &Fusion, params: &dyn Params, frt: &mut F
             }
             e0 = e1;
         }
+    }
+    let rev_sums = fu.sums.iter().filter(|s| s.order == SumOrder::PairwiseRev);
+    for (s, acc) in rev_sums.zip(st.revs.iter()) {
+        let Some(v) = acc.finish() else {
+            return false;
+        };
+        let Some(a) = st.outs[s.out].as_mut().and_then(T::peek_mut) else {
+            return false;
+        };
+        a.fill(v);
     }
     true
 }
@@ -1345,13 +1661,19 @@ fn reference(
     let g = &plan.graph;
     let bind = |s: &str| env.dims.get(s).copied();
     let mut vals: Vec<Option<Value>> = (0..fu.ops.len()).map(|_| None).collect();
-    let eval = |node: usize, vals: &[Option<Value>]| -> Result<Value, ExecError> {
+    // `given`: a node not computed outside the group (an absorbed
+    // reversal) and its value.
+    let eval_given = |node: usize,
+                      vals: &[Option<Value>],
+                      given: Option<(usize, &Value)>|
+     -> Result<Value, ExecError> {
         let n = &g.nodes[node];
         let mut owned: Vec<Value> = Vec::with_capacity(n.args.len());
         for a in &n.args {
-            let v = match fu.ops.iter().position(|o| o.node == a.0) {
-                Some(k) => vals[k].clone(),
-                None => rt.view(a.0, params).map(|v| v.to_value()),
+            let v = match (fu.ops.iter().position(|o| o.node == a.0), given) {
+                (Some(k), _) => vals[k].clone(),
+                (None, Some((x, v))) if x == a.0 => Some(v.clone()),
+                (None, _) => rt.view(a.0, params).map(|v| v.to_value()),
             };
             owned.push(v.ok_or_else(|| internal(plan, node, "argument not computed"))?);
         }
@@ -1363,6 +1685,7 @@ fn reference(
             msg,
         })
     };
+    let eval = |node: usize, vals: &[Option<Value>]| eval_given(node, vals, None);
     for k in 0..fu.ops.len() {
         let v = eval(fu.ops[k].node, &vals)?;
         meter
@@ -1378,7 +1701,13 @@ fn reference(
         }
     }
     for s in &fu.sums {
-        out.push(eval(s.node, &vals)?);
+        match s.reversal {
+            Some(rv) => {
+                let reversed = eval(rv, &vals)?;
+                out.push(eval_given(s.node, &vals, Some((rv, &reversed)))?);
+            }
+            None => out.push(eval(s.node, &vals)?),
+        }
     }
     Ok(out)
 }
@@ -1431,6 +1760,85 @@ mod tests {
         assert_eq!(g.sums.len(), 3);
         assert!(g.sums.iter().all(|s| s.order == SumOrder::Pairwise));
         assert_eq!(g.outputs.len(), 4);
+    }
+
+    #[test]
+    fn sums_of_reversed_group_values_join_the_group() {
+        // The form of a backward loop's stacked terms once they leave it:
+        // sums over reversals of group values run in the group's one pass.
+        let groups = groups_of(
+            "(program m (input x (f64 T)) (input c (f64))
+               (let e (sub x c))
+               (let d (mul e 2.0))
+               (output (sum (mul e e)) (sum (slice d none none -1) 0)
+                       (sum (slice (mul d x) none none -1))))",
+        );
+        assert_eq!(groups.len(), 1, "{groups:?}");
+        let g = &groups[0];
+        let orders: Vec<SumOrder> = g.sums.iter().map(|s| s.order).collect();
+        assert_eq!(
+            orders,
+            [
+                SumOrder::Pairwise,
+                SumOrder::PairwiseRev,
+                SumOrder::PairwiseRev
+            ]
+        );
+        assert_eq!(g.reversals.len(), 2);
+        // Only the three sums are stored.
+        assert_eq!(g.outputs.len(), 3);
+    }
+
+    #[test]
+    fn a_reversal_read_elsewhere_stays_out() {
+        let groups = groups_of(
+            "(program m (input x (f64 T)) (input c (f64))
+               (let d (mul (sub x c) 2.0))
+               (let r (slice d none none -1))
+               (output (sum r 0) (mul r x)))",
+        );
+        for g in &groups {
+            assert!(g.reversals.is_empty(), "{g:?}");
+            assert!(g.sums.iter().all(|s| s.order != SumOrder::PairwiseRev));
+        }
+    }
+
+    #[test]
+    fn reversed_sums_equal_the_reference_bit_for_bit() {
+        // Lengths around the block and the pairwise tree's splits, values
+        // of mixed magnitudes so that the order shows in the last bits.
+        for n in [
+            0usize, 1, 7, 8, 9, 127, 128, 129, 1000, 4095, 4096, 4097, 9000, 20011,
+        ] {
+            let x: Vec<f64> = (0..n)
+                .map(|i| {
+                    let t = i as f64;
+                    (t * 0.7).sin() * 10f64.powi((i % 17) as i32 - 8) + 1.0 / (t + 3.0)
+                })
+                .collect();
+            let mut acc = RevSum::<f64>::default();
+            assert!(acc.reset(n));
+            // Blocks of the forward tree, as the pass feeds them.
+            let mut blocks = Vec::new();
+            subtrees(0, n, &mut blocks);
+            for &(a, b) in &blocks {
+                assert!(acc.feed(a, &x[a..b]));
+            }
+            let reversed: Vec<f64> = x.iter().rev().copied().collect();
+            let want = pairwise_sum(&reversed);
+            let got = acc.finish().unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "n = {n}");
+            // Any other split of the forward elements gives the same.
+            let mut acc2 = RevSum::<f64>::default();
+            assert!(acc2.reset(n));
+            let mut e0 = 0;
+            while e0 < n {
+                let e1 = (e0 + 333).min(n);
+                assert!(acc2.feed(e0, &x[e0..e1]));
+                e0 = e1;
+            }
+            assert_eq!(acc2.finish().unwrap().to_bits(), want.to_bits(), "n = {n}");
+        }
     }
 
     #[test]
