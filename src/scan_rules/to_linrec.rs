@@ -37,7 +37,7 @@ use super::body::Target;
 use super::build::{NewScan, NewSeq};
 use super::scan_node::ScanNode;
 use super::terms::{concat0, expand_dims, op};
-use super::vectorize::{reversed, slice, Vectorizer};
+use super::vectorize::{reversed, slice, Outer, Vectorizer};
 use super::{union_checked, MAX_VARIANTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, OpKind, TNode};
@@ -68,11 +68,17 @@ impl Applier<TNode, TensorAnalysis> for ToLinRec {
         let mut changed = Vec::new();
         for (k, s) in super::projs_in(egraph, eclass) {
             for scan in ScanNode::all_in(egraph, s).iter().take(MAX_VARIANTS) {
-                let Some(trace) = linrec_of(egraph, scan, k) else {
+                let Some(found) = linrec_of(egraph, scan, k) else {
                     continue;
                 };
+                let trace = found.trace;
                 if union_checked(egraph, rule, eclass, trace) {
                     changed.push(eclass);
+                    // Once per trace found (not again in each iteration:
+                    // the terms it adds stay, and vectorizing twice per
+                    // loop variant and iteration cost a fifth of the
+                    // optimizer's time on garch_grad).
+                    changed.extend(recomputations_read(egraph, scan, k, &found, rule));
                 }
                 if scan.sig.outputs.len() > 1 {
                     changed.extend(state_fed_in(egraph, scan, k, trace, rule));
@@ -96,9 +102,10 @@ enum Form {
     AddThenMul,
 }
 
-/// The `(form, a, u)` triples of the body result class `body`, whose
-/// state parameter is `state`.
-fn linear_forms(egraph: &EGraph, body: Id, state: usize) -> Vec<(Form, Id, Id)> {
+/// The `(form, a, u, inner)` of the body result class `body`, whose
+/// state parameter is `state`: `inner` is the class of the inner
+/// operation (`a ⊙ s`, or `s + u`).
+fn linear_forms(egraph: &EGraph, body: Id, state: usize) -> Vec<(Form, Id, Id, Id)> {
     let is_state = |c: Id| {
         egraph[c]
             .nodes
@@ -123,7 +130,7 @@ fn linear_forms(egraph: &EGraph, body: Id, state: usize) -> Vec<(Form, Id, Id)> 
     for (m, u) in binary(body, BinaryOp::Add) {
         for (x, a) in binary(m, BinaryOp::Mul) {
             if is_state(x) && !is_state(a) {
-                forms.push((Form::MulThenAdd, a, u));
+                forms.push((Form::MulThenAdd, a, u, m));
             }
         }
     }
@@ -131,7 +138,7 @@ fn linear_forms(egraph: &EGraph, body: Id, state: usize) -> Vec<(Form, Id, Id)> 
     for (sum, a) in binary(body, BinaryOp::Mul) {
         for (x, u) in binary(sum, BinaryOp::Add) {
             if is_state(x) && !is_state(u) && !is_state(a) {
-                forms.push((Form::AddThenMul, a, u));
+                forms.push((Form::AddThenMul, a, u, sum));
             }
         }
     }
@@ -139,9 +146,20 @@ fn linear_forms(egraph: &EGraph, body: Id, state: usize) -> Vec<(Form, Id, Id)> 
     forms
 }
 
+/// What [`linrec_of`] found: the trace, and the body classes whose
+/// per-step values it knows.
+struct Found {
+    /// The trace of the state (its values after each step, in step order).
+    trace: Id,
+    /// Body classes and the outer value of each, one row per step: the
+    /// update (whose value is `trace`) and, for `a ⊙ (s + u)`, the sum
+    /// `s + u` (whose value is the retimed `linrec`).
+    known: Vec<(Id, Id)>,
+}
+
 /// The trace of output `k` of `scan` (its values after each step, in
 /// step order) as a `linrec`, if its update is linear.
-fn linrec_of(egraph: &mut EGraph, scan: &ScanNode, k: usize) -> Option<Id> {
+fn linrec_of(egraph: &mut EGraph, scan: &ScanNode, k: usize) -> Option<Found> {
     if scan.sig.outputs.get(k)? != &OutputInfo::Sitsot || scan.sig.kept(k).is_some() {
         return None;
     }
@@ -152,7 +170,7 @@ fn linrec_of(egraph: &mut EGraph, scan: &ScanNode, k: usize) -> Option<Id> {
         return None;
     }
     let body = *scan.body.get(scan.sig.body_output_range(k).start)?;
-    for (form, a, u) in linear_forms(egraph, body, state)
+    for (form, a, u, sum) in linear_forms(egraph, body, state)
         .into_iter()
         .take(MAX_VARIANTS)
     {
@@ -181,7 +199,13 @@ fn linrec_of(egraph: &mut EGraph, scan: &ScanNode, k: usize) -> Option<Id> {
             }
         }
         return Some(match form {
-            Form::MulThenAdd => op(egraph, OpKind::LinRec, vec![factor, uv.id, init]),
+            Form::MulThenAdd => {
+                let trace = op(egraph, OpKind::LinRec, vec![factor, uv.id, init]);
+                Found {
+                    trace,
+                    known: vec![(body, trace)],
+                }
+            }
             Form::AddThenMul => {
                 let per_step = if av.batched && a_ty.shape == state_ty.shape {
                     factor
@@ -191,7 +215,11 @@ fn linrec_of(egraph: &mut EGraph, scan: &ScanNode, k: usize) -> Option<Id> {
                 };
                 let shifted = shifted_factor(egraph, per_step, init, state_ty.dtype);
                 let g = op(egraph, OpKind::LinRec, vec![shifted, uv.id, init]);
-                op(egraph, OpKind::Binary(BinaryOp::Mul), vec![factor, g])
+                let trace = op(egraph, OpKind::Binary(BinaryOp::Mul), vec![factor, g]);
+                Found {
+                    trace,
+                    known: vec![(body, trace), (sum, g)],
+                }
             }
         });
     }
@@ -215,6 +243,75 @@ fn shifted_factor(egraph: &mut EGraph, per_step: Id, init: Id, dtype: crate::lan
     let row = expand_dims(egraph, ones, 0);
     let all = concat0(egraph, vec![row, per_step]);
     slice(egraph, all, Some(0), Some(-1), 1)
+}
+
+/// The body's recomputations of the state read from the trace: each class
+/// of `found.known` vectorized with the state parameter read from the
+/// trace (the values before each step: `init`, then the trace but its
+/// last row) is the class's known per-step value, and so is the same
+/// vectorization over every sequence reversed, reversed. Another loop
+/// that recomputes this update from the state's saved trace (a backward
+/// loop recomputes the forward step from `h_{t-1}`; going backwards, it
+/// reads every sequence reversed) vectorizes to these same terms, so once
+/// unioned the extractor reads the trace instead of recomputing it. Exact:
+/// the vectorized update evaluates the body's own operations on the very
+/// values the loop computed them on. Returns the classes it merged.
+fn recomputations_read(
+    egraph: &mut EGraph,
+    scan: &ScanNode,
+    k: usize,
+    found: &Found,
+    rule: Symbol,
+) -> Vec<Id> {
+    let mut changed = Vec::new();
+    let (Some(&state), Some(init)) = (scan.state_params(k).first(), scan.init_outer(k)) else {
+        return changed;
+    };
+    let row0 = expand_dims(egraph, init, 0);
+    let all = concat0(egraph, vec![row0, found.trace]);
+    let before = slice(egraph, all, Some(0), Some(-1), 1);
+    for backwards in [false, true] {
+        let mut params = Vectorizer::standard_params(egraph, scan, true);
+        if backwards {
+            for p in params.iter_mut().flatten() {
+                if p.batched {
+                    p.id = reversed(egraph, p.id);
+                }
+            }
+        }
+        let state_rows = if backwards {
+            reversed(egraph, before)
+        } else {
+            before
+        };
+        let Some(slot) = params.get_mut(state) else {
+            return changed;
+        };
+        *slot = Some(Outer {
+            id: state_rows,
+            batched: true,
+        });
+        let Some(mut vz) = Vectorizer::new(scan, egraph, params) else {
+            return changed;
+        };
+        for &(class, value) in &found.known {
+            let Some(o) = vz.outer(egraph, class) else {
+                continue;
+            };
+            if !o.batched {
+                continue;
+            }
+            let value = if backwards {
+                reversed(egraph, value)
+            } else {
+                value
+            };
+            if union_checked(egraph, rule, value, o.id) {
+                changed.push(egraph.find(value));
+            }
+        }
+    }
+    changed
 }
 
 /// `scan` rebuilt with output `k`'s state read from a sequence: its values

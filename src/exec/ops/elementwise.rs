@@ -63,21 +63,17 @@ pub trait Float: Arith {
 fn vmath_func(op: UnaryOp) -> Option<vmath::Func> {
     match op {
         UnaryOp::Exp => Some(vmath::Func::Exp),
+        UnaryOp::Log => Some(vmath::Func::Log),
         UnaryOp::Sin => Some(vmath::Func::Sin),
         UnaryOp::Cos => Some(vmath::Func::Cos),
         UnaryOp::Tanh => Some(vmath::Func::Tanh),
         UnaryOp::Sigmoid => Some(vmath::Func::Sigmoid),
-        UnaryOp::Neg
-        | UnaryOp::Abs
-        | UnaryOp::Sign
-        | UnaryOp::Log
-        | UnaryOp::Log1p
-        | UnaryOp::Sqrt => None,
+        UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Log1p | UnaryOp::Sqrt => None,
     }
 }
 
 macro_rules! float_impls {
-    ($t:ident) => {
+    ($t:ident, $log:expr) => {
         impl Arith for $t {
             fn add(self, o: $t) -> $t {
                 self + o
@@ -137,7 +133,7 @@ macro_rules! float_impls {
                     UnaryOp::Neg => -self,
                     // f32 computes in f64 and rounds once.
                     UnaryOp::Exp => vmath::exp(self as f64) as $t,
-                    UnaryOp::Log => self.ln(),
+                    UnaryOp::Log => $log(self),
                     UnaryOp::Log1p => self.ln_1p(),
                     UnaryOp::Sqrt => self.sqrt(),
                     UnaryOp::Tanh => vmath::tanh(self as f64) as $t,
@@ -172,8 +168,10 @@ macro_rules! float_slice_impls {
     };
     (f32) => {};
 }
-float_impls!(f64);
-float_impls!(f32);
+// f64's log is vmath's (the slice kernels' bits); f32 keeps its own libm
+// log, as its slice kernels keep the element loop.
+float_impls!(f64, vmath::log);
+float_impls!(f32, f32::ln);
 
 /// `base ** e` with wrapping multiplication (square and multiply), as NumPy
 /// computes integer powers.

@@ -1,5 +1,5 @@
-//! Vectorizable elementary functions: `exp`, `sin`, `cos`, `tanh` and
-//! `sigmoid` of `f64`, and their kernels over slices.
+//! Vectorizable elementary functions: `exp`, `log`, `sin`, `cos`, `tanh`
+//! and `sigmoid` of `f64`, and their kernels over slices.
 //!
 //! Owns: the element functions every executor, the fused kernels and the
 //! e-graph's constant folding use for these ops, so that every path computes
@@ -34,6 +34,24 @@ const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 /// Above this |x|, `exp` leaves its core (the result would be subnormal or
 /// near overflow).
 const EXP_CORE_BOUND: f64 = 708.0;
+
+/// The coefficients of log's remainder series on |s| ≤ 0.1716
+/// (s = f/(2+f)): log(1+f) = 2s + s·R(s²) with R(z) ≈ Σ LOG_R[k] z^(k+1),
+/// a minimax fit (the one of fdlibm's `e_log.c`, error below 2^-58.45).
+const LOG_R: [f64; 7] = [
+    6.666_666_666_666_735e-1,
+    3.999_999_999_940_942e-1,
+    2.857_142_874_366_239e-1,
+    2.222_219_843_214_978_4e-1,
+    1.818_357_216_161_805e-1,
+    1.531_383_769_920_937_3e-1,
+    1.479_819_860_511_658_6e-1,
+];
+/// The bounds, in the high 20 bits of the reduced significand, of the
+/// remainders for which `log` adds f²/2 explicitly (|f| near its largest,
+/// where the other form loses a bit).
+const LOG_WIDE_LO: u64 = 0x6_147a;
+const LOG_WIDE_HI: u64 = 0x6_b851;
 
 /// 2/π, and π/2 in three parts of 33, 33 and 53 bits: `k · P1` and `k · P2`
 /// are exact for |k| < 2^20.
@@ -167,6 +185,57 @@ pub fn exp(x: f64) -> f64 {
     cored(x, exp_core, exp_in_core, f64::exp)
 }
 
+/// `ln(x)` for positive normal finite `x`; a meaningless value outside.
+///
+/// x = 2^k · m with m in [√2/2, √2): the significand's high bits pick
+/// whether m is the significand itself or half of it (bit 20 of
+/// `hi + 0x95f64` is set exactly when the significand is at least √2).
+/// With f = m - 1 and s = f/(2+f), ln m = f - f²/2 + s(f²/2 + R(s²)),
+/// and ln x = k·ln2 + ln m with ln2 in two parts. Integer steps only on
+/// the bits (no branch), so the loop vectorizes.
+#[inline(always)]
+fn log_core(x: f64) -> f64 {
+    let bits = x.to_bits();
+    let hi = bits >> 32;
+    let sig_hi = hi & 0x000f_ffff;
+    let halve = (sig_hi + 0x9_5f64) & 0x10_0000;
+    // m: x's significand with exponent 0, or -1 when it is at least √2.
+    let m = f64::from_bits(((sig_hi | (halve ^ 0x3ff0_0000)) << 32) | (bits & 0xffff_ffff));
+    // k + 1023: the biased exponent, one more when m was halved; as a
+    // float through the low bits of ROUND_MAGIC (exact, k is small).
+    let biased_k = (hi >> 20) + (halve >> 20);
+    let k = f64::from_bits(ROUND_MAGIC_BITS + biased_k) - (ROUND_MAGIC + 1023.0);
+    let f = m - 1.0;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let w = z * z;
+    let odd = w * (LOG_R[1] + w * (LOG_R[3] + w * LOG_R[5]));
+    let even = z * (LOG_R[0] + w * (LOG_R[2] + w * (LOG_R[4] + w * LOG_R[6])));
+    let r = even + odd;
+    let half_f2 = 0.5 * f * f;
+    let wide = k * LN2_HI - ((half_f2 - (s * (half_f2 + r) + k * LN2_LO)) - f);
+    let narrow = k * LN2_HI - ((s * (f - r) - k * LN2_LO) - f);
+    if (LOG_WIDE_LO..=LOG_WIDE_HI).contains(&sig_hi) {
+        wide
+    } else {
+        narrow
+    }
+}
+
+/// True when `x` is inside `log`'s core range: positive, normal and finite
+/// (false for NaN, zeros, subnormals, negatives and infinities).
+#[inline(always)]
+fn log_in_core(x: f64) -> bool {
+    (f64::MIN_POSITIVE..=f64::MAX).contains(&x)
+}
+
+/// ln x (0 gives -inf, a negative number NaN, as libm, which computes
+/// every argument outside the core).
+#[inline(always)]
+pub fn log(x: f64) -> f64 {
+    cored(x, log_core, log_in_core, f64::ln)
+}
+
 /// The quadrant `k mod 4` and remainder `r` of x = k·π/2 + r, |r| ≤ π/4
 /// (for |x| ≤ `TRIG_CORE_BOUND`).
 #[inline(always)]
@@ -296,6 +365,8 @@ fn chunk_map(
 pub enum Func {
     /// [`exp`]
     Exp,
+    /// [`log`]
+    Log,
     /// [`sin`]
     Sin,
     /// [`cos`]
@@ -311,6 +382,7 @@ impl Func {
     pub fn scalar(self, x: f64) -> f64 {
         match self {
             Func::Exp => exp(x),
+            Func::Log => log(x),
             Func::Sin => sin(x),
             Func::Cos => cos(x),
             Func::Tanh => tanh(x),
@@ -324,6 +396,7 @@ impl Func {
 fn chunk(f: Func, src: &[f64], dst: &mut [f64]) {
     match f {
         Func::Exp => chunk_map(src, dst, exp_core, exp_in_core, f64::exp),
+        Func::Log => chunk_map(src, dst, log_core, log_in_core, f64::ln),
         Func::Sin => chunk_map(src, dst, sin_core, trig_in_core, f64::sin),
         Func::Cos => chunk_map(src, dst, cos_core, trig_in_core, f64::cos),
         Func::Tanh => {
@@ -411,6 +484,46 @@ mod tests {
     }
 
     #[test]
+    fn log_is_within_one_ulp_of_libm() {
+        // Around 1 (where the result cancels), across both forms of the
+        // remainder, over the whole normal range by exponent, and at the
+        // extremes.
+        assert!(max_ulps(log, f64::ln, sweep(0.5, 2.0, 400_000)) <= 1);
+        assert!(max_ulps(log, f64::ln, sweep(1.0 - 1e-6, 1.0 + 1e-6, 100_000)) <= 1);
+        assert!(max_ulps(log, f64::ln, sweep(0.69, 0.72, 50_000)) <= 1);
+        assert!(max_ulps(log, f64::ln, sweep(1.38, 1.43, 50_000)) <= 1);
+        assert!(max_ulps(log, f64::ln, sweep(1e-3, 1e6, 400_000)) <= 1);
+        let by_exponent = (-1022..=1023).flat_map(|e| {
+            let p = 2f64.powi(e);
+            [
+                p,
+                p * 1.000_000_1,
+                p * std::f64::consts::SQRT_2,
+                p * 1.7,
+                p * 1.999_999,
+            ]
+        });
+        assert!(max_ulps(log, f64::ln, by_exponent) <= 1);
+        // Exact values: log 1 = +0, log 2^k = k ln 2 as libm rounds it.
+        assert_eq!(log(1.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(log(2.0), std::f64::consts::LN_2);
+        assert!(ulps(log(std::f64::consts::E), 1.0) <= 1);
+        for x in [f64::MIN_POSITIVE, f64::MAX, 1e-300, 1e300, 0.5, 4.0] {
+            assert!(ulps(log(x), x.ln()) <= 1, "log({x})");
+        }
+        // Outside the core: libm's own values.
+        assert_eq!(log(0.0), f64::NEG_INFINITY);
+        assert_eq!(log(-0.0), f64::NEG_INFINITY);
+        assert!(log(-1.0).is_nan() && log(-1e-310).is_nan());
+        assert!(log(f64::NEG_INFINITY).is_nan());
+        assert!(log(f64::NAN).is_nan());
+        assert_eq!(log(f64::INFINITY), f64::INFINITY);
+        for x in [5e-324, 1e-310, 2.2e-308] {
+            assert_eq!(log(x), x.ln(), "log({x}) subnormal");
+        }
+    }
+
+    #[test]
     fn sin_cos_are_within_two_ulp_of_libm() {
         for (f, g) in [
             (sin as fn(f64) -> f64, f64::sin as fn(f64) -> f64),
@@ -461,9 +574,20 @@ mod tests {
             -0.0,
             1e300,
             -1e-310,
+            1e-310,
+            5e-324,
+            f64::MIN_POSITIVE,
+            f64::MAX,
         ]);
         xs.extend(sweep(-3.0, 3.0, 211));
-        for f in [Func::Exp, Func::Sin, Func::Cos, Func::Tanh, Func::Sigmoid] {
+        for f in [
+            Func::Exp,
+            Func::Log,
+            Func::Sin,
+            Func::Cos,
+            Func::Tanh,
+            Func::Sigmoid,
+        ] {
             let mut out = vec![0.0; xs.len()];
             map_slice(f, &xs, &mut out);
             let mut inplace = xs.clone();
