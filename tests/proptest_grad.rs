@@ -472,6 +472,9 @@ fn gradients_of_random_programs() {
         for (k, fs) in &kinds {
             eprintln!("{k}: {} failing programs", fs.len());
             for (text, msg) in fs.iter().take(per) {
+                // The reducer keeps the kind, not the message: the
+                // original is what to replay when they differ.
+                eprintln!("original failing program:\n{text}{msg}");
                 report.push(reduce_failure(text, msg, &rewrites));
             }
         }
