@@ -612,9 +612,10 @@ impl TapWindowExt {
 }
 
 /// The slice of a sequence holding the `used` rows a loop reads: its
-/// first rows, or its last ones when the loop goes backwards.
+/// first rows, or its last ones when the loop goes backwards (none for
+/// `n_steps 0`: `[-0:]` would be every row).
 fn used_slice(used: i64, back: bool) -> Op {
-    if back {
+    if back && used > 0 {
         Op::Slice {
             start: Some(-used),
             stop: None,
