@@ -4,9 +4,11 @@
 //! unions the class it built with the class it matched: same kind with
 //! known sizes ([`kinds_compatible`]), agreeing constants
 //! ([`konsts_agree`]), no one-sided non-finite constant
-//! ([`union_allowed`]). Must not: decide what a rule rewrites.
+//! ([`union_allowed`]); the union itself when they pass, a refusal
+//! counted per rule otherwise ([`union_checked`]). Must not: decide what
+//! a rule rewrites.
 
-use super::analysis::{ClassData, Kind};
+use super::analysis::{ClassData, EGraph, Kind};
 use crate::lang::{Dim, Scalar, Type};
 
 /// True when a rewrite may union classes of these kinds: the same value
@@ -52,6 +54,26 @@ pub fn union_allowed(new: &ClassData, matched: &ClassData) -> bool {
     kinds_compatible(&new.kind, &matched.kind)
         && konsts_agree(new.konst, matched.konst)
         && !one_sided_non_finite
+}
+
+/// Unions `matched` with `new` (the class a rule built) when
+/// [`union_allowed`], counting a refusal for `rule` in
+/// [`super::analysis::TensorAnalysis::refused`] otherwise; true if the
+/// e-graph changed.
+pub fn union_checked(
+    egraph: &mut EGraph,
+    rule: egg::Symbol,
+    matched: egg::Id,
+    new: egg::Id,
+) -> bool {
+    if egraph.find(matched) == egraph.find(new) {
+        return false;
+    }
+    if !union_allowed(&egraph[new].data, &egraph[matched].data) {
+        *egraph.analysis.refused.entry(rule.to_string()).or_insert(0) += 1;
+        return false;
+    }
+    egraph.union_trusted(matched, new, rule)
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@
 
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, OpKind, TNode};
-use crate::egraph::union::union_allowed;
+use crate::egraph::union::union_checked;
 use crate::lang::{BinaryOp, DType, Dim, Scalar};
 use egg::{Applier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
 
@@ -41,11 +41,7 @@ pub fn rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
         let Ok(pattern) = lhs.parse::<Pattern<TNode>>() else {
             continue;
         };
-        let applier = CountApplier {
-            name: name.to_string(),
-            ones,
-            axis,
-        };
+        let applier = CountApplier { ones, axis };
         if let Ok(r) = Rewrite::new(name, pattern, applier) {
             out.push(r);
         }
@@ -56,7 +52,6 @@ pub fn rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
 /// The applier: checks the summed class and writes the count.
 #[derive(Clone, Debug)]
 struct CountApplier {
-    name: String,
     ones: Var,
     /// A sum over axis 0 (else over all axes).
     axis: bool,
@@ -132,18 +127,7 @@ impl Applier<TNode, TensorAnalysis> for CountApplier {
         let count = count.unwrap_or_else(|| egraph.add(TNode::lit(Scalar::I64(1))));
         let f64_leaf = egraph.add(TNode::leaf(Head::DType(DType::F64)));
         let new = op(egraph, OpKind::Cast, vec![f64_leaf, count]);
-        if egraph.find(new) == egraph.find(eclass) {
-            return Vec::new();
-        }
-        if !union_allowed(&egraph[new].data, &egraph[eclass].data) {
-            *egraph
-                .analysis
-                .refused
-                .entry(self.name.clone())
-                .or_insert(0) += 1;
-            return Vec::new();
-        }
-        if egraph.union_trusted(eclass, new, rule_name) {
+        if union_checked(egraph, rule_name, eclass, new) {
             vec![eclass]
         } else {
             Vec::new()

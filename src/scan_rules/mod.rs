@@ -68,7 +68,6 @@ pub mod vectorize;
 
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, OpKind, TNode};
-use crate::egraph::union::union_allowed;
 use crate::lang::Scalar;
 use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
 
@@ -234,18 +233,7 @@ impl Searcher<TNode, TensorAnalysis> for ScanClasses {
     }
 }
 
-/// Unions `old` with `new` when their kinds and constants agree (counting a refusal for
-/// `rule` otherwise); true if the e-graph changed.
-pub fn union_checked(egraph: &mut EGraph, rule: Symbol, old: Id, new: Id) -> bool {
-    if egraph.find(old) == egraph.find(new) {
-        return false;
-    }
-    if !union_allowed(&egraph[new].data, &egraph[old].data) {
-        *egraph.analysis.refused.entry(rule.to_string()).or_insert(0) += 1;
-        return false;
-    }
-    egraph.union_trusted(old, new, rule)
-}
+pub use crate::egraph::union::union_checked;
 
 /// Every `(proj k S)` node of `class`: the output index and the scan class.
 pub fn projs_in(egraph: &EGraph, class: Id) -> Vec<(usize, Id)> {
