@@ -455,6 +455,17 @@ pub fn saturate_watched(
     })
 }
 
+/// True once the saturation guard has stopped rule applications (a node
+/// or time limit reached): every applier asks before doing any work.
+pub fn applications_stopped(egraph: &mut super::analysis::EGraph) -> bool {
+    let size = egraph.total_size();
+    egraph
+        .analysis
+        .guard
+        .as_mut()
+        .is_some_and(|guard| guard.exhausted(size))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -436,11 +436,8 @@ impl Applier<TNode, TensorAnalysis> for TypedApplier {
         searcher_ast: Option<&PatternAst<TNode>>,
         rule_name: Symbol,
     ) -> Vec<Id> {
-        let size = egraph.total_size();
-        if let Some(guard) = egraph.analysis.guard.as_mut() {
-            if guard.exhausted(size) {
-                return Vec::new();
-            }
+        if crate::egraph::runner::applications_stopped(egraph) {
+            return Vec::new();
         }
         // A class holding a constant already has its literal form (the
         // cheapest there is): rewriting it only adds other spellings of

@@ -93,11 +93,8 @@ impl Applier<TNode, TensorAnalysis> for CountApplier {
         _searcher_ast: Option<&PatternAst<TNode>>,
         rule_name: Symbol,
     ) -> Vec<Id> {
-        let size = egraph.total_size();
-        if let Some(guard) = egraph.analysis.guard.as_mut() {
-            if guard.exhausted(size) {
-                return Vec::new();
-            }
+        if crate::egraph::runner::applications_stopped(egraph) {
+            return Vec::new();
         }
         let Some(&o) = subst.get(self.ones) else {
             return Vec::new();

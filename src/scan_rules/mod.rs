@@ -154,16 +154,7 @@ pub fn union_outputs(
     changed
 }
 
-/// True once the saturation guard has stopped rule applications (a node
-/// or time limit reached): every Scan rewrite asks before doing any work.
-pub fn applications_stopped(egraph: &mut EGraph) -> bool {
-    let size = egraph.total_size();
-    egraph
-        .analysis
-        .guard
-        .as_mut()
-        .is_some_and(|guard| guard.exhausted(size))
-}
+pub use crate::egraph::runner::applications_stopped;
 
 /// A rewrite; egg refuses one only when the applier needs pattern
 /// variables the searcher does not bind, and these bind none.
