@@ -124,13 +124,7 @@ fn accumulators_out(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<I
     let Some(mut spec) = NewScan::like(egraph, scan) else {
         return changed;
     };
-    spec.outputs[k] = NewOutput {
-        info: OutputInfo::Nitsot,
-        init: None,
-        step_type: f_ty.strong(),
-        body: vec![(0, f)],
-        keep: None,
-    };
+    spec.outputs[k] = NewOutput::mapped(f_ty.strong(), f);
     let source = spec.source_of(scan);
     let Some(new) = spec.build(egraph, &[source]) else {
         return changed;

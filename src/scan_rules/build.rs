@@ -44,6 +44,20 @@ pub struct NewOutput {
     pub keep: Option<usize>,
 }
 
+impl NewOutput {
+    /// A mapped output (`nitsot`, every step kept) of step type
+    /// `step_type` whose step value is class `value` of source body 0.
+    pub fn mapped(step_type: Type, value: Id) -> NewOutput {
+        NewOutput {
+            info: OutputInfo::Nitsot,
+            init: None,
+            step_type,
+            body: vec![(0, value)],
+            keep: None,
+        }
+    }
+}
+
 /// A scan to build. Provisional parameter numbers follow the layout of
 /// `fn`: every sequence tap, every state tap, every non-sequence.
 #[derive(Clone, Debug)]

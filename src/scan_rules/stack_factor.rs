@@ -104,13 +104,8 @@ fn stack_factor(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
     let Some(mut spec) = NewScan::like(egraph, scan) else {
         return changed;
     };
-    spec.outputs.push(NewOutput {
-        info: OutputInfo::Nitsot,
-        init: None,
-        step_type: step_type.strong(),
-        body: vec![(0, factor)],
-        keep: None,
-    });
+    spec.outputs
+        .push(NewOutput::mapped(step_type.strong(), factor));
     let source = spec.source_of(scan);
     let Some(new) = spec.build(egraph, &[source]) else {
         return changed;

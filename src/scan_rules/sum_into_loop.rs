@@ -323,13 +323,7 @@ fn sum_in_loop(egraph: &mut EGraph, f: &ScanNode, j: usize, e: Id) -> Option<(Id
         });
     }
     let n = spec.outputs.len();
-    spec.outputs.push(NewOutput {
-        info: OutputInfo::Nitsot,
-        init: None,
-        step_type: sum_type,
-        body: vec![(0, step_sum)],
-        keep: None,
-    });
+    spec.outputs.push(NewOutput::mapped(sum_type, step_sum));
     let mut source = spec.source_of(f);
     for (leaf, at) in &lifter.placeholders {
         source
