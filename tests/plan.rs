@@ -362,6 +362,57 @@ fn run_case(c: &Case) -> Result<(), String> {
             check_outputs(&format!("{mode}, {what}"), got, &want)?;
         }
     }
+    step_tape_agrees(p, &given, &[&all, &all2])
+}
+
+/// The step tape gives the same bits, or the same error, as the plan with
+/// it off, on both sets of inputs (twice each: the second call reuses the
+/// compiled tape and its arena).
+fn step_tape_agrees(p: &Program, given: &Dims, inputs: &[&[Value]]) -> Result<(), String> {
+    let n_in = p.n_inputs();
+    let located = |e: eqscan::exec::ExecError| e.located("prog");
+    let off = PlanOptions {
+        step_tape: false,
+        ..PlanOptions::default()
+    };
+    let mut with = Compiled::new(p, given).map_err(located)?;
+    let mut without = Compiled::with_options(p, given, off).map_err(located)?;
+    for (round, all) in inputs.iter().chain(inputs).enumerate() {
+        let refs: Vec<&Value> = all[..n_in].iter().collect();
+        let call = |f: &mut Compiled| {
+            set_state(f, p, all);
+            f.call(&refs)
+                .map(|o| o.to_values())
+                .map(|mut o| {
+                    o.extend(state(f, p));
+                    o
+                })
+                .map_err(located)
+        };
+        match (call(&mut with), call(&mut without)) {
+            (Ok(a), Ok(b)) => {
+                for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+                    if x.shape() != y.shape() || !same_bits(x, y) {
+                        return Err(format!(
+                            "step tape, call {round}: output {k} differs from the plan's without it"
+                        ));
+                    }
+                }
+            }
+            (Err(a), Err(b)) if a == b => {}
+            (a, b) => {
+                return Err(format!(
+                    "step tape, call {round}: {:?} with it, {:?} without",
+                    a.map(|v| v.len()),
+                    b.map(|v| v.len())
+                ))
+            }
+        }
+    }
+    if std::env::var_os("EQSCAN_TAPE_REPORT").is_some() {
+        let (on, all) = with.loops_on_tape();
+        eprintln!("step tape: {on} of {all} loops");
+    }
     Ok(())
 }
 

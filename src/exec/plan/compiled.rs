@@ -250,6 +250,14 @@ impl Compiled {
         self.meter.peak()
     }
 
+    /// How the loops of the last call by reference ran: the number of
+    /// loop runtimes whose body has a step tape (their steps after the
+    /// first ran on it), and the number of loop runtimes in all (nested
+    /// loops counted once each).
+    pub fn loops_on_tape(&self) -> (usize, usize) {
+        self.by_ref.rt.loops_on_tape()
+    }
+
     /// The bytes the executor's storage holds between calls.
     pub fn held_bytes(&self) -> usize {
         self.meter.live()

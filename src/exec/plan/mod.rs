@@ -8,7 +8,9 @@
 //! elementwise ops as one blocked loop; [`view`] locates values that live
 //! in another value's storage; [`kernels`] computes into a slot's storage
 //! without allocating; [`runtime`] runs a plan's nodes; [`scan`] runs loops
-//! with output buffers filled row by row; [`compiled`] is the library API
+//! with output buffers filled row by row; [`step`] compiles a loop body
+//! for its shapes into straight-line instructions that run a step without
+//! the plan's per-node dispatch; [`compiled`] is the library API
 //! with its memory rules. The interpreter of [`crate::exec::run`] stays the
 //! reference semantics: the plan must agree with it on every result and
 //! every error. Must not: rewrite programs.
@@ -20,6 +22,7 @@ pub mod kernels;
 pub mod runtime;
 pub mod scan;
 pub mod schedule;
+pub(crate) mod step;
 pub mod view;
 
 pub use compiled::{Compiled, Outputs};

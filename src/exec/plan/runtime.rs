@@ -175,6 +175,16 @@ impl GraphRt {
         Ok(())
     }
 
+    /// The loop runtimes in this graph and the loops inside them: how many
+    /// have a step tape, and how many there are.
+    pub fn loops_on_tape(&self) -> (usize, usize) {
+        self.scans
+            .iter()
+            .flatten()
+            .map(|s| s.loops_on_tape())
+            .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
+    }
+
     /// A view of node `i`'s value in this run.
     pub fn view<'s>(&'s self, i: usize, params: &'s dyn Params) -> Option<ValView<'s>> {
         let loc = self.locs.get(i)?;

@@ -23,6 +23,7 @@
 
 use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
+use super::step::{compile, ParamAt, ParamShape, Sources, StepTape, Store};
 use super::view::{copy_into, with_view, ValView, ViewElem};
 use crate::exec::budget::Allocation;
 use crate::exec::error::{ExecError, LoopError};
@@ -121,6 +122,39 @@ pub struct ScanRt {
     invariants: Vec<Option<Value>>,
     /// The bytes the copies of this call hold (on the meter).
     invariants_held: usize,
+    /// The body's step tape.
+    step: TapeRt,
+}
+
+/// A loop's step tape, kept across calls.
+#[derive(Debug, Default)]
+struct TapeRt {
+    /// The body compiled for the shapes of the last call that tried
+    /// (`None` inside: it does not compile), with what it was made for.
+    tape: Option<(TapeKey, Option<StepTape>)>,
+    /// Where each body parameter is on the current step.
+    at: Vec<ParamAt>,
+    /// The bytes the tape's arena holds during a call (on the meter).
+    held: usize,
+}
+
+impl ScanRt {
+    /// This loop and the loops in its body: how many have a step tape,
+    /// and how many there are.
+    pub fn loops_on_tape(&self) -> (usize, usize) {
+        let own = matches!(self.step.tape, Some((_, Some(_)))) as usize;
+        let (a, b) = self.body.loops_on_tape();
+        (own + a, 1 + b)
+    }
+}
+
+/// What a step tape was compiled for: the size generation, what it knew
+/// of each body parameter and the shape of each body result.
+#[derive(Clone, Debug, PartialEq)]
+struct TapeKey {
+    gen: u64,
+    params: Vec<ParamShape>,
+    results: Vec<Vec<usize>>,
 }
 
 impl ScanRt {
@@ -130,6 +164,7 @@ impl ScanRt {
             scratch: (0..n_out).map(|_| None).collect(),
             invariants: plan.product_only.iter().map(|_| None).collect(),
             invariants_held: 0,
+            step: TapeRt::default(),
         }
     }
 }
@@ -279,6 +314,7 @@ pub fn exec(
     // The invariants' copies are released from the meter's account (their
     // storage stays for the next call).
     meter.resize(&mut srt.invariants_held, 0);
+    meter.resize(&mut srt.step.held, 0);
     for (&s, b) in slots.iter().zip(bufs) {
         let bytes = b.as_ref().map_or(0, |v| v.len_bytes());
         let slot = &mut rt.slots[s];
@@ -387,6 +423,21 @@ fn run_loop(
     }
     let mut param_rooted = vec![false; out_nodes.len()];
     for t in 0..frame.steps() {
+        // After the first step (which sized the buffers and checked every
+        // shape), the rest on the step tape when the body compiles to one.
+        if t == 1 && plan.options.step_tape {
+            let data = LoopData {
+                seqs: &seqs,
+                inits: &inits,
+                non_seqs: &non_seqs,
+            };
+            if let Some((tape, at)) = ready_tape(&mut srt.step, sp, scan, &data, bufs, env, meter) {
+                let slices = data.slices();
+                run_on_tape(tape, at, sp, &frame, &slices, bufs, 1)
+                    .ok_or_else(|| internal(plan, i, "the step tape disagrees with its loop"))?;
+                break;
+            }
+        }
         {
             let step = StepParams {
                 t,
@@ -479,6 +530,177 @@ fn run_loop(
         shape_buffer(&mut bufs[k], out_ty.dtype, 0, &step).map_err(&fail)?;
     }
     Ok(())
+}
+
+/// A loop's argument views during one call.
+struct LoopData<'s, 'v> {
+    seqs: &'s [ValView<'v>],
+    inits: &'s [ValView<'v>],
+    non_seqs: &'s [ValView<'v>],
+}
+
+/// Each argument view's data when it is contiguous `f64`.
+struct LoopSlices<'a> {
+    seqs: Vec<Option<&'a [f64]>>,
+    inits: Vec<Option<&'a [f64]>>,
+    non_seqs: Vec<Option<&'a [f64]>>,
+}
+
+impl<'s> LoopData<'s, '_> {
+    fn slices(&self) -> LoopSlices<'s> {
+        fn of<'a>(views: &'a [ValView<'_>]) -> Vec<Option<&'a [f64]>> {
+            views
+                .iter()
+                .map(|v| match v {
+                    ValView::F64(a) => a.as_slice(),
+                    _ => None,
+                })
+                .collect()
+        }
+        LoopSlices {
+            seqs: of(self.seqs),
+            inits: of(self.inits),
+            non_seqs: of(self.non_seqs),
+        }
+    }
+}
+
+/// What the tape may know of body parameter `p`: its shape when every
+/// store it is read from on steps after the first is contiguous `f64`.
+fn param_shape(
+    p: &BodyParam,
+    scan: &Scan,
+    data: &LoopData<'_, '_>,
+    bufs: &[Option<Value>],
+) -> ParamShape {
+    let contiguous = |v: &ValView<'_>| match v {
+        ValView::F64(a) => a.is_standard_layout(),
+        _ => false,
+    };
+    match *p {
+        BodyParam::Sequence { seq, .. } => {
+            let v = data.seqs.get(seq)?;
+            contiguous(v).then(|| v.shape().get(1..).map(<[usize]>::to_vec))?
+        }
+        BodyParam::State { out, .. } => {
+            let Some(Value::F64(b)) = bufs.get(out)?.as_ref() else {
+                return None;
+            };
+            let init_ok = match scan.sig.init_index().get(out).copied().flatten() {
+                Some(i) => contiguous(data.inits.get(i)?),
+                None => true,
+            };
+            (init_ok && b.is_standard_layout())
+                .then(|| b.shape().get(1..).map(<[usize]>::to_vec))?
+        }
+        BodyParam::NonSequence(j) => {
+            let v = data.non_seqs.get(j)?;
+            contiguous(v).then(|| v.shape().to_vec())
+        }
+    }
+}
+
+/// The loop's step tape for this call's shapes, compiled when they are
+/// new; `None` when the body does not compile to one (the plan runs every
+/// step then).
+fn ready_tape<'r>(
+    rt: &'r mut TapeRt,
+    sp: &ScanPlan,
+    scan: &Scan,
+    data: &LoopData<'_, '_>,
+    bufs: &[Option<Value>],
+    env: Env<'_>,
+    meter: &mut Meter,
+) -> Option<(&'r mut StepTape, &'r mut [ParamAt])> {
+    let mut results = Vec::with_capacity(sp.results.len());
+    for r in &sp.results {
+        match bufs.get(r.out)?.as_ref()? {
+            Value::F64(b) if b.is_standard_layout() => results.push(b.shape().get(1..)?.to_vec()),
+            _ => return None,
+        }
+    }
+    let key = TapeKey {
+        gen: env.gen,
+        params: sp
+            .params
+            .iter()
+            .map(|p| param_shape(p, scan, data, bufs))
+            .collect(),
+        results,
+    };
+    if rt.tape.as_ref().is_none_or(|(k, _)| *k != key) {
+        let tape = compile(&sp.body, &key.params, env.dims, &key.results);
+        rt.tape = Some((key, tape));
+    }
+    let tape = rt.tape.as_mut()?.1.as_mut()?;
+    meter.resize(&mut rt.held, tape.arena_bytes());
+    rt.at.clear();
+    rt.at.resize(
+        sp.params.len(),
+        ParamAt {
+            store: Store::Unused,
+            base: 0,
+        },
+    );
+    Some((tape, &mut rt.at))
+}
+
+/// Where body parameter `p` (of `size` elements) is on step `t`.
+fn place(p: &BodyParam, frame: &LoopFrame, t: usize, size: usize) -> Option<ParamAt> {
+    let (store, row) = match *p {
+        BodyParam::Sequence { seq, tap } => (Store::Seq(seq), frame.seq_row(seq, tap, t)?),
+        BodyParam::State { out, tap } => match frame.state_read(out, tap, t)? {
+            StateRead::Written(r) => (Store::Buf(out), r),
+            StateRead::Init(i) => (Store::Init(i), 0),
+            StateRead::InitRow(i, r) => (Store::Init(i), r),
+        },
+        BodyParam::NonSequence(j) => (Store::NonSeq(j), 0),
+    };
+    Some(ParamAt {
+        store,
+        base: row.checked_mul(size)?,
+    })
+}
+
+/// Runs steps `from..` of the loop on `tape`, each step's results written
+/// into their rows. `None` only when the tape and the loop disagree (an
+/// internal error).
+fn run_on_tape(
+    tape: &mut StepTape,
+    at: &mut [ParamAt],
+    sp: &ScanPlan,
+    frame: &LoopFrame,
+    data: &LoopSlices<'_>,
+    bufs: &mut [Option<Value>],
+    from: usize,
+) -> Option<()> {
+    for t in from..frame.steps() {
+        for (k, p) in sp.params.iter().enumerate() {
+            let size = tape.param_size(k);
+            if size > 0 {
+                *at.get_mut(k)? = place(p, frame, t, size)?;
+            }
+        }
+        let sources = Sources {
+            seqs: &data.seqs,
+            inits: &data.inits,
+            non_seqs: &data.non_seqs,
+            bufs,
+        };
+        tape.run(at, &sources)?;
+        for (j, result) in sp.results.iter().enumerate() {
+            let row = tape.result(j)?;
+            let r = frame.result_row(*result, t)?;
+            let Some(Value::F64(b)) = bufs.get_mut(result.out)?.as_mut() else {
+                return None;
+            };
+            let len = row.len();
+            b.as_slice_mut()?
+                .get_mut(r.checked_mul(len)?..(r + 1).checked_mul(len)?)?
+                .copy_from_slice(row);
+        }
+    }
+    Some(())
 }
 
 #[cfg(test)]

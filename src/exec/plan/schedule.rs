@@ -39,6 +39,10 @@ pub struct PlanOptions {
     /// as one blocked loop ([`super::fusion`]). Off, every node runs on
     /// its own.
     pub fuse: bool,
+    /// Run loop bodies that compile to a step tape (`plan::step`) on it
+    /// after their first step. Off, every step runs on the plan (the
+    /// reference for the step-tape differential tests).
+    pub step_tape: bool,
 }
 
 impl Default for PlanOptions {
@@ -47,6 +51,7 @@ impl Default for PlanOptions {
             inplace: true,
             owned_inputs: false,
             fuse: true,
+            step_tape: true,
         }
     }
 }

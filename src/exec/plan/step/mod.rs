@@ -1,0 +1,232 @@
+//! A loop body compiled for its shapes: straight-line instructions over
+//! one preallocated arena of `f64`, run once per step without the plan's
+//! per-node dispatch, views or shape checks.
+//!
+//! Owns: [`StepTape`] — the instructions of one loop body for one set of
+//! parameter shapes ([`compile`]), the arena its values live in, and
+//! running a step ([`StepTape::run`]) and writing its results into the
+//! loop's output rows ([`StepTape::commit`]). The loop itself
+//! (`plan::scan`) runs the first step through the plan, which sizes the
+//! buffers and checks every shape and budget, then hands the remaining
+//! steps to the tape when the body compiles to one.
+//!
+//! What compiles: bodies whose values are all `f64` (integer literals and
+//! sizes may appear as operands and static indices), made of elementwise
+//! unary and binary ops, reductions, `dot`/`matmul` of vectors and
+//! matrices, and the layout ops (`reshape`, `expand_dims`, `squeeze`,
+//! `transpose`, static `index`, `slice`, `stack`, `concat` along axis 0,
+//! `cast` to `f64`). None of them can fail once the shapes are fixed, so
+//! a step on the tape never fails; anything else (nested loops, integer or
+//! boolean values, indices read from data) leaves the loop on the plan.
+//!
+//! Bits: each instruction calls the element functions and kernels the
+//! plan calls — `Float::unary`/`unary_slice`, `Arith`, NumPy's pairwise
+//! sum, the canonical matrix-vector kernels, `general_mat_mul` — in the
+//! plan's order, so a loop gives the same bits on the tape and off it
+//! (`tests/plan.rs` runs every case both ways).
+//!
+//! Storage: every value has its own region of the arena, allocated in
+//! schedule order, so an instruction's operands always lie below its
+//! destination and the arena splits into a read part and a write part
+//! without `unsafe`. Views whose data is contiguous (reshapes, static
+//! indices, unit-step slices) share their argument's region or read the
+//! parameter in place; the loop's parameters are read where they are (a
+//! row of a sequence, a row of an output buffer, an init, a
+//! non-sequence), never copied in. Must not: allocate while a step runs,
+//! or fail a step the plan would have run.
+
+mod compile;
+mod run;
+
+pub(crate) use compile::{compile, ParamShape};
+pub(crate) use run::{ParamAt, Sources, Store};
+
+use crate::lang::{BinaryOp, ReduceOp, UnaryOp};
+
+/// Where a value of the step lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Loc {
+    /// At this offset of the arena.
+    Arena(usize),
+    /// In body parameter `.0`, from element `.1` on.
+    Param(usize, usize),
+}
+
+/// How a binary operand covers the result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cover {
+    /// Every element, in order.
+    Full,
+    /// One element, for all.
+    Scalar,
+    /// A block of `period` elements that repeats (a row added to every
+    /// row of a matrix).
+    Repeat,
+}
+
+/// One operand of a binary instruction.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Operand {
+    /// Where it is.
+    pub loc: Loc,
+    /// How it covers the result.
+    pub cover: Cover,
+}
+
+/// One instruction; every destination is a region of the arena.
+#[derive(Clone, Debug)]
+pub(crate) enum Instr {
+    /// `dst[..len] = src[..len]`.
+    Copy { src: Loc, dst: usize, len: usize },
+    /// `dst[i] = src[index[i]]`: transposes, broadcasts, strided slices.
+    Gather {
+        src: Loc,
+        src_len: usize,
+        dst: usize,
+        index: Box<[usize]>,
+    },
+    /// `dst = op(src)` on one element.
+    Unary1 { op: UnaryOp, src: Loc, dst: usize },
+    /// `dst[i] = op(src[i])`.
+    Unary {
+        op: UnaryOp,
+        src: Loc,
+        dst: usize,
+        len: usize,
+    },
+    /// `dst = op(a, b)` on one element each.
+    Binary1 {
+        op: BinaryOp,
+        a: Loc,
+        b: Loc,
+        dst: usize,
+    },
+    /// `dst[i] = op(a[i], b[i])` with each operand's cover; `period` is
+    /// the length of a repeating operand's block (`len` when none).
+    Binary {
+        op: BinaryOp,
+        a: Operand,
+        b: Operand,
+        dst: usize,
+        len: usize,
+        period: usize,
+    },
+    /// A reduction of `src`, read as `[outer, extent, inner]`, over the
+    /// middle axis into `[outer, inner]` (a mean divides by `extent`).
+    Reduce {
+        op: ReduceOp,
+        src: Loc,
+        dst: usize,
+        outer: usize,
+        extent: usize,
+        inner: usize,
+    },
+    /// `dst = A · x` for a row-major `(rows, cols)` `A`, or with
+    /// `transposed`, `dst = Bᵀ · x` for a row-major `(cols, rows)` `B`
+    /// (`x · B`, as the plan computes it).
+    Gemv {
+        a: Loc,
+        rows: usize,
+        cols: usize,
+        x: Loc,
+        dst: usize,
+        transposed: bool,
+    },
+    /// `dst = a · b` of two vectors.
+    Inner {
+        a: Loc,
+        b: Loc,
+        len: usize,
+        dst: usize,
+    },
+    /// `dst = A · B` for row-major `(m, k)` and `(k, n)` matrices.
+    Gemm {
+        a: Loc,
+        b: Loc,
+        m: usize,
+        k: usize,
+        n: usize,
+        dst: usize,
+    },
+}
+
+/// A loop body compiled for one set of parameter shapes.
+#[derive(Clone, Debug)]
+pub(crate) struct StepTape {
+    /// The instructions, in schedule order.
+    instrs: Vec<Instr>,
+    /// The arena: constants (written once, when the tape is made) and
+    /// every computed value.
+    arena: Vec<f64>,
+    /// Per body result: its region of the arena and its length.
+    results: Vec<(usize, usize)>,
+    /// Per body parameter: its number of elements (one row of a sequence,
+    /// of a state; a whole non-sequence), 0 when the tape does not read it.
+    param_sizes: Vec<usize>,
+}
+
+impl StepTape {
+    /// The bytes the arena holds.
+    pub(crate) fn arena_bytes(&self) -> usize {
+        self.arena.len() * std::mem::size_of::<f64>()
+    }
+
+    /// The number of elements of body parameter `k` (0 when the tape does
+    /// not read it): a row's length, to place the row in its buffer.
+    pub(crate) fn param_size(&self, k: usize) -> usize {
+        self.param_sizes.get(k).copied().unwrap_or(0)
+    }
+
+    /// True when every operand read from the arena lies below its
+    /// instruction's destination (what lets a step split the arena into
+    /// a read part and a write part).
+    fn operands_below_destinations(&self) -> bool {
+        let below = |loc: Loc, len: usize, dst: usize| match loc {
+            Loc::Arena(o) => o + len <= dst,
+            Loc::Param(..) => true,
+        };
+        self.instrs.iter().all(|ins| match *ins {
+            Instr::Copy { src, dst, len } | Instr::Unary { src, dst, len, .. } => {
+                below(src, len, dst)
+            }
+            Instr::Gather {
+                src, src_len, dst, ..
+            } => below(src, src_len, dst),
+            Instr::Unary1 { src, dst, .. } => below(src, 1, dst),
+            Instr::Binary1 { a, b, dst, .. } => below(a, 1, dst) && below(b, 1, dst),
+            Instr::Binary {
+                a,
+                b,
+                dst,
+                len,
+                period,
+                ..
+            } => {
+                let span = |o: Operand| match o.cover {
+                    Cover::Full => len,
+                    Cover::Scalar => 1,
+                    Cover::Repeat => period,
+                };
+                below(a.loc, span(a), dst) && below(b.loc, span(b), dst)
+            }
+            Instr::Reduce {
+                src,
+                dst,
+                outer,
+                extent,
+                inner,
+                ..
+            } => below(src, outer * extent * inner, dst),
+            Instr::Gemv {
+                a,
+                rows,
+                cols,
+                x,
+                dst,
+                ..
+            } => below(a, rows * cols, dst) && below(x, cols, dst),
+            Instr::Inner { a, b, len, dst } => below(a, len, dst) && below(b, len, dst),
+            Instr::Gemm { a, b, m, k, n, dst } => below(a, m * k, dst) && below(b, k * n, dst),
+        })
+    }
+}

@@ -1,0 +1,324 @@
+//! Running a [`StepTape`]: one step's instructions over the arena and the
+//! loop's data, then its results into the loop's rows.
+//!
+//! Owns: where each body parameter is on a step ([`ParamAt`], placed by
+//! the loop), the loop's data as the tape reads it ([`Sources`]) and the
+//! execution of each instruction with the plan's element functions and
+//! kernels. Must not: allocate, or compute anything in another order than
+//! the plan does.
+
+use super::{Cover, Instr, Loc, Operand, StepTape};
+use crate::exec::ops::elementwise::{Arith, Float};
+use crate::exec::ops::matvec;
+use crate::exec::ops::reduce::pairwise_sum;
+use crate::exec::value::Value;
+use crate::lang::{BinaryOp, ReduceOp};
+use ndarray::linalg::general_mat_mul;
+use ndarray::{ArrayView1, ArrayView2, ArrayViewMut1, ArrayViewMut2};
+
+/// Which of the loop's data a body parameter is read from on a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Store {
+    /// Sequence `j`.
+    Seq(usize),
+    /// The buffer of output `k` (a state's earlier step, a mitmot slot).
+    Buf(usize),
+    /// Init `i`.
+    Init(usize),
+    /// Non-sequence `j`.
+    NonSeq(usize),
+    /// Not read by the tape.
+    Unused,
+}
+
+/// Where a body parameter is on a step: its store and the element its
+/// data starts at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ParamAt {
+    /// The store.
+    pub store: Store,
+    /// The first element.
+    pub base: usize,
+}
+
+/// The loop's data during one call, as contiguous `f64` slices (`None`
+/// where a value is not one; the tape never reads those).
+pub(crate) struct Sources<'a> {
+    /// Per sequence, its whole data.
+    pub seqs: &'a [Option<&'a [f64]>],
+    /// Per init.
+    pub inits: &'a [Option<&'a [f64]>],
+    /// Per non-sequence.
+    pub non_seqs: &'a [Option<&'a [f64]>],
+    /// The output buffers (rows written by earlier steps).
+    pub bufs: &'a [Option<Value>],
+}
+
+/// One operand as an instruction reads it.
+#[derive(Clone, Copy)]
+enum Src<'a> {
+    Scalar(f64),
+    Slice(&'a [f64]),
+}
+
+impl Sources<'_> {
+    /// The data of body parameter at `at`, from its first element on.
+    fn param(&self, at: ParamAt) -> Option<&[f64]> {
+        let whole: &[f64] = match at.store {
+            Store::Seq(j) => (*self.seqs.get(j)?)?,
+            Store::Init(i) => (*self.inits.get(i)?)?,
+            Store::NonSeq(j) => (*self.non_seqs.get(j)?)?,
+            Store::Buf(k) => match self.bufs.get(k)?.as_ref()? {
+                Value::F64(a) => a.as_slice()?,
+                _ => return None,
+            },
+            Store::Unused => return None,
+        };
+        whole.get(at.base..)
+    }
+}
+
+/// `len` elements at `loc`: in `lo` (the arena below the destination) or
+/// in a parameter.
+fn read<'s>(
+    lo: &'s [f64],
+    src: &'s Sources<'s>,
+    at: &[ParamAt],
+    loc: Loc,
+    len: usize,
+) -> Option<&'s [f64]> {
+    match loc {
+        Loc::Arena(o) => lo.get(o..o.checked_add(len)?),
+        Loc::Param(k, o) => src.param(*at.get(k)?)?.get(o..o.checked_add(len)?),
+    }
+}
+
+/// One element at `loc` (anywhere in the arena, or in a parameter).
+fn read1(arena: &[f64], src: &Sources<'_>, at: &[ParamAt], loc: Loc) -> Option<f64> {
+    match loc {
+        Loc::Arena(o) => arena.get(o).copied(),
+        Loc::Param(k, o) => src.param(*at.get(k)?)?.get(o).copied(),
+    }
+}
+
+/// `out[i] = f(a[i], b[i])`, each operand a slice of `out`'s length or a
+/// scalar.
+#[inline(always)]
+fn zip_with(out: &mut [f64], a: Src<'_>, b: Src<'_>, f: impl Fn(f64, f64) -> f64) {
+    match (a, b) {
+        (Src::Slice(a), Src::Slice(b)) => out
+            .iter_mut()
+            .zip(a.iter().zip(b))
+            .for_each(|(o, (&x, &y))| *o = f(x, y)),
+        (Src::Slice(a), Src::Scalar(y)) => {
+            out.iter_mut().zip(a).for_each(|(o, &x)| *o = f(x, y));
+        }
+        (Src::Scalar(x), Src::Slice(b)) => {
+            out.iter_mut().zip(b).for_each(|(o, &y)| *o = f(x, y));
+        }
+        (Src::Scalar(x), Src::Scalar(y)) => out.fill(f(x, y)),
+    }
+}
+
+/// `op` on one element, as the plan's kernels compute it.
+#[inline(always)]
+fn binary1(op: BinaryOp, x: f64, y: f64) -> f64 {
+    match op {
+        BinaryOp::Add => x.add(y),
+        BinaryOp::Sub => x.sub(y),
+        BinaryOp::Mul => x.mul(y),
+        BinaryOp::Div => Float::div(x, y),
+        BinaryOp::Pow => x.pow(y),
+        BinaryOp::Maximum => Arith::maximum(x, y),
+        BinaryOp::Minimum => Arith::minimum(x, y),
+    }
+}
+
+/// `out = op(a, b)` over one block, dispatched once per block so each
+/// loop is a plain (vectorizable) loop of one operation.
+fn binary_block(op: BinaryOp, out: &mut [f64], a: Src<'_>, b: Src<'_>) {
+    match op {
+        BinaryOp::Add => zip_with(out, a, b, Arith::add),
+        BinaryOp::Sub => zip_with(out, a, b, Arith::sub),
+        BinaryOp::Mul => zip_with(out, a, b, Arith::mul),
+        BinaryOp::Div => zip_with(out, a, b, Float::div),
+        BinaryOp::Pow => zip_with(out, a, b, Arith::pow),
+        BinaryOp::Maximum => zip_with(out, a, b, Arith::maximum),
+        BinaryOp::Minimum => zip_with(out, a, b, Arith::minimum),
+    }
+}
+
+/// Block `c` (of `period` elements) of an operand whose data is `d`.
+fn block(o: Operand, d: &[f64], c: usize, period: usize) -> Option<Src<'_>> {
+    Some(match o.cover {
+        Cover::Scalar => Src::Scalar(*d.first()?),
+        Cover::Full => Src::Slice(d.get(c * period..(c + 1) * period)?),
+        Cover::Repeat => Src::Slice(d.get(..period)?),
+    })
+}
+
+/// The reduction `op` of `x`, read as `[outer, extent, inner]`, over its
+/// middle axis into `out` (`[outer, inner]`), in the reference kernel's
+/// order: a sum over a last axis (or all axes) is NumPy's pairwise sum,
+/// over another axis the slices added in order to zero; a product folds
+/// from one; max and min start from the first slice.
+fn reduce(op: ReduceOp, x: &[f64], out: &mut [f64], extent: usize, inner: usize) -> Option<()> {
+    let block = extent * inner;
+    for (o, dst) in out.chunks_exact_mut(inner.max(1)).enumerate() {
+        let src = x.get(o * block..(o + 1) * block)?;
+        match op {
+            ReduceOp::Sum | ReduceOp::Mean if inner == 1 => dst[0] = pairwise_sum(src),
+            ReduceOp::Sum | ReduceOp::Mean => {
+                dst.fill(0.0);
+                for row in src.chunks_exact(inner) {
+                    dst.iter_mut().zip(row).for_each(|(d, &v)| *d = d.add(v));
+                }
+            }
+            ReduceOp::Prod => {
+                dst.fill(1.0);
+                for row in src.chunks_exact(inner) {
+                    dst.iter_mut().zip(row).for_each(|(d, &v)| *d = d.mul(v));
+                }
+            }
+            ReduceOp::Max | ReduceOp::Min => {
+                let (first, rest) = src.split_at_checked(inner)?;
+                dst.copy_from_slice(first);
+                let max = op == ReduceOp::Max;
+                for row in rest.chunks_exact(inner) {
+                    dst.iter_mut().zip(row).for_each(|(d, &v)| {
+                        *d = if max {
+                            Arith::maximum(*d, v)
+                        } else {
+                            Arith::minimum(*d, v)
+                        }
+                    });
+                }
+            }
+        }
+        if op == ReduceOp::Mean {
+            let count = extent as f64;
+            dst.iter_mut().for_each(|d| *d = Float::div(*d, count));
+        }
+    }
+    Some(())
+}
+
+impl StepTape {
+    /// Runs one step: parameter `k` of the body is at `at[k]` in `src`.
+    /// `None` only if the tape and the loop disagree about the data (an
+    /// internal error: nothing a program can cause).
+    pub(crate) fn run(&mut self, at: &[ParamAt], src: &Sources<'_>) -> Option<()> {
+        for ins in &self.instrs {
+            match *ins {
+                Instr::Unary1 { op, src: s, dst } => {
+                    let x = read1(&self.arena, src, at, s)?;
+                    *self.arena.get_mut(dst)? = x.unary(op);
+                }
+                Instr::Binary1 { op, a, b, dst } => {
+                    let x = read1(&self.arena, src, at, a)?;
+                    let y = read1(&self.arena, src, at, b)?;
+                    *self.arena.get_mut(dst)? = binary1(op, x, y);
+                }
+                Instr::Copy { src: s, dst, len } => {
+                    let (lo, hi) = self.arena.split_at_mut(dst);
+                    hi.get_mut(..len)?
+                        .copy_from_slice(read(lo, src, at, s, len)?);
+                }
+                Instr::Gather {
+                    src: s,
+                    src_len,
+                    dst,
+                    ref index,
+                } => {
+                    let (lo, hi) = self.arena.split_at_mut(dst);
+                    let x = read(lo, src, at, s, src_len)?;
+                    for (o, &i) in hi.get_mut(..index.len())?.iter_mut().zip(index.iter()) {
+                        *o = *x.get(i)?;
+                    }
+                }
+                Instr::Unary {
+                    op,
+                    src: s,
+                    dst,
+                    len,
+                } => {
+                    let (lo, hi) = self.arena.split_at_mut(dst);
+                    <f64 as Float>::unary_slice(op, read(lo, src, at, s, len)?, hi.get_mut(..len)?);
+                }
+                Instr::Binary {
+                    op,
+                    a,
+                    b,
+                    dst,
+                    len,
+                    period,
+                } => {
+                    let (lo, hi) = self.arena.split_at_mut(dst);
+                    let span = |o: Operand| match o.cover {
+                        Cover::Full => len,
+                        Cover::Scalar => 1,
+                        Cover::Repeat => period,
+                    };
+                    let da = read(lo, src, at, a.loc, span(a))?;
+                    let db = read(lo, src, at, b.loc, span(b))?;
+                    let out = hi.get_mut(..len)?;
+                    for (c, o) in out.chunks_exact_mut(period.max(1)).enumerate() {
+                        binary_block(op, o, block(a, da, c, period)?, block(b, db, c, period)?);
+                    }
+                }
+                Instr::Reduce {
+                    op,
+                    src: s,
+                    dst,
+                    outer,
+                    extent,
+                    inner,
+                } => {
+                    let (lo, hi) = self.arena.split_at_mut(dst);
+                    let x = read(lo, src, at, s, outer * extent * inner)?;
+                    reduce(op, x, hi.get_mut(..outer * inner)?, extent, inner)?;
+                }
+                Instr::Gemv {
+                    a,
+                    rows,
+                    cols,
+                    x,
+                    dst,
+                    transposed,
+                } => {
+                    let (lo, hi) = self.arena.split_at_mut(dst);
+                    let da = read(lo, src, at, a, rows * cols)?;
+                    let xv = ArrayView1::from(read(lo, src, at, x, cols)?);
+                    let mut y = ArrayViewMut1::from(hi.get_mut(..rows)?);
+                    if transposed {
+                        let b = ArrayView2::from_shape((cols, rows), da).ok()?;
+                        matvec::gemv(&b.t(), &xv, &mut y);
+                    } else {
+                        let m = ArrayView2::from_shape((rows, cols), da).ok()?;
+                        matvec::gemv(&m, &xv, &mut y);
+                    }
+                }
+                Instr::Inner { a, b, len, dst } => {
+                    let (lo, hi) = self.arena.split_at_mut(dst);
+                    let x = ArrayView1::from(read(lo, src, at, a, len)?);
+                    let y = ArrayView1::from(read(lo, src, at, b, len)?);
+                    *hi.first_mut()? = matvec::inner(&x, &y);
+                }
+                Instr::Gemm { a, b, m, k, n, dst } => {
+                    let (lo, hi) = self.arena.split_at_mut(dst);
+                    let av = ArrayView2::from_shape((m, k), read(lo, src, at, a, m * k)?).ok()?;
+                    let bv = ArrayView2::from_shape((k, n), read(lo, src, at, b, k * n)?).ok()?;
+                    let mut c = ArrayViewMut2::from_shape((m, n), hi.get_mut(..m * n)?).ok()?;
+                    general_mat_mul(1.0, &av, &bv, 0.0, &mut c);
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// Body result `j` of the step that ran last.
+    pub(crate) fn result(&self, j: usize) -> Option<&[f64]> {
+        let &(off, len) = self.results.get(j)?;
+        self.arena.get(off..off + len)
+    }
+}
