@@ -107,6 +107,18 @@ fn init_shapes_of<'a>(sig: &LoopSig, k: usize, init_shapes: &[&'a [usize]]) -> O
     init_shapes.get(i).copied()
 }
 
+/// `i mod n` (`i` for `n = 0`), without a division when `i < n`: a loop
+/// that keeps every step never wraps, and its steps place their rows
+/// without one.
+#[inline]
+fn wrap(i: usize, n: usize) -> usize {
+    if i < n {
+        i
+    } else {
+        i % n.max(1)
+    }
+}
+
 /// Where a state tap reads on a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum StateRead {
@@ -261,7 +273,7 @@ impl LoopFrame {
         }
         let at = t as i64 + tap;
         if at >= 0 {
-            return Some(StateRead::Written(at as usize % self.rows(out).max(1)));
+            return Some(StateRead::Written(wrap(at as usize, self.rows(out))));
         }
         Some(match state.form {
             InitForm::Value => StateRead::Init(state.init),
@@ -295,7 +307,7 @@ impl LoopFrame {
 
     /// The row of output `k`'s buffer that step `t` writes.
     pub(crate) fn buffer_row(&self, k: usize, t: usize) -> usize {
-        t % self.rows(k).max(1)
+        wrap(t, self.rows(k))
     }
 
     /// The row that body result `result` of step `t` is written to, in

@@ -31,7 +31,7 @@ use crate::exec::loop_frame::{LoopFrame, StateRead};
 use crate::exec::value::{with_elem, Elem, Value};
 use crate::lang::program::{Graph, NodeId, Scan};
 use crate::lang::{BodyOutput, BodyParam, DType, Op};
-use ndarray::Axis;
+use ndarray::{Axis, Dimension};
 
 /// A compiled loop.
 #[derive(Clone, Debug)]
@@ -674,30 +674,85 @@ fn run_on_tape(
     bufs: &mut [Option<Value>],
     from: usize,
 ) -> Option<()> {
-    for t in from..frame.steps() {
-        for (k, p) in sp.params.iter().enumerate() {
-            let size = tape.param_size(k);
-            if size > 0 {
-                *at.get_mut(k)? = place(p, frame, t, size)?;
+    // The buffers' data as plain vectors for the steps (no layout to
+    // check per row), put back afterwards whatever happens. Only arrays
+    // that own exactly their elements, in order, are taken.
+    let mut shapes = Vec::with_capacity(bufs.len());
+    let mut data_of: Vec<Vec<f64>> = Vec::with_capacity(bufs.len());
+    for b in bufs.iter_mut() {
+        let plain = matches!(b, Some(Value::F64(a)) if a.is_standard_layout()
+            && a.as_slice_memory_order().is_some_and(|s| s.as_ptr() == a.as_ptr()));
+        match b.take() {
+            Some(Value::F64(a)) if plain => {
+                let dim = a.raw_dim();
+                let (v, off) = a.into_raw_vec_and_offset();
+                if off.unwrap_or(0) == 0 && v.len() == dim.size() {
+                    shapes.push(Some(dim));
+                    data_of.push(v);
+                } else {
+                    // Not one array's own elements after all: put back.
+                    *b = ndarray::ArrayD::from_shape_vec(dim, v).ok().map(Value::F64);
+                    shapes.push(None);
+                    data_of.push(Vec::new());
+                }
+            }
+            other => {
+                *b = other;
+                shapes.push(None);
+                data_of.push(Vec::new());
             }
         }
-        let sources = Sources {
-            seqs: &data.seqs,
-            inits: &data.inits,
-            non_seqs: &data.non_seqs,
-            bufs,
-        };
-        tape.run(at, &sources)?;
+    }
+    let whole = shapes.iter().all(Option::is_some);
+    let ran = whole.then(|| tape_steps(tape, at, sp, frame, data, &mut data_of, from));
+    let mut restored = true;
+    for ((b, dim), v) in bufs.iter_mut().zip(shapes).zip(data_of) {
+        if let Some(dim) = dim {
+            *b = ndarray::ArrayD::from_shape_vec(dim, v).ok().map(Value::F64);
+            restored &= b.is_some();
+        }
+    }
+    (restored && whole).then_some(())?;
+    ran.flatten()
+}
+
+/// Steps `from..` on the tape, over the buffers' data `bufs`.
+fn tape_steps(
+    tape: &mut StepTape,
+    at: &mut [ParamAt],
+    sp: &ScanPlan,
+    frame: &LoopFrame,
+    data: &LoopSlices<'_>,
+    bufs: &mut [Vec<f64>],
+    from: usize,
+) -> Option<()> {
+    for t in from..frame.steps() {
+        {
+            let sources = Sources {
+                seqs: &data.seqs,
+                inits: &data.inits,
+                non_seqs: &data.non_seqs,
+                bufs,
+            };
+            for (k, p) in sp.params.iter().enumerate() {
+                let size = tape.param_size(k);
+                if size > 0 {
+                    *at.get_mut(k)? = place(p, frame, t, size)?;
+                }
+            }
+            tape.run(at, &sources)?;
+        }
         for (j, result) in sp.results.iter().enumerate() {
             let row = tape.result(j)?;
             let r = frame.result_row(*result, t)?;
-            let Some(Value::F64(b)) = bufs.get_mut(result.out)?.as_mut() else {
-                return None;
-            };
             let len = row.len();
-            b.as_slice_mut()?
-                .get_mut(r.checked_mul(len)?..(r + 1).checked_mul(len)?)?
-                .copy_from_slice(row);
+            let dst = bufs
+                .get_mut(result.out)?
+                .get_mut(r.checked_mul(len)?..(r + 1).checked_mul(len)?)?;
+            match (dst, row) {
+                ([d], [v]) => *d = *v,
+                (d, v) => d.copy_from_slice(v),
+            }
         }
     }
     Some(())

@@ -11,8 +11,8 @@ use super::{Cover, Instr, Loc, Operand, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::matvec;
 use crate::exec::ops::reduce::pairwise_sum;
-use crate::exec::value::Value;
 use crate::lang::{BinaryOp, ReduceOp};
+use multiversion::multiversion;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView1, ArrayView2, ArrayViewMut1, ArrayViewMut2};
 
@@ -50,8 +50,8 @@ pub(crate) struct Sources<'a> {
     pub inits: &'a [Option<&'a [f64]>],
     /// Per non-sequence.
     pub non_seqs: &'a [Option<&'a [f64]>],
-    /// The output buffers (rows written by earlier steps).
-    pub bufs: &'a [Option<Value>],
+    /// The output buffers' data (rows written by earlier steps).
+    pub bufs: &'a [Vec<f64>],
 }
 
 /// One operand as an instruction reads it.
@@ -61,17 +61,15 @@ enum Src<'a> {
     Slice(&'a [f64]),
 }
 
-impl Sources<'_> {
-    /// The data of body parameter at `at`, from its first element on.
-    fn param(&self, at: ParamAt) -> Option<&[f64]> {
-        let whole: &[f64] = match at.store {
+impl<'a> Sources<'a> {
+    /// The data of the body parameter at `at`, from its first element on.
+    #[inline(always)]
+    fn param(&self, at: ParamAt) -> Option<&'a [f64]> {
+        let whole: &'a [f64] = match at.store {
+            Store::Buf(k) => self.bufs.get(k)?,
             Store::Seq(j) => (*self.seqs.get(j)?)?,
             Store::Init(i) => (*self.inits.get(i)?)?,
             Store::NonSeq(j) => (*self.non_seqs.get(j)?)?,
-            Store::Buf(k) => match self.bufs.get(k)?.as_ref()? {
-                Value::F64(a) => a.as_slice()?,
-                _ => return None,
-            },
             Store::Unused => return None,
         };
         whole.get(at.base..)
@@ -80,9 +78,10 @@ impl Sources<'_> {
 
 /// `len` elements at `loc`: in `lo` (the arena below the destination) or
 /// in a parameter.
+#[inline(always)]
 fn read<'s>(
     lo: &'s [f64],
-    src: &'s Sources<'s>,
+    src: &Sources<'s>,
     at: &[ParamAt],
     loc: Loc,
     len: usize,
@@ -94,6 +93,7 @@ fn read<'s>(
 }
 
 /// One element at `loc` (anywhere in the arena, or in a parameter).
+#[inline(always)]
 fn read1(arena: &[f64], src: &Sources<'_>, at: &[ParamAt], loc: Loc) -> Option<f64> {
     match loc {
         Loc::Arena(o) => arena.get(o).copied(),
@@ -136,6 +136,9 @@ fn binary1(op: BinaryOp, x: f64, y: f64) -> f64 {
 
 /// `out = op(a, b)` over one block, dispatched once per block so each
 /// loop is a plain (vectorizable) loop of one operation.
+// Compiled for AVX2 too, chosen at run time: the same operations, wider
+// (no fused multiply-add).
+#[multiversion(targets("x86_64+avx2"))]
 fn binary_block(op: BinaryOp, out: &mut [f64], a: Src<'_>, b: Src<'_>) {
     match op {
         BinaryOp::Add => zip_with(out, a, b, Arith::add),
@@ -204,9 +207,9 @@ fn reduce(op: ReduceOp, x: &[f64], out: &mut [f64], extent: usize, inner: usize)
 }
 
 impl StepTape {
-    /// Runs one step: parameter `k` of the body is at `at[k]` in `src`.
-    /// `None` only if the tape and the loop disagree about the data (an
-    /// internal error: nothing a program can cause).
+    /// Runs one step: body parameter `k` is at `at[k]` in `src`. `None`
+    /// only if the tape and the loop disagree about the data (an internal
+    /// error: nothing a program can cause).
     pub(crate) fn run(&mut self, at: &[ParamAt], src: &Sources<'_>) -> Option<()> {
         for ins in &self.instrs {
             match *ins {
