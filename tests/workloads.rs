@@ -370,10 +370,17 @@ fn every_workload_is_tested() {
         "output_push",
         "constants",
     ];
-    // The gradient workloads (`*_grad`) are tests/grad_workloads.rs's.
+    // The gradient workloads (`*_grad`) are tests/grad_workloads.rs's, the
+    // loop programs (fixtures in tests/fixtures/loops/) tests/loop_programs.rs's.
     let files: Vec<_> = common::sexp_files("benches/programs")
         .into_iter()
         .filter(|p| !common::stem(p).ends_with("_grad"))
+        .filter(|p| {
+            !root()
+                .join("tests/fixtures/loops")
+                .join(common::stem(p))
+                .is_dir()
+        })
         .collect();
     for p in &files {
         let s = common::stem(p);

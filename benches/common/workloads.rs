@@ -1,5 +1,6 @@
-//! The workload programs of `benches/programs/` (the eight forward ones
-//! and the three gradient ones, `*_grad`), shared by the benches
+//! The workload programs of `benches/programs/` (the eight forward ones,
+//! the three gradient ones, `*_grad`, and the four loop programs of
+//! issue 15: kalman, hmm_forward, gru, lstm), shared by the benches
 //! (`benches/optimize.rs`, `benches/execute.rs`): the files in name order,
 //! each program with its `grad`s expanded (what `eqscan run` and
 //! `optimize` work on), the medium sizes of each header's
@@ -71,12 +72,21 @@ pub fn medium_dims(text: &str, file: &str) -> BTreeMap<String, i64> {
         .collect()
 }
 
-/// Input scales of the data rule, from WORKLOADS.md (1 when not listed).
+/// Input scales of the data rule, from WORKLOADS.md and the loop programs'
+/// `; scale:` headers (1 when not listed).
 pub fn scales(name: &str) -> BTreeMap<String, f64> {
     let list: &[(&str, f64)] = match name {
         "invariant" => &[("A", 1.0 / 16.0)],
         "rnn" | "rnn_grad" => &[("W", 1.0 / 16.0), ("U", 1.0 / 16.0)],
         "output_push" => &[("W", 1.0 / 11.0), ("V", 1.0 / 11.0)],
+        // The loop programs' `; scale:` headers (tests/loop_programs.rs).
+        "kalman" => &[("y", 4.0)],
+        "hmm_forward" => &[
+            ("y", 4.0),
+            ("mu", 4.0),
+            ("pi_logits", 2.0),
+            ("A_logits", 2.0),
+        ],
         _ => &[],
     };
     list.iter().map(|(k, v)| (k.to_string(), *v)).collect()

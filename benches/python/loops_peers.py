@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""The four loop programs of issue 15 timed in eqscan and its peers.
+
+The programs are `benches/programs/{kalman,hmm_forward,gru,lstm}.sexp`
+(a Kalman filter with 2 states, the HMM forward algorithm in log space, a
+GRU layer, an LSTM layer with a mask). Each is timed here, at the medium
+sizes of its `(medium: ...)` header line on the data rule's inputs (scales
+from its `; scale:` header; `tests/loops_reference.py` makes them as
+eqscan's `--gen` does), in:
+
+- eqscan: `target/release/eqscan run benches/programs/NAME.sexp --gen
+  --dim K=V ... --scale K=S ... --repeat 20 --json`, optimized as `run`
+  does; the median of its 20 `execute_ms` (optimization not counted);
+- JAX: the step written with `jax.lax.scan` under `jax.jit` (float64);
+- PyTensor: the step written with `pytensor.scan`, compiled in the default
+  mode, and in `mode="NUMBA"`;
+- NumPy: the plain Python loop of `tests/loops_reference.py`.
+
+Every engine runs on one thread unless `--all-threads` is given: the
+script sets OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and MKL_NUM_THREADS
+(NumPy, PyTensor), MATMUL_NUM_THREADS (eqscan's matrixmultiply) to 1 and
+XLA_FLAGS to one intra-op thread (JAX) before anything is imported, unless
+the variable is already set. On a shared 2-core machine OpenBLAS's threads
+otherwise spin against the other users' builds: at load 7 the GRU's NumPy
+loop took 693 ms with two threads and 79 ms with one.
+
+The peers are timed as `../shared/bench/peers.py` times them: one warm-up
+call, then the median of 5 calls (`--reps`); each checks its outputs
+against the NumPy loop's (rtol = atol = 1e-8). Everything for one program
+runs back to back, so the figures of one line are from the same minute.
+Prints, per program, ms per call and µs per loop step of each.
+
+From the repository root, after `cargo build --release`:
+
+    /work/venv/bin/python benches/python/loops_peers.py            # all four
+    /work/venv/bin/python benches/python/loops_peers.py --only kalman --no-numba
+    taskset -c 0 /work/venv/bin/python benches/python/loops_peers.py   # one core
+
+The eqscan command of each program, as this script runs it:
+
+    target/release/eqscan run benches/programs/kalman.sexp --gen --dim T=20000 --scale y=4.0 --repeat 20 --json
+    target/release/eqscan run benches/programs/hmm_forward.sexp --gen --dim T=4000 --dim N=32 --scale y=4.0 --scale mu=4.0 --scale pi_logits=2.0 --scale A_logits=2.0 --repeat 20 --json
+    target/release/eqscan run benches/programs/gru.sexp --gen --dim T=50 --dim M=80 --dim N=128 --dim D=128 --repeat 20 --json
+    target/release/eqscan run benches/programs/lstm.sexp --gen --dim T=100 --dim M=64 --dim N=64 --dim D=64 --repeat 20 --json
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+
+if "--all-threads" not in sys.argv:
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "MATMUL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+
+import numpy as np  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import loops_reference as ref  # noqa: E402
+
+warnings.filterwarnings("ignore")
+NAMES = ["kalman", "hmm_forward", "gru", "lstm"]
+LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+def median_ms(fn, reps):
+    fn()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e3
+
+
+def agrees(got, want):
+    return len(got) == len(want) and all(
+        np.allclose(np.asarray(g), w, rtol=1e-8, atol=1e-8) for g, w in zip(got, want))
+
+
+# ------------------------------------------------------------------ eqscan
+def eqscan_command(name, dims, scales, repeat):
+    cmd = [os.path.join(ROOT, "target", "release", "eqscan"), "run",
+           os.path.join(ROOT, "benches", "programs", f"{name}.sexp"), "--gen"]
+    for k, v in dims.items():
+        cmd += ["--dim", f"{k}={v}"]
+    for k, v in scales.items():
+        cmd += ["--scale", f"{k}={v}"]
+    return cmd + ["--repeat", str(repeat), "--json"]
+
+
+def run_eqscan(name, dims, scales, want, repeat):
+    """(median execute ms, agrees): the outputs' sums against the NumPy loop's."""
+    res = subprocess.run(eqscan_command(name, dims, scales, repeat),
+                         capture_output=True, text=True, check=True)
+    report = json.loads(res.stdout)
+    sums = [o["sum"] for o in report["outputs"]]
+    ok = len(sums) == len(want) and all(
+        np.isclose(s, float(np.sum(w)), rtol=1e-8, atol=1e-8) for s, w in zip(sums, want))
+    return statistics.median(report["execute_ms"]), ok
+
+
+# --------------------------------------------------------------------- JAX
+def jax_fn(name):
+    import jax
+    import jax.numpy as jnp
+    scan = jax.lax.scan
+
+    def sigmoid(x):
+        return 1.0 / (1.0 + jnp.exp(-x))
+
+    if name == "kalman":
+        def f(y, x0, log_q, log_r):
+            F = jnp.array([[1.0, 1.0], [0.0, 1.0]])
+            H = jnp.array([1.0, 0.0])
+            I = jnp.eye(2)
+            Q = jnp.diag(jnp.exp(log_q))
+            R = jnp.exp(log_r)
+
+            def step(carry, y_t):
+                x, P = carry
+                x = F @ x
+                P = F @ P @ F.T + Q
+                v = y_t - H @ x
+                S = H @ P @ H + R
+                K = P @ H / S
+                x = x + K * v
+                P = (I - jnp.outer(K, H)) @ P
+                return (x, P), (x, -0.5 * (LOG_2PI + jnp.log(S) + v * v / S))
+            _, (X, ll) = scan(step, (x0, I), y)
+            return X, ll.sum()
+    elif name == "hmm_forward":
+        def f(y, mu, pi_logits, A_logits):
+            def log_softmax(z, axis):
+                m = z.max(axis=axis, keepdims=True)
+                return z - (m + jnp.log(jnp.exp(z - m).sum(axis=axis, keepdims=True)))
+            log_pi = log_softmax(pi_logits, 0)
+            log_A = log_softmax(A_logits, 1)
+            d = y[:, None] - mu[None, :]
+            log_b = -0.5 * (LOG_2PI + d * d)
+
+            def step(alpha, lb_t):
+                M = alpha[:, None] + log_A
+                m = M.max(axis=0)
+                alpha = lb_t + m + jnp.log(jnp.exp(M - m[None, :]).sum(axis=0))
+                return alpha, alpha
+            alpha0 = log_pi + log_b[0]
+            last, alphas = scan(step, alpha0, log_b[1:])
+            m = last.max()
+            return jnp.concatenate([alpha0[None], alphas]), m + jnp.log(jnp.exp(last - m).sum())
+    elif name == "gru":
+        def f(X, h0, Wz, Uz, bz, Wr, Ur, br, Wh, Uh, bh):
+            def step(h, x):
+                z = sigmoid(x @ Wz + h @ Uz + bz)
+                r = sigmoid(x @ Wr + h @ Ur + br)
+                cand = jnp.tanh(x @ Wh + (r * h) @ Uh + bh)
+                h = z * h + (1.0 - z) * cand
+                return h, h
+            return scan(step, h0, X)[1],
+    elif name == "lstm":
+        def f(X, mask, h0, c0, W, U, b):
+            def step(carry, xm):
+                h, c = carry
+                x, m = xm
+                pre = x @ W + h @ U + b[:, None, :]       # (4, M, N)
+                i, fg, o = sigmoid(pre[0]), sigmoid(pre[1]), sigmoid(pre[2])
+                g = jnp.tanh(pre[3])
+                c_new = fg * c + i * g
+                h_new = o * jnp.tanh(c_new)
+                m = m.astype(jnp.float64)[:, None]
+                h = m * h_new + (1.0 - m) * h
+                c = m * c_new + (1.0 - m) * c
+                return (h, c), h
+            return scan(step, (h0, c0), (X, mask))[1],
+    else:
+        raise KeyError(name)
+    return f
+
+
+def run_jax(name, d, want, reps):
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    args = [jax.numpy.asarray(v) for v in d.values()]
+    f = jax.jit(jax_fn(name))
+    got = [np.asarray(o) for o in f(*args)]
+    return median_ms(lambda: [o.block_until_ready() for o in f(*args)], reps), agrees(got, want)
+
+
+# ---------------------------------------------------------------- PyTensor
+def pytensor_graph(name, d):
+    """(symbolic inputs in declaration order, outputs)."""
+    import pytensor
+    import pytensor.tensor as pt
+
+    sym = {n: pt.tensor(n, shape=(None,) * v.ndim, dtype=str(v.dtype)) for n, v in d.items()}
+    s = sym
+
+    def scan(fn, **kw):
+        return pytensor.scan(fn, return_updates=False, **kw)
+
+    if name == "kalman":
+        F = pt.constant(np.array([[1.0, 1.0], [0.0, 1.0]]))
+        H = pt.constant(np.array([1.0, 0.0]))
+        I = pt.constant(np.eye(2))
+        Q = pt.diag(pt.exp(s["log_q"]))
+        R = pt.exp(s["log_r"])
+
+        def step(y_t, x, P, Q, R):
+            x = pt.dot(F, x)
+            P = pt.dot(pt.dot(F, P), F.T) + Q
+            v = y_t - pt.dot(H, x)
+            S = pt.dot(H, pt.dot(P, H)) + R
+            K = pt.dot(P, H) / S
+            x = x + K * v
+            P = pt.dot(I - pt.outer(K, H), P)
+            return x, P, -0.5 * (LOG_2PI + pt.log(S) + v * v / S)
+        X, _, ll = scan(step, sequences=s["y"], outputs_info=[s["x0"], I, None],
+                        non_sequences=[Q, R])
+        outs = [X, ll.sum()]
+    elif name == "hmm_forward":
+        def log_softmax(z, axis):
+            m = z.max(axis=axis, keepdims=True)
+            return z - (m + pt.log(pt.exp(z - m).sum(axis=axis, keepdims=True)))
+        log_pi = log_softmax(s["pi_logits"], 0)
+        log_A = log_softmax(s["A_logits"], 1)
+        dd = s["y"][:, None] - s["mu"][None, :]
+        log_b = -0.5 * (LOG_2PI + dd * dd)
+
+        def step(lb_t, alpha, log_A):
+            M = alpha[:, None] + log_A
+            m = M.max(axis=0)
+            return lb_t + m + pt.log(pt.exp(M - m[None, :]).sum(axis=0))
+        alpha0 = log_pi + log_b[0]
+        alphas = scan(step, sequences=log_b[1:], outputs_info=alpha0, non_sequences=log_A)
+        last = alphas[-1]
+        m = last.max()
+        outs = [pt.concatenate([alpha0[None], alphas]), m + pt.log(pt.exp(last - m).sum())]
+    elif name == "gru":
+        def step(x, h, Wz, Uz, bz, Wr, Ur, br, Wh, Uh, bh):
+            z = pt.sigmoid(pt.dot(x, Wz) + pt.dot(h, Uz) + bz)
+            r = pt.sigmoid(pt.dot(x, Wr) + pt.dot(h, Ur) + br)
+            cand = pt.tanh(pt.dot(x, Wh) + pt.dot(r * h, Uh) + bh)
+            return z * h + (1.0 - z) * cand
+        outs = [scan(step, sequences=s["X"], outputs_info=s["h0"],
+                     non_sequences=[s[n] for n in ["Wz", "Uz", "bz", "Wr", "Ur", "br", "Wh", "Uh", "bh"]])]
+    elif name == "lstm":
+        def step(x, m, h, c, W, U, b):
+            pre = pt.matmul(x, W) + pt.matmul(h, U) + b[:, None, :]
+            i, fg, o = pt.sigmoid(pre[0]), pt.sigmoid(pre[1]), pt.sigmoid(pre[2])
+            g = pt.tanh(pre[3])
+            c_new = fg * c + i * g
+            h_new = o * pt.tanh(c_new)
+            m = pt.cast(m, "float64")[:, None]
+            return m * h_new + (1.0 - m) * h, m * c_new + (1.0 - m) * c
+        H, _ = scan(step, sequences=[s["X"], s["mask"]], outputs_info=[s["h0"], s["c0"]],
+                    non_sequences=[s["W"], s["U"], s["b"]])
+        outs = [H]
+    else:
+        raise KeyError(name)
+    return list(sym.values()), outs
+
+
+def run_pytensor(name, d, want, reps, mode=None):
+    """(median ms, compile s, agrees)."""
+    import pytensor
+    ins, outs = pytensor_graph(name, d)
+    t0 = time.perf_counter()
+    f = pytensor.function(ins, outs, mode=mode)
+    compile_s = time.perf_counter() - t0
+    args = list(d.values())
+    got = f(*args)
+    return median_ms(lambda: f(*args), reps), compile_s, agrees(got, want)
+
+
+# -------------------------------------------------------------------- main
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--only", action="append", choices=NAMES)
+    p.add_argument("--reps", type=int, default=5, help="timed calls of each peer (median)")
+    p.add_argument("--repeat", type=int, default=20, help="eqscan's --repeat")
+    p.add_argument("--no-numba", action="store_true", help="skip PyTensor's NUMBA mode")
+    p.add_argument("--no-eqscan", action="store_true")
+    p.add_argument("--all-threads", action="store_true",
+                   help="leave the engines' thread counts at their defaults (read before parsing)")
+    a = p.parse_args(argv)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    threads = "engine defaults" if a.all_threads else "one thread each"
+    print(f"load average {load}; {threads}")
+    cols = ["eqscan", "jax", "pytensor", "pt_numba", "numpy"]
+    print(f"{'program':12s} {'steps':>6s} " + " ".join(f"{c + ' ms':>12s}" for c in cols)
+          + "   µs/step: " + " ".join(f"{c:>9s}" for c in cols) + "  agree")
+    for name in a.only or NAMES:
+        dims = ref.medium_dims(name)
+        _, d, _, scales = ref.program_inputs(name, dims)
+        steps = dims["T"]
+        want = [np.asarray(w) for w in ref.REFERENCES[name](d)]
+        ms, oks = {}, []
+        if not a.no_eqscan:
+            ms["eqscan"], ok = run_eqscan(name, dims, scales, want, a.repeat)
+            oks.append(ok)
+        ms["jax"], ok = run_jax(name, d, want, a.reps)
+        oks.append(ok)
+        ms["pytensor"], _, ok = run_pytensor(name, d, want, a.reps)
+        oks.append(ok)
+        if not a.no_numba:
+            ms["pt_numba"], _, ok = run_pytensor(name, d, want, a.reps, mode="NUMBA")
+            oks.append(ok)
+        ms["numpy"] = median_ms(lambda: ref.REFERENCES[name](d), a.reps)
+        ms_cells = " ".join(f"{ms[c]:12.3f}" if c in ms else " " * 12 for c in cols)
+        us_cells = " ".join(f"{1e3 * ms[c] / steps:9.2f}" if c in ms else " " * 9 for c in cols)
+        print(f"{name:12s} {steps:6d} {ms_cells}            {us_cells}"
+              + f"  {'yes' if all(oks) else 'NO'}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
