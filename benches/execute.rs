@@ -6,9 +6,10 @@
 //!   of `benches/programs/` at its medium sizes (the `(medium: T=... N=...)`
 //!   line of its header) on the data rule's inputs (WORKLOADS.md scales),
 //!   optimized with the default rules and limits, or as written;
-//! - `fib_step/N`: the `fib` loop with states of N = 1 and 1024 elements,
-//!   throughput in steps, so the time per step — the executor's per-step
-//!   overhead at N = 1 — can be read off.
+//! - `step/{fib/1,fib/1024,garch}/{tape,plan}`: the cost of a loop step,
+//!   with the step tape and without: the `fib` loop with states of N = 1
+//!   and 1024 elements and the GARCH(1,1) variance recurrence as written,
+//!   5,000 steps, throughput in steps (criterion prints time per step).
 //!
 //! - `fused_pass/ar1_grad/{fused,unfused}`: the loop-free AR(1) gradient
 //!   at T = 200,000 with fusion on and off.
@@ -79,26 +80,56 @@ fn bench_workloads(c: &mut Criterion) {
     g.finish();
 }
 
-fn bench_fib_step(c: &mut Criterion) {
-    let text = std::fs::read_to_string(
+/// The GARCH(1,1) variance recurrence as written (a scalar loop of a few
+/// ops: `garch_grad`'s forward pass, which the optimizer would turn into
+/// a `linrec`; here it runs as a loop to measure the per-step cost).
+const GARCH_FORWARD: &str = "(program garch_forward
+  (input r (f64 T)) (input omega (f64)) (input alpha (f64)) (input beta (f64)) (input s0 (f64))
+  (let (S2 ell) (scan
+    (sequences (r (taps -1 0)))
+    (outputs_info (sitsot s0) (nitsot))
+    (non_sequences omega alpha beta)
+    (fn (r_prev r_t s_prev om al be)
+      (let s (add (add om (mul al (mul r_prev r_prev))) (mul be s_prev)))
+      (outputs s (mul -0.5 (add (log s) (div (mul r_t r_t) s)))))))
+  (output (sum ell)))";
+
+/// The executor's cost per loop step: `fib` with states of N = 1 and
+/// 1024 elements and the GARCH forward recurrence, each with the step
+/// tape on and off (as written: no rewrite removes these loops),
+/// throughput in steps.
+fn bench_step(c: &mut Criterion) {
+    let fib = std::fs::read_to_string(
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/programs/fib.sexp"),
     )
     .expect("fib.sexp");
-    let p = parse_program(&text).expect("fib parses");
-    let mut g = quick(c, "fib_step");
-    for n in [1i64, 1024] {
-        let steps = 5000;
-        let dims: Dims = [("T".to_string(), steps), ("N".to_string(), n)].into();
-        let inputs = generate_inputs(&p, &dims, &Default::default()).expect("inputs");
+    let fib = parse_program(&fib).expect("fib parses");
+    let garch = parse_program(GARCH_FORWARD).expect("garch_forward parses");
+    let steps = 5000i64;
+    let cases = [
+        ("fib/1", &fib, vec![("T", steps), ("N", 1)]),
+        ("fib/1024", &fib, vec![("T", steps), ("N", 1024)]),
+        ("garch", &garch, vec![("T", steps + 1)]),
+    ];
+    let mut g = quick(c, "step");
+    for (name, p, dims) in cases {
+        let dims: Dims = dims.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let inputs = generate_inputs(p, &dims, &Default::default()).expect("inputs");
         let refs: Vec<&Value> = inputs.iter().collect();
-        let mut f = Compiled::new(&p, &dims).expect("compile");
-        f.call(&refs).expect("first call");
-        g.throughput(Throughput::Elements(steps as u64));
-        g.bench_function(BenchmarkId::from_parameter(n), |b| {
-            b.iter(|| {
-                f.call(&refs).expect("call");
-            })
-        });
+        for (variant, step_tape) in [("tape", true), ("plan", false)] {
+            let options = eqscan::exec::plan::PlanOptions {
+                step_tape,
+                ..Default::default()
+            };
+            let mut f = Compiled::with_options(p, &dims, options).expect("compile");
+            f.call(&refs).expect("first call");
+            g.throughput(Throughput::Elements(steps as u64));
+            g.bench_function(BenchmarkId::new(name, variant), |b| {
+                b.iter(|| {
+                    f.call(&refs).expect("call");
+                })
+            });
+        }
     }
     g.finish();
 }
@@ -143,5 +174,5 @@ fn bench_fused_pass(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_workloads, bench_fib_step, bench_fused_pass);
+criterion_group!(benches, bench_workloads, bench_step, bench_fused_pass);
 criterion_main!(benches);

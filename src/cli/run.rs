@@ -53,7 +53,8 @@ pub struct Options {
           value_parser = clap::value_parser!(u64).range(1..))]
     calls: u64,
     /// Print a JSON report instead of text (`peak_bytes` is the most
-    /// the executor's own storage held).
+    /// the executor's own storage held; `loops` counts the loops that ran
+    /// and those whose steps ran on a step tape).
     #[arg(long)]
     json: bool,
     #[command(flatten)]

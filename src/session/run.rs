@@ -76,6 +76,15 @@ impl Default for RunOptions {
     }
 }
 
+/// How a program's loops ran ([`RunResult::loops`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoopCount {
+    /// Loops that ran (nested loops counted once each).
+    pub run: usize,
+    /// Of those, loops whose steps after the first ran on a step tape.
+    pub on_tape: usize,
+}
+
 /// What [`run`] computed.
 #[derive(Clone, Debug)]
 pub struct RunResult {
@@ -91,6 +100,10 @@ pub struct RunResult {
     pub optimize_ms: f64,
     /// The most bytes the executor's own storage held.
     pub peak_bytes: usize,
+    /// The loops of the executed program (nested ones counted once), and
+    /// how many of them ran their steps on a step tape (the body compiled
+    /// for its shapes) rather than node by node.
+    pub loops: LoopCount,
     /// Whether the run was repeated ([`RunOptions::repeat`]).
     pub repeated: bool,
     /// The error of the optimized program, when it failed where the
@@ -212,6 +225,7 @@ pub fn run(p: &Program, opts: &RunOptions) -> Result<RunResult, SessionError> {
         execute_ms: executed.times,
         optimize_ms,
         peak_bytes: executed.peak,
+        loops: executed.loops,
         repeated: opts.repeat.is_some(),
         optimized_error,
     })
@@ -239,6 +253,7 @@ struct Executed {
     outputs: Vec<Value>,
     times: Vec<f64>,
     peak: usize,
+    loops: LoopCount,
     final_state: Vec<Value>,
 }
 
@@ -278,6 +293,10 @@ impl Execution<'_> {
             outputs,
             times,
             peak: compiled.peak_bytes(),
+            loops: {
+                let (on_tape, run) = compiled.loops_on_tape();
+                LoopCount { run, on_tape }
+            },
             final_state,
         })
     }
@@ -310,6 +329,7 @@ impl RunResult {
             "optimize_ms": self.optimize_ms,
             "execute_ms": self.execute_ms,
             "peak_bytes": self.peak_bytes,
+            "loops": {"run": self.loops.run, "on_tape": self.loops.on_tape},
             "outputs": outs,
         });
         if !self.shared.is_empty() {

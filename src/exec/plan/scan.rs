@@ -425,14 +425,19 @@ fn run_loop(
     for t in 0..frame.steps() {
         // After the first step (which sized the buffers and checked every
         // shape), the rest on the step tape when the body compiles to one.
-        if t == 1 && plan.options.step_tape {
+        // (A body known not to compile at these sizes is not tried again.)
+        let known_failure = matches!(&srt.step.tape, Some((k, None)) if k.gen == env.gen);
+        if t == 1 && plan.options.step_tape && !known_failure {
             let data = LoopData {
                 seqs: &seqs,
                 inits: &inits,
                 non_seqs: &non_seqs,
             };
-            if let Some((tape, at)) = ready_tape(&mut srt.step, sp, scan, &data, bufs, env, meter) {
-                let slices = data.slices();
+            let converted = data.converted();
+            let slices = data.slices(&converted);
+            let ready = ready_tape(&mut srt.step, sp, scan, &data, &slices, bufs, env, meter);
+            if let Some((tape, at)) = ready {
+                meter.transient(converted.bytes());
                 run_on_tape(tape, at, sp, &frame, &slices, bufs, 1)
                     .ok_or_else(|| internal(plan, i, "the step tape disagrees with its loop"))?;
                 break;
@@ -539,63 +544,111 @@ struct LoopData<'s, 'v> {
     non_seqs: &'s [ValView<'v>],
 }
 
-/// Each argument view's data when it is contiguous `f64`.
+/// Each argument view's data as contiguous `f64`: the view's own data,
+/// or its converted copy.
 struct LoopSlices<'a> {
     seqs: Vec<Option<&'a [f64]>>,
     inits: Vec<Option<&'a [f64]>>,
     non_seqs: Vec<Option<&'a [f64]>>,
 }
 
+/// Copies, in `f64` and in order, of the argument views that are not
+/// contiguous `f64` (a boolean mask, a reversed sequence), made once per
+/// call for the step tape. Booleans become 1.0 and 0.0 and integers their
+/// nearest `f64`: what every op the tape runs reads them as (an op that
+/// computes in another dtype does not compile).
+struct Converted {
+    seqs: Vec<Option<Vec<f64>>>,
+    inits: Vec<Option<Vec<f64>>>,
+    non_seqs: Vec<Option<Vec<f64>>>,
+}
+
+/// The most elements one converted copy may have (8 MB).
+const MAX_CONVERTED: usize = 1 << 20;
+
 impl<'s> LoopData<'s, '_> {
-    fn slices(&self) -> LoopSlices<'s> {
-        fn of<'a>(views: &'a [ValView<'_>]) -> Vec<Option<&'a [f64]>> {
+    fn converted(&self) -> Converted {
+        fn of(views: &[ValView<'_>]) -> Vec<Option<Vec<f64>>> {
             views
                 .iter()
                 .map(|v| match v {
-                    ValView::F64(a) => a.as_slice(),
+                    ValView::F64(a) if a.is_standard_layout() => None,
+                    v if v.len() <= MAX_CONVERTED => {
+                        Some(with_view!(v, a => a.iter().map(|y| y.cast::<f64>()).collect()))
+                    }
                     _ => None,
                 })
                 .collect()
         }
-        LoopSlices {
+        Converted {
             seqs: of(self.seqs),
             inits: of(self.inits),
             non_seqs: of(self.non_seqs),
         }
     }
+
+    fn slices<'a>(&'a self, conv: &'a Converted) -> LoopSlices<'a> {
+        fn of<'a>(
+            views: &'a [ValView<'_>],
+            conv: &'a [Option<Vec<f64>>],
+        ) -> Vec<Option<&'a [f64]>> {
+            views
+                .iter()
+                .zip(conv)
+                .map(|(v, c)| match (v, c) {
+                    (_, Some(c)) => Some(c.as_slice()),
+                    (ValView::F64(a), None) => a.as_slice(),
+                    _ => None,
+                })
+                .collect()
+        }
+        LoopSlices {
+            seqs: of(self.seqs, &conv.seqs),
+            inits: of(self.inits, &conv.inits),
+            non_seqs: of(self.non_seqs, &conv.non_seqs),
+        }
+    }
+}
+
+impl Converted {
+    fn bytes(&self) -> usize {
+        [&self.seqs, &self.inits, &self.non_seqs]
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|c| c.len() * std::mem::size_of::<f64>())
+            .sum()
+    }
 }
 
 /// What the tape may know of body parameter `p`: its shape when every
-/// store it is read from on steps after the first is contiguous `f64`.
+/// store it is read from on steps after the first is there as contiguous
+/// `f64`.
 fn param_shape(
     p: &BodyParam,
     scan: &Scan,
     data: &LoopData<'_, '_>,
+    slices: &LoopSlices<'_>,
     bufs: &[Option<Value>],
 ) -> ParamShape {
-    let contiguous = |v: &ValView<'_>| match v {
-        ValView::F64(a) => a.is_standard_layout(),
-        _ => false,
-    };
     match *p {
         BodyParam::Sequence { seq, .. } => {
-            let v = data.seqs.get(seq)?;
-            contiguous(v).then(|| v.shape().get(1..).map(<[usize]>::to_vec))?
+            slices.seqs.get(seq)?.as_ref()?;
+            data.seqs.get(seq)?.shape().get(1..).map(<[usize]>::to_vec)
         }
         BodyParam::State { out, .. } => {
             let Some(Value::F64(b)) = bufs.get(out)?.as_ref() else {
                 return None;
             };
-            let init_ok = match scan.sig.init_index().get(out).copied().flatten() {
-                Some(i) => contiguous(data.inits.get(i)?),
-                None => true,
-            };
-            (init_ok && b.is_standard_layout())
+            if let Some(i) = scan.sig.init_index().get(out).copied().flatten() {
+                slices.inits.get(i)?.as_ref()?;
+            }
+            b.is_standard_layout()
                 .then(|| b.shape().get(1..).map(<[usize]>::to_vec))?
         }
         BodyParam::NonSequence(j) => {
-            let v = data.non_seqs.get(j)?;
-            contiguous(v).then(|| v.shape().to_vec())
+            slices.non_seqs.get(j)?.as_ref()?;
+            Some(data.non_seqs.get(j)?.shape().to_vec())
         }
     }
 }
@@ -603,11 +656,13 @@ fn param_shape(
 /// The loop's step tape for this call's shapes, compiled when they are
 /// new; `None` when the body does not compile to one (the plan runs every
 /// step then).
+#[allow(clippy::too_many_arguments)]
 fn ready_tape<'r>(
     rt: &'r mut TapeRt,
     sp: &ScanPlan,
     scan: &Scan,
     data: &LoopData<'_, '_>,
+    slices: &LoopSlices<'_>,
     bufs: &[Option<Value>],
     env: Env<'_>,
     meter: &mut Meter,
@@ -624,7 +679,7 @@ fn ready_tape<'r>(
         params: sp
             .params
             .iter()
-            .map(|p| param_shape(p, scan, data, bufs))
+            .map(|p| param_shape(p, scan, data, slices, bufs))
             .collect(),
         results,
     };

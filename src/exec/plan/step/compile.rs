@@ -13,17 +13,17 @@ use crate::exec::ops::normalize_axis;
 use crate::exec::ops::shape::slice_indices;
 use crate::exec::plan::schedule::GraphPlan;
 use crate::exec::run::Dims;
-use crate::lang::{DType, Op, ReduceOp, Scalar};
+use crate::lang::{DType, Op, ReduceOp, Scalar, Type};
 
 /// What the tape may know of a body parameter: its shape, when its data
 /// is contiguous `f64` (on every step); `None` when the tape may not read
 /// it.
 pub(crate) type ParamShape = Option<Vec<usize>>;
 
-/// The largest arena, in elements (1 MiB): beyond it a body is dominated
+/// The largest arena, in elements (4 MiB): beyond it a body is dominated
 /// by its arithmetic and the plan's slot reuse matters more than its
 /// per-step cost.
-const MAX_ARENA: usize = 1 << 17;
+const MAX_ARENA: usize = 1 << 19;
 
 /// A value of the step: where it is and its shape.
 #[derive(Clone, Debug)]
@@ -154,7 +154,7 @@ impl Builder<'_> {
 
     /// `x` broadcast to `out` as a binary operand: in place when it covers
     /// the result as a whole, a scalar or a repeating block; else gathered.
-    fn operand(&mut self, x: Val, out: &[usize]) -> Option<(Operand, usize)> {
+    fn operand(&mut self, x: Val, out: &[usize], repeat: bool) -> Option<(Operand, usize)> {
         let len: usize = out.iter().product();
         if x.shape == out {
             let op = Operand {
@@ -172,7 +172,7 @@ impl Builder<'_> {
         }
         let lead = x.shape.iter().take_while(|&&d| d == 1).count();
         let own = &x.shape[lead..];
-        if own.len() < out.len() && out.ends_with(own) && x.len() > 0 {
+        if repeat && own.len() < out.len() && out.ends_with(own) && x.len() > 0 {
             let op = Operand {
                 loc: x.loc,
                 cover: Cover::Repeat,
@@ -197,11 +197,21 @@ impl Builder<'_> {
         Some((op, len))
     }
 
-    fn node(&mut self, op: &Op, dtype: DType, args: &[Known], dims: &Dims) -> Option<Known> {
+    fn node(
+        &mut self,
+        op: &Op,
+        dtype: DType,
+        compare: Option<DType>,
+        args: &[Known],
+        dims: &Dims,
+    ) -> Option<Known> {
         let bind = |s: &str| dims.get(s).copied();
-        // Only f64 values are computed here; integers only as known scalars.
+        // Only f64 values are computed here (and comparisons made in f64,
+        // whose booleans are held as 1.0 and 0.0); integers only as known
+        // scalars.
         let computed = !matches!(op, Op::Input(_) | Op::Literal(_) | Op::Size(_));
-        if computed && dtype != DType::F64 {
+        let float_compare = matches!(op, Op::Compare(_)) && compare == Some(DType::F64);
+        if computed && dtype != DType::F64 && !float_compare {
             return None;
         }
         let v = match (op, args) {
@@ -233,8 +243,8 @@ impl Builder<'_> {
                     let (a, b) = (x.loc, y.loc);
                     self.emit(out, |dst| Instr::Binary1 { op: bop, a, b, dst })?
                 } else {
-                    let (a, pa) = self.operand(x, &out)?;
-                    let (b, pb) = self.operand(y, &out)?;
+                    let (a, pa) = self.operand(x, &out, true)?;
+                    let (b, pb) = self.operand(y, &out, true)?;
                     let period = match (a.cover, b.cover) {
                         (Cover::Repeat, Cover::Repeat) if pa != pb => return None,
                         (Cover::Repeat, _) => pa,
@@ -253,6 +263,53 @@ impl Builder<'_> {
                         period,
                     })?
                 }
+            }
+            (Op::Compare(c), [x, y]) => {
+                let (x, y) = (self.float(x)?, self.float(y)?);
+                let out = broadcast_shapes(&[&x.shape, &y.shape]).ok()?;
+                let len: usize = out.iter().product();
+                let (a, _) = self.operand(x, &out, false)?;
+                let (b, _) = self.operand(y, &out, false)?;
+                let op = *c;
+                self.emit(out, |dst| Instr::Compare { op, a, b, dst, len })?
+            }
+            (Op::Where, [c, x, y]) => {
+                let (c, x, y) = (self.float(c)?, self.float(x)?, self.float(y)?);
+                let out = broadcast_shapes(&[&c.shape, &x.shape, &y.shape]).ok()?;
+                let len: usize = out.iter().product();
+                let (c, _) = self.operand(c, &out, false)?;
+                let (a, _) = self.operand(x, &out, false)?;
+                let (b, _) = self.operand(y, &out, false)?;
+                self.emit(out, |dst| Instr::Select {
+                    cond: c,
+                    a,
+                    b,
+                    dst,
+                    len,
+                })?
+            }
+            (Op::Tensor(ty, values), []) => {
+                let shape = self.shape_of(ty, &bind)?;
+                if values.len() != shape.iter().product::<usize>() {
+                    return None;
+                }
+                let off = self.alloc(values.len())?;
+                for (d, v) in self.arena[off..].iter_mut().zip(values) {
+                    *d = v.as_f64();
+                }
+                Val {
+                    loc: Loc::Arena(off),
+                    shape,
+                }
+            }
+            (Op::Fill(ty), [x]) => {
+                let shape = self.shape_of(ty, &bind)?;
+                let x = self.float(x)?;
+                if x.len() != 1 {
+                    return None;
+                }
+                let index = vec![0; shape.iter().product()].into_boxed_slice();
+                self.gather(&x, shape, index)?
             }
             (Op::Reduce(r, axis), [x]) => {
                 let x = self.float(x)?;
@@ -478,17 +535,21 @@ impl Builder<'_> {
                 self.constant(shape, 0.0)?
             }
             (Op::Zeros(ty) | Op::Ones(ty), []) => {
-                let shape: Option<Vec<usize>> = ty
-                    .shape
-                    .iter()
-                    .map(|d| d.eval(&bind).and_then(|n| usize::try_from(n).ok()))
-                    .collect();
+                let shape = self.shape_of(ty, &bind)?;
                 let v = if matches!(op, Op::Ones(_)) { 1.0 } else { 0.0 };
-                self.constant(shape?, v)?
+                self.constant(shape, v)?
             }
             _ => return None,
         };
         Some(Known::Val(v))
+    }
+
+    /// The shape of `ty` with the sizes bound.
+    fn shape_of(&self, ty: &Type, bind: &dyn Fn(&str) -> Option<i64>) -> Option<Vec<usize>> {
+        ty.shape
+            .iter()
+            .map(|d| d.eval(bind).and_then(|n| usize::try_from(n).ok()))
+            .collect()
     }
 
     /// The values one after the other (rows of a stack or an axis-0
@@ -529,8 +590,21 @@ pub(crate) fn compile(
         params,
         param_sizes: vec![0; params.len()],
     };
+    // Every node the results need, in the graph's (topological) order:
+    // the plan's schedule leaves out the members of fused groups.
+    let mut needed = vec![false; g.nodes.len()];
+    for o in &g.outputs {
+        *needed.get_mut(o.0)? = true;
+    }
+    for i in (0..g.nodes.len()).rev() {
+        if needed[i] {
+            for a in &g.nodes[i].args {
+                *needed.get_mut(a.0)? = true;
+            }
+        }
+    }
     let mut known: Vec<Option<Known>> = vec![None; g.nodes.len()];
-    for &i in &body.order {
+    for i in (0..g.nodes.len()).filter(|&i| needed[i]) {
         let node = g.nodes.get(i)?;
         let args: Option<Vec<Known>> = node
             .args
@@ -538,7 +612,8 @@ pub(crate) fn compile(
             .map(|a| known.get(a.0).cloned().flatten())
             .collect();
         let dtype = node.ty.first()?.dtype;
-        known[i] = Some(b.node(&node.op, dtype, &args?, dims)?);
+        let compare = body.nodes.get(i)?.compare_dtype;
+        known[i] = Some(b.node(&node.op, dtype, compare, &args?, dims)?);
     }
     if g.outputs.len() != results.len() {
         return None;

@@ -12,10 +12,11 @@
 //!
 //! What compiles: bodies whose values are all `f64` (integer literals and
 //! sizes may appear as operands and static indices), made of elementwise
-//! unary and binary ops, reductions, `dot`/`matmul` of vectors and
+//! unary and binary ops, comparisons made in `f64` (their booleans held
+//! as 1.0 and 0.0) and `where`, reductions, `dot`/`matmul` of vectors and
 //! matrices, and the layout ops (`reshape`, `expand_dims`, `squeeze`,
 //! `transpose`, static `index`, `slice`, `stack`, `concat` along axis 0,
-//! `cast` to `f64`). None of them can fail once the shapes are fixed, so
+//! `cast` to `f64`, `tensor`, `fill`, `zeros`, `ones`). None of them can fail once the shapes are fixed, so
 //! a step on the tape never fails; anything else (nested loops, integer or
 //! boolean values, indices read from data) leaves the loop on the plan.
 //!
@@ -41,7 +42,7 @@ mod run;
 pub(crate) use compile::{compile, ParamShape};
 pub(crate) use run::{ParamAt, Sources, Store};
 
-use crate::lang::{BinaryOp, ReduceOp, UnaryOp};
+use crate::lang::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
 
 /// Where a value of the step lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +111,24 @@ pub(crate) enum Instr {
         dst: usize,
         len: usize,
         period: usize,
+    },
+    /// `dst[i] = op(a[i], b[i])` as 1.0 or 0.0 (operands whole or
+    /// scalars).
+    Compare {
+        op: CompareOp,
+        a: Operand,
+        b: Operand,
+        dst: usize,
+        len: usize,
+    },
+    /// `dst[i] = if cond[i] != 0 { a[i] } else { b[i] }` (operands whole
+    /// or scalars).
+    Select {
+        cond: Operand,
+        a: Operand,
+        b: Operand,
+        dst: usize,
+        len: usize,
     },
     /// A reduction of `src`, read as `[outer, extent, inner]`, over the
     /// middle axis into `[outer, inner]` (a mean divides by `extent`).
@@ -208,6 +227,22 @@ impl StepTape {
                     Cover::Repeat => period,
                 };
                 below(a.loc, span(a), dst) && below(b.loc, span(b), dst)
+            }
+            Instr::Compare { a, b, dst, len, .. } => {
+                let span = |o: Operand| if o.cover == Cover::Scalar { 1 } else { len };
+                below(a.loc, span(a), dst) && below(b.loc, span(b), dst)
+            }
+            Instr::Select {
+                cond,
+                a,
+                b,
+                dst,
+                len,
+            } => {
+                let span = |o: Operand| if o.cover == Cover::Scalar { 1 } else { len };
+                below(cond.loc, span(cond), dst)
+                    && below(a.loc, span(a), dst)
+                    && below(b.loc, span(b), dst)
             }
             Instr::Reduce {
                 src,

@@ -11,7 +11,7 @@ use super::{Cover, Instr, Loc, Operand, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::matvec;
 use crate::exec::ops::reduce::pairwise_sum;
-use crate::lang::{BinaryOp, ReduceOp};
+use crate::lang::{BinaryOp, CompareOp, ReduceOp};
 use multiversion::multiversion;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView1, ArrayView2, ArrayViewMut1, ArrayViewMut2};
@@ -151,6 +151,37 @@ fn binary_block(op: BinaryOp, out: &mut [f64], a: Src<'_>, b: Src<'_>) {
     }
 }
 
+/// `out[i] = op(a[i], b[i])` as 1.0 or 0.0.
+fn compare_block(op: CompareOp, out: &mut [f64], a: Src<'_>, b: Src<'_>) {
+    let f = |t: bool| if t { 1.0 } else { 0.0 };
+    match op {
+        CompareOp::Gt => zip_with(out, a, b, |x, y| f(x > y)),
+        CompareOp::Ge => zip_with(out, a, b, |x, y| f(x >= y)),
+        CompareOp::Lt => zip_with(out, a, b, |x, y| f(x < y)),
+        CompareOp::Le => zip_with(out, a, b, |x, y| f(x <= y)),
+        CompareOp::Eq => zip_with(out, a, b, |x, y| f(x == y)),
+        CompareOp::Ne => zip_with(out, a, b, |x, y| f(x != y)),
+    }
+}
+
+/// Element `i` of an operand that is whole or a scalar.
+#[inline(always)]
+fn at_or_scalar(o: Src<'_>, i: usize) -> f64 {
+    match o {
+        Src::Scalar(x) => x,
+        Src::Slice(d) => d.get(i).copied().unwrap_or(f64::NAN),
+    }
+}
+
+/// The elements an operand that is whole or a scalar spans.
+fn span1(o: Operand, len: usize) -> usize {
+    if o.cover == Cover::Scalar {
+        1
+    } else {
+        len
+    }
+}
+
 /// Block `c` (of `period` elements) of an operand whose data is `d`.
 fn block(o: Operand, d: &[f64], c: usize, period: usize) -> Option<Src<'_>> {
     Some(match o.cover {
@@ -267,6 +298,31 @@ impl StepTape {
                     let out = hi.get_mut(..len)?;
                     for (c, o) in out.chunks_exact_mut(period.max(1)).enumerate() {
                         binary_block(op, o, block(a, da, c, period)?, block(b, db, c, period)?);
+                    }
+                }
+                Instr::Compare { op, a, b, dst, len } => {
+                    let (lo, hi) = self.arena.split_at_mut(dst);
+                    let sa = block(a, read(lo, src, at, a.loc, span1(a, len))?, 0, len)?;
+                    let sb = block(b, read(lo, src, at, b.loc, span1(b, len))?, 0, len)?;
+                    compare_block(op, hi.get_mut(..len)?, sa, sb);
+                }
+                Instr::Select {
+                    cond,
+                    a,
+                    b,
+                    dst,
+                    len,
+                } => {
+                    let (lo, hi) = self.arena.split_at_mut(dst);
+                    let sc = block(cond, read(lo, src, at, cond.loc, span1(cond, len))?, 0, len)?;
+                    let sa = block(a, read(lo, src, at, a.loc, span1(a, len))?, 0, len)?;
+                    let sb = block(b, read(lo, src, at, b.loc, span1(b, len))?, 0, len)?;
+                    for (i, o) in hi.get_mut(..len)?.iter_mut().enumerate() {
+                        *o = if at_or_scalar(sc, i) != 0.0 {
+                            at_or_scalar(sa, i)
+                        } else {
+                            at_or_scalar(sb, i)
+                        };
                     }
                 }
                 Instr::Reduce {
