@@ -122,21 +122,30 @@ const TANH_Q: [f64; 3] = [
     4.844_063_053_251_255e3,
 ];
 
-/// Horner's rule, highest coefficient first.
+/// Horner's rule, highest coefficient first. It starts from that
+/// coefficient (not from `0 · x + c`, the same value for finite `x` and
+/// nonzero `c`, one multiply-add deeper in the dependency chain); the
+/// callers' arguments are finite wherever the result is used.
 #[inline(always)]
 fn horner(x: f64, coeffs: &[f64]) -> f64 {
-    let mut acc = 0.0;
-    for &c in coeffs {
+    let Some((&first, rest)) = coeffs.split_first() else {
+        return 0.0;
+    };
+    let mut acc = first;
+    for &c in rest {
         acc = acc * x + c;
     }
     acc
 }
 
-/// Horner's rule over coefficients stored lowest first.
+/// Horner's rule over coefficients stored lowest first (see [`horner`]).
 #[inline(always)]
 fn horner_rev(x: f64, coeffs: &[f64]) -> f64 {
-    let mut acc = 0.0;
-    for &c in coeffs.iter().rev() {
+    let Some((&first, rest)) = coeffs.split_last() else {
+        return 0.0;
+    };
+    let mut acc = first;
+    for &c in rest.iter().rev() {
         acc = acc * x + c;
     }
     acc
@@ -649,6 +658,29 @@ mod tests {
                 let (s, c) = (sin(x), cos(x));
                 assert!(ulps(s, x.sin()) <= 2, "sin({x})");
                 assert!(ulps(c, x.cos()) <= 2, "cos({x})");
+            }
+        }
+    }
+
+    #[test]
+    fn horner_from_the_first_coefficient_keeps_the_bits() {
+        // The earlier form, from 0 · x + c.
+        fn from_zero(x: f64, coeffs: &[f64]) -> f64 {
+            coeffs.iter().fold(0.0, |acc, &c| acc * x + c)
+        }
+        let tables: [&[f64]; 5] = [&EXP_TAYLOR, &SIN_TAYLOR, &COS_TAYLOR, &TANH_P, &TANH_Q];
+        let xs = sweep(-1000.0, 1000.0, 20_001)
+            .chain(sweep(-1.0, 1.0, 20_001))
+            .chain([0.0, -0.0, 1e-300, -1e300, f64::MAX, f64::NAN]);
+        for x in xs {
+            for t in tables {
+                let rev: Vec<f64> = t.iter().rev().copied().collect();
+                assert_eq!(horner(x, t).to_bits(), from_zero(x, t).to_bits(), "{x}");
+                assert_eq!(
+                    horner_rev(x, t).to_bits(),
+                    from_zero(x, &rev).to_bits(),
+                    "{x}"
+                );
             }
         }
     }

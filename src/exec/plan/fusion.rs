@@ -307,6 +307,14 @@ impl<T: Float> RevSum<T> {
                 return false;
             }
             let end = b.min(e1);
+            if at == a && end == b {
+                // The whole leaf is in this block: summed in place.
+                self.sums[self.next] = pairwise_sum_rev(&x[a - e0..b - e0]);
+                self.next += 1;
+                self.complete_empty();
+                at = end;
+                continue;
+            }
             self.stash[at - a..end - a].copy_from_slice(&x[at - e0..end - e0]);
             at = end;
             if end == b {
