@@ -7,7 +7,7 @@
 //! and a `where` on a mask, `f32`, a sum read back by the group's own ops —
 //! and the test first checks that the plan has that shape, then runs it at
 //! lengths around the block size and the pairwise summation's split points
-//! (1, 7, 8, 129, 4095, 4097, 8200, 20011, 100003), on ordinary inputs and
+//! (1, 7, 8, 129, 1023, 1025, 4095, 4097, 8200, 20011, 100003), on ordinary inputs and
 //! on inputs mixed with extreme magnitudes (±1e300, subnormals, ±0), NaN
 //! and infinities. Every result must have the interpreter's bits, on a
 //! first call and on a second one that reuses the plan's storage.
@@ -16,10 +16,10 @@ use eqscan::exec::plan::fusion::{Fusion, SumOrder};
 use eqscan::exec::plan::{Compiled, PlanOptions};
 use eqscan::exec::run::{input_shapes, run_program, Dims};
 use eqscan::exec::Value;
-use eqscan::lang::{parse_program, DType, Program};
+use eqscan::lang::{parse_program, DType, Program, UnaryOp};
 use ndarray::{ArrayD, IxDyn};
 
-const LENGTHS: [usize; 9] = [1, 7, 8, 129, 4095, 4097, 8200, 20011, 100003];
+const LENGTHS: [usize; 11] = [1, 7, 8, 129, 1023, 1025, 4095, 4097, 8200, 20011, 100003];
 
 struct Rng(u64);
 
@@ -320,4 +320,49 @@ fn fused_and_unfused_agree() {
     for (x, y) in a.iter().zip(&b) {
         same_bits(x, y).unwrap();
     }
+}
+
+/// `sin` and `cos` of one operand run as one pair kernel: the planner puts
+/// them next to each other (whatever their order in the program, and with
+/// ops between them), and each result keeps its own bits — stored or
+/// temporary, a row operand broadcast, arguments beyond the kernel's core
+/// (±1e300, infinities, NaN) included; `f32` (no pair kernel) too.
+#[test]
+fn sin_and_cos_of_one_operand_run_as_a_pair() {
+    let adjacent = |gs: &[Fusion]| {
+        let g = gs.iter().find(|g| g.rank == 2).expect("a group of rank 2");
+        let unary = |k: usize| match &g.ops[k].op {
+            eqscan::lang::Op::Unary(u) => Some(*u),
+            _ => None,
+        };
+        let pairs = (0..g.ops.len().saturating_sub(1))
+            .filter(|&k| {
+                matches!(
+                    (unary(k), unary(k + 1)),
+                    (Some(UnaryOp::Sin), Some(UnaryOp::Cos))
+                        | (Some(UnaryOp::Cos), Some(UnaryOp::Sin))
+                ) && g.ops[k].args == g.ops[k + 1].args
+            })
+            .count();
+        assert_eq!(pairs, 1, "{g:#?}");
+    };
+    // Cos first, an op between the two, sin stored and read twice.
+    check_upto(
+        8200,
+        "(program merge (input X (f64 T D)) (input w (f64 D))
+           (let a (mul X 3.0))
+           (let c (mul (cos a) w))
+           (let s (sin a))
+           (output s (add c (mul s w)) (sum s 0)))",
+        &[("D", 5)],
+        adjacent,
+    );
+    check_upto(
+        8200,
+        "(program merge (input X (f32 T D)) (input w (f32 D))
+           (let s (sin X))
+           (output (mul s w) (add s (mul (cos X) w))))",
+        &[("D", 3)],
+        adjacent,
+    );
 }

@@ -122,21 +122,30 @@ const TANH_Q: [f64; 3] = [
     4.844_063_053_251_255e3,
 ];
 
-/// Horner's rule, highest coefficient first.
+/// Horner's rule, highest coefficient first. It starts from that
+/// coefficient (not from `0 · x + c`, the same value for finite `x` and
+/// nonzero `c`, one multiply-add deeper in the dependency chain); the
+/// callers' arguments are finite wherever the result is used.
 #[inline(always)]
 fn horner(x: f64, coeffs: &[f64]) -> f64 {
-    let mut acc = 0.0;
-    for &c in coeffs {
+    let Some((&first, rest)) = coeffs.split_first() else {
+        return 0.0;
+    };
+    let mut acc = first;
+    for &c in rest {
         acc = acc * x + c;
     }
     acc
 }
 
-/// Horner's rule over coefficients stored lowest first.
+/// Horner's rule over coefficients stored lowest first (see [`horner`]).
 #[inline(always)]
 fn horner_rev(x: f64, coeffs: &[f64]) -> f64 {
-    let mut acc = 0.0;
-    for &c in coeffs.iter().rev() {
+    let Some((&first, rest)) = coeffs.split_last() else {
+        return 0.0;
+    };
+    let mut acc = first;
+    for &c in rest.iter().rev() {
         acc = acc * x + c;
     }
     acc
@@ -433,6 +442,46 @@ pub fn map_slice_inplace(f: Func, buf: &mut [f64]) {
     }
 }
 
+// ---------------------------------------------------------------------------
+// sin and cos of one argument together.
+//
+// Both functions evaluate the same two polynomials of the same remainder
+// and differ only in which one they pick, so computing the pair costs about
+// what one of them costs. The pair kernel returns exactly what
+// `map_slice(Func::Sin, ..)` and `map_slice(Func::Cos, ..)` return.
+
+/// `(sin x, cos x)` inside the trig core's range: one reduction, one pair of
+/// polynomials.
+#[inline(always)]
+fn sincos_core(x: f64) -> (f64, f64) {
+    let (q, r) = reduce_pio2(x);
+    (sin_of_quadrant(q, r), sin_of_quadrant((q + 1) & 3, r))
+}
+
+/// `sin_dst[i] = sin(src[i])` and `cos_dst[i] = cos(src[i])` over slices of
+/// one length (the shortest otherwise): the bits of [`sin`] and [`cos`].
+#[multiversion(targets("x86_64+avx2+fma"))]
+pub fn sincos_slice(src: &[f64], sin_dst: &mut [f64], cos_dst: &mut [f64]) {
+    for ((xs, ss), cs) in src
+        .chunks(CHUNK)
+        .zip(sin_dst.chunks_mut(CHUNK))
+        .zip(cos_dst.chunks_mut(CHUNK))
+    {
+        let mut all_in = true;
+        for ((s, c), &x) in ss.iter_mut().zip(cs.iter_mut()).zip(xs) {
+            (*s, *c) = sincos_core(x);
+            all_in &= trig_in_core(x);
+        }
+        if !all_in {
+            for ((s, c), &x) in ss.iter_mut().zip(cs.iter_mut()).zip(xs) {
+                if !trig_in_core(x) {
+                    (*s, *c) = (x.sin(), x.cos());
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -561,6 +610,79 @@ mod tests {
         assert_eq!(tanh(f64::NEG_INFINITY), -1.0);
         assert_eq!(tanh(1e308), 1.0);
         assert!(tanh(f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn the_sincos_kernel_equals_sin_and_cos_bit_for_bit() {
+        // Inside the core (both quadrant parities, tiny and exact zeros),
+        // at its bound, beyond it (libm's full reduction) and the
+        // non-finite values; lengths that end mid-chunk.
+        let mut xs: Vec<f64> = sweep(-70_000.0, 70_000.0, 100_003).collect();
+        xs.extend(sweep(-4.0, 4.0, 20_011));
+        xs.extend([
+            0.0,
+            -0.0,
+            1e-300,
+            -5e-324,
+            TRIG_CORE_BOUND,
+            -TRIG_CORE_BOUND,
+            f64::from_bits(TRIG_CORE_BOUND.to_bits() + 1),
+            1e22,
+            -1e300,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ]);
+        for k in 1..3000 {
+            let x = k as f64 * std::f64::consts::FRAC_PI_2;
+            xs.extend([x, f64::from_bits(x.to_bits() + 1), -x]);
+        }
+        for len in [xs.len(), 1, 63, 65, 130] {
+            let src = &xs[xs.len() - len..];
+            let (mut s, mut c) = (vec![0.0; len], vec![0.0; len]);
+            sincos_slice(src, &mut s, &mut c);
+            let (mut s1, mut c1) = (vec![0.0; len], vec![0.0; len]);
+            map_slice(Func::Sin, src, &mut s1);
+            map_slice(Func::Cos, src, &mut c1);
+            for (k, &x) in src.iter().enumerate() {
+                assert_eq!(s[k].to_bits(), s1[k].to_bits(), "sin({x})");
+                assert_eq!(c[k].to_bits(), c1[k].to_bits(), "cos({x})");
+                assert_eq!(s[k].to_bits(), sin(x).to_bits(), "sin({x}) scalar");
+                assert_eq!(c[k].to_bits(), cos(x).to_bits(), "cos({x}) scalar");
+            }
+        }
+        // And against libm: within the module's bound.
+        for &x in &xs {
+            if x.is_finite() {
+                let (s, c) = (sin(x), cos(x));
+                assert!(ulps(s, x.sin()) <= 2, "sin({x})");
+                assert!(ulps(c, x.cos()) <= 2, "cos({x})");
+            }
+        }
+    }
+
+    #[test]
+    fn horner_from_the_first_coefficient_keeps_the_bits() {
+        // The earlier form, from 0 · x + c.
+        fn from_zero(x: f64, coeffs: &[f64]) -> f64 {
+            coeffs.iter().fold(0.0, |acc, &c| acc * x + c)
+        }
+        let tables: [&[f64]; 5] = [&EXP_TAYLOR, &SIN_TAYLOR, &COS_TAYLOR, &TANH_P, &TANH_Q];
+        let xs = sweep(-1000.0, 1000.0, 20_001)
+            .chain(sweep(-1.0, 1.0, 20_001))
+            .chain([0.0, -0.0, 1e-300, -1e300, f64::MAX, f64::NAN]);
+        for x in xs {
+            for t in tables {
+                let rev: Vec<f64> = t.iter().rev().copied().collect();
+                assert_eq!(horner(x, t).to_bits(), from_zero(x, t).to_bits(), "{x}");
+                assert_eq!(
+                    horner_rev(x, t).to_bits(),
+                    from_zero(x, &rev).to_bits(),
+                    "{x}"
+                );
+            }
+        }
     }
 
     #[test]

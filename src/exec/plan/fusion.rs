@@ -10,7 +10,7 @@
 //! A group is a DAG: an inner node may have several readers inside it, and
 //! any node read from outside (or a program output) is stored in full in
 //! its own slot, so a group has several results: those stored nodes and
-//! its sums. It runs block by block (a few thousand elements; whole rows
+//! its sums. It runs block by block ([`BLOCK`] elements; whole rows
 //! of axis 0 when the rank is 2 or more): each op computes its block over
 //! plain slices into a small buffer kept across calls (or straight into
 //! its rows of a stored result), reading the leaves — values computed
@@ -55,9 +55,12 @@ use ndarray::{ArrayViewD, Axis, Dimension, Ix1, Ix2, Slice};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Elements per block: small enough for the block buffers to stay in cache,
-/// and larger than the pairwise summation's runs (128).
-pub const BLOCK: usize = 4096;
+/// Elements per block: small enough for a group's block buffers to stay in
+/// the first-level cache (8 KB each in `f64`; at 4096 a group of ten ops
+/// spilled to the second level, 7% slower on ar1_grad), and larger than the
+/// pairwise summation's runs (128), so that any block size gives the
+/// reference's sums.
+pub const BLOCK: usize = 1024;
 
 /// The most leaves a group reads (their per-call views live on the stack).
 const MAX_LEAVES: usize = 24;
@@ -167,6 +170,9 @@ impl Fusion {
 trait BlockElem: Float + ViewElem {
     fn bufs(b: &mut Bufs) -> &mut Vec<Vec<Self>>;
     fn revs(b: &mut RevBufs) -> &mut Vec<RevSum<Self>>;
+    /// `sin` and `cos` of `x` in one pass, the bits of the two unary ops;
+    /// false (nothing written) when the type has no pair kernel.
+    fn sin_cos(x: &[Self], sin: &mut [Self], cos: &mut [Self]) -> bool;
 }
 
 /// The state of a [`SumOrder::PairwiseRev`] sum over a 1-D group of `n`
@@ -208,20 +214,21 @@ fn pairwise_sum_rev<T: Arith>(a: &[T]) -> T {
         }
         res
     } else if n <= 128 {
-        let mut r = [T::zero(); 8];
-        for (j, rj) in r.iter_mut().enumerate() {
-            *rj = a[n - 1 - j];
-        }
+        // The accumulators in mirrored order: `m[7 - j]` is the reference's
+        // accumulator j, so each chunk adds lane by lane (no permutation,
+        // it vectorizes) with the same operands in the same order.
+        let mut m = [T::zero(); 8];
+        m.copy_from_slice(&a[n - 8..]);
         let body = n - n % 8;
         // Reversed elements 8..body are a[n - body..n - 8], backwards, in
         // chunks of 8 from the end: reversed element 8c + j is chunk c's
-        // element 7 - j.
+        // element 7 - j, added into accumulator j = m[7 - j].
         for c in a[n - body..n - 8].rchunks_exact(8) {
-            for (j, rj) in r.iter_mut().enumerate() {
-                *rj = rj.add(c[7 - j]);
+            for (mk, &x) in m.iter_mut().zip(c) {
+                *mk = mk.add(x);
             }
         }
-        let mut res = (r[0].add(r[1]).add(r[2].add(r[3]))).add(r[4].add(r[5]).add(r[6].add(r[7])));
+        let mut res = (m[7].add(m[6]).add(m[5].add(m[4]))).add(m[3].add(m[2]).add(m[1].add(m[0])));
         for &x in a[..n - body].iter().rev() {
             res = res.add(x);
         }
@@ -300,6 +307,14 @@ impl<T: Float> RevSum<T> {
                 return false;
             }
             let end = b.min(e1);
+            if at == a && end == b {
+                // The whole leaf is in this block: summed in place.
+                self.sums[self.next] = pairwise_sum_rev(&x[a - e0..b - e0]);
+                self.next += 1;
+                self.complete_empty();
+                at = end;
+                continue;
+            }
             self.stash[at - a..end - a].copy_from_slice(&x[at - e0..end - e0]);
             at = end;
             if end == b {
@@ -357,6 +372,10 @@ impl BlockElem for f64 {
     fn revs(b: &mut RevBufs) -> &mut Vec<RevSum<f64>> {
         &mut b.f64s
     }
+    fn sin_cos(x: &[f64], sin: &mut [f64], cos: &mut [f64]) -> bool {
+        crate::exec::ops::vmath::sincos_slice(x, sin, cos);
+        true
+    }
 }
 
 impl BlockElem for f32 {
@@ -365,6 +384,9 @@ impl BlockElem for f32 {
     }
     fn revs(b: &mut RevBufs) -> &mut Vec<RevSum<f32>> {
         &mut b.f32s
+    }
+    fn sin_cos(_: &[f32], _: &mut [f32], _: &mut [f32]) -> bool {
+        false
     }
 }
 
@@ -786,6 +808,7 @@ fn build(
         .copied()
         .filter(|&m| matches!(part[m], Part::Op(_)))
         .collect();
+    let ops_nodes = pair_sin_cos(g, ops_nodes);
     let sum_nodes: Vec<usize> = nodes
         .iter()
         .copied()
@@ -805,7 +828,9 @@ fn build(
     let in_group = |x: usize| {
         in_nodes(x) && (!matches!(part[x], Part::Rev(_)) || reversals.binary_search(&x).is_ok())
     };
-    let op_index = |x: usize| ops_nodes.binary_search(&x).ok();
+    let op_position: std::collections::HashMap<usize, usize> =
+        ops_nodes.iter().enumerate().map(|(k, &m)| (m, k)).collect();
+    let op_index = |x: usize| op_position.get(&x).copied();
     let mut leaves: Vec<usize> = Vec::new();
     let mut leaf_is_cond: Vec<bool> = Vec::new();
     let mut leaf = |a: usize, cond: bool, leaves: &mut Vec<usize>| -> usize {
@@ -927,6 +952,39 @@ fn build(
         rank: ty.ndim(),
         dtype: ty.dtype,
     })
+}
+
+/// Whether `a` and `b` are `sin` and `cos` (either order) of one operand.
+fn is_sin_cos_pair(a: &Op, a_args: &[NodeId], b: &Op, b_args: &[NodeId]) -> bool {
+    matches!(
+        (a, b),
+        (Op::Unary(UnaryOp::Sin), Op::Unary(UnaryOp::Cos))
+            | (Op::Unary(UnaryOp::Cos), Op::Unary(UnaryOp::Sin))
+    ) && a_args == b_args
+}
+
+/// The group's ops (graph order) with each `cos x` moved up to just after
+/// the `sin x` of the same operand (or the other way round), so the pass
+/// computes the pair together ([`Pass::block`]). Still a topological
+/// order: the moved op reads only that operand, which its partner read.
+fn pair_sin_cos(g: &Graph, mut ops: Vec<usize>) -> Vec<usize> {
+    let mut k = 0;
+    while k + 1 < ops.len() {
+        let a = &g.nodes[ops[k]];
+        let partner = (k + 1..ops.len()).find(|&j| {
+            let b = &g.nodes[ops[j]];
+            is_sin_cos_pair(&a.op, &a.args, &b.op, &b.args)
+        });
+        match partner {
+            Some(j) => {
+                let m = ops.remove(j);
+                ops.insert(k + 1, m);
+                k += 2;
+            }
+            None => k += 1,
+        }
+    }
+    ops
 }
 
 /// The schedule with each group run once, at its anchor: a topological
@@ -1231,6 +1289,54 @@ fn where_block<T: Copy>(o: &mut [T], c: Blk<'_, bool>, x: Blk<'_, T>, y: Blk<'_,
     }
 }
 
+/// An op's target taken out of the pass's state, so that its operands can
+/// borrow the rest; put back with [`Taken::restore`].
+enum Taken<T> {
+    /// Block buffer `t`.
+    Buf(usize, Vec<T>),
+    /// Result `k` (its rows of the block are written).
+    Out(usize, Option<Value>),
+}
+
+impl<T: BlockElem> Taken<T> {
+    fn take(store: Store, bufs: &mut [Vec<T>], outs: &mut [Option<Value>]) -> Taken<T> {
+        match store {
+            Store::Temp(t) => {
+                Taken::Buf(t, bufs.get_mut(t).map(std::mem::take).unwrap_or_default())
+            }
+            Store::Out(k) => Taken::Out(k, outs.get_mut(k).and_then(Option::take)),
+        }
+    }
+
+    /// The target's slice for the block `r` (`None` if it is missing or
+    /// too short).
+    fn rows(&mut self, r: Range) -> Option<&mut [T]> {
+        match self {
+            Taken::Buf(_, b) => b.get_mut(..r.e1 - r.e0),
+            Taken::Out(_, o) => o
+                .as_mut()
+                .and_then(T::peek_mut)
+                .and_then(|a| a.as_slice_mut())
+                .and_then(|s| s.get_mut(r.e0..r.e1)),
+        }
+    }
+
+    fn restore(self, bufs: &mut [Vec<T>], outs: &mut [Option<Value>]) {
+        match self {
+            Taken::Buf(t, b) => {
+                if let Some(slot) = bufs.get_mut(t) {
+                    *slot = b;
+                }
+            }
+            Taken::Out(k, o) => {
+                if let Some(slot) = outs.get_mut(k) {
+                    *slot = o;
+                }
+            }
+        }
+    }
+}
+
 /// Everything one pass reads, resolved once per call.
 struct Pass<'p, 'a, T> {
     fu: &'p Fusion,
@@ -1305,7 +1411,14 @@ impl<T: BlockElem> Pass<'_, '_, T> {
                 gather(s, self.full, self.row_len, r, b);
             }
         }
-        for op in &fu.ops {
+        let mut k = 0;
+        while k < fu.ops.len() {
+            if self.sin_cos_pair(k, r, bufs, outs) {
+                k += 2;
+                continue;
+            }
+            let op = &fu.ops[k];
+            k += 1;
             // Take the target out so operands can borrow the rest.
             let (mut tbuf, mut tout) = (Vec::new(), None);
             let ok = {
@@ -1394,6 +1507,47 @@ impl<T: BlockElem> Pass<'_, '_, T> {
             }
         }
         true
+    }
+
+    /// When ops `k` and `k + 1` are `sin` and `cos` of one operand (see
+    /// [`pair_sin_cos`]), computes both blocks in one pass and returns true;
+    /// otherwise (or when the type or operand has no pair kernel) writes
+    /// nothing and returns false.
+    fn sin_cos_pair(
+        &self,
+        k: usize,
+        r: Range,
+        bufs: &mut [Vec<T>],
+        outs: &mut [Option<Value>],
+    ) -> bool {
+        let (Some(a), Some(b)) = (self.fu.ops.get(k), self.fu.ops.get(k + 1)) else {
+            return false;
+        };
+        let paired = matches!(
+            (&a.op, &b.op),
+            (Op::Unary(UnaryOp::Sin), Op::Unary(UnaryOp::Cos))
+                | (Op::Unary(UnaryOp::Cos), Op::Unary(UnaryOp::Sin))
+        ) && a.args.len() == 1
+            && a.args == b.args;
+        if !paired {
+            return false;
+        }
+        let (sin_op, cos_op) = match a.op {
+            Op::Unary(UnaryOp::Sin) => (a, b),
+            _ => (b, a),
+        };
+        let mut sin_t = Taken::take(sin_op.store, bufs, outs);
+        let mut cos_t = Taken::take(cos_op.store, bufs, outs);
+        let done = match self.operand(a.args[0], r, bufs, outs) {
+            Some(Blk::Slice(x)) => match (sin_t.rows(r), cos_t.rows(r)) {
+                (Some(s), Some(c)) => T::sin_cos(&x[..s.len()], s, c),
+                _ => false,
+            },
+            _ => false,
+        };
+        sin_t.restore(bufs, outs);
+        cos_t.restore(bufs, outs);
+        done
     }
 
     /// Applies one op to its operands' blocks.
