@@ -37,6 +37,7 @@
 //! | `scan-read-trace` | a backward loop that recomputes its forward loop's step reads the forward trace instead |
 //! | `scan-sum-into-loop` | the sum of an elementwise term of a loop's trace is summed step by step in the loop (added under a memory budget only) |
 //! | `scan-save-mem` | an output read only at `-m` from its end keeps its last steps only (`(keep K)`) |
+//! | `scan-save-mem-unread` | a state nothing reads after the loop keeps only the steps its taps read back |
 
 pub mod accumulator;
 pub mod body;
@@ -182,6 +183,7 @@ pub fn scan_rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
         accumulator::rewrite(),
         to_linrec::rewrite(),
         save_mem::rewrite(),
+        save_mem::rewrite_unread(),
         mitmot_carry::rewrite(),
         outer_sum::rewrite(),
         stack_factor::rewrite(),

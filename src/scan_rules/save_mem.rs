@@ -9,6 +9,13 @@
 //! nothing else reads output k whole (the cost model counts the elements
 //! a loop keeps).
 //!
+//! `scan-save-mem-unread` is the same trim for a state that nothing reads
+//! after the loop (its `proj` has no parent: PyTensor's "required orphan",
+//! kept because another output's step reads it): every such state keeps
+//! only the steps its taps read back, all in one variant, and the loop's
+//! read outputs are unioned with the trimmed loop's. (An unread output no
+//! other output reads is `scan-drop-output`'s.)
+//!
 //! Does not fire on: a mitmot's tape (its slots are not steps; PyTensor
 //! never trims one either); a non-constant or non-negative index (reads from the
 //! start need every step, or fewer steps, which is not this rule);
@@ -31,7 +38,70 @@ pub fn rewrite() -> super::ScanRewrite {
     egg::Rewrite::new("scan-save-mem", lhs, SaveMem)
 }
 
+/// The rule for states nothing reads after the loop.
+pub fn rewrite_unread() -> super::ScanRewrite {
+    super::per_scan_rule("scan-save-mem-unread", keep_unread)
+}
+
 struct SaveMem;
+
+/// True when nothing in the e-graph reads output `k` of `scan`.
+fn unread(egraph: &EGraph, scan: &ScanNode, k: usize) -> bool {
+    let Some(kl) = egraph.lookup(TNode::lit(Scalar::I64(k as i64))) else {
+        return true;
+    };
+    egraph
+        .lookup(TNode {
+            head: Head::Op(OpKind::Proj),
+            children: vec![kl, scan.class],
+        })
+        .is_none_or(|p| egraph[p].parents().len() == 0)
+}
+
+/// `scan` with every unread state keeping only the steps its taps read
+/// back (see the module docs).
+fn keep_unread(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
+    let mut changed = Vec::new();
+    let Some(steps) = scan.steps(egraph) else {
+        return changed;
+    };
+    let n = scan.sig.outputs.len();
+    let trims: Vec<(usize, usize)> = (0..n)
+        .filter_map(|k| {
+            let info = &scan.sig.outputs[k];
+            let depth = info.window().depth();
+            let keep = depth.max(1);
+            let trim = !info.is_mitmot()
+                && depth > 0
+                && scan.sig.kept(k).is_none_or(|kept| kept > keep)
+                && steps.as_known().is_none_or(|s| s > keep as i64)
+                && unread(egraph, scan, k);
+            trim.then_some((k, keep))
+        })
+        .collect();
+    // Every output unread: the loop itself is of no use, nothing to keep.
+    if trims.is_empty() || (0..n).all(|k| unread(egraph, scan, k)) {
+        return changed;
+    }
+    let Some(mut spec) = NewScan::like(egraph, scan) else {
+        return changed;
+    };
+    for &(k, keep) in &trims {
+        spec.outputs[k].keep = Some(keep);
+    }
+    let source = spec.source_of(scan);
+    let Some(new) = spec.build(egraph, &[source]) else {
+        return changed;
+    };
+    for i in (0..n).filter(|i| !trims.iter().any(|(k, _)| k == i)) {
+        let old = proj(egraph, scan.class, i);
+        let new_p = proj(egraph, new, i);
+        if union_checked(egraph, rule, old, new_p) {
+            changed.push(old);
+        }
+    }
+    changed
+}
 
 fn int_of(egraph: &EGraph, c: Id) -> Option<i64> {
     egraph[c].nodes.iter().find_map(|n| match n.head {

@@ -520,6 +520,24 @@ impl Vectorizer {
                 Some(sum(egraph, m, 1))
             }
             (true, true, 2, 2) => Some(matmul(egraph, a.id, b.id)),
+            // Batched matrix products (`matmul` of stacks of matrices):
+            // the operand with fewer batch axes gets length-1 axes after
+            // the time axis, so that its batch axes line up with the
+            // other's and the time axis with the time axis or with nothing
+            // (x_t (M,D) @ W (4,D,N): (T,1,M,D) @ (4,D,N) → (T,4,M,N)).
+            (_, _, 2.., 2..) if !is_dot => {
+                // A batched operand needs as many axes after its time axis
+                // as the other operand has in one step.
+                let pad = |egraph: &mut EGraph, o: Outer, mine: usize, other: usize| {
+                    if !o.batched {
+                        return o.id;
+                    }
+                    (mine..other).fold(o.id, |id, _| expand_dims(egraph, id, 1))
+                };
+                let x = pad(egraph, a, ra, rb);
+                let y = pad(egraph, b, rb, ra);
+                Some(matmul(egraph, x, y))
+            }
             _ => None,
         }
     }

@@ -583,6 +583,87 @@ fn dot_f<T: Float + ViewElem + ndarray::LinalgScalar + Gemm>(
     true
 }
 
+/// True for two views of at least 2 axes, one with more than 2: a
+/// `matmul` over stacks of matrices.
+fn batched_operands(a: &Arg<'_>, b: &Arg<'_>) -> bool {
+    match (a, b) {
+        (Arg::View(a), Arg::View(b)) => {
+            let (na, nb) = (a.shape().len(), b.shape().len());
+            na >= 2 && nb >= 2 && na.max(nb) > 2
+        }
+        _ => false,
+    }
+}
+
+/// `dest = matmul(a, b)` for stacks of matrices whose batch axes
+/// broadcast: one 2-D product per batch, each on sub-views of `a`, `b`
+/// and `dest` (no copy of an operand), with the product the reference
+/// kernel (`linalg::matmul`) runs on the same matrices: the same bits.
+/// Empty operands and shapes that do not fit go to the reference kernel.
+fn matmul_batched_f<T: Float + ViewElem + ndarray::LinalgScalar + Gemm>(
+    a: &Arg<'_>,
+    b: &Arg<'_>,
+    dest: &mut Option<Value>,
+) -> bool {
+    let (Arg::View(a), Arg::View(b)) = (a, b) else {
+        return false;
+    };
+    let (Some(a), Some(b)) = (T::of_view(a), T::of_view(b)) else {
+        return false;
+    };
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    let (na, nb) = (a.ndim(), b.ndim());
+    let (m, k) = (a.shape()[na - 2], a.shape()[na - 1]);
+    let (k2, n) = (b.shape()[nb - 2], b.shape()[nb - 1]);
+    if k != k2 {
+        return false;
+    }
+    let Some(batch) = broadcast(&[&a.shape()[..na - 2], &b.shape()[..nb - 2]]) else {
+        return false;
+    };
+    let full = |r: usize, c: usize| {
+        let mut s = IxDyn::zeros(batch.ndim() + 2);
+        for (i, d) in batch.slice().iter().enumerate() {
+            s[i] = *d;
+        }
+        s[batch.ndim()] = r;
+        s[batch.ndim() + 1] = c;
+        s
+    };
+    let (Some(av), Some(bv)) = (a.broadcast(full(m, k)), b.broadcast(full(k, n))) else {
+        return false;
+    };
+    let out_shape = full(m, n);
+    let Some(out) = ensure::<T>(dest, out_shape.slice()) else {
+        return false;
+    };
+    let dims = batch.slice();
+    let n_batch: usize = dims.iter().product();
+    for f in 0..n_batch {
+        // The batch index of `f` (row-major), axis by axis.
+        let (mut x, mut y, mut z) = (av.view(), bv.view(), out.view_mut());
+        let mut inner = n_batch;
+        for &d in dims {
+            inner /= d;
+            let i = (f / inner) % d;
+            x = x.index_axis_move(ndarray::Axis(0), i);
+            y = y.index_axis_move(ndarray::Axis(0), i);
+            z = z.index_axis_move(ndarray::Axis(0), i);
+        }
+        let (Ok(x), Ok(y), Ok(mut z)) = (
+            x.into_dimensionality::<Ix2>(),
+            y.into_dimensionality::<Ix2>(),
+            z.into_dimensionality::<Ix2>(),
+        ) else {
+            return false;
+        };
+        T::gemm(&x, &y, &mut z);
+    }
+    true
+}
+
 /// `dest = zeros of x's shape`, any dtype.
 fn zeros_like_t<T: Elem>(x: &Arg<'_>, dest: &mut Option<Value>) -> bool {
     let Arg::View(x) = x else { return false };
@@ -715,6 +796,11 @@ pub fn fast(
             DType::F32 => where_f::<f32>(c, x, y, dest),
             _ => false,
         },
+        (Op::Matmul, [Some(x), Some(y)]) if batched_operands(x, y) => match out {
+            DType::F64 => matmul_batched_f::<f64>(x, y, dest),
+            DType::F32 => matmul_batched_f::<f32>(x, y, dest),
+            _ => false,
+        },
         (Op::Dot | Op::Matmul, [Some(x), Some(y)]) => match out {
             DType::F64 => dot_f::<f64>(x, y, dest),
             DType::F32 => dot_f::<f32>(x, y, dest),
@@ -733,5 +819,86 @@ pub fn fast(
             DType::Bool => increment_op::<bool>(op, args, dest),
         },
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::ops::linalg;
+    use ndarray::{Array, ArrayD};
+
+    fn values(shape: &[usize], seed: f64) -> ArrayD<f64> {
+        let n: usize = shape.iter().product();
+        let v: Vec<f64> = (0..n)
+            .map(|i| (i as f64 * 0.731 + seed).sin() * 1.3)
+            .collect();
+        Array::from_shape_vec(IxDyn(shape), v).unwrap()
+    }
+
+    /// The batched fast path gives the reference kernel's bits, for
+    /// operands in standard layout, transposed (strided) and with batch
+    /// axes that broadcast, and writes into a reused destination.
+    #[test]
+    fn batched_matmul_same_bits_as_reference() {
+        // (a's shape, b's shape, the axes permutations applied to views)
+        type Case<'c> = (
+            &'c [usize],
+            &'c [usize],
+            Option<&'c [usize]>,
+            Option<&'c [usize]>,
+        );
+        let cases: &[Case] = &[
+            (&[5, 37], &[4, 37, 6], None, None),
+            (&[3, 1, 5, 37], &[4, 37, 6], None, None),
+            (&[4, 5, 37], &[37, 6], None, None),
+            (&[2, 4, 5, 37], &[2, 1, 37, 6], None, None),
+            // Transposed views: a is stored (37, 5), b (4, 6, 37).
+            (&[37, 5], &[4, 6, 37], Some(&[1, 0]), Some(&[0, 2, 1])),
+            (&[4, 37, 5], &[37, 6], Some(&[0, 2, 1]), None),
+        ];
+        for (sa, sb, pa, pb) in cases {
+            let a = values(sa, 0.3);
+            let b = values(sb, 1.7);
+            let av = match pa {
+                Some(p) => a.view().permuted_axes(IxDyn(p)),
+                None => a.view(),
+            };
+            let bv = match pb {
+                Some(p) => b.view().permuted_axes(IxDyn(p)),
+                None => b.view(),
+            };
+            let want = linalg::matmul(
+                &Value::F64(av.to_owned()),
+                &Value::F64(bv.to_owned()),
+                DType::F64,
+            )
+            .unwrap();
+            let mut dest = Some(Value::F64(values(&[3], 9.0)));
+            for _ in 0..2 {
+                let args = [
+                    Some(Arg::View(ValView::F64(av.clone()))),
+                    Some(Arg::View(ValView::F64(bv.clone()))),
+                ];
+                assert!(fast(&Op::Matmul, &args, &mut dest, DType::F64, None));
+                let got = dest.as_ref().unwrap().as_f64_array();
+                let want = want.as_f64_array();
+                assert_eq!(got.shape(), want.shape(), "{sa:?} @ {sb:?}");
+                let same = got
+                    .iter()
+                    .zip(want.iter())
+                    .all(|(x, y)| x.to_bits() == y.to_bits());
+                assert!(same, "{sa:?} @ {sb:?}: not the reference's bits");
+            }
+        }
+        // `dot` of stacks is not `matmul`: not taken by this path.
+        let a = values(&[4, 5, 37], 0.1);
+        let b = values(&[37, 6], 0.2);
+        let args = [
+            Some(Arg::View(ValView::F64(a.view()))),
+            Some(Arg::View(ValView::F64(b.view()))),
+        ];
+        let mut dest = None;
+        assert!(!fast(&Op::Dot, &args, &mut dest, DType::F64, None));
     }
 }
