@@ -31,7 +31,7 @@ use crate::exec::loop_frame::{LoopFrame, StateRead};
 use crate::exec::value::{with_elem, Elem, Value};
 use crate::lang::program::{Graph, NodeId, Scan};
 use crate::lang::{BodyOutput, BodyParam, DType, Op};
-use ndarray::{Axis, Dimension};
+use ndarray::Axis;
 
 /// A compiled loop.
 #[derive(Clone, Debug)]
@@ -729,46 +729,16 @@ fn run_on_tape(
     bufs: &mut [Option<Value>],
     from: usize,
 ) -> Option<()> {
-    // The buffers' data as plain vectors for the steps (no layout to
-    // check per row), put back afterwards whatever happens. Only arrays
-    // that own exactly their elements, in order, are taken.
-    let mut shapes = Vec::with_capacity(bufs.len());
-    let mut data_of: Vec<Vec<f64>> = Vec::with_capacity(bufs.len());
+    // Each buffer's elements as one slice for the whole run (no layout
+    // to check per row; ready_tape took only standard-layout buffers).
+    let mut slices: Vec<&mut [f64]> = Vec::with_capacity(bufs.len());
     for b in bufs.iter_mut() {
-        let plain = matches!(b, Some(Value::F64(a)) if a.is_standard_layout()
-            && a.as_slice_memory_order().is_some_and(|s| s.as_ptr() == a.as_ptr()));
-        match b.take() {
-            Some(Value::F64(a)) if plain => {
-                let dim = a.raw_dim();
-                let (v, off) = a.into_raw_vec_and_offset();
-                if off.unwrap_or(0) == 0 && v.len() == dim.size() {
-                    shapes.push(Some(dim));
-                    data_of.push(v);
-                } else {
-                    // Not one array's own elements after all: put back.
-                    *b = ndarray::ArrayD::from_shape_vec(dim, v).ok().map(Value::F64);
-                    shapes.push(None);
-                    data_of.push(Vec::new());
-                }
-            }
-            other => {
-                *b = other;
-                shapes.push(None);
-                data_of.push(Vec::new());
-            }
+        match b {
+            Some(Value::F64(a)) => slices.push(a.as_slice_mut()?),
+            _ => return None,
         }
     }
-    let whole = shapes.iter().all(Option::is_some);
-    let ran = whole.then(|| tape_steps(tape, at, sp, frame, data, &mut data_of, from));
-    let mut restored = true;
-    for ((b, dim), v) in bufs.iter_mut().zip(shapes).zip(data_of) {
-        if let Some(dim) = dim {
-            *b = ndarray::ArrayD::from_shape_vec(dim, v).ok().map(Value::F64);
-            restored &= b.is_some();
-        }
-    }
-    (restored && whole).then_some(())?;
-    ran.flatten()
+    tape_steps(tape, at, sp, frame, data, &mut slices, from)
 }
 
 /// Steps `from..` on the tape, over the buffers' data `bufs`.
@@ -778,7 +748,7 @@ fn tape_steps(
     sp: &ScanPlan,
     frame: &LoopFrame,
     data: &LoopSlices<'_>,
-    bufs: &mut [Vec<f64>],
+    bufs: &mut [&mut [f64]],
     from: usize,
 ) -> Option<()> {
     for t in from..frame.steps() {

@@ -343,26 +343,21 @@ impl Builder<'_> {
                     return None;
                 }
                 match (x.shape.as_slice(), y.shape.as_slice()) {
-                    (&[m, k], &[k2]) if k == k2 => {
-                        let (a, xl) = (x.loc, y.loc);
+                    // A · x, and x · B as Bᵀ · x (the plan's form).
+                    (&[m, k], &[k2]) | (&[k2], &[k, m]) if k == k2 => {
+                        let transposed = x.shape.len() == 1;
+                        let (a, xl) = if transposed {
+                            (y.loc, x.loc)
+                        } else {
+                            (x.loc, y.loc)
+                        };
                         self.emit(vec![m], |dst| Instr::Gemv {
                             a,
                             rows: m,
                             cols: k,
                             x: xl,
                             dst,
-                            transposed: false,
-                        })?
-                    }
-                    (&[k], &[k2, n]) if k == k2 => {
-                        let (a, xl) = (y.loc, x.loc);
-                        self.emit(vec![n], |dst| Instr::Gemv {
-                            a,
-                            rows: n,
-                            cols: k,
-                            x: xl,
-                            dst,
-                            transposed: true,
+                            transposed,
                         })?
                     }
                     (&[k], &[k2]) if k == k2 => {

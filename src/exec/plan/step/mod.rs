@@ -74,6 +74,18 @@ pub(crate) struct Operand {
     pub cover: Cover,
 }
 
+impl Operand {
+    /// The elements it spans in an instruction of `len` results whose
+    /// repeating block has `period` elements.
+    pub(crate) fn span(self, len: usize, period: usize) -> usize {
+        match self.cover {
+            Cover::Full => len,
+            Cover::Scalar => 1,
+            Cover::Repeat => period,
+        }
+    }
+}
+
 /// One instruction; every destination is a region of the arena.
 #[derive(Clone, Debug)]
 pub(crate) enum Instr {
@@ -220,17 +232,9 @@ impl StepTape {
                 len,
                 period,
                 ..
-            } => {
-                let span = |o: Operand| match o.cover {
-                    Cover::Full => len,
-                    Cover::Scalar => 1,
-                    Cover::Repeat => period,
-                };
-                below(a.loc, span(a), dst) && below(b.loc, span(b), dst)
-            }
+            } => below(a.loc, a.span(len, period), dst) && below(b.loc, b.span(len, period), dst),
             Instr::Compare { a, b, dst, len, .. } => {
-                let span = |o: Operand| if o.cover == Cover::Scalar { 1 } else { len };
-                below(a.loc, span(a), dst) && below(b.loc, span(b), dst)
+                below(a.loc, a.span(len, len), dst) && below(b.loc, b.span(len, len), dst)
             }
             Instr::Select {
                 cond,

@@ -51,7 +51,7 @@ pub(crate) struct Sources<'a> {
     /// Per non-sequence.
     pub non_seqs: &'a [Option<&'a [f64]>],
     /// The output buffers' data (rows written by earlier steps).
-    pub bufs: &'a [Vec<f64>],
+    pub bufs: &'a [&'a mut [f64]],
 }
 
 /// One operand as an instruction reads it.
@@ -173,15 +173,6 @@ fn at_or_scalar(o: Src<'_>, i: usize) -> f64 {
     }
 }
 
-/// The elements an operand that is whole or a scalar spans.
-fn span1(o: Operand, len: usize) -> usize {
-    if o.cover == Cover::Scalar {
-        1
-    } else {
-        len
-    }
-}
-
 /// Block `c` (of `period` elements) of an operand whose data is `d`.
 fn block(o: Operand, d: &[f64], c: usize, period: usize) -> Option<Src<'_>> {
     Some(match o.cover {
@@ -288,13 +279,8 @@ impl StepTape {
                     period,
                 } => {
                     let (lo, hi) = self.arena.split_at_mut(dst);
-                    let span = |o: Operand| match o.cover {
-                        Cover::Full => len,
-                        Cover::Scalar => 1,
-                        Cover::Repeat => period,
-                    };
-                    let da = read(lo, src, at, a.loc, span(a))?;
-                    let db = read(lo, src, at, b.loc, span(b))?;
+                    let da = read(lo, src, at, a.loc, a.span(len, period))?;
+                    let db = read(lo, src, at, b.loc, b.span(len, period))?;
                     let out = hi.get_mut(..len)?;
                     for (c, o) in out.chunks_exact_mut(period.max(1)).enumerate() {
                         binary_block(op, o, block(a, da, c, period)?, block(b, db, c, period)?);
@@ -302,8 +288,8 @@ impl StepTape {
                 }
                 Instr::Compare { op, a, b, dst, len } => {
                     let (lo, hi) = self.arena.split_at_mut(dst);
-                    let sa = block(a, read(lo, src, at, a.loc, span1(a, len))?, 0, len)?;
-                    let sb = block(b, read(lo, src, at, b.loc, span1(b, len))?, 0, len)?;
+                    let sa = block(a, read(lo, src, at, a.loc, a.span(len, len))?, 0, len)?;
+                    let sb = block(b, read(lo, src, at, b.loc, b.span(len, len))?, 0, len)?;
                     compare_block(op, hi.get_mut(..len)?, sa, sb);
                 }
                 Instr::Select {
@@ -314,9 +300,14 @@ impl StepTape {
                     len,
                 } => {
                     let (lo, hi) = self.arena.split_at_mut(dst);
-                    let sc = block(cond, read(lo, src, at, cond.loc, span1(cond, len))?, 0, len)?;
-                    let sa = block(a, read(lo, src, at, a.loc, span1(a, len))?, 0, len)?;
-                    let sb = block(b, read(lo, src, at, b.loc, span1(b, len))?, 0, len)?;
+                    let sc = block(
+                        cond,
+                        read(lo, src, at, cond.loc, cond.span(len, len))?,
+                        0,
+                        len,
+                    )?;
+                    let sa = block(a, read(lo, src, at, a.loc, a.span(len, len))?, 0, len)?;
+                    let sb = block(b, read(lo, src, at, b.loc, b.span(len, len))?, 0, len)?;
                     for (i, o) in hi.get_mut(..len)?.iter_mut().enumerate() {
                         *o = if at_or_scalar(sc, i) != 0.0 {
                             at_or_scalar(sa, i)
