@@ -5,11 +5,12 @@
 //! of `a` with the second-to-last of `b`) and [`matmul`] (1-D operands are
 //! promoted and the added axis removed; batch axes broadcast). Floats use
 //! ndarray's products (matrixmultiply); `i64` (wrapping) and bool (`or` of
-//! `and`s) use plain loops. Inner sizes are checked at run time.
+//! `and`s) use plain loops; `f64` products are the shared kernels of
+//! `gemm` and `matvec`. Inner sizes are checked at run time.
 //! Must not: decide result dtypes.
 
 use super::elementwise::{binary, broadcast_shapes, Arith};
-use super::matvec;
+use super::{gemm, matvec};
 use crate::exec::value::{checked_len, shape_str, with_elem, Elem, Value};
 use crate::lang::{BinaryOp, DType};
 use ndarray::linalg::{general_mat_mul, general_mat_vec_mul};
@@ -56,14 +57,14 @@ pub trait Gemm: Arith {
 macro_rules! float_gemm {
     ($t:ident) => {
         impl Gemm for $t {
-            fn gemm(a: &ArrayView2<$t>, b: &ArrayView2<$t>, c: &mut ArrayViewMut2<$t>) {
-                general_mat_mul(1.0, a, b, 0.0, c);
-            }
             float_gemm!(@products $t);
         }
     };
-    // f64: the canonical-order kernels of `matvec`.
+    // f64: the kernels every executor shares (`gemm`, `matvec`).
     (@products f64) => {
+        fn gemm(a: &ArrayView2<f64>, b: &ArrayView2<f64>, c: &mut ArrayViewMut2<f64>) {
+            gemm::gemm(a, b, c);
+        }
         fn gemv_into(a: &ArrayView2<f64>, x: &ArrayView1<f64>, y: &mut ArrayViewMut1<f64>) {
             matvec::gemv(a, x, y);
         }
@@ -72,6 +73,9 @@ macro_rules! float_gemm {
         }
     };
     (@products f32) => {
+        fn gemm(a: &ArrayView2<f32>, b: &ArrayView2<f32>, c: &mut ArrayViewMut2<f32>) {
+            general_mat_mul(1.0, a, b, 0.0, c);
+        }
         fn gemv_into(a: &ArrayView2<f32>, x: &ArrayView1<f32>, y: &mut ArrayViewMut1<f32>) {
             general_mat_vec_mul(1.0, a, x, 0.0, y);
         }

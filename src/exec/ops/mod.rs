@@ -13,6 +13,7 @@
 
 pub mod create;
 pub mod elementwise;
+pub mod gemm;
 pub mod increment;
 pub mod linalg;
 pub mod linrec;

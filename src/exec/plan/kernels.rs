@@ -22,7 +22,6 @@ use crate::exec::ops::linalg::Gemm;
 use crate::exec::ops::shape::index_position;
 use crate::exec::value::{checked_len, Elem, Value};
 use crate::lang::{BinaryOp, CompareOp, DType, Op, UnaryOp};
-use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, Dimension, Ix1, Ix2, IxDyn, Zip};
 
 /// One argument of a kernel: a view, or the destination's current value
@@ -525,7 +524,7 @@ fn dot_f<T: Float + ViewElem + ndarray::LinalgScalar + Gemm>(
             let Ok(mut c) = out.view_mut().into_dimensionality::<Ix2>() else {
                 return false;
             };
-            general_mat_mul(<T as Elem>::one(), &a, &b, <T as Elem>::zero(), &mut c);
+            T::gemm(&a, &b, &mut c);
         }
         (2, 1) => {
             let (Ok(a), Ok(x)) = (

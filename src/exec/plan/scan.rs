@@ -685,6 +685,9 @@ fn ready_tape<'r>(
     };
     if rt.tape.as_ref().is_none_or(|(k, _)| *k != key) {
         let tape = compile(&sp.body, &key.params, env.dims, &key.results);
+        if std::env::var_os("EQSCAN_TAPE_DUMP").is_some() {
+            eprintln!("{tape:#?}");
+        }
         rt.tape = Some((key, tape));
     }
     let tape = rt.tape.as_mut()?.1.as_mut()?;

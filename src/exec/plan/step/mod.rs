@@ -22,7 +22,7 @@
 //!
 //! Bits: each instruction calls the element functions and kernels the
 //! plan calls — `Float::unary`/`unary_slice`, `Arith`, NumPy's pairwise
-//! sum, the canonical matrix-vector kernels, `general_mat_mul` — in the
+//! sum, the canonical matrix-vector kernels, `gemm::gemm_rows` — in the
 //! plan's order, so a loop gives the same bits on the tape and off it
 //! (`tests/plan.rs` runs every case both ways).
 //!

@@ -9,12 +9,11 @@
 
 use super::{Cover, Instr, Loc, Operand, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
-use crate::exec::ops::matvec;
 use crate::exec::ops::reduce::pairwise_sum;
+use crate::exec::ops::{gemm, matvec};
 use crate::lang::{BinaryOp, CompareOp, ReduceOp};
 use multiversion::multiversion;
-use ndarray::linalg::general_mat_mul;
-use ndarray::{ArrayView1, ArrayView2, ArrayViewMut1, ArrayViewMut2};
+use ndarray::{ArrayView1, ArrayView2, ArrayViewMut1};
 
 /// Which of the loop's data a body parameter is read from on a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -356,10 +355,9 @@ impl StepTape {
                 }
                 Instr::Gemm { a, b, m, k, n, dst } => {
                     let (lo, hi) = self.arena.split_at_mut(dst);
-                    let av = ArrayView2::from_shape((m, k), read(lo, src, at, a, m * k)?).ok()?;
-                    let bv = ArrayView2::from_shape((k, n), read(lo, src, at, b, k * n)?).ok()?;
-                    let mut c = ArrayViewMut2::from_shape((m, n), hi.get_mut(..m * n)?).ok()?;
-                    general_mat_mul(1.0, &av, &bv, 0.0, &mut c);
+                    let da = read(lo, src, at, a, m * k)?;
+                    let db = read(lo, src, at, b, k * n)?;
+                    gemm::gemm_rows(da, db, m, k, n, hi)?;
                 }
             }
         }

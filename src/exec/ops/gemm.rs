@@ -1,0 +1,183 @@
+//! Matrix-matrix products of `f64`: one function that every executor
+//! calls, so a product gives the same bits in the interpreter, the plan
+//! and the step tape.
+//!
+//! Owns: [`gemm`] (`C = A·B` for views of any strides) and
+//! [`gemm_rows`] (the same product for row-major slices, what the step
+//! tape holds). Which kernel runs depends on the shapes alone, never on
+//! the layout: products of at most [`SMALL_PRODUCTS`] multiplications
+//! (`m·k·n`) run the small kernel, every row of `C` built as
+//! `0 + a[i,0]·B[0,:] + a[i,1]·B[1,:] + …` in that order, without
+//! packing, allocation or fused multiply-add (the 2×2 products of a
+//! Kalman filter's step cost nanoseconds, not the microsecond and two
+//! allocations of a packed product); larger products run
+//! `matrixmultiply` through `ndarray::linalg::general_mat_mul`. Must not:
+//! choose a kernel by layout, or allocate in the small kernel (loop bodies
+//! call it every step).
+
+use multiversion::multiversion;
+use ndarray::linalg::general_mat_mul;
+use ndarray::{ArrayView2, ArrayViewMut2};
+
+/// The largest product (`m·k·n` multiplications) the small kernel runs.
+pub const SMALL_PRODUCTS: usize = 4096;
+
+/// True when an `(m, k)·(k, n)` product runs the small kernel.
+fn is_small(m: usize, k: usize, n: usize) -> bool {
+    m.saturating_mul(k).saturating_mul(n) <= SMALL_PRODUCTS
+}
+
+/// `C = A·B` for an `(m, k)` `A`, a `(k, n)` `B` and an `(m, n)` `C`, any
+/// strides. The caller checks the shapes agree (ndarray panics
+/// otherwise; every caller has).
+pub fn gemm(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewMut2<'_, f64>) {
+    let (m, k) = a.dim();
+    let n = b.ncols();
+    if !is_small(m, k, n) {
+        general_mat_mul(1.0, a, b, 0.0, c);
+        return;
+    }
+    if let (Some(sa), Some(sb), Some(sc)) = (a.as_slice(), b.as_slice(), c.as_slice_mut()) {
+        small_rows(sa, sb, k, n, sc);
+        return;
+    }
+    // Strided operands: the same order, element by element.
+    for (i, mut crow) in c.outer_iter_mut().enumerate() {
+        crow.fill(0.0);
+        for (kk, brow) in b.outer_iter().enumerate() {
+            let aik = a[[i, kk]];
+            crow.zip_mut_with(&brow, |c, &b| *c += aik * b);
+        }
+    }
+}
+
+/// `c = a·b` for row-major `a` (`m·k` elements), `b` (`k·n`) and `c`
+/// (`m·n`), by the kernel [`gemm`] runs for these shapes. `None` when a
+/// slice is shorter than its shape says (nothing is written then).
+pub fn gemm_rows(a: &[f64], b: &[f64], m: usize, k: usize, n: usize, c: &mut [f64]) -> Option<()> {
+    let a = a.get(..m.checked_mul(k)?)?;
+    let b = b.get(..k.checked_mul(n)?)?;
+    let c = c.get_mut(..m.checked_mul(n)?)?;
+    if is_small(m, k, n) {
+        small_rows(a, b, k, n, c);
+    } else {
+        let av = ArrayView2::from_shape((m, k), a).ok()?;
+        let bv = ArrayView2::from_shape((k, n), b).ok()?;
+        let mut cv = ArrayViewMut2::from_shape((m, n), c).ok()?;
+        general_mat_mul(1.0, &av, &bv, 0.0, &mut cv);
+    }
+    Some(())
+}
+
+/// The small kernel on row-major slices of the exact lengths: each row
+/// of `c` accumulates the rows of `b` scaled by its row of `a`, in `k`
+/// order (each row's update is one vectorizable loop).
+#[multiversion(targets("x86_64+avx2"))]
+fn small_rows(a: &[f64], b: &[f64], k: usize, n: usize, c: &mut [f64]) {
+    if n == 0 {
+        return;
+    }
+    if k == 0 {
+        c.fill(0.0);
+        return;
+    }
+    for (arow, crow) in a.chunks_exact(k).zip(c.chunks_exact_mut(n)) {
+        crow.fill(0.0);
+        for (&aik, brow) in arow.iter().zip(b.chunks_exact(n)) {
+            crow.iter_mut().zip(brow).for_each(|(c, &b)| *c += aik * b);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array2;
+
+    fn filled(m: usize, n: usize, seed: u64) -> Array2<f64> {
+        let mut s = seed;
+        Array2::from_shape_fn((m, n), |_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+    }
+
+    /// The small kernel's order, written out element by element.
+    fn reference(a: &Array2<f64>, b: &Array2<f64>) -> Array2<f64> {
+        let (m, k) = a.dim();
+        let n = b.ncols();
+        Array2::from_shape_fn((m, n), |(i, j)| {
+            let mut s = 0.0;
+            for kk in 0..k {
+                s += a[[i, kk]] * b[[kk, j]];
+            }
+            s
+        })
+    }
+
+    #[test]
+    fn small_products_follow_the_order_in_every_layout() {
+        for &(m, k, n) in &[
+            (1, 1, 1),
+            (2, 2, 2),
+            (3, 5, 7),
+            (16, 16, 16),
+            (2, 0, 3),
+            (0, 3, 2),
+        ] {
+            let a = filled(m, k, 1);
+            let b = filled(k, n, 2);
+            let want = reference(&a, &b);
+            let mut c = Array2::from_elem((m, n), f64::NAN);
+            gemm(&a.view(), &b.view(), &mut c.view_mut());
+            assert_eq!(c, want, "{m}x{k}x{n} row-major");
+            // Transposed (column-major) operands and result.
+            let at = a.t().to_owned();
+            let bt = b.t().to_owned();
+            let mut ct = Array2::from_elem((n, m), f64::NAN);
+            gemm(&at.t(), &bt.t(), &mut ct.view_mut().reversed_axes());
+            assert_eq!(ct.t(), want, "{m}x{k}x{n} strided");
+            let mut flat = vec![f64::NAN; m * n];
+            let (sa, sb) = (a.as_slice().unwrap(), b.as_slice().unwrap());
+            gemm_rows(sa, sb, m, k, n, &mut flat).unwrap();
+            assert_eq!(
+                flat,
+                want.iter().copied().collect::<Vec<_>>(),
+                "{m}x{k}x{n} rows"
+            );
+        }
+    }
+
+    #[test]
+    fn large_products_agree_across_entry_points() {
+        let (m, k, n) = (20, 30, 40);
+        assert!(!is_small(m, k, n));
+        let (a, b) = (filled(m, k, 3), filled(k, n, 4));
+        let mut c = Array2::zeros((m, n));
+        gemm(&a.view(), &b.view(), &mut c.view_mut());
+        let mut flat = vec![0.0; m * n];
+        gemm_rows(
+            a.as_slice().unwrap(),
+            b.as_slice().unwrap(),
+            m,
+            k,
+            n,
+            &mut flat,
+        )
+        .unwrap();
+        assert_eq!(flat, c.iter().copied().collect::<Vec<_>>());
+        let want = reference(&a, &b);
+        for (x, y) in c.iter().zip(want.iter()) {
+            assert!((x - y).abs() <= 1e-13, "{x} vs {y}");
+        }
+    }
+
+    #[test]
+    fn short_slices_are_refused() {
+        let mut c = [0.0; 4];
+        assert!(gemm_rows(&[1.0; 3], &[1.0; 4], 2, 2, 2, &mut c).is_none());
+        assert!(gemm_rows(&[1.0; 4], &[1.0; 4], 2, 2, 2, &mut c[..3]).is_none());
+    }
+}
