@@ -179,6 +179,22 @@ impl Builder<'_> {
             };
             return Some((op, x.len()));
         }
+        let n = out.len();
+        let pad = n - x.shape.len();
+        let column = n >= 2
+            && x.shape.last() == Some(&1)
+            && out[n - 1] > 1
+            && x.shape[..x.shape.len() - 1]
+                .iter()
+                .eq(out[pad..n - 1].iter())
+            && out[..pad].iter().all(|&d| d == 1);
+        if repeat && column {
+            let op = Operand {
+                loc: x.loc,
+                cover: Cover::PerBlock,
+            };
+            return Some((op, out[n - 1]));
+        }
         // General broadcasting: gather to the result's shape.
         let xs = strides(&x.shape);
         let pad = out.len() - x.shape.len();
@@ -245,10 +261,11 @@ impl Builder<'_> {
                 } else {
                     let (a, pa) = self.operand(x, &out, true)?;
                     let (b, pb) = self.operand(y, &out, true)?;
+                    let blocked = |c: Cover| matches!(c, Cover::Repeat | Cover::PerBlock);
                     let period = match (a.cover, b.cover) {
-                        (Cover::Repeat, Cover::Repeat) if pa != pb => return None,
-                        (Cover::Repeat, _) => pa,
-                        (_, Cover::Repeat) => pb,
+                        (ca, cb) if blocked(ca) && blocked(cb) && pa != pb => return None,
+                        (ca, _) if blocked(ca) => pa,
+                        (_, cb) if blocked(cb) => pb,
                         _ => len,
                     };
                     if period == 0 || !len.is_multiple_of(period) {

@@ -63,6 +63,9 @@ pub(crate) enum Cover {
     /// A block of `period` elements that repeats (a row added to every
     /// row of a matrix).
     Repeat,
+    /// One element per block of `period` result elements (a column
+    /// added to every column of a matrix).
+    PerBlock,
 }
 
 /// One operand of a binary instruction.
@@ -82,6 +85,7 @@ impl Operand {
             Cover::Full => len,
             Cover::Scalar => 1,
             Cover::Repeat => period,
+            Cover::PerBlock => len / period.max(1),
         }
     }
 }

@@ -178,6 +178,7 @@ fn block(o: Operand, d: &[f64], c: usize, period: usize) -> Option<Src<'_>> {
         Cover::Scalar => Src::Scalar(*d.first()?),
         Cover::Full => Src::Slice(d.get(c * period..(c + 1) * period)?),
         Cover::Repeat => Src::Slice(d.get(..period)?),
+        Cover::PerBlock => Src::Scalar(*d.get(c)?),
     })
 }
 
@@ -192,36 +193,53 @@ fn reduce(op: ReduceOp, x: &[f64], out: &mut [f64], extent: usize, inner: usize)
         let src = x.get(o * block..(o + 1) * block)?;
         match op {
             ReduceOp::Sum | ReduceOp::Mean if inner == 1 => dst[0] = pairwise_sum(src),
-            ReduceOp::Sum | ReduceOp::Mean => {
-                dst.fill(0.0);
-                for row in src.chunks_exact(inner) {
-                    dst.iter_mut().zip(row).for_each(|(d, &v)| *d = d.add(v));
-                }
-            }
-            ReduceOp::Prod => {
-                dst.fill(1.0);
-                for row in src.chunks_exact(inner) {
-                    dst.iter_mut().zip(row).for_each(|(d, &v)| *d = d.mul(v));
-                }
-            }
-            ReduceOp::Max | ReduceOp::Min => {
-                let (first, rest) = src.split_at_checked(inner)?;
-                dst.copy_from_slice(first);
-                let max = op == ReduceOp::Max;
-                for row in rest.chunks_exact(inner) {
-                    dst.iter_mut().zip(row).for_each(|(d, &v)| {
-                        *d = if max {
-                            Arith::maximum(*d, v)
-                        } else {
-                            Arith::minimum(*d, v)
-                        }
-                    });
-                }
-            }
+            _ => fold_rows(op, src, dst)?,
         }
         if op == ReduceOp::Mean {
             let count = extent as f64;
             dst.iter_mut().for_each(|d| *d = Float::div(*d, count));
+        }
+    }
+    Some(())
+}
+
+/// `dst` (of `inner` elements) folded with the rows of `src` (rows of
+/// `inner` elements) in order: sums from zero, products from one, max
+/// and min from the first row. One plain loop per operation, so each
+/// row's update vectorizes.
+#[multiversion(targets("x86_64+avx2"))]
+fn fold_rows(op: ReduceOp, src: &[f64], dst: &mut [f64]) -> Option<()> {
+    let inner = dst.len();
+    match op {
+        ReduceOp::Sum | ReduceOp::Mean => {
+            dst.fill(0.0);
+            for row in src.chunks_exact(inner) {
+                dst.iter_mut().zip(row).for_each(|(d, &v)| *d = d.add(v));
+            }
+        }
+        ReduceOp::Prod => {
+            dst.fill(1.0);
+            for row in src.chunks_exact(inner) {
+                dst.iter_mut().zip(row).for_each(|(d, &v)| *d = d.mul(v));
+            }
+        }
+        ReduceOp::Max => {
+            let (first, rest) = src.split_at_checked(inner)?;
+            dst.copy_from_slice(first);
+            for row in rest.chunks_exact(inner) {
+                dst.iter_mut()
+                    .zip(row)
+                    .for_each(|(d, &v)| *d = Arith::maximum(*d, v));
+            }
+        }
+        ReduceOp::Min => {
+            let (first, rest) = src.split_at_checked(inner)?;
+            dst.copy_from_slice(first);
+            for row in rest.chunks_exact(inner) {
+                dst.iter_mut()
+                    .zip(row)
+                    .for_each(|(d, &v)| *d = Arith::minimum(*d, v));
+            }
         }
     }
     Some(())
