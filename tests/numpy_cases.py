@@ -1280,6 +1280,26 @@ def scan_matrix_state(d, n):
     return (Ms,)
 
 
+@scan
+def scan_tape_small_kernels(d, n):
+    X, h, W, B, P, Q, c = (d[k] for k in ("X", "h0", "W", "B", "P", "Q", "c"))
+    T = len(X)
+    outs = [steps(T, s) for s in [(9,), (3,), (2, 2), (), (1, 2), (2, 3), (2, 3)]]
+    for t in range(T):
+        h = np.tanh(0.5 * h + X[t])
+        y = W @ h + h @ B
+        z = P @ Q + c[:, None] * (h[:6].reshape(2, 3) @ np.full((3, 2), 0.25))
+        s = (h @ h + h.sum()) + (h.mean() + h[:5].sum())
+        hm = h[:8].reshape(4, 2)
+        m = hm.max(0) + (hm.min(1).mean(0) + hm[:2].prod(0))
+        m = m + h[0].reshape(1, 1) @ h[1].reshape(1, 1)
+        g = c[:, None] + h[:6].reshape(2, 3)
+        r = h[:6].reshape(2, 3) - h[6:9]
+        for o, v in zip(outs, (h, y, z, s, m, g, r)):
+            o[t] = v
+    return tuple(outs)
+
+
 @ops
 def logsumexp_extreme(d, n):
     X = d["X"]

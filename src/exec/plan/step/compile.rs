@@ -7,13 +7,13 @@
 //! from the plan at run time — it answers `None` instead, and the loop
 //! stays on the plan.
 
-use super::{Cover, Instr, Loc, Operand, StepTape};
+use super::{Cover, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::broadcast_shapes;
 use crate::exec::ops::normalize_axis;
 use crate::exec::ops::shape::slice_indices;
 use crate::exec::plan::schedule::GraphPlan;
 use crate::exec::run::Dims;
-use crate::lang::{DType, Op, ReduceOp, Scalar, Type};
+use crate::lang::{BinaryOp, DType, Op, ReduceOp, Scalar, Type};
 
 /// What the tape may know of a body parameter: its shape, when its data
 /// is contiguous `f64` (on every step); `None` when the tape may not read
@@ -24,6 +24,20 @@ pub(crate) type ParamShape = Option<Vec<usize>>;
 /// by its arithmetic and the plan's slot reuse matters more than its
 /// per-step cost.
 const MAX_ARENA: usize = 1 << 19;
+
+/// Results of at most this many elements are computed one element at a
+/// time (instructions on one element cost a few nanoseconds; a call of a
+/// slice kernel costs tens).
+const SCALAR_LEN: usize = 8;
+
+/// Products and reductions of at most this many operations likewise,
+/// each product's sum in its kernel's order.
+const SCALAR_WORK: usize = 64;
+
+/// Parameters of at most this many elements that instructions on one
+/// element read are copied into the arena first, once per step (a read of
+/// the arena is cheaper than one of the loop's data).
+const STAGE_LEN: usize = 64;
 
 /// A value of the step: where it is and its shape.
 #[derive(Clone, Debug)]
@@ -88,6 +102,10 @@ struct Builder<'a> {
     arena: Vec<f64>,
     params: &'a [ParamShape],
     param_sizes: Vec<usize>,
+    /// Per parameter, its copy in the arena (see [`STAGE_LEN`]).
+    staged: Vec<Option<usize>>,
+    /// The scalar constants made so far, by their bits.
+    scalars: Vec<(u64, usize)>,
 }
 
 impl Builder<'_> {
@@ -138,10 +156,306 @@ impl Builder<'_> {
         })
     }
 
+    /// The arena element holding the constant `v` (one per value).
+    fn scalar(&mut self, v: f64) -> Option<Loc> {
+        let bits = v.to_bits();
+        if let Some(&(_, off)) = self.scalars.iter().find(|(b, _)| *b == bits) {
+            return Some(Loc::Arena(off));
+        }
+        let off = self.alloc(1)?;
+        self.arena[off] = v;
+        self.scalars.push((bits, off));
+        Some(Loc::Arena(off))
+    }
+
+    /// Where instructions on one element read `loc`: a small parameter
+    /// from its copy in the arena (made at its first such read).
+    fn scalar_src(&mut self, loc: Loc) -> Option<Loc> {
+        let Loc::Param(k, o) = loc else {
+            return Some(loc);
+        };
+        let size = *self.param_sizes.get(k)?;
+        if size > STAGE_LEN {
+            return Some(loc);
+        }
+        let at = match self.staged[k] {
+            Some(at) => at,
+            None => {
+                let dst = self.alloc(size)?;
+                self.instrs.push(Instr::Copy {
+                    src: Loc::Param(k, 0),
+                    dst,
+                    len: size,
+                });
+                self.staged[k] = Some(dst);
+                dst
+            }
+        };
+        Some(Loc::Arena(at + o))
+    }
+
+    /// `dst = Σ_j row[j·stride] · x[j]` for `j < k`, one element at a
+    /// time in the canonical order of `matvec`: eight running sums from
+    /// zero over the first `8·⌊k/8⌋` products, combined as
+    /// `((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))`, then the rest
+    /// added one by one.
+    fn scalar_dot(&mut self, row: Loc, stride: usize, x: Loc, k: usize, dst: usize) -> Option<()> {
+        let zero = self.scalar(0.0)?;
+        let body = k - k % 8;
+        let mut acc = zero;
+        if body > 0 {
+            let lanes = self.alloc(8 + 6)?;
+            for l in 0..8 {
+                let mut a = zero;
+                for j in (l..body).step_by(8) {
+                    self.instrs.push(Instr::MulAdd1 {
+                        acc: a,
+                        a: offset(row, j * stride),
+                        b: offset(x, j),
+                        dst: lanes + l,
+                    });
+                    a = Loc::Arena(lanes + l);
+                }
+            }
+            let t = lanes + 8;
+            let sum = [
+                (lanes, lanes + 4, t),
+                (lanes + 1, lanes + 5, t + 1),
+                (t, t + 1, t + 2),
+                (lanes + 2, lanes + 6, t + 3),
+                (lanes + 3, lanes + 7, t + 4),
+                (t + 3, t + 4, t + 5),
+                (t + 2, t + 5, dst),
+            ];
+            for (a, b, d) in sum {
+                self.instrs.push(Instr::Binary1 {
+                    op: BinaryOp::Add,
+                    a: Loc::Arena(a),
+                    b: Loc::Arena(b),
+                    dst: d,
+                });
+            }
+            acc = Loc::Arena(dst);
+        }
+        for j in body..k {
+            self.instrs.push(Instr::MulAdd1 {
+                acc,
+                a: offset(row, j * stride),
+                b: offset(x, j),
+                dst,
+            });
+            acc = Loc::Arena(dst);
+        }
+        if k == 0 {
+            self.instrs.push(Instr::Move1 { src: zero, dst });
+        }
+        Some(())
+    }
+
+    /// `A · B` one element at a time, in the small kernel's order of
+    /// `gemm`: each element the products added one by one to zero.
+    fn scalar_gemm(&mut self, a: Loc, b: Loc, m: usize, k: usize, n: usize) -> Option<Val> {
+        let (a, b) = (self.scalar_src(a)?, self.scalar_src(b)?);
+        let zero = self.scalar(0.0)?;
+        let dst = self.alloc(m * n)?;
+        for i in 0..m {
+            for j in 0..n {
+                let d = dst + i * n + j;
+                let mut acc = zero;
+                for kk in 0..k {
+                    self.instrs.push(Instr::MulAdd1 {
+                        acc,
+                        a: offset(a, i * k + kk),
+                        b: offset(b, kk * n + j),
+                        dst: d,
+                    });
+                    acc = Loc::Arena(d);
+                }
+                if k == 0 {
+                    self.instrs.push(Instr::Move1 { src: zero, dst: d });
+                }
+            }
+        }
+        Some(Val {
+            loc: Loc::Arena(dst),
+            shape: vec![m, n],
+        })
+    }
+
+    /// The reduction `op` of `x` (`[outer, extent, inner]` over the middle
+    /// axis) one element at a time, in the order of the tape's `reduce`
+    /// kernel: NumPy's pairwise sum over a last axis (sequential below 8
+    /// elements, eight running sums up to 128), else the slices folded
+    /// in order.
+    #[allow(clippy::too_many_arguments)]
+    fn scalar_reduce(
+        &mut self,
+        op: ReduceOp,
+        src: Loc,
+        outer: usize,
+        extent: usize,
+        inner: usize,
+        shape: Vec<usize>,
+    ) -> Option<Val> {
+        let src = self.scalar_src(src)?;
+        let dst = self.alloc(outer * inner)?;
+        let add = |a: Loc, b: Loc, dst: usize| Instr::Binary1 {
+            op: BinaryOp::Add,
+            a,
+            b,
+            dst,
+        };
+        for o in 0..outer {
+            for i in 0..inner {
+                let d = dst + o * inner + i;
+                let elem = |e: usize| offset(src, (o * extent + e) * inner + i);
+                match op {
+                    ReduceOp::Sum | ReduceOp::Mean if inner == 1 && extent >= 8 => {
+                        if extent > 128 {
+                            return None;
+                        }
+                        let lanes = self.alloc(8 + 6)?;
+                        for l in 0..8 {
+                            self.instrs.push(Instr::Move1 {
+                                src: elem(l),
+                                dst: lanes + l,
+                            });
+                        }
+                        let body = extent - extent % 8;
+                        for j in (8..body).step_by(8) {
+                            for l in 0..8 {
+                                let acc = Loc::Arena(lanes + l);
+                                self.instrs.push(add(acc, elem(j + l), lanes + l));
+                            }
+                        }
+                        // ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+                        let t = lanes + 8;
+                        let r = |l: usize| Loc::Arena(lanes + l);
+                        self.instrs.push(add(r(0), r(1), t));
+                        self.instrs.push(add(r(2), r(3), t + 1));
+                        self.instrs
+                            .push(add(Loc::Arena(t), Loc::Arena(t + 1), t + 2));
+                        self.instrs.push(add(r(4), r(5), t + 3));
+                        self.instrs.push(add(r(6), r(7), t + 4));
+                        self.instrs
+                            .push(add(Loc::Arena(t + 3), Loc::Arena(t + 4), t + 5));
+                        self.instrs
+                            .push(add(Loc::Arena(t + 2), Loc::Arena(t + 5), d));
+                        for e in body..extent {
+                            self.instrs.push(add(Loc::Arena(d), elem(e), d));
+                        }
+                    }
+                    ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod => {
+                        let (bop, start) = if op == ReduceOp::Prod {
+                            (BinaryOp::Mul, 1.0)
+                        } else {
+                            (BinaryOp::Add, 0.0)
+                        };
+                        let mut acc = self.scalar(start)?;
+                        for e in 0..extent {
+                            self.instrs.push(Instr::Binary1 {
+                                op: bop,
+                                a: acc,
+                                b: elem(e),
+                                dst: d,
+                            });
+                            acc = Loc::Arena(d);
+                        }
+                        if extent == 0 {
+                            self.instrs.push(Instr::Move1 { src: acc, dst: d });
+                        }
+                    }
+                    ReduceOp::Max | ReduceOp::Min => {
+                        if extent == 0 {
+                            return None;
+                        }
+                        let bop = if op == ReduceOp::Max {
+                            BinaryOp::Maximum
+                        } else {
+                            BinaryOp::Minimum
+                        };
+                        self.instrs.push(Instr::Move1 {
+                            src: elem(0),
+                            dst: d,
+                        });
+                        for e in 1..extent {
+                            self.instrs.push(Instr::Binary1 {
+                                op: bop,
+                                a: Loc::Arena(d),
+                                b: elem(e),
+                                dst: d,
+                            });
+                        }
+                    }
+                }
+                if op == ReduceOp::Mean {
+                    let count = self.scalar(extent as f64)?;
+                    self.instrs.push(Instr::Binary1 {
+                        op: BinaryOp::Div,
+                        a: Loc::Arena(d),
+                        b: count,
+                        dst: d,
+                    });
+                }
+            }
+        }
+        Some(Val {
+            loc: Loc::Arena(dst),
+            shape,
+        })
+    }
+
+    /// `op` over a small result of shape `out`, one element at a time,
+    /// each operand read as its cover says.
+    fn scalar_binary(
+        &mut self,
+        op: BinaryOp,
+        a: Operand,
+        b: Operand,
+        out: Vec<usize>,
+        period: usize,
+    ) -> Option<Val> {
+        let len: usize = out.iter().product();
+        let (la, lb) = (self.scalar_src(a.loc)?, self.scalar_src(b.loc)?);
+        let at = |o: Operand, loc: Loc, i: usize| match o.cover {
+            Cover::Full => offset(loc, i),
+            Cover::Scalar => loc,
+            Cover::Repeat => offset(loc, i % period),
+            Cover::PerBlock => offset(loc, i / period),
+        };
+        let dst = self.alloc(len)?;
+        for i in 0..len {
+            self.instrs.push(Instr::Binary1 {
+                op,
+                a: at(a, la, i),
+                b: at(b, lb, i),
+                dst: dst + i,
+            });
+        }
+        Some(Val {
+            loc: Loc::Arena(dst),
+            shape: out,
+        })
+    }
+
     fn gather(&mut self, src: &Val, shape: Vec<usize>, index: Box<[usize]>) -> Option<Val> {
         let src_len = src.len();
         if index.iter().any(|&i| i >= src_len) {
             return None;
+        }
+        if index.len() <= SCALAR_LEN {
+            let from = self.scalar_src(src.loc)?;
+            let dst = self.alloc(index.len())?;
+            for (d, &i) in index.iter().enumerate() {
+                self.instrs.push(Instr::Move1 {
+                    src: offset(from, i),
+                    dst: dst + d,
+                });
+            }
+            return Some(Val {
+                loc: Loc::Arena(dst),
+                shape,
+            });
         }
         let loc = src.loc;
         self.emit(shape, |dst| Instr::Gather {
@@ -244,8 +558,17 @@ impl Builder<'_> {
             (Op::Unary(u), [x]) => {
                 let x = self.float(x)?;
                 let (op, src, len) = (*u, x.loc, x.len());
-                if len == 1 {
-                    self.emit(x.shape, |dst| Instr::Unary1 { op, src, dst })?
+                if len <= SCALAR_LEN {
+                    let src = self.scalar_src(src)?;
+                    let dst = self.alloc(len)?;
+                    for i in 0..len {
+                        let (src, dst) = (offset(src, i), dst + i);
+                        self.instrs.push(Instr::Unary1 { op, src, dst });
+                    }
+                    Val {
+                        loc: Loc::Arena(dst),
+                        shape: x.shape,
+                    }
                 } else {
                     self.emit(x.shape, |dst| Instr::Unary { op, src, dst, len })?
                 }
@@ -256,7 +579,7 @@ impl Builder<'_> {
                 let out = broadcast_shapes(&[&x.shape, &y.shape]).ok()?;
                 let len: usize = out.iter().product();
                 if len == 1 && x.len() == 1 && y.len() == 1 {
-                    let (a, b) = (x.loc, y.loc);
+                    let (a, b) = (self.scalar_src(x.loc)?, self.scalar_src(y.loc)?);
                     self.emit(out, |dst| Instr::Binary1 { op: bop, a, b, dst })?
                 } else {
                     let (a, pa) = self.operand(x, &out, true)?;
@@ -270,6 +593,9 @@ impl Builder<'_> {
                     };
                     if period == 0 || !len.is_multiple_of(period) {
                         return None;
+                    }
+                    if len <= SCALAR_LEN {
+                        return self.scalar_binary(bop, a, b, out, period).map(Known::Val);
                     }
                     self.emit(out, |dst| Instr::Binary {
                         op: bop,
@@ -344,6 +670,11 @@ impl Builder<'_> {
                 if extent == 0 && matches!(r, ReduceOp::Max | ReduceOp::Min) {
                     return None;
                 }
+                if outer * extent * inner <= SCALAR_WORK {
+                    return self
+                        .scalar_reduce(*r, x.loc, outer, extent, inner, shape)
+                        .map(Known::Val);
+                }
                 let (op, src) = (*r, x.loc);
                 self.emit(shape, |dst| Instr::Reduce {
                     op,
@@ -368,6 +699,23 @@ impl Builder<'_> {
                         } else {
                             (x.loc, y.loc)
                         };
+                        if m * k <= SCALAR_WORK {
+                            let (a, xl) = (self.scalar_src(a)?, self.scalar_src(xl)?);
+                            let dst = self.alloc(m)?;
+                            for i in 0..m {
+                                // Row i of A, or column i of B.
+                                let (row, stride) = if transposed {
+                                    (offset(a, i), m)
+                                } else {
+                                    (offset(a, i * k), 1)
+                                };
+                                self.scalar_dot(row, stride, xl, k, dst + i)?;
+                            }
+                            return Some(Known::Val(Val {
+                                loc: Loc::Arena(dst),
+                                shape: vec![m],
+                            }));
+                        }
                         self.emit(vec![m], |dst| Instr::Gemv {
                             a,
                             rows: m,
@@ -376,6 +724,18 @@ impl Builder<'_> {
                             dst,
                             transposed,
                         })?
+                    }
+                    (&[k], &[k2]) if k == k2 && k <= SCALAR_WORK => {
+                        let (a, b) = (self.scalar_src(x.loc)?, self.scalar_src(y.loc)?);
+                        let dst = self.alloc(1)?;
+                        self.scalar_dot(a, 1, b, k, dst)?;
+                        Val {
+                            loc: Loc::Arena(dst),
+                            shape: vec![],
+                        }
+                    }
+                    (&[m, k], &[k2, n]) if k == k2 && m * k * n <= SCALAR_WORK => {
+                        self.scalar_gemm(x.loc, y.loc, m, k, n)?
                     }
                     (&[k], &[k2]) if k == k2 => {
                         let (a, b) = (x.loc, y.loc);
@@ -601,6 +961,8 @@ pub(crate) fn compile(
         arena: Vec::new(),
         params,
         param_sizes: vec![0; params.len()],
+        staged: vec![None; params.len()],
+        scalars: Vec::new(),
     };
     // Every node the results need, in the graph's (topological) order:
     // the plan's schedule leaves out the members of fused groups.
@@ -650,10 +1012,69 @@ pub(crate) fn compile(
         res.push((off, len));
     }
     let tape = StepTape {
-        instrs: b.instrs,
+        instrs: pack_scalars(b.instrs),
         arena: b.arena,
         results: res,
         param_sizes: b.param_sizes,
     };
     tape.operands_below_destinations().then_some(tape)
+}
+
+/// `ins` as one operation of a [`Instr::Scalars`] run, when it works on
+/// one element and all its operands are in the arena.
+fn scalar_op(ins: &Instr) -> Option<ScalarOp> {
+    let at = |l: Loc| match l {
+        Loc::Arena(o) => u32::try_from(o).ok(),
+        Loc::Param(..) => None,
+    };
+    let to = |d: usize| u32::try_from(d).ok();
+    Some(match *ins {
+        Instr::Move1 { src, dst } => ScalarOp::Move {
+            src: at(src)?,
+            dst: to(dst)?,
+        },
+        Instr::MulAdd1 { acc, a, b, dst } => ScalarOp::MulAdd {
+            acc: at(acc)?,
+            a: at(a)?,
+            b: at(b)?,
+            dst: to(dst)?,
+        },
+        Instr::Unary1 { op, src, dst } => ScalarOp::Unary {
+            op,
+            src: at(src)?,
+            dst: to(dst)?,
+        },
+        Instr::Binary1 { op, a, b, dst } => {
+            let (a, b, dst) = (at(a)?, at(b)?, to(dst)?);
+            match op {
+                BinaryOp::Add => ScalarOp::Add { a, b, dst },
+                BinaryOp::Sub => ScalarOp::Sub { a, b, dst },
+                BinaryOp::Mul => ScalarOp::Mul { a, b, dst },
+                op => ScalarOp::Binary { op, a, b, dst },
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The instructions with each run of consecutive [`scalar_op`]s packed
+/// into one [`Instr::Scalars`]: the same operations in the same order.
+fn pack_scalars(instrs: Vec<Instr>) -> Vec<Instr> {
+    let mut out = Vec::with_capacity(instrs.len());
+    let mut run: Vec<ScalarOp> = Vec::new();
+    for ins in instrs {
+        match scalar_op(&ins) {
+            Some(op) => run.push(op),
+            None => {
+                if !run.is_empty() {
+                    out.push(Instr::Scalars(std::mem::take(&mut run).into_boxed_slice()));
+                }
+                out.push(ins);
+            }
+        }
+    }
+    if !run.is_empty() {
+        out.push(Instr::Scalars(run.into_boxed_slice()));
+    }
+    out
 }

@@ -26,6 +26,16 @@
 //! plan's order, so a loop gives the same bits on the tape and off it
 //! (`tests/plan.rs` runs every case both ways).
 //!
+//! Small values: a value of at most a few elements (a Kalman filter's
+//! 2×2 covariance, a GARCH variance) is computed one element at a time
+//! by scalar instructions — the matrix-vector and matrix kernels' element
+//! orders spelled out element by element, pairwise sums unrolled — and
+//! runs of consecutive scalar instructions are packed into one
+//! `Instr::Scalars` so a step of a small body is a flat loop over a few
+//! dozen scalar operations. The parameters those read are staged (copied
+//! into the arena once per step) so the scalar operations address one
+//! slice.
+//!
 //! Storage: every value has its own region of the arena, allocated in
 //! schedule order, so an instruction's operands always lie below its
 //! destination and the arena splits into a read part and a write part
@@ -90,6 +100,32 @@ impl Operand {
     }
 }
 
+/// An instruction on one element whose operands all lie in the arena:
+/// what a run of [`Instr::Scalars`] holds (20 bytes, against the 80 of a
+/// general instruction, and one dispatch per operation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScalarOp {
+    /// `dst = src`.
+    Move { src: u32, dst: u32 },
+    /// `dst = acc + a·b` (two roundings).
+    MulAdd { acc: u32, a: u32, b: u32, dst: u32 },
+    /// `dst = a + b`.
+    Add { a: u32, b: u32, dst: u32 },
+    /// `dst = a − b`.
+    Sub { a: u32, b: u32, dst: u32 },
+    /// `dst = a · b`.
+    Mul { a: u32, b: u32, dst: u32 },
+    /// `dst = op(a, b)`, any other binary operation.
+    Binary {
+        op: BinaryOp,
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    /// `dst = op(src)`.
+    Unary { op: UnaryOp, src: u32, dst: u32 },
+}
+
 /// One instruction; every destination is a region of the arena.
 #[derive(Clone, Debug)]
 pub(crate) enum Instr {
@@ -101,6 +137,18 @@ pub(crate) enum Instr {
         src_len: usize,
         dst: usize,
         index: Box<[usize]>,
+    },
+    /// Operations on one element each, all in the arena, in order.
+    Scalars(Box<[ScalarOp]>),
+    /// `dst = src` on one element.
+    Move1 { src: Loc, dst: usize },
+    /// `dst = acc + a·b` on one element each (two roundings, no fused
+    /// multiply-add): one step of a product's sum, in its kernel's order.
+    MulAdd1 {
+        acc: Loc,
+        a: Loc,
+        b: Loc,
+        dst: usize,
     },
     /// `dst = op(src)` on one element.
     Unary1 { op: UnaryOp, src: Loc, dst: usize },
@@ -212,9 +260,10 @@ impl StepTape {
         self.param_sizes.get(k).copied().unwrap_or(0)
     }
 
-    /// True when every operand read from the arena lies below its
-    /// instruction's destination (what lets a step split the arena into
-    /// a read part and a write part).
+    /// True when every operand an instruction over slices reads from the
+    /// arena lies below its destination (what lets a step split the arena
+    /// into a read part and a write part). Instructions on one element
+    /// read and write the arena whole, anywhere.
     fn operands_below_destinations(&self) -> bool {
         let below = |loc: Loc, len: usize, dst: usize| match loc {
             Loc::Arena(o) => o + len <= dst,
@@ -227,8 +276,11 @@ impl StepTape {
             Instr::Gather {
                 src, src_len, dst, ..
             } => below(src, src_len, dst),
-            Instr::Unary1 { src, dst, .. } => below(src, 1, dst),
-            Instr::Binary1 { a, b, dst, .. } => below(a, 1, dst) && below(b, 1, dst),
+            Instr::Scalars(_)
+            | Instr::Move1 { .. }
+            | Instr::MulAdd1 { .. }
+            | Instr::Unary1 { .. }
+            | Instr::Binary1 { .. } => true,
             Instr::Binary {
                 a,
                 b,

@@ -7,7 +7,7 @@
 //! kernels. Must not: allocate, or compute anything in another order than
 //! the plan does.
 
-use super::{Cover, Instr, Loc, Operand, StepTape};
+use super::{Cover, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::pairwise_sum;
 use crate::exec::ops::{gemm, matvec};
@@ -245,6 +245,28 @@ fn fold_rows(op: ReduceOp, src: &[f64], dst: &mut [f64]) -> Option<()> {
     Some(())
 }
 
+/// Runs operations on single elements of the arena, in order.
+fn run_scalars(ops: &[ScalarOp], arena: &mut [f64]) -> Option<()> {
+    let get = |arena: &[f64], i: u32| arena.get(i as usize).copied();
+    for op in ops {
+        let (v, dst) = match *op {
+            ScalarOp::Move { src, dst } => (get(arena, src)?, dst),
+            ScalarOp::MulAdd { acc, a, b, dst } => {
+                (get(arena, acc)? + get(arena, a)? * get(arena, b)?, dst)
+            }
+            ScalarOp::Add { a, b, dst } => (get(arena, a)? + get(arena, b)?, dst),
+            ScalarOp::Sub { a, b, dst } => (get(arena, a)? - get(arena, b)?, dst),
+            ScalarOp::Mul { a, b, dst } => (get(arena, a)? * get(arena, b)?, dst),
+            ScalarOp::Binary { op, a, b, dst } => {
+                (binary1(op, get(arena, a)?, get(arena, b)?), dst)
+            }
+            ScalarOp::Unary { op, src, dst } => (get(arena, src)?.unary(op), dst),
+        };
+        *arena.get_mut(dst as usize)? = v;
+    }
+    Some(())
+}
+
 impl StepTape {
     /// Runs one step: body parameter `k` is at `at[k]` in `src`. `None`
     /// only if the tape and the loop disagree about the data (an internal
@@ -252,6 +274,17 @@ impl StepTape {
     pub(crate) fn run(&mut self, at: &[ParamAt], src: &Sources<'_>) -> Option<()> {
         for ins in &self.instrs {
             match *ins {
+                Instr::Scalars(ref ops) => run_scalars(ops, &mut self.arena)?,
+                Instr::Move1 { src: s, dst } => {
+                    let x = read1(&self.arena, src, at, s)?;
+                    *self.arena.get_mut(dst)? = x;
+                }
+                Instr::MulAdd1 { acc, a, b, dst } => {
+                    let c = read1(&self.arena, src, at, acc)?;
+                    let x = read1(&self.arena, src, at, a)?;
+                    let y = read1(&self.arena, src, at, b)?;
+                    *self.arena.get_mut(dst)? = c + x * y;
+                }
                 Instr::Unary1 { op, src: s, dst } => {
                     let x = read1(&self.arena, src, at, s)?;
                     *self.arena.get_mut(dst)? = x.unary(op);
