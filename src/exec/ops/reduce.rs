@@ -200,6 +200,26 @@ pub fn pairwise_sum_rev<T: Arith>(a: &[T]) -> T {
     )
 }
 
+/// [`pairwise_sum_rev`] of each range `a..b` of `ranges` (offsets into
+/// `x` plus `offset`), into `out` in order: one call for the many short
+/// runs a reversed sum collects block by block.
+#[multiversion(targets("x86_64+avx2"))]
+pub fn pairwise_sums_rev<T: Arith>(
+    x: &[T],
+    offset: usize,
+    ranges: &[(usize, usize)],
+    out: &mut [T],
+) {
+    for (o, &(a, b)) in out.iter_mut().zip(ranges) {
+        let run = &x[a - offset..b - offset];
+        *o = if run.len() <= PAIRWISE_LEAF {
+            leaf_sum_rev(run)
+        } else {
+            pairwise_sum_rev(run)
+        };
+    }
+}
+
 /// Pairwise sum of a 1-D view (copied when not contiguous).
 fn lane_sum<T: Arith>(lane: ArrayView1<T>) -> T {
     match lane.as_slice() {

@@ -46,7 +46,7 @@ use super::view::{Root, ValView, ViewElem};
 use crate::exec::error::ExecError;
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::{
-    pairwise_split, pairwise_sum, pairwise_sum_rev, tree_sum, PAIRWISE_LEAF,
+    pairwise_split, pairwise_sum, pairwise_sum_rev, pairwise_sums_rev, tree_sum, PAIRWISE_LEAF,
 };
 use crate::exec::ops::{self, normalize_axis};
 use crate::exec::value::{Elem, Value};
@@ -372,11 +372,20 @@ impl<T: Float> RevSum<T> {
             }
             let end = b.min(e1);
             if at == a && end == b {
-                // The whole leaf is in this block: summed in place.
-                self.sums[self.next] = pairwise_sum_rev(&x[a - e0..b - e0]);
-                self.next += 1;
+                // The leaves wholly in this block: summed in place.
+                let mut last = self.next + 1;
+                while self.leaves.get(last).is_some_and(|&(_, b)| b <= e1) {
+                    last += 1;
+                }
+                pairwise_sums_rev(
+                    x,
+                    e0,
+                    &self.leaves[self.next..last],
+                    &mut self.sums[self.next..last],
+                );
+                at = self.leaves[last - 1].1;
+                self.next = last;
                 self.complete_empty();
-                at = end;
                 continue;
             }
             self.stash[at - a..end - a].copy_from_slice(&x[at - e0..end - e0]);
