@@ -366,3 +366,46 @@ fn sin_and_cos_of_one_operand_run_as_a_pair() {
         adjacent,
     );
 }
+
+/// An add, sub or mul read once by another one is computed inside it, in
+/// either argument position, with array and scalar operands, `f64` and
+/// `f32`; each sum runs right after the op it reads, so block buffers are
+/// reused early. Bits as the interpreter's.
+#[test]
+fn ops_computed_inside_their_reader() {
+    for dt in ["f64", "f32"] {
+        check(
+            &format!(
+                "(program m (input x ({dt} T)) (input y ({dt} T)) (input c ({dt}))
+                   (let a (sub (mul x c) y))
+                   (let b (mul c (add x y)))
+                   (let d (sub y (sub c x)))
+                   (let e (add (mul x y) (sub x c)))
+                   (output (sum (mul a b)) (add (sub d a) (mul b e))
+                           (sum (sub (mul e c) d) 0)))"
+            ),
+            &[],
+            |gs| {
+                assert_eq!(gs.len(), 1, "{gs:#?}");
+                let g = &gs[0];
+                let inlined = g.ops.iter().filter(|o| o.inlined).count();
+                let inner: Vec<usize> = g
+                    .ops
+                    .iter()
+                    .filter_map(|o| o.inner.map(|i| i.pos))
+                    .collect();
+                // mul x c, add x y, sub c x, mul x y, sub d a, mul e c.
+                assert_eq!(inlined, 6, "{g:#?}");
+                assert_eq!(inner.len(), 6);
+                assert!(inner.contains(&0) && inner.contains(&1), "{inner:?}");
+                // Each sum right after the op it reads.
+                for s in &g.sums {
+                    match s.arg {
+                        eqscan::exec::plan::fusion::Operand::Op(k) => assert_eq!(s.after, k + 1),
+                        eqscan::exec::plan::fusion::Operand::Leaf(_) => assert_eq!(s.after, 0),
+                    }
+                }
+            },
+        );
+    }
+}

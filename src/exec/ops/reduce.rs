@@ -15,6 +15,164 @@ use crate::lang::{CumOp, DType, ReduceOp};
 use multiversion::multiversion;
 use ndarray::{ArrayD, ArrayView1, ArrayViewD, Axis, IxDyn};
 
+/// The longest run [`pairwise_sum`] adds without splitting it (a leaf of
+/// its summation tree).
+pub const PAIRWISE_LEAF: usize = 128;
+
+/// Where the summation tree of [`pairwise_sum`] splits a run of `n >
+/// PAIRWISE_LEAF` elements: the length of its first half (half, rounded
+/// down to a multiple of 8).
+#[inline(always)]
+pub fn pairwise_split(n: usize) -> usize {
+    let n2 = n / 2;
+    n2 - n2 % 8
+}
+
+/// A leaf of the summation tree (`a.len() <= PAIRWISE_LEAF`): under 8
+/// elements in order, else 8 interleaved accumulators combined as a tree,
+/// then the last `len % 8` elements in order.
+#[inline(always)]
+fn leaf_sum<T: Arith>(a: &[T]) -> T {
+    let n = a.len();
+    if n < 8 {
+        let mut res = T::zero();
+        for &x in a {
+            res = res.add(x);
+        }
+        return res;
+    }
+    let body = n - n % 8;
+    let mut r = [T::zero(); 8];
+    r.copy_from_slice(&a[..8]);
+    // Whole chunks of 8, one per accumulator: the same additions in the
+    // same order, lane by lane (so they vectorize).
+    for c in a[8..body].chunks_exact(8) {
+        for (rj, &x) in r.iter_mut().zip(c) {
+            *rj = rj.add(x);
+        }
+    }
+    // The accumulators pass through memory here: without it the compiler
+    // lays them out for the pairwise combination below (even and odd
+    // lanes) and shuffles every chunk of the loop into that layout.
+    let r = std::hint::black_box(r);
+    let mut res = (r[0].add(r[1]).add(r[2].add(r[3]))).add(r[4].add(r[5]).add(r[6].add(r[7])));
+    for &x in &a[body..] {
+        res = res.add(x);
+    }
+    res
+}
+
+/// A leaf of the summation tree of `a` reversed, reading `a` backwards:
+/// the additions of [`leaf_sum`] on the reversed elements, in the same
+/// order (reversed element `i` is `a[n - 1 - i]`).
+#[inline(always)]
+fn leaf_sum_rev<T: Arith>(a: &[T]) -> T {
+    let n = a.len();
+    if n < 8 {
+        let mut res = T::zero();
+        for &x in a.iter().rev() {
+            res = res.add(x);
+        }
+        return res;
+    }
+    // The accumulators in mirrored order: `m[7 - j]` is accumulator j, so
+    // each chunk adds lane by lane (no permutation) with the same operands
+    // in the same order.
+    let mut m = [T::zero(); 8];
+    m.copy_from_slice(&a[n - 8..]);
+    let body = n - n % 8;
+    // Reversed elements 8..body are a[n - body..n - 8], backwards, in
+    // chunks of 8 from the end: reversed element 8c + j is chunk c's
+    // element 7 - j, added into accumulator j = m[7 - j].
+    for c in a[n - body..n - 8].rchunks_exact(8) {
+        for (mk, &x) in m.iter_mut().zip(c) {
+            *mk = mk.add(x);
+        }
+    }
+    // Through memory, as in `leaf_sum`.
+    let m = std::hint::black_box(m);
+    let mut res = (m[7].add(m[6]).add(m[5].add(m[4]))).add(m[3].add(m[2]).add(m[1].add(m[0])));
+    for &x in a[..n - body].iter().rev() {
+        res = res.add(x);
+    }
+    res
+}
+
+/// A pending node of the summation tree while [`tree_sum`] walks it: the
+/// range of its second half and, once known, the sum of its first.
+#[derive(Clone, Copy)]
+struct Pending<T> {
+    start: usize,
+    len: usize,
+    first: Option<T>,
+}
+
+/// The most pending nodes [`tree_sum`] keeps: enough for any block the
+/// fused groups sum (each level halves a run, so 16 levels reach the
+/// leaves of runs of up to 7 million elements); deeper subtrees are
+/// summed by a call of their own.
+const TREE_DEPTH: usize = 16;
+
+/// The sum over the summation tree of `n` elements (split by
+/// [`pairwise_split`] down to leaves of at most [`PAIRWISE_LEAF`]):
+/// `leaf(start, len)` sums a leaf, `subtree(start, len)` a subtree below
+/// the stack's depth, and the halves of a node are added first + second.
+/// This is the recursion of NumPy's pairwise summation walked with a
+/// small stack of pending nodes, so that it runs inside one compiled
+/// version of its caller.
+#[inline(always)]
+pub(crate) fn tree_sum<T: Arith>(
+    n: usize,
+    mut leaf: impl FnMut(usize, usize) -> T,
+    mut subtree: impl FnMut(usize, usize) -> T,
+) -> T {
+    if n <= PAIRWISE_LEAF {
+        return leaf(0, n);
+    }
+    let mut stack: [Pending<T>; TREE_DEPTH] = [Pending {
+        start: 0,
+        len: 0,
+        first: None,
+    }; TREE_DEPTH];
+    let mut depth = 0;
+    let (mut start, mut len) = (0, n);
+    loop {
+        while len > PAIRWISE_LEAF && depth < TREE_DEPTH {
+            let n2 = pairwise_split(len);
+            stack[depth] = Pending {
+                start: start + n2,
+                len: len - n2,
+                first: None,
+            };
+            depth += 1;
+            len = n2;
+        }
+        let mut v = if len <= PAIRWISE_LEAF {
+            leaf(start, len)
+        } else {
+            subtree(start, len)
+        };
+        loop {
+            if depth == 0 {
+                return v;
+            }
+            let top = &mut stack[depth - 1];
+            match top.first {
+                Some(first) => {
+                    v = first.add(v);
+                    depth -= 1;
+                }
+                None => {
+                    top.first = Some(v);
+                    start = top.start;
+                    len = top.len;
+                    break;
+                }
+            }
+        }
+    }
+}
+
 /// NumPy's pairwise summation (`pairwise_sum` in its loops): runs under 8
 /// elements are summed in order, runs up to 128 with 8 interleaved
 /// accumulators, longer runs are split in two at a multiple of 8.
@@ -22,33 +180,43 @@ use ndarray::{ArrayD, ArrayView1, ArrayViewD, Axis, IxDyn};
 // same order (no fused multiply-add), twice as wide.
 #[multiversion(targets("x86_64+avx2"))]
 pub fn pairwise_sum<T: Arith>(a: &[T]) -> T {
+    tree_sum(
+        a.len(),
+        |s, l| leaf_sum(&a[s..s + l]),
+        |s, l| pairwise_sum(&a[s..s + l]),
+    )
+}
+
+/// [`pairwise_sum`] of `a` reversed, reading `a` backwards: the same
+/// additions in the same order.
+#[multiversion(targets("x86_64+avx2"))]
+pub fn pairwise_sum_rev<T: Arith>(a: &[T]) -> T {
     let n = a.len();
-    if n < 8 {
-        let mut res = T::zero();
-        for &x in a {
-            res = res.add(x);
-        }
-        res
-    } else if n <= 128 {
-        let mut r = [T::zero(); 8];
-        r.copy_from_slice(&a[..8]);
-        let body = n - n % 8;
-        // Whole chunks of 8, one per accumulator: the same additions in
-        // the same order, without bounds checks (so they vectorize).
-        for c in a[8..body].chunks_exact(8) {
-            for (rj, &x) in r.iter_mut().zip(c) {
-                *rj = rj.add(x);
-            }
-        }
-        let mut res = (r[0].add(r[1]).add(r[2].add(r[3]))).add(r[4].add(r[5]).add(r[6].add(r[7])));
-        for &x in &a[body..] {
-            res = res.add(x);
-        }
-        res
-    } else {
-        let mut n2 = n / 2;
-        n2 -= n2 % 8;
-        pairwise_sum(&a[..n2]).add(pairwise_sum(&a[n2..]))
+    // Reversed elements `s..s + l` are `a[n - s - l..n - s]`.
+    tree_sum(
+        n,
+        |s, l| leaf_sum_rev(&a[n - s - l..n - s]),
+        |s, l| pairwise_sum_rev(&a[n - s - l..n - s]),
+    )
+}
+
+/// [`pairwise_sum_rev`] of each range `a..b` of `ranges` (offsets into
+/// `x` plus `offset`), into `out` in order: one call for the many short
+/// runs a reversed sum collects block by block.
+#[multiversion(targets("x86_64+avx2"))]
+pub fn pairwise_sums_rev<T: Arith>(
+    x: &[T],
+    offset: usize,
+    ranges: &[(usize, usize)],
+    out: &mut [T],
+) {
+    for (o, &(a, b)) in out.iter_mut().zip(ranges) {
+        let run = &x[a - offset..b - offset];
+        *o = if run.len() <= PAIRWISE_LEAF {
+            leaf_sum_rev(run)
+        } else {
+            pairwise_sum_rev(run)
+        };
     }
 }
 
@@ -293,6 +461,64 @@ mod tests {
             .unwrap()
             .as_f64_array();
         assert_eq!(s2[[5, 4]], -0.8904224333038009);
+    }
+
+    /// NumPy's pairwise summation as its C source writes it (recursive),
+    /// for the kernels to be compared with.
+    fn numpy_pairwise(a: &[f64]) -> f64 {
+        let n = a.len();
+        if n < 8 {
+            a.iter().fold(0.0, |s, &x| s + x)
+        } else if n <= 128 {
+            let mut r = [0.0; 8];
+            r.copy_from_slice(&a[..8]);
+            let mut i = 8;
+            while i < n - n % 8 {
+                for j in 0..8 {
+                    r[j] += a[i + j];
+                }
+                i += 8;
+            }
+            let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+            while i < n {
+                res += a[i];
+                i += 1;
+            }
+            res
+        } else {
+            let mut n2 = n / 2;
+            n2 -= n2 % 8;
+            numpy_pairwise(&a[..n2]) + numpy_pairwise(&a[n2..])
+        }
+    }
+
+    #[test]
+    fn pairwise_kernels_add_in_numpys_order() {
+        // Mixed magnitudes, so that any other order shows in the last bits.
+        for n in [
+            0usize, 1, 7, 8, 9, 15, 16, 17, 127, 128, 129, 136, 255, 256, 257, 1000, 1023, 1024,
+            1025, 4097, 20011, 199_999, 9_000_001,
+        ] {
+            let x: Vec<f64> = (0..n)
+                .map(|i| {
+                    let t = i as f64;
+                    (t * 0.7).sin() * 10f64.powi((i % 17) as i32 - 8) + 1.0 / (t + 3.0)
+                })
+                .collect();
+            let want = numpy_pairwise(&x);
+            assert_eq!(pairwise_sum(&x).to_bits(), want.to_bits(), "n = {n}");
+            let rev: Vec<f64> = x.iter().rev().copied().collect();
+            let want_rev = numpy_pairwise(&rev);
+            assert_eq!(
+                pairwise_sum_rev(&x).to_bits(),
+                want_rev.to_bits(),
+                "n = {n}"
+            );
+            if n >= 20011 {
+                // The order shows: a sequential sum differs.
+                assert_ne!(want.to_bits(), x.iter().sum::<f64>().to_bits(), "n = {n}");
+            }
+        }
     }
 
     #[test]

@@ -45,13 +45,16 @@ use super::schedule::{GraphPlan, PlanOptions};
 use super::view::{Root, ValView, ViewElem};
 use crate::exec::error::ExecError;
 use crate::exec::ops::elementwise::{Arith, Float};
-use crate::exec::ops::reduce::pairwise_sum;
+use crate::exec::ops::reduce::{
+    pairwise_split, pairwise_sum, pairwise_sum_rev, pairwise_sums_rev, tree_sum, PAIRWISE_LEAF,
+};
 use crate::exec::ops::{self, normalize_axis};
 use crate::exec::value::{Elem, Value};
 use crate::lang::program::{Graph, NodeId};
 use crate::lang::{BinaryOp, DType, Dim, Op, ReduceOp, Type, UnaryOp};
 use multiversion::multiversion;
 use ndarray::{ArrayViewD, Axis, Dimension, Ix1, Ix2, Slice};
+use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -98,6 +101,99 @@ pub struct FusedOp {
     pub args: Vec<Operand>,
     /// Where it writes.
     pub store: Store,
+    /// An operand op computed inside this one, element by element, when
+    /// this op is its only reader (see [`inline_operands`]).
+    pub inner: Option<InnerOp>,
+    /// Computed inside its reader's [`FusedOp::inner`]: no block of its own.
+    pub inlined: bool,
+}
+
+/// A binary op computed inside its reader: the block loop computes
+/// `outer(inner(a, b), c)` (or `outer(c, inner(a, b))`) per element, so
+/// the inner value never goes through memory. The same element functions
+/// in the same order: the same bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InnerOp {
+    /// The argument position of the reader it fills (0 or 1).
+    pub pos: usize,
+    /// The inner op.
+    pub op: BinaryOp,
+    /// Its operands.
+    pub args: [Operand; 2],
+}
+
+impl FusedOp {
+    /// The operands the op reads when a block computes it: none when it is
+    /// inlined, its inner op's operands in place of the inner op.
+    fn reads(&self) -> Vec<Operand> {
+        if self.inlined {
+            return Vec::new();
+        }
+        match self.inner {
+            Some(inner) => self
+                .args
+                .iter()
+                .enumerate()
+                .filter(|&(p, _)| p != inner.pos)
+                .map(|(_, &a)| a)
+                .chain(inner.args)
+                .collect(),
+            None => self.args.clone(),
+        }
+    }
+}
+
+/// The binary ops the block loops compute two at a time.
+fn inlinable(op: &Op) -> Option<BinaryOp> {
+    match op {
+        Op::Binary(b @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul)) => Some(*b),
+        _ => None,
+    }
+}
+
+/// Marks each binary op (add, sub, mul) whose block value only one op of
+/// the group reads, once, as computed inside that reader when the reader
+/// is such an op too (one inner op per reader, one level deep).
+fn inline_operands(ops: &mut [FusedOp], sums: &[FusedSum]) {
+    let mut uses = vec![0usize; ops.len()];
+    for op in ops.iter() {
+        for a in &op.args {
+            if let Operand::Op(j) = a {
+                uses[*j] += 1;
+            }
+        }
+    }
+    for s in sums {
+        if let Operand::Op(j) = s.arg {
+            uses[j] += 1;
+        }
+    }
+    for k in 0..ops.len() {
+        if inlinable(&ops[k].op).is_none() || ops[k].inlined {
+            continue;
+        }
+        for p in 0..ops[k].args.len().min(2) {
+            let Operand::Op(j) = ops[k].args[p] else {
+                continue;
+            };
+            let (Some(op), [a, b]) = (inlinable(&ops[j].op), ops[j].args.as_slice()) else {
+                continue;
+            };
+            if uses[j] == 1
+                && matches!(ops[j].store, Store::Temp(_))
+                && ops[j].inner.is_none()
+                && !ops[j].inlined
+            {
+                ops[k].inner = Some(InnerOp {
+                    pos: p,
+                    op,
+                    args: [*a, *b],
+                });
+                ops[j].inlined = true;
+                break;
+            }
+        }
+    }
 }
 
 /// The order a fused sum adds in (the reference kernel's).
@@ -128,6 +224,13 @@ pub struct FusedSum {
     pub order: SumOrder,
     /// Its index among the group's results.
     pub out: usize,
+    /// How many of the group's ops a block has computed when the sum
+    /// reads it: just after the op it sums (0 for a leaf), so that the
+    /// op's block buffer is free again for the next ops.
+    pub after: usize,
+    /// Its index among the group's sums of its order (the pairwise
+    /// partial sums, the reversed sums' states), in `sums` order.
+    pub slot: usize,
 }
 
 /// A fused group, attached to its anchor node (the last of its nodes).
@@ -144,6 +247,9 @@ pub struct Fusion {
     pub reversals: Vec<usize>,
     /// The sums.
     pub sums: Vec<FusedSum>,
+    /// The indices of `sums` in the order a block computes them (by
+    /// [`FusedSum::after`]).
+    pub sum_schedule: Vec<usize>,
     /// The nodes whose values the group stores, in result order: the ops
     /// read outside the group, then the sums.
     pub outputs: Vec<usize>,
@@ -179,14 +285,14 @@ trait BlockElem: Float + ViewElem {
 /// elements while the group runs forwards.
 ///
 /// The reference kernel sums the reversed array pairwise: its tree splits
-/// the reversed indices as [`Pass::walk`] splits the forward ones, down
-/// to subtrees of at most [`BLOCK`] elements, each summed by
-/// [`pairwise_sum`]. Mirrored, those subtrees are ranges of the forward
-/// indices (`leaves`, in increasing order) that need not line up with the
-/// blocks; each block's values are copied into `stash` until the range
-/// they fall in is complete, which is then reversed and summed. The
-/// subtree sums are combined as the tree does once the pass is over, so
-/// the result is the reference's bit for bit.
+/// the reversed indices down to leaves of at most [`PAIRWISE_LEAF`]
+/// elements. Mirrored, those leaves are ranges of the forward indices
+/// (`leaves`, in increasing order) that need not line up with the blocks:
+/// a leaf inside a block is summed (backwards) straight from the block;
+/// the values of a leaf that a block boundary cuts are copied into
+/// `stash` until it is complete. The leaf sums are combined as the tree
+/// does once the pass is over, so the result is the reference's bit for
+/// bit.
 #[derive(Debug, Default)]
 pub struct RevSum<T> {
     /// The mirrored subtrees: forward ranges `[a, b)`, in increasing order.
@@ -201,56 +307,17 @@ pub struct RevSum<T> {
     stash: Vec<T>,
 }
 
-/// [`pairwise_sum`] of `a` reversed, reading `a` backwards: the same
-/// additions in the same order (element `i` of the reversed array is
-/// `a[n - 1 - i]`).
-#[multiversion(targets("x86_64+avx2"))]
-fn pairwise_sum_rev<T: Arith>(a: &[T]) -> T {
-    let n = a.len();
-    if n < 8 {
-        let mut res = T::zero();
-        for &x in a.iter().rev() {
-            res = res.add(x);
-        }
-        res
-    } else if n <= 128 {
-        // The accumulators in mirrored order: `m[7 - j]` is the reference's
-        // accumulator j, so each chunk adds lane by lane (no permutation,
-        // it vectorizes) with the same operands in the same order.
-        let mut m = [T::zero(); 8];
-        m.copy_from_slice(&a[n - 8..]);
-        let body = n - n % 8;
-        // Reversed elements 8..body are a[n - body..n - 8], backwards, in
-        // chunks of 8 from the end: reversed element 8c + j is chunk c's
-        // element 7 - j, added into accumulator j = m[7 - j].
-        for c in a[n - body..n - 8].rchunks_exact(8) {
-            for (mk, &x) in m.iter_mut().zip(c) {
-                *mk = mk.add(x);
-            }
-        }
-        let mut res = (m[7].add(m[6]).add(m[5].add(m[4]))).add(m[3].add(m[2]).add(m[1].add(m[0])));
-        for &x in a[..n - body].iter().rev() {
-            res = res.add(x);
-        }
-        res
-    } else {
-        let mut n2 = n / 2;
-        n2 -= n2 % 8;
-        pairwise_sum_rev(&a[n - n2..]).add(pairwise_sum_rev(&a[..n - n2]))
-    }
-}
-
-/// Appends the subtrees of at most [`BLOCK`] elements of the pairwise tree
-/// over `start..start + n`, in tree order (the split of [`Pass::walk`]).
-fn subtrees(start: usize, n: usize, out: &mut Vec<(usize, usize)>) {
-    if n <= BLOCK {
+/// Appends the subtrees of at most `most` elements of the pairwise tree
+/// over `start..start + n`, in tree order (the split of [`Pass::walk`]
+/// and of [`pairwise_sum`]).
+fn subtrees(start: usize, n: usize, most: usize, out: &mut Vec<(usize, usize)>) {
+    if n <= most {
         out.push((start, start + n));
         return;
     }
-    let mut n2 = n / 2;
-    n2 -= n2 % 8;
-    subtrees(start, n2, out);
-    subtrees(start + n2, n - n2, out);
+    let n2 = pairwise_split(n);
+    subtrees(start, n2, most, out);
+    subtrees(start + n2, n - n2, most, out);
 }
 
 impl<T: Float> RevSum<T> {
@@ -258,7 +325,7 @@ impl<T: Float> RevSum<T> {
     fn reset(&mut self, n: usize) -> bool {
         if self.n != n || self.leaves.is_empty() {
             let mut rev = Vec::new();
-            subtrees(0, n, &mut rev);
+            subtrees(0, n, PAIRWISE_LEAF, &mut rev);
             // Reversed index r is forward index n - 1 - r.
             self.leaves = rev.iter().rev().map(|&(a, b)| (n - b, n - a)).collect();
             self.n = n;
@@ -268,15 +335,12 @@ impl<T: Float> RevSum<T> {
             return false;
         }
         self.sums.resize(self.leaves.len(), T::zero());
-        if self.stash.len() < BLOCK.min(n) {
-            if self
-                .stash
-                .try_reserve(BLOCK.min(n) - self.stash.len())
-                .is_err()
-            {
+        let most = PAIRWISE_LEAF.min(n);
+        if self.stash.len() < most {
+            if self.stash.try_reserve(most - self.stash.len()).is_err() {
                 return false;
             }
-            self.stash.resize(BLOCK.min(n), T::zero());
+            self.stash.resize(most, T::zero());
         }
         self.next = 0;
         self.complete_empty();
@@ -308,11 +372,20 @@ impl<T: Float> RevSum<T> {
             }
             let end = b.min(e1);
             if at == a && end == b {
-                // The whole leaf is in this block: summed in place.
-                self.sums[self.next] = pairwise_sum_rev(&x[a - e0..b - e0]);
-                self.next += 1;
+                // The leaves wholly in this block: summed in place.
+                let mut last = self.next + 1;
+                while self.leaves.get(last).is_some_and(|&(_, b)| b <= e1) {
+                    last += 1;
+                }
+                pairwise_sums_rev(
+                    x,
+                    e0,
+                    &self.leaves[self.next..last],
+                    &mut self.sums[self.next..last],
+                );
+                at = self.leaves[last - 1].1;
+                self.next = last;
                 self.complete_empty();
-                at = end;
                 continue;
             }
             self.stash[at - a..end - a].copy_from_slice(&x[at - e0..end - e0]);
@@ -332,19 +405,29 @@ impl<T: Float> RevSum<T> {
             return None;
         }
         // The leaves in tree order are `sums` backwards.
-        let mut k = self.sums.len();
-        Some(self.combine(self.n, &mut k))
+        let k = Cell::new(self.sums.len());
+        let leaf = |_, _| {
+            k.set(k.get() - 1);
+            self.sums[k.get()]
+        };
+        let deep = |_, len| {
+            let mut at = k.get();
+            let v = self.combine(len, &mut at);
+            k.set(at);
+            v
+        };
+        Some(tree_sum(self.n, leaf, deep))
     }
 
     /// The tree's sum over `n` reversed elements, taking its leaves' sums
-    /// from `sums[..*k]` backwards.
+    /// from `sums[..*k]` backwards (recursively: for subtrees below the
+    /// depth [`tree_sum`] walks).
     fn combine(&self, n: usize, k: &mut usize) -> T {
-        if n <= BLOCK {
+        if n <= PAIRWISE_LEAF {
             *k -= 1;
             return self.sums[*k];
         }
-        let mut n2 = n / 2;
-        n2 -= n2 % 8;
+        let n2 = pairwise_split(n);
         let left = self.combine(n2, k);
         let right = self.combine(n - n2, k);
         left.add(right)
@@ -872,6 +955,8 @@ fn build(
             op: node.op.clone(),
             args,
             store,
+            inner: None,
+            inlined: false,
         });
     }
     let mut sums: Vec<FusedSum> = Vec::with_capacity(sum_nodes.len());
@@ -888,14 +973,23 @@ fn build(
             None => Operand::Leaf(leaf(a, false, &mut leaves)),
         };
         outputs.push(s);
+        let slot = sums.iter().filter(|x| x.order == order).count();
+        let after = match arg {
+            Operand::Op(k) => k + 1,
+            Operand::Leaf(_) => 0,
+        };
         sums.push(FusedSum {
             node: s,
             reversal,
             arg,
             order,
             out: outputs.len() - 1,
+            after,
+            slot,
         });
     }
+    let mut sum_schedule: Vec<usize> = (0..sums.len()).collect();
+    sum_schedule.sort_by_key(|&k| sums[k].after);
     let n_pairwise = sums
         .iter()
         .filter(|s| s.order == SumOrder::Pairwise)
@@ -903,25 +997,32 @@ fn build(
     if leaves.len() > MAX_LEAVES || n_pairwise > MAX_PAIRWISE {
         return None;
     }
+    inline_operands(&mut ops, &sums);
     // Block buffers by liveness in op order: a buffer is free again after
-    // its value's last reader (values a sum reads live to the block's end;
-    // an op never writes over one of its operands).
-    let mut last_use: Vec<usize> = vec![0; ops.len()];
+    // its value's last reader (a sum reads a value just after the op that
+    // computes it; an op never writes over one of its operands; an inlined
+    // op has none).
+    let mut last_use: Vec<usize> = (0..ops.len()).collect();
     for (k, op) in ops.iter().enumerate() {
-        for a in &op.args {
+        for a in op.reads() {
             if let Operand::Op(j) = a {
-                last_use[*j] = last_use[*j].max(k);
+                last_use[j] = last_use[j].max(k);
             }
         }
     }
-    for s in &sums {
-        if let Operand::Op(j) = s.arg {
-            last_use[j] = usize::MAX;
+    // The two ops of a `sin`/`cos` pair are computed together: the first
+    // one's buffer must outlive the second's computation.
+    for k in 1..ops.len() {
+        if is_fused_pair(&ops[k - 1], &ops[k]) {
+            last_use[k - 1] = last_use[k - 1].max(k);
         }
     }
     let mut free: Vec<usize> = Vec::new();
     let mut n_temps = 0;
     for k in 0..ops.len() {
+        if ops[k].inlined {
+            continue;
+        }
         if let Store::Temp(_) = ops[k].store {
             let t = free.pop().unwrap_or_else(|| {
                 n_temps += 1;
@@ -929,13 +1030,20 @@ fn build(
             });
             ops[k].store = Store::Temp(t);
         }
-        for a in ops[k].args.clone() {
-            if let Operand::Op(j) = a {
-                if last_use[j] == k {
-                    if let Store::Temp(t) = ops[j].store {
-                        if !free.contains(&t) {
-                            free.push(t);
-                        }
+        let read: Vec<usize> = ops[k]
+            .reads()
+            .iter()
+            .filter_map(|a| match a {
+                Operand::Op(j) => Some(*j),
+                Operand::Leaf(_) => None,
+            })
+            .chain(std::iter::once(k))
+            .collect();
+        for j in read {
+            if last_use[j] == k {
+                if let Store::Temp(t) = ops[j].store {
+                    if !free.contains(&t) {
+                        free.push(t);
                     }
                 }
             }
@@ -947,11 +1055,23 @@ fn build(
         ops,
         reversals,
         sums,
+        sum_schedule,
         outputs,
         n_temps,
         rank: ty.ndim(),
         dtype: ty.dtype,
     })
+}
+
+/// Whether the ops `a`, `b` (in this order in the group) are computed
+/// together as a `sin`/`cos` pair ([`Pass::sin_cos_pair`]).
+fn is_fused_pair(a: &FusedOp, b: &FusedOp) -> bool {
+    matches!(
+        (&a.op, &b.op),
+        (Op::Unary(UnaryOp::Sin), Op::Unary(UnaryOp::Cos))
+            | (Op::Unary(UnaryOp::Cos), Op::Unary(UnaryOp::Sin))
+    ) && a.args.len() == 1
+        && a.args == b.args
 }
 
 /// Whether `a` and `b` are `sin` and `cos` (either order) of one operand.
@@ -1256,6 +1376,96 @@ fn binary_block<T: Float>(op: BinaryOp, o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T
     }
 }
 
+/// `o = f(x, y, z)` over a block.
+#[inline(always)]
+fn zip3<T: Copy>(
+    o: &mut [T],
+    x: Blk<'_, T>,
+    y: Blk<'_, T>,
+    z: Blk<'_, T>,
+    f: impl Fn(T, T, T) -> T,
+) {
+    use Blk::{Scalar as S, Slice as V};
+    let n = o.len();
+    match (x, y, z) {
+        (V(a), V(b), V(c)) => {
+            for (v, ((&p, &q), &r)) in o.iter_mut().zip(a[..n].iter().zip(&b[..n]).zip(&c[..n])) {
+                *v = f(p, q, r);
+            }
+        }
+        (V(a), V(b), S(r)) => {
+            for (v, (&p, &q)) in o.iter_mut().zip(a[..n].iter().zip(&b[..n])) {
+                *v = f(p, q, r);
+            }
+        }
+        (V(a), S(q), V(c)) => {
+            for (v, (&p, &r)) in o.iter_mut().zip(a[..n].iter().zip(&c[..n])) {
+                *v = f(p, q, r);
+            }
+        }
+        (S(p), V(b), V(c)) => {
+            for (v, (&q, &r)) in o.iter_mut().zip(b[..n].iter().zip(&c[..n])) {
+                *v = f(p, q, r);
+            }
+        }
+        (V(a), S(q), S(r)) => {
+            for (v, &p) in o.iter_mut().zip(&a[..n]) {
+                *v = f(p, q, r);
+            }
+        }
+        (S(p), V(b), S(r)) => {
+            for (v, &q) in o.iter_mut().zip(&b[..n]) {
+                *v = f(p, q, r);
+            }
+        }
+        (S(p), S(q), V(c)) => {
+            for (v, &r) in o.iter_mut().zip(&c[..n]) {
+                *v = f(p, q, r);
+            }
+        }
+        (S(p), S(q), S(r)) => o.fill(f(p, q, r)),
+    }
+}
+
+/// `o = outer(inner(x, y), z)` when `inner_first`, else `o = outer(z,
+/// inner(x, y))`, for `outer` and `inner` among add, sub, mul (see
+/// [`InnerOp`]); false for another op. The reference kernel's element
+/// functions, compiled for AVX2 too (no fused multiply-add).
+#[multiversion(targets("x86_64+avx2"))]
+fn binary2_block<T: Float>(
+    outer: BinaryOp,
+    inner: BinaryOp,
+    inner_first: bool,
+    o: &mut [T],
+    x: Blk<'_, T>,
+    y: Blk<'_, T>,
+    z: Blk<'_, T>,
+) -> bool {
+    use BinaryOp::{Add, Mul, Sub};
+    macro_rules! go {
+        ($f:path, $g:path) => {
+            if inner_first {
+                zip3(o, x, y, z, |p, q, r| $f($g(p, q), r))
+            } else {
+                zip3(o, x, y, z, |p, q, r| $f(r, $g(p, q)))
+            }
+        };
+    }
+    match (outer, inner) {
+        (Add, Add) => go!(Arith::add, Arith::add),
+        (Add, Sub) => go!(Arith::add, Arith::sub),
+        (Add, Mul) => go!(Arith::add, Arith::mul),
+        (Sub, Add) => go!(Arith::sub, Arith::add),
+        (Sub, Sub) => go!(Arith::sub, Arith::sub),
+        (Sub, Mul) => go!(Arith::sub, Arith::mul),
+        (Mul, Add) => go!(Arith::mul, Arith::add),
+        (Mul, Sub) => go!(Arith::mul, Arith::sub),
+        (Mul, Mul) => go!(Arith::mul, Arith::mul),
+        _ => return false,
+    }
+    true
+}
+
 /// `o = op(x)`, as [`super::kernels::apply_unary`] computes it.
 fn unary_block<T: Float>(op: UnaryOp, o: &mut [T], x: Blk<'_, T>) {
     match x {
@@ -1411,14 +1621,28 @@ impl<T: BlockElem> Pass<'_, '_, T> {
                 gather(s, self.full, self.row_len, r, b);
             }
         }
+        // The sums that read leaves, then each op followed by the sums
+        // that read it.
+        let mut next_sum = 0;
+        if !self.sums_upto(0, &mut next_sum, r, bufs, outs, revs, partial) {
+            return false;
+        }
         let mut k = 0;
         while k < fu.ops.len() {
             if self.sin_cos_pair(k, r, bufs, outs) {
                 k += 2;
+                if !self.sums_upto(k, &mut next_sum, r, bufs, outs, revs, partial) {
+                    return false;
+                }
                 continue;
             }
             let op = &fu.ops[k];
             k += 1;
+            if op.inlined {
+                // Computed by its reader; nothing reads it before (nor
+                // sums it).
+                continue;
+            }
             // Take the target out so operands can borrow the rest.
             let (mut tbuf, mut tout) = (Vec::new(), None);
             let ok = {
@@ -1450,32 +1674,54 @@ impl<T: BlockElem> Pass<'_, '_, T> {
                 Store::Temp(t) => bufs[t] = tbuf,
                 Store::Out(k) => outs[k] = tout,
             }
-            if !ok {
+            if !ok || !self.sums_upto(k, &mut next_sum, r, bufs, outs, revs, partial) {
                 return false;
             }
         }
-        let mut pw = 0;
-        let mut rv = 0;
-        for s in &fu.sums {
+        next_sum == fu.sum_schedule.len()
+    }
+
+    /// Computes the sums of `sum_schedule[*next..]` that read a value of
+    /// the first `done` ops (or a leaf), advancing `*next`: `partial[k]`
+    /// is the block's pairwise sum of the k-th pairwise sum. False on an
+    /// internal inconsistency.
+    #[allow(clippy::too_many_arguments)]
+    fn sums_upto(
+        &self,
+        done: usize,
+        next: &mut usize,
+        r: Range,
+        bufs: &[Vec<T>],
+        outs: &mut [Option<Value>],
+        revs: &mut [RevSum<T>],
+        partial: &mut [T; MAX_PAIRWISE],
+    ) -> bool {
+        let fu = self.fu;
+        while let Some(s) = fu.sum_schedule.get(*next).and_then(|&k| fu.sums.get(k)) {
+            if s.after > done {
+                break;
+            }
+            *next += 1;
             match s.order {
                 SumOrder::Pairwise => {
                     let Some(Blk::Slice(x)) = self.operand(s.arg, r, bufs, outs) else {
                         return false;
                     };
-                    partial[pw] = pairwise_sum(x);
-                    pw += 1;
+                    let Some(p) = partial.get_mut(s.slot) else {
+                        return false;
+                    };
+                    *p = pairwise_sum(x);
                 }
                 SumOrder::PairwiseRev => {
                     let Some(Blk::Slice(x)) = self.operand(s.arg, r, bufs, outs) else {
                         return false;
                     };
-                    let Some(acc) = revs.get_mut(rv) else {
+                    let Some(acc) = revs.get_mut(s.slot) else {
                         return false;
                     };
                     if !acc.feed(r.e0, x) {
                         return false;
                     }
-                    rv += 1;
                 }
                 SumOrder::Rows => {
                     let Some(slot) = outs.get_mut(s.out) else {
@@ -1523,13 +1769,7 @@ impl<T: BlockElem> Pass<'_, '_, T> {
         let (Some(a), Some(b)) = (self.fu.ops.get(k), self.fu.ops.get(k + 1)) else {
             return false;
         };
-        let paired = matches!(
-            (&a.op, &b.op),
-            (Op::Unary(UnaryOp::Sin), Op::Unary(UnaryOp::Cos))
-                | (Op::Unary(UnaryOp::Cos), Op::Unary(UnaryOp::Sin))
-        ) && a.args.len() == 1
-            && a.args == b.args;
-        if !paired {
+        if !is_fused_pair(a, b) {
             return false;
         }
         let (sin_op, cos_op) = match a.op {
@@ -1569,12 +1809,25 @@ impl<T: BlockElem> Pass<'_, '_, T> {
                 }
                 None => false,
             },
-            Op::Binary(b) => match (arg(0), arg(1)) {
-                (Some(x), Some(y)) => {
-                    binary_block(*b, o, x, y);
-                    true
+            Op::Binary(b) => match op.inner {
+                Some(inner) => {
+                    let other =
+                        |k: usize| op.args.get(k).and_then(|&a| self.operand(a, r, bufs, outs));
+                    let inner_arg = |k: usize| self.operand(inner.args[k], r, bufs, outs);
+                    match (inner_arg(0), inner_arg(1), other(1 - inner.pos.min(1))) {
+                        (Some(x), Some(y), Some(z)) => {
+                            binary2_block(*b, inner.op, inner.pos == 0, o, x, y, z)
+                        }
+                        _ => false,
+                    }
                 }
-                _ => false,
+                None => match (arg(0), arg(1)) {
+                    (Some(x), Some(y)) => {
+                        binary_block(*b, o, x, y);
+                        true
+                    }
+                    _ => false,
+                },
             },
             Op::Where => {
                 let Some(Operand::Leaf(l)) = op.args.first() else {
@@ -1974,7 +2227,7 @@ mod tests {
             assert!(acc.reset(n));
             // Blocks of the forward tree, as the pass feeds them.
             let mut blocks = Vec::new();
-            subtrees(0, n, &mut blocks);
+            subtrees(0, n, BLOCK, &mut blocks);
             for &(a, b) in &blocks {
                 assert!(acc.feed(a, &x[a..b]));
             }
