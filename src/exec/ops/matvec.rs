@@ -107,14 +107,42 @@ fn dot1(row: &[f64], x: &[f64]) -> f64 {
 /// Rows of `A` per block of the row kernel.
 const ROWS: usize = 4;
 
-/// `y = A·x` for `A` given by its rows (contiguous slices), four rows at a
-/// time. False (with `y` partly written) when a row is not contiguous.
+/// The rows of a matrix as the kernels read them.
+#[derive(Clone, Copy)]
+enum Rows<'a> {
+    /// Row-major data, rows of `len` elements one after another.
+    Packed { data: &'a [f64], len: usize },
+    /// A view: a row is a slice when its elements are contiguous.
+    View(&'a ArrayView2<'a, f64>),
+}
+
+impl<'a> Rows<'a> {
+    /// Row `i` (below the number of rows), or `None` when it is not
+    /// contiguous.
+    #[inline(always)]
+    fn row(self, i: usize) -> Option<&'a [f64]> {
+        match self {
+            Rows::Packed { data, len } => data.get(i * len..(i + 1) * len),
+            Rows::View(a) => a.row(i).to_slice(),
+        }
+    }
+}
+
+/// `y = A·x` for `A` given by its `y.len()` rows, four rows at a time.
+/// False (with `y` partly written) when a row is not contiguous.
 #[multiversion(targets("x86_64+avx2+fma"))]
-fn gemv_rows(a: &ArrayView2<'_, f64>, x: &[f64], y: &mut [f64]) -> bool {
-    // A standard-layout `A`: its rows are consecutive slices of `x.len()`
-    // elements, taken without building a view per row.
-    if let Some(all) = a.as_slice().filter(|_| !x.is_empty()) {
-        let mut rows = all.chunks_exact(x.len());
+fn gemv_rows(a: Rows<'_>, x: &[f64], y: &mut [f64]) -> bool {
+    // Packed rows: taken in turn, without a bounds check per row.
+    if let Rows::Packed { data, len } = a {
+        if len != x.len() {
+            return false;
+        }
+        if len == 0 {
+            // Sums of no products.
+            y.fill(0.0);
+            return true;
+        }
+        let mut rows = data.chunks_exact(len);
         let mut blocks = y.chunks_exact_mut(ROWS);
         for yb in &mut blocks {
             let (Some(r0), Some(r1), Some(r2), Some(r3)) =
@@ -125,42 +153,44 @@ fn gemv_rows(a: &ArrayView2<'_, f64>, x: &[f64], y: &mut [f64]) -> bool {
             yb.copy_from_slice(&dot4([r0, r1, r2, r3], x));
         }
         let rest = blocks.into_remainder();
+        if rows.len() < rest.len() {
+            return false;
+        }
         for (yi, r) in rest.iter_mut().zip(rows) {
             *yi = dot1(r, x);
         }
         return true;
     }
-    let row = |i: usize| a.row(i).to_slice();
     let done = y.len() - y.len() % ROWS;
     let mut blocks = y.chunks_exact_mut(ROWS);
     for (b, yb) in (&mut blocks).enumerate() {
         let i = b * ROWS;
-        let (Some(r0), Some(r1), Some(r2), Some(r3)) = (row(i), row(i + 1), row(i + 2), row(i + 3))
+        let (Some(r0), Some(r1), Some(r2), Some(r3)) =
+            (a.row(i), a.row(i + 1), a.row(i + 2), a.row(i + 3))
         else {
             return false;
         };
         yb.copy_from_slice(&dot4([r0, r1, r2, r3], x));
     }
     for (i, yi) in y.iter_mut().enumerate().skip(done) {
-        let Some(r) = row(i) else { return false };
+        let Some(r) = a.row(i) else { return false };
         *yi = dot1(r, x);
     }
     true
 }
 
-/// `y = Bᵀ·x` for `B` given by its rows (contiguous slices): each output
+/// `y = Bᵀ·x` for `B` given by its `x.len()` rows: each output
 /// element is the canonical sum over the rows. For a block of up to
 /// [`COLS`] columns, row `i` of `B` scaled by `x[i]` is added into the
 /// running sums of lane `i mod 8`, so `B` is read once, row after row, and
 /// the sums stay in a 16 KiB block of the stack (the first-level cache);
 /// the lanes are then combined and the tail rows added, column by column
 /// in the canonical order but vectorized across columns. False (with `y`
-/// partly written) when a row is not contiguous.
+/// partly written) when a row is not contiguous or shorter than `y`.
 #[multiversion(targets("x86_64+avx2+fma"))]
-fn gemv_cols(b: &ArrayView2<'_, f64>, x: &[f64], y: &mut [f64]) -> bool {
+fn gemv_cols(b: Rows<'_>, x: &[f64], y: &mut [f64]) -> bool {
     let k = x.len();
     let body = k - k % LANES;
-    let row = |i: usize| b.row(i).to_slice();
     let mut acc = [[0.0f64; COLS]; LANES];
     for (c0, yb) in (0..y.len()).step_by(COLS).zip(y.chunks_mut(COLS)) {
         let w = yb.len();
@@ -170,10 +200,11 @@ fn gemv_cols(b: &ArrayView2<'_, f64>, x: &[f64], y: &mut [f64]) -> bool {
         for q in 0..body / LANES {
             for (l, lane) in acc.iter_mut().enumerate() {
                 let i = q * LANES + l;
-                let (Some(r), xi) = (row(i), x[i]) else {
+                let Some(r) = b.row(i).and_then(|r| r.get(c0..c0 + w)) else {
                     return false;
                 };
-                for (a, &bij) in lane[..w].iter_mut().zip(&r[c0..c0 + w]) {
+                let xi = x[i];
+                for (a, &bij) in lane[..w].iter_mut().zip(r) {
                     *a += bij * xi;
                 }
             }
@@ -183,13 +214,46 @@ fn gemv_cols(b: &ArrayView2<'_, f64>, x: &[f64], y: &mut [f64]) -> bool {
             *yc = ((a0[c] + a4[c]) + (a1[c] + a5[c])) + ((a2[c] + a6[c]) + (a3[c] + a7[c]));
         }
         for (i, &xi) in x.iter().enumerate().skip(body) {
-            let Some(r) = row(i) else { return false };
-            for (yc, &bij) in yb.iter_mut().zip(&r[c0..c0 + w]) {
+            let Some(r) = b.row(i).and_then(|r| r.get(c0..c0 + w)) else {
+                return false;
+            };
+            for (yc, &bij) in yb.iter_mut().zip(r) {
                 *yc += bij * xi;
             }
         }
     }
     true
+}
+
+/// `y = A·x` for a row-major `A` of `y.len()` rows of `x.len()` elements,
+/// given as one slice: the entry for callers that hold plain slices (a
+/// step tape), with the bits of [`gemv`]. False, with `y` untouched, when
+/// `a.len()` is not `y.len() · x.len()`.
+pub fn gemv_row_major(a: &[f64], x: &[f64], y: &mut [f64]) -> bool {
+    if y.len().checked_mul(x.len()) != Some(a.len()) {
+        return false;
+    }
+    let rows = Rows::Packed {
+        data: a,
+        len: x.len(),
+    };
+    gemv_rows(rows, x, y)
+}
+
+/// `y = A·x` for a column-major `A` (`y.len()` rows, `x.len()` columns),
+/// given as its row-major transpose `b` (`x.len()` rows of `y.len()`
+/// elements): `y = Bᵀ·x`, the product `x·B`. The slice entry of
+/// [`gemv`]'s column kernel, with its bits. False, with `y` untouched,
+/// when `b.len()` is not `y.len() · x.len()`.
+pub fn gemv_col_major(b: &[f64], x: &[f64], y: &mut [f64]) -> bool {
+    if y.len().checked_mul(x.len()) != Some(b.len()) {
+        return false;
+    }
+    let rows = Rows::Packed {
+        data: b,
+        len: y.len(),
+    };
+    gemv_cols(rows, x, y)
 }
 
 /// `y = A·x` for an `(m, k)` `A`, a `(k,)` `x` and an `(m,)` `y`, any
@@ -204,17 +268,31 @@ pub fn gemv(a: &ArrayView2<'_, f64>, x: &ArrayView1<'_, f64>, y: &mut ArrayViewM
         return;
     };
     let write = |y: &mut [f64]| {
-        // Rows of A contiguous: the row kernel; columns contiguous (Aᵀ is
-        // row-major): the column kernel; else a standard-layout copy.
-        if a.ncols() <= 1 || a.strides()[1] == 1 {
-            if gemv_rows(a, xs, y) {
+        // A or Aᵀ in standard layout: the kernels read the data as one
+        // slice. Rows of A contiguous: the row kernel; columns contiguous:
+        // the column kernel; else a standard-layout copy.
+        if let Some(data) = a.as_slice() {
+            let len = a.ncols();
+            if gemv_rows(Rows::Packed { data, len }, xs, y) {
                 return;
             }
-        } else if a.strides()[0] == 1 && gemv_cols(&a.t(), xs, y) {
+        } else if let Some(data) = a.t().as_slice() {
+            let len = a.nrows();
+            if gemv_cols(Rows::Packed { data, len }, xs, y) {
+                return;
+            }
+        } else if a.ncols() <= 1 || a.strides()[1] == 1 {
+            if gemv_rows(Rows::View(a), xs, y) {
+                return;
+            }
+        } else if a.strides()[0] == 1 && gemv_cols(Rows::View(&a.t()), xs, y) {
             return;
         }
         let copy = a.as_standard_layout();
-        gemv_rows(&copy.view(), xs, y);
+        let len = a.ncols();
+        if let Some(data) = copy.as_slice() {
+            gemv_rows(Rows::Packed { data, len }, xs, y);
+        }
     };
     match y.as_slice_mut() {
         Some(y) => write(y),
@@ -316,7 +394,11 @@ mod tests {
         let (a, _) = data(21, 300);
         let xs = Array1::from_shape_fn(21, |i| (i as f64 * 0.53).sin());
         let mut y = vec![0.0; 300];
-        assert!(gemv_cols(&a.view(), xs.as_slice().unwrap(), &mut y));
+        assert!(gemv_cols(
+            Rows::View(&a.view()),
+            xs.as_slice().unwrap(),
+            &mut y
+        ));
         let want = a.t().dot(&xs);
         for (p, q) in y.iter().zip(&want) {
             assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} vs {q}");
@@ -329,7 +411,11 @@ mod tests {
         // Rows that are not contiguous: the kernel declines.
         let wide = Array2::from_shape_fn((21, 600), |(i, j)| a[[i, j / 2]]);
         let strided = wide.slice(ndarray::s![.., ..;2]);
-        assert!(!gemv_cols(&strided, xs.as_slice().unwrap(), &mut y));
+        assert!(!gemv_cols(
+            Rows::View(&strided),
+            xs.as_slice().unwrap(),
+            &mut y
+        ));
     }
 
     /// The canonical order written plainly, one product at a time: the
@@ -411,7 +497,8 @@ mod tests {
                     // contiguous and strided.
                     let mut f = Array2::zeros((m, k).f());
                     f.assign(&a);
-                    let at = a.t().to_owned();
+                    let at = a.t().as_standard_layout().into_owned();
+                    assert!(k <= 1 || m <= 1 || at.t().strides()[0] == 1);
                     let mut rev = a.clone();
                     rev.invert_axis(ndarray::Axis(0));
                     let mut wide = Array2::from_elem((m, 2 * k), f64::NAN);
@@ -443,7 +530,13 @@ mod tests {
                             }
                         }
                     }
+                    // The slice entries: A row-major, and A given as the
+                    // row-major Aᵀ.
+                    let (xs, mut y1, mut y2) = (x.as_slice().unwrap(), vec![0.0; m], vec![0.0; m]);
+                    assert!(gemv_row_major(a.as_slice().unwrap(), xs, &mut y1));
+                    assert!(gemv_col_major(at.as_slice().unwrap(), xs, &mut y2));
                     for (i, &w) in want.iter().enumerate() {
+                        assert!(same(y1[i], w) && same(y2[i], w), "{m}x{k} row {i}");
                         assert!(same(inner(&a.row(i), &x.view()), w));
                         assert!(same(inner(&f.row(i), &x.view()), w));
                     }
@@ -470,6 +563,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_slice_entries_refuse_data_of_the_wrong_size() {
+        let (a, x) = data(3, 5);
+        let (a, x) = (a.as_slice().unwrap(), x.as_slice().unwrap());
+        let mut y = vec![-1.0; 3];
+        assert!(!gemv_row_major(&a[..14], x, &mut y));
+        assert!(!gemv_col_major(&a[..14], x, &mut y));
+        assert!(!gemv_row_major(a, &x[..4], &mut y));
+        assert!(!gemv_col_major(a, x, &mut y[..2]));
+        assert_eq!(y, [-1.0; 3]);
+        assert!(gemv_row_major(a, x, &mut y));
+        assert!(y.iter().all(|v| *v != -1.0));
+        // No rows or no columns.
+        assert!(gemv_row_major(&[], &[], &mut []));
+        let mut z = vec![7.0; 2];
+        assert!(gemv_row_major(&[], &[], &mut z) && gemv_col_major(&[], &[], &mut z));
+        assert_eq!(z, [0.0; 2]);
     }
 
     #[test]
