@@ -25,78 +25,172 @@ const LANES: usize = 8;
 /// blocks of `COLS`, take 16 KiB.
 const COLS: usize = 256;
 
-/// The dot products of `R` rows (each of `x.len()` elements at least)
-/// with `x`, in the canonical order; each load of `x` serves every row.
+/// Half of a dot product's running sums: lanes 0–3 or 4–7, one AVX2
+/// register.
+type Quad = [f64; 4];
+/// `LANES` consecutive elements of a row or of `x`.
+type Chunk = [f64; LANES];
+
+/// Adds the products of one chunk to a row's running sums: lane `l` takes
+/// `a[l] * x[l]`, lanes 0–3 in `lo` and 4–7 in `hi`.
 #[inline(always)]
-fn dot_rows<const R: usize>(rows: [&[f64]; R], x: &[f64]) -> [f64; R] {
-    let k = x.len();
-    let body = k - k % LANES;
-    let rows = rows.map(|r| &r[..k]);
-    let mut acc = [[0.0f64; LANES]; R];
-    for j in (0..body).step_by(LANES) {
-        let xs = &x[j..j + LANES];
-        for r in 0..R {
-            let a = &rows[r][j..j + LANES];
-            for l in 0..LANES {
-                acc[r][l] += a[l] * xs[l];
-            }
-        }
+fn add_products(lo: &mut Quad, hi: &mut Quad, a: &Chunk, x: &Chunk) {
+    for l in 0..4 {
+        lo[l] += a[l] * x[l];
+        hi[l] += a[l + 4] * x[l + 4];
     }
-    let mut out = combine_rows(&acc);
-    for r in 0..R {
-        for j in body..k {
-            out[r] += rows[r][j] * x[j];
+}
+
+/// The results of `R` rows (each of `x.len()` elements) from their running
+/// sums: the lanes combined as
+/// `((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))`, then the products
+/// of the last `x.len() mod 8` elements added one by one.
+///
+/// The sums pass through [`std::hint::black_box`] (an identity: the bits
+/// do not depend on it). Without it the compiler's vectorizer starts from
+/// the `R` adjacent results and packs the running sums of the `R` rows
+/// lane by lane into registers, so every chunk of the loop that produced
+/// them would be shuffled across rows (about 1.3 times the time). Behind
+/// it each row's `lo` and `hi` are what is stored, one register each, and
+/// the loop keeps one register per half-row.
+#[inline(always)]
+fn finish<const R: usize>(lo: [Quad; R], hi: [Quad; R], rows: [&[f64]; R], x: &[f64]) -> [f64; R] {
+    let (lo, hi) = std::hint::black_box((lo, hi));
+    let body = x.len() - x.len() % LANES;
+    let mut out = [0.0; R];
+    for (((o, lo), hi), row) in out.iter_mut().zip(&lo).zip(&hi).zip(rows) {
+        let v: Quad = std::array::from_fn(|l| lo[l] + hi[l]);
+        *o = (v[0] + v[1]) + (v[2] + v[3]);
+        for (a, b) in row[body..].iter().zip(&x[body..]) {
+            *o += a * b;
         }
     }
     out
 }
 
-/// The lanes' sums of `R` rows, in the canonical order. Kept out of line:
-/// inlined, the pairing steers the compiler into packing the running sums
-/// across rows, which makes the loop several times slower.
-#[inline(never)]
-fn combine_rows<const R: usize>(acc: &[[f64; LANES]; R]) -> [f64; R] {
-    acc.map(|a| ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7])))
+/// The dot products of four rows (each of `x.len()` elements at least)
+/// with `x`, in the canonical order; each chunk of `x` is loaded once for
+/// the four rows.
+#[inline(always)]
+fn dot4(rows: [&[f64]; 4], x: &[f64]) -> [f64; 4] {
+    let rows = rows.map(|r| &r[..x.len()]);
+    let [c0, c1, c2, c3] = rows.map(|r| r.as_chunks::<LANES>().0);
+    let mut lo = [[0.0; 4]; 4];
+    let mut hi = [[0.0; 4]; 4];
+    let chunks = x.as_chunks::<LANES>().0.iter();
+    for ((((xs, a0), a1), a2), a3) in chunks.zip(c0).zip(c1).zip(c2).zip(c3) {
+        add_products(&mut lo[0], &mut hi[0], a0, xs);
+        add_products(&mut lo[1], &mut hi[1], a1, xs);
+        add_products(&mut lo[2], &mut hi[2], a2, xs);
+        add_products(&mut lo[3], &mut hi[3], a3, xs);
+    }
+    finish(lo, hi, rows, x)
+}
+
+/// The dot product of one row (of `x.len()` elements at least) with `x`,
+/// in the canonical order.
+#[inline(always)]
+fn dot1(row: &[f64], x: &[f64]) -> f64 {
+    let row = &row[..x.len()];
+    let (mut lo, mut hi) = ([0.0; 4], [0.0; 4]);
+    for (xs, a) in x
+        .as_chunks::<LANES>()
+        .0
+        .iter()
+        .zip(row.as_chunks::<LANES>().0)
+    {
+        add_products(&mut lo, &mut hi, a, xs);
+    }
+    finish([lo], [hi], [row], x)[0]
 }
 
 /// Rows of `A` per block of the row kernel.
 const ROWS: usize = 4;
 
-/// `y = A·x` for `A` given by its rows (contiguous slices), four rows at a
-/// time. False (with `y` partly written) when a row is not contiguous.
+/// The rows of a matrix as the kernels read them.
+#[derive(Clone, Copy)]
+enum Rows<'a> {
+    /// Row-major data, rows of `len` elements one after another.
+    Packed { data: &'a [f64], len: usize },
+    /// A view: a row is a slice when its elements are contiguous.
+    View(&'a ArrayView2<'a, f64>),
+}
+
+impl<'a> Rows<'a> {
+    /// Row `i` (below the number of rows), or `None` when it is not
+    /// contiguous.
+    #[inline(always)]
+    fn row(self, i: usize) -> Option<&'a [f64]> {
+        match self {
+            Rows::Packed { data, len } => data.get(i * len..(i + 1) * len),
+            Rows::View(a) => a.row(i).to_slice(),
+        }
+    }
+}
+
+/// `y = A·x` for `A` given by its `y.len()` rows, four rows at a time.
+/// False (with `y` partly written) when a row is not contiguous.
 #[multiversion(targets("x86_64+avx2+fma"))]
-fn gemv_rows(a: &ArrayView2<'_, f64>, x: &[f64], y: &mut [f64]) -> bool {
-    let row = |i: usize| a.row(i).to_slice();
+fn gemv_rows(a: Rows<'_>, x: &[f64], y: &mut [f64]) -> bool {
+    // Packed rows: taken in turn, without a bounds check per row.
+    if let Rows::Packed { data, len } = a {
+        if len != x.len() {
+            return false;
+        }
+        if len == 0 {
+            // Sums of no products.
+            y.fill(0.0);
+            return true;
+        }
+        let mut rows = data.chunks_exact(len);
+        let mut blocks = y.chunks_exact_mut(ROWS);
+        for yb in &mut blocks {
+            let (Some(r0), Some(r1), Some(r2), Some(r3)) =
+                (rows.next(), rows.next(), rows.next(), rows.next())
+            else {
+                return false;
+            };
+            yb.copy_from_slice(&dot4([r0, r1, r2, r3], x));
+        }
+        let rest = blocks.into_remainder();
+        if rows.len() < rest.len() {
+            return false;
+        }
+        for (yi, r) in rest.iter_mut().zip(rows) {
+            *yi = dot1(r, x);
+        }
+        return true;
+    }
     let done = y.len() - y.len() % ROWS;
     let mut blocks = y.chunks_exact_mut(ROWS);
     for (b, yb) in (&mut blocks).enumerate() {
         let i = b * ROWS;
-        let (Some(r0), Some(r1), Some(r2), Some(r3)) = (row(i), row(i + 1), row(i + 2), row(i + 3))
+        let (Some(r0), Some(r1), Some(r2), Some(r3)) =
+            (a.row(i), a.row(i + 1), a.row(i + 2), a.row(i + 3))
         else {
             return false;
         };
-        yb.copy_from_slice(&dot_rows([r0, r1, r2, r3], x));
+        yb.copy_from_slice(&dot4([r0, r1, r2, r3], x));
     }
     for (i, yi) in y.iter_mut().enumerate().skip(done) {
-        let Some(r) = row(i) else { return false };
-        *yi = dot_rows([r], x)[0];
+        let Some(r) = a.row(i) else { return false };
+        *yi = dot1(r, x);
     }
     true
 }
 
-/// `y = Bᵀ·x` for `B` given by its rows (contiguous slices): each output
+/// `y = Bᵀ·x` for `B` given by its `x.len()` rows: each output
 /// element is the canonical sum over the rows. For a block of up to
 /// [`COLS`] columns, row `i` of `B` scaled by `x[i]` is added into the
 /// running sums of lane `i mod 8`, so `B` is read once, row after row, and
 /// the sums stay in a 16 KiB block of the stack (the first-level cache);
 /// the lanes are then combined and the tail rows added, column by column
 /// in the canonical order but vectorized across columns. False (with `y`
-/// partly written) when a row is not contiguous.
+/// partly written) when a row is not contiguous or shorter than `y`.
 #[multiversion(targets("x86_64+avx2+fma"))]
-fn gemv_cols(b: &ArrayView2<'_, f64>, x: &[f64], y: &mut [f64]) -> bool {
+fn gemv_cols(b: Rows<'_>, x: &[f64], y: &mut [f64]) -> bool {
     let k = x.len();
     let body = k - k % LANES;
-    let row = |i: usize| b.row(i).to_slice();
     let mut acc = [[0.0f64; COLS]; LANES];
     for (c0, yb) in (0..y.len()).step_by(COLS).zip(y.chunks_mut(COLS)) {
         let w = yb.len();
@@ -106,10 +200,11 @@ fn gemv_cols(b: &ArrayView2<'_, f64>, x: &[f64], y: &mut [f64]) -> bool {
         for q in 0..body / LANES {
             for (l, lane) in acc.iter_mut().enumerate() {
                 let i = q * LANES + l;
-                let (Some(r), xi) = (row(i), x[i]) else {
+                let Some(r) = b.row(i).and_then(|r| r.get(c0..c0 + w)) else {
                     return false;
                 };
-                for (a, &bij) in lane[..w].iter_mut().zip(&r[c0..c0 + w]) {
+                let xi = x[i];
+                for (a, &bij) in lane[..w].iter_mut().zip(r) {
                     *a += bij * xi;
                 }
             }
@@ -119,13 +214,46 @@ fn gemv_cols(b: &ArrayView2<'_, f64>, x: &[f64], y: &mut [f64]) -> bool {
             *yc = ((a0[c] + a4[c]) + (a1[c] + a5[c])) + ((a2[c] + a6[c]) + (a3[c] + a7[c]));
         }
         for (i, &xi) in x.iter().enumerate().skip(body) {
-            let Some(r) = row(i) else { return false };
-            for (yc, &bij) in yb.iter_mut().zip(&r[c0..c0 + w]) {
+            let Some(r) = b.row(i).and_then(|r| r.get(c0..c0 + w)) else {
+                return false;
+            };
+            for (yc, &bij) in yb.iter_mut().zip(r) {
                 *yc += bij * xi;
             }
         }
     }
     true
+}
+
+/// `y = A·x` for a row-major `A` of `y.len()` rows of `x.len()` elements,
+/// given as one slice: the entry for callers that hold plain slices (a
+/// step tape), with the bits of [`gemv`]. False, with `y` untouched, when
+/// `a.len()` is not `y.len() · x.len()`.
+pub fn gemv_row_major(a: &[f64], x: &[f64], y: &mut [f64]) -> bool {
+    if y.len().checked_mul(x.len()) != Some(a.len()) {
+        return false;
+    }
+    let rows = Rows::Packed {
+        data: a,
+        len: x.len(),
+    };
+    gemv_rows(rows, x, y)
+}
+
+/// `y = A·x` for a column-major `A` (`y.len()` rows, `x.len()` columns),
+/// given as its row-major transpose `b` (`x.len()` rows of `y.len()`
+/// elements): `y = Bᵀ·x`, the product `x·B`. The slice entry of
+/// [`gemv`]'s column kernel, with its bits. False, with `y` untouched,
+/// when `b.len()` is not `y.len() · x.len()`.
+pub fn gemv_col_major(b: &[f64], x: &[f64], y: &mut [f64]) -> bool {
+    if y.len().checked_mul(x.len()) != Some(b.len()) {
+        return false;
+    }
+    let rows = Rows::Packed {
+        data: b,
+        len: y.len(),
+    };
+    gemv_cols(rows, x, y)
 }
 
 /// `y = A·x` for an `(m, k)` `A`, a `(k,)` `x` and an `(m,)` `y`, any
@@ -140,17 +268,31 @@ pub fn gemv(a: &ArrayView2<'_, f64>, x: &ArrayView1<'_, f64>, y: &mut ArrayViewM
         return;
     };
     let write = |y: &mut [f64]| {
-        // Rows of A contiguous: the row kernel; columns contiguous (Aᵀ is
-        // row-major): the column kernel; else a standard-layout copy.
-        if a.ncols() <= 1 || a.strides()[1] == 1 {
-            if gemv_rows(a, xs, y) {
+        // A or Aᵀ in standard layout: the kernels read the data as one
+        // slice. Rows of A contiguous: the row kernel; columns contiguous:
+        // the column kernel; else a standard-layout copy.
+        if let Some(data) = a.as_slice() {
+            let len = a.ncols();
+            if gemv_rows(Rows::Packed { data, len }, xs, y) {
                 return;
             }
-        } else if a.strides()[0] == 1 && gemv_cols(&a.t(), xs, y) {
+        } else if let Some(data) = a.t().as_slice() {
+            let len = a.nrows();
+            if gemv_cols(Rows::Packed { data, len }, xs, y) {
+                return;
+            }
+        } else if a.ncols() <= 1 || a.strides()[1] == 1 {
+            if gemv_rows(Rows::View(a), xs, y) {
+                return;
+            }
+        } else if a.strides()[0] == 1 && gemv_cols(Rows::View(&a.t()), xs, y) {
             return;
         }
         let copy = a.as_standard_layout();
-        gemv_rows(&copy.view(), xs, y);
+        let len = a.ncols();
+        if let Some(data) = copy.as_slice() {
+            gemv_rows(Rows::Packed { data, len }, xs, y);
+        }
     };
     match y.as_slice_mut() {
         Some(y) => write(y),
@@ -162,11 +304,17 @@ pub fn gemv(a: &ArrayView2<'_, f64>, x: &ArrayView1<'_, f64>, y: &mut ArrayViewM
     }
 }
 
+/// [`dot1`] compiled for the processor.
+#[multiversion(targets("x86_64+avx2+fma"))]
+fn inner_slices(a: &[f64], b: &[f64]) -> f64 {
+    dot1(a, b)
+}
+
 /// The inner product of two vectors of one length, in the canonical order.
 pub fn inner(a: &ArrayView1<'_, f64>, b: &ArrayView1<'_, f64>) -> f64 {
     let (a, b) = (a.as_standard_layout(), b.as_standard_layout());
     match (a.as_slice(), b.as_slice()) {
-        (Some(a), Some(b)) if a.len() == b.len() => dot_rows([a], b)[0],
+        (Some(a), Some(b)) if a.len() == b.len() => inner_slices(a, b),
         _ => f64::NAN,
     }
 }
@@ -246,7 +394,11 @@ mod tests {
         let (a, _) = data(21, 300);
         let xs = Array1::from_shape_fn(21, |i| (i as f64 * 0.53).sin());
         let mut y = vec![0.0; 300];
-        assert!(gemv_cols(&a.view(), xs.as_slice().unwrap(), &mut y));
+        assert!(gemv_cols(
+            Rows::View(&a.view()),
+            xs.as_slice().unwrap(),
+            &mut y
+        ));
         let want = a.t().dot(&xs);
         for (p, q) in y.iter().zip(&want) {
             assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} vs {q}");
@@ -259,7 +411,177 @@ mod tests {
         // Rows that are not contiguous: the kernel declines.
         let wide = Array2::from_shape_fn((21, 600), |(i, j)| a[[i, j / 2]]);
         let strided = wide.slice(ndarray::s![.., ..;2]);
-        assert!(!gemv_cols(&strided, xs.as_slice().unwrap(), &mut y));
+        assert!(!gemv_cols(
+            Rows::View(&strided),
+            xs.as_slice().unwrap(),
+            &mut y
+        ));
+    }
+
+    /// The canonical order written plainly, one product at a time: the
+    /// oracle the kernels are held to.
+    fn reference_dot(a: &[f64], x: &[f64]) -> f64 {
+        let body = x.len() - x.len() % 8;
+        let mut s = [0.0f64; 8];
+        for j in 0..body {
+            s[j % 8] += a[j] * x[j];
+        }
+        let mut out = ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
+        for j in body..x.len() {
+            out += a[j] * x[j];
+        }
+        out
+    }
+
+    /// Same bits, or both NaN (Rust leaves a NaN's sign and payload
+    /// unspecified).
+    fn same(p: f64, q: f64) -> bool {
+        p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan())
+    }
+
+    /// Values of magnitudes 2^-40 to 2^40 and either sign, with, when
+    /// `special`, zeros of both signs, huge values whose products overflow,
+    /// infinities, NaN and subnormals among them.
+    fn values(n: usize, seed: &mut u64, special: bool) -> Vec<f64> {
+        let specials = [
+            0.0,
+            -0.0,
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            5e-324,
+            -2.2e-308,
+            1e-200,
+        ];
+        (0..n)
+            .map(|_| {
+                *seed ^= *seed << 13;
+                *seed ^= *seed >> 7;
+                *seed ^= *seed << 17;
+                let r = *seed;
+                if special && r.is_multiple_of(7) {
+                    return specials[(r >> 8) as usize % specials.len()];
+                }
+                let m = ((r >> 11) as f64) / (1u64 << 53) as f64;
+                let e = ((r >> 3) % 81) as i32 - 40;
+                let v = m * 2f64.powi(e);
+                if r & 1 == 0 {
+                    v
+                } else {
+                    -v
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_kernel_keeps_the_reference_order_on_odd_sizes_strides_and_views() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let ks = (0..=20).chain([23, 31, 63, 64, 65, 127, 129, 256]);
+        for k in ks {
+            for m in [1, 2, 3, 4, 5, 7, 8, 9, 13, 33] {
+                for special in [false, true] {
+                    let a =
+                        Array2::from_shape_vec((m, k), values(m * k, &mut seed, special)).unwrap();
+                    let x = Array1::from(values(k, &mut seed, special));
+                    let want: Vec<f64> = (0..m)
+                        .map(|i| reference_dot(&a.row(i).to_vec(), x.as_slice().unwrap()))
+                        .collect();
+                    // The same matrix as: row-major (the row kernel),
+                    // column-major and the transpose of a row-major Aᵀ
+                    // (the column kernel), rows in reverse order (rows
+                    // contiguous, not in standard layout), every other
+                    // column of a wider matrix (copied first); x and y
+                    // contiguous and strided.
+                    let mut f = Array2::zeros((m, k).f());
+                    f.assign(&a);
+                    let at = a.t().as_standard_layout().into_owned();
+                    assert!(k <= 1 || m <= 1 || at.t().strides()[0] == 1);
+                    let mut rev = a.clone();
+                    rev.invert_axis(ndarray::Axis(0));
+                    let mut wide = Array2::from_elem((m, 2 * k), f64::NAN);
+                    wide.slice_mut(ndarray::s![.., ..;2]).assign(&a);
+                    let mut xwide = Array1::from_elem(2 * k, 7.0);
+                    xwide.slice_mut(ndarray::s![..;2]).assign(&x);
+                    let views = [
+                        (a.view(), false),
+                        (f.view(), false),
+                        (at.t(), false),
+                        (rev.view(), true),
+                        (wide.slice(ndarray::s![.., ..;2]), false),
+                    ];
+                    for (v, (av, reversed)) in views.into_iter().enumerate() {
+                        for xv in [x.view(), xwide.slice(ndarray::s![..;2])] {
+                            let mut y = Array1::from_elem(m, f64::NAN);
+                            gemv(&av, &xv, &mut y.view_mut());
+                            let mut ywide = Array1::from_elem(2 * m, -1.0);
+                            gemv(&av, &xv, &mut ywide.slice_mut(ndarray::s![..;2]));
+                            for i in 0..m {
+                                let w = want[if reversed { m - 1 - i } else { i }];
+                                assert!(
+                                    same(y[i], w) && same(ywide[2 * i], w),
+                                    "{m}x{k} view {v} row {i}: {} {} vs {w}",
+                                    y[i],
+                                    ywide[2 * i]
+                                );
+                                assert_eq!(ywide[2 * i + 1], -1.0);
+                            }
+                        }
+                    }
+                    // The slice entries: A row-major, and A given as the
+                    // row-major Aᵀ.
+                    let (xs, mut y1, mut y2) = (x.as_slice().unwrap(), vec![0.0; m], vec![0.0; m]);
+                    assert!(gemv_row_major(a.as_slice().unwrap(), xs, &mut y1));
+                    assert!(gemv_col_major(at.as_slice().unwrap(), xs, &mut y2));
+                    for (i, &w) in want.iter().enumerate() {
+                        assert!(same(y1[i], w) && same(y2[i], w), "{m}x{k} row {i}");
+                        assert!(same(inner(&a.row(i), &x.view()), w));
+                        assert!(same(inner(&f.row(i), &x.view()), w));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_four_row_kernel_and_the_one_row_kernel_agree_with_the_reference() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for k in (0..48).chain([100, 255, 256, 257, 1000]) {
+            for trial in 0..8 {
+                let rows: Vec<Vec<f64>> = (0..4)
+                    .map(|_| values(k + trial % 3, &mut seed, trial % 2 == 1))
+                    .collect();
+                let x = values(k, &mut seed, trial % 2 == 1);
+                let rs = [&rows[0][..], &rows[1][..], &rows[2][..], &rows[3][..]];
+                let four = dot4(rs, &x);
+                for r in 0..4 {
+                    let want = reference_dot(&rows[r][..k], &x);
+                    assert!(same(four[r], want), "k={k} row {r}: {} vs {want}", four[r]);
+                    assert!(same(dot1(rs[r], &x), want), "k={k} row {r}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_slice_entries_refuse_data_of_the_wrong_size() {
+        let (a, x) = data(3, 5);
+        let (a, x) = (a.as_slice().unwrap(), x.as_slice().unwrap());
+        let mut y = vec![-1.0; 3];
+        assert!(!gemv_row_major(&a[..14], x, &mut y));
+        assert!(!gemv_col_major(&a[..14], x, &mut y));
+        assert!(!gemv_row_major(a, &x[..4], &mut y));
+        assert!(!gemv_col_major(a, x, &mut y[..2]));
+        assert_eq!(y, [-1.0; 3]);
+        assert!(gemv_row_major(a, x, &mut y));
+        assert!(y.iter().all(|v| *v != -1.0));
+        // No rows or no columns.
+        assert!(gemv_row_major(&[], &[], &mut []));
+        let mut z = vec![7.0; 2];
+        assert!(gemv_row_major(&[], &[], &mut z) && gemv_col_major(&[], &[], &mut z));
+        assert_eq!(z, [0.0; 2]);
     }
 
     #[test]
