@@ -13,7 +13,7 @@ use crate::exec::ops::reduce::pairwise_sum;
 use crate::exec::ops::{gemm, matvec};
 use crate::lang::{BinaryOp, CompareOp, ReduceOp};
 use multiversion::multiversion;
-use ndarray::{ArrayView1, ArrayView2, ArrayViewMut1};
+use ndarray::ArrayView1;
 
 /// Which of the loop's data a body parameter is read from on a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -388,15 +388,16 @@ impl StepTape {
                 } => {
                     let (lo, hi) = self.arena.split_at_mut(dst);
                     let da = read(lo, src, at, a, rows * cols)?;
-                    let xv = ArrayView1::from(read(lo, src, at, x, cols)?);
-                    let mut y = ArrayViewMut1::from(hi.get_mut(..rows)?);
-                    if transposed {
-                        let b = ArrayView2::from_shape((cols, rows), da).ok()?;
-                        matvec::gemv(&b.t(), &xv, &mut y);
+                    let xs = read(lo, src, at, x, cols)?;
+                    let y = hi.get_mut(..rows)?;
+                    // A matrix with one row or one column has the same
+                    // elements in both layouts; `gemv` reads it by rows.
+                    let done = if transposed && rows > 1 && cols > 1 {
+                        matvec::gemv_col_major(da, xs, y)
                     } else {
-                        let m = ArrayView2::from_shape((rows, cols), da).ok()?;
-                        matvec::gemv(&m, &xv, &mut y);
-                    }
+                        matvec::gemv_row_major(da, xs, y)
+                    };
+                    done.then_some(())?;
                 }
                 Instr::Inner { a, b, len, dst } => {
                     let (lo, hi) = self.arena.split_at_mut(dst);
