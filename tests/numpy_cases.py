@@ -1300,6 +1300,20 @@ def scan_tape_small_kernels(d, n):
     return tuple(outs)
 
 
+
+@scan
+def scan_tape_batched_matmul(d, n):
+    X, U, V, h = (d[k] for k in ("X", "U", "V", "h0"))
+    T, _, M, N = X.shape
+    H, S = steps(T, (M, N)), steps(T, (2, M, M))
+    for t in range(T):
+        a = h @ U                       # (3, M, N): one matrix for every batch
+        b = X[t] @ V                    # (2, M, N)
+        S[t] = a[0:2] @ b.transpose(0, 2, 1)
+        h = np.tanh(0.25 * a.sum(0) + 0.125 * b.sum(0))
+        H[t] = h
+    return H, S
+
 @ops
 def logsumexp_extreme(d, n):
     X = d["X"]

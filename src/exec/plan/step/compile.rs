@@ -743,7 +743,51 @@ impl Builder<'_> {
                     }
                     (&[m, k], &[k2, n]) if k == k2 => {
                         let (a, b) = (x.loc, y.loc);
-                        self.emit(vec![m, n], |dst| Instr::Gemm { a, b, m, k, n, dst })?
+                        self.emit(vec![m, n], |dst| Instr::Gemm {
+                            a,
+                            b,
+                            m,
+                            k,
+                            n,
+                            batch: 1,
+                            a_stride: 0,
+                            b_stride: 0,
+                            dst,
+                        })?
+                    }
+                    (xs, ys) if matches!(op, Op::Matmul) && xs.len().min(ys.len()) >= 2 => {
+                        // Stacks of matrices: one product per batch, in
+                        // the plan's (row-major) batch order. The batch
+                        // axes are equal, or one side has none (its
+                        // matrix is used for every batch).
+                        let (bx, [m, k]) = xs.split_at(xs.len() - 2) else {
+                            return None;
+                        };
+                        let (by, [k2, n]) = ys.split_at(ys.len() - 2) else {
+                            return None;
+                        };
+                        let (m, k, n) = (*m, *k, *n);
+                        if k != *k2 || !(bx == by || bx.is_empty() || by.is_empty()) {
+                            return None;
+                        }
+                        let batch_shape = if bx.is_empty() { by } else { bx };
+                        let batch: usize = batch_shape.iter().product();
+                        let a_stride = if bx.is_empty() { 0 } else { m * k };
+                        let b_stride = if by.is_empty() { 0 } else { k * n };
+                        let mut shape = batch_shape.to_vec();
+                        shape.extend([m, n]);
+                        let (a, b) = (x.loc, y.loc);
+                        self.emit(shape, |dst| Instr::Gemm {
+                            a,
+                            b,
+                            m,
+                            k,
+                            n,
+                            batch,
+                            a_stride,
+                            b_stride,
+                            dst,
+                        })?
                     }
                     _ => return None,
                 }

@@ -222,13 +222,19 @@ pub(crate) enum Instr {
         len: usize,
         dst: usize,
     },
-    /// `dst = A · B` for row-major `(m, k)` and `(k, n)` matrices.
+    /// `dst[g] = A[g] · B[g]` for `g` below `batch`: row-major `(m, k)`
+    /// and `(k, n)` matrices, batch `g`'s `A` at element `g·a_stride` of
+    /// `a` (0: the same matrix for every batch), its `B` likewise, its
+    /// result at `dst + g·m·n`.
     Gemm {
         a: Loc,
         b: Loc,
         m: usize,
         k: usize,
         n: usize,
+        batch: usize,
+        a_stride: usize,
+        b_stride: usize,
         dst: usize,
     },
 }
@@ -321,7 +327,20 @@ impl StepTape {
                 ..
             } => below(a, rows * cols, dst) && below(x, cols, dst),
             Instr::Inner { a, b, len, dst } => below(a, len, dst) && below(b, len, dst),
-            Instr::Gemm { a, b, m, k, n, dst } => below(a, m * k, dst) && below(b, k * n, dst),
+            Instr::Gemm {
+                a,
+                b,
+                m,
+                k,
+                n,
+                batch,
+                a_stride,
+                b_stride,
+                dst,
+            } => {
+                let last = batch.saturating_sub(1);
+                below(a, a_stride * last + m * k, dst) && below(b, b_stride * last + k * n, dst)
+            }
         })
     }
 }

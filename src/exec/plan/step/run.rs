@@ -405,11 +405,28 @@ impl StepTape {
                     let y = ArrayView1::from(read(lo, src, at, b, len)?);
                     *hi.first_mut()? = matvec::inner(&x, &y);
                 }
-                Instr::Gemm { a, b, m, k, n, dst } => {
+                Instr::Gemm {
+                    a,
+                    b,
+                    m,
+                    k,
+                    n,
+                    batch,
+                    a_stride,
+                    b_stride,
+                    dst,
+                } => {
                     let (lo, hi) = self.arena.split_at_mut(dst);
-                    let da = read(lo, src, at, a, m * k)?;
-                    let db = read(lo, src, at, b, k * n)?;
-                    gemm::gemm_rows(da, db, m, k, n, hi)?;
+                    let last = batch.saturating_sub(1);
+                    let da = read(lo, src, at, a, a_stride * last + m * k)?;
+                    let db = read(lo, src, at, b, b_stride * last + k * n)?;
+                    let out = hi.get_mut(..batch * m * n)?;
+                    let mn = (m * n).max(1);
+                    for (g, c) in out.chunks_exact_mut(mn).enumerate().take(batch) {
+                        let ag = da.get(g * a_stride..)?;
+                        let bg = db.get(g * b_stride..)?;
+                        gemm::gemm_rows(ag, bg, m, k, n, c)?;
+                    }
                 }
             }
         }
