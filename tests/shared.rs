@@ -116,28 +116,31 @@ fn data_ptr(v: &ValView<'_>) -> *const f64 {
 }
 
 #[test]
-fn borrowed_results_live_in_the_executors_storage() {
-    // The output is the input itself: the result is a copy in the
-    // executor's storage, never the caller's array.
+fn borrowed_results_live_in_the_executors_storage_or_borrow_the_input() {
+    // Output 0 is the input itself: the result borrows the caller's array
+    // (no copy; the borrow keeps the caller from writing it meanwhile).
+    // Output 1 is computed into the executor's storage.
     let p = parse_program("(program id (input x (f64 N)) (output x (mul x 2.0)))").unwrap();
     let mut f = Compiled::new(&p, &Dims::new()).unwrap();
     let x = f64s(&[1000], |i| i as f64);
-    let x_ptr = match &x {
+    let ptr_of = |v: &Value| match v {
         Value::F64(a) => a.as_ptr(),
         _ => unreachable!(),
     };
-    let (first, doubled) = {
+    let doubled = {
         let out = f.call(&[&x]).unwrap();
         let (a, b) = (out.get(0).unwrap(), out.get(1).unwrap());
-        assert_ne!(data_ptr(a), x_ptr);
+        assert_eq!(data_ptr(a), ptr_of(&x));
         assert_eq!(a.to_value(), x);
-        (data_ptr(a), data_ptr(b))
+        assert_ne!(data_ptr(b), ptr_of(&x));
+        data_ptr(b)
     };
     // The next call writes its results into the same storage (which is why
-    // a borrowed result is valid only until then).
+    // a borrowed result is valid only until then); the borrowed output is
+    // the new input.
     let y = f64s(&[1000], |i| -(i as f64));
     let out = f.call(&[&y]).unwrap();
-    assert_eq!(data_ptr(out.get(0).unwrap()), first);
+    assert_eq!(data_ptr(out.get(0).unwrap()), ptr_of(&y));
     assert_eq!(data_ptr(out.get(1).unwrap()), doubled);
     assert_eq!(
         out.get(1).unwrap().to_value(),
@@ -145,10 +148,24 @@ fn borrowed_results_live_in_the_executors_storage() {
     );
     drop(out);
     assert_eq!(x, f64s(&[1000], |i| i as f64));
-    // Owned results are the caller's to keep: they survive the next call.
+    // A view of an input (a reversed slice) borrows it too, with the
+    // view's elements.
+    let p = parse_program("(program v (input x (f64 N)) (output (slice x 2 none -1)))").unwrap();
+    let mut g = Compiled::new(&p, &Dims::new()).unwrap();
+    let out = g.call(&[&x]).unwrap();
+    assert_eq!(
+        out.get(0).unwrap().to_value(),
+        f64s(&[3], |i| 2.0 - i as f64)
+    );
+    drop(out);
+    // Owned results are the caller's to keep: they survive the next call,
+    // the input one included.
     let kept = f.call_values(&[&x]).unwrap();
     f.call(&[&y]).unwrap();
+    assert_eq!(kept[0], x);
     assert_eq!(kept[1], f64s(&[1000], |i| 2.0 * i as f64));
+    let kept = g.call_values(&[&x]).unwrap();
+    assert_eq!(kept[0], f64s(&[3], |i| 2.0 - i as f64));
 }
 
 #[test]

@@ -44,9 +44,23 @@ impl Instance {
 
     /// After a run: copies the outputs that live in the caller's inputs
     /// into storage of the executor's own.
-    fn settle(&mut self, params: &dyn Params, meter: &mut Meter) -> Result<(), ExecError> {
+    ///
+    /// The first `served` outputs that are views of one of the first
+    /// `borrowed` parameters (inputs the caller lends for as long as it
+    /// reads the results) are not copied: [`Instance::outputs`] views the
+    /// input itself.
+    fn settle(
+        &mut self,
+        params: &dyn Params,
+        meter: &mut Meter,
+        served: usize,
+        borrowed: usize,
+    ) -> Result<(), ExecError> {
         for (k, o) in self.plan.graph.outputs.iter().enumerate() {
-            if !matches!(self.rt.locs[o.0].root, Root::Param(_)) {
+            let Root::Param(p) = self.rt.locs[o.0].root else {
+                continue;
+            };
+            if k < served && p < borrowed {
                 continue;
             }
             let Some(v) = self.rt.view(o.0, params) else {
@@ -65,13 +79,18 @@ impl Instance {
     }
 
     /// The first `n` outputs (the program's own; update values follow).
-    fn outputs(&self, n: usize) -> Result<Outputs<'_>, ExecError> {
+    /// An output that views one of the `inputs` (lent for `'a`, see
+    /// [`Instance::settle`]) views it in place.
+    fn outputs<'a>(&'a self, n: usize, inputs: &[&'a Value]) -> Result<Outputs<'a>, ExecError> {
         let mut views = Vec::with_capacity(n);
         for (k, o) in self.plan.graph.outputs.iter().enumerate().take(n) {
-            let v = if matches!(self.rt.locs[o.0].root, Root::Param(_)) {
-                self.copies[k].as_ref().map(ValView::of)
-            } else {
-                self.rt.view(o.0, &NoParams)
+            let loc = &self.rt.locs[o.0];
+            let v = match loc.root {
+                Root::Param(p) if p < inputs.len() => {
+                    inputs.get(p).and_then(|v| ValView::of(v).apply(&loc.steps))
+                }
+                Root::Param(_) => self.copies[k].as_ref().map(ValView::of),
+                _ => self.rt.view(o.0, &NoParams),
             };
             views.push(v.ok_or_else(|| not_computed(&self.plan, o.0))?);
         }
@@ -380,9 +399,11 @@ impl Compiled {
     }
 
     /// Runs the program on inputs passed by reference: they are read,
-    /// never written. The results borrow from `self` until the next call;
-    /// the shared variables take their new values.
-    pub fn call(&mut self, inputs: &[&Value]) -> Result<Outputs<'_>, ExecError> {
+    /// never written. The results borrow from `self` until the next call
+    /// (a result that is an input, or a view of one, borrows that input
+    /// instead of being copied); the shared variables take their new
+    /// values.
+    pub fn call<'a>(&'a mut self, inputs: &[&'a Value]) -> Result<Outputs<'a>, ExecError> {
         self.bind(inputs)?;
         let env = Env {
             dims: &self.dims,
@@ -397,10 +418,11 @@ impl Compiled {
                 shared: &self.shared,
             };
             inst.rt.run(&inst.plan, &params, env, &mut self.meter)?;
-            inst.settle(&params, &mut self.meter)?;
+            let served = self.program.n_outputs();
+            inst.settle(&params, &mut self.meter, served, inputs.len())?;
         }
         Compiled::apply_updates(&mut self.shared, &self.program, inst)?;
-        inst.outputs(self.program.n_outputs())
+        inst.outputs(self.program.n_outputs(), inputs)
     }
 
     /// Runs the program on inputs handed over by value: the executor may
@@ -450,10 +472,10 @@ impl Compiled {
                 shared: &self.shared,
             };
             inst.rt.run(&inst.plan, &params, env, &mut self.meter)?;
-            inst.settle(&params, &mut self.meter)?;
+            inst.settle(&params, &mut self.meter, 0, 0)?;
         }
         Compiled::apply_updates(&mut self.shared, &self.program, inst)?;
-        inst.outputs(self.program.n_outputs())
+        inst.outputs(self.program.n_outputs(), &[])
     }
 
     /// Runs the program on inputs passed by reference and returns owned
@@ -485,8 +507,15 @@ impl Compiled {
                     self.meter.resize(&mut slot.held, 0);
                     slot.val.take()
                 }
-                None if matches!(loc.root, Root::Param(_)) => inst.copies[k].clone(),
-                None => inst.rt.view(o.0, &NoParams).map(|v| v.to_value()),
+                None => match loc.root {
+                    // An input, or a view of one (not copied by `call`).
+                    Root::Param(p) if p < inputs.len() => inputs
+                        .get(p)
+                        .and_then(|v| ValView::of(v).apply(&loc.steps))
+                        .map(|v| v.to_value()),
+                    Root::Param(_) => inst.copies[k].clone(),
+                    _ => inst.rt.view(o.0, &NoParams).map(|v| v.to_value()),
+                },
             };
             values.push(v.ok_or_else(|| not_computed(&inst.plan, o.0))?);
         }
