@@ -7,7 +7,7 @@
 //! from the plan at run time — it answers `None` instead, and the loop
 //! stays on the plan.
 
-use super::{Cover, Instr, Loc, Operand, ScalarOp, StepTape};
+use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::broadcast_shapes;
 use crate::exec::ops::normalize_axis;
 use crate::exec::ops::shape::slice_indices;
@@ -743,17 +743,15 @@ impl Builder<'_> {
                     }
                     (&[m, k], &[k2, n]) if k == k2 => {
                         let (a, b) = (x.loc, y.loc);
-                        self.emit(vec![m, n], |dst| Instr::Gemm {
-                            a,
-                            b,
+                        let shape = GemmShape {
                             m,
                             k,
                             n,
                             batch: 1,
                             a_stride: 0,
                             b_stride: 0,
-                            dst,
-                        })?
+                        };
+                        self.emit(vec![m, n], |dst| Instr::Gemm { a, b, shape, dst })?
                     }
                     (xs, ys) if matches!(op, Op::Matmul) && xs.len().min(ys.len()) >= 2 => {
                         // Stacks of matrices: one product per batch, in
@@ -774,20 +772,18 @@ impl Builder<'_> {
                         let batch: usize = batch_shape.iter().product();
                         let a_stride = if bx.is_empty() { 0 } else { m * k };
                         let b_stride = if by.is_empty() { 0 } else { k * n };
-                        let mut shape = batch_shape.to_vec();
-                        shape.extend([m, n]);
+                        let mut out = batch_shape.to_vec();
+                        out.extend([m, n]);
                         let (a, b) = (x.loc, y.loc);
-                        self.emit(shape, |dst| Instr::Gemm {
-                            a,
-                            b,
+                        let shape = GemmShape {
                             m,
                             k,
                             n,
                             batch,
                             a_stride,
                             b_stride,
-                            dst,
-                        })?
+                        };
+                        self.emit(out, |dst| Instr::Gemm { a, b, shape, dst })?
                     }
                     _ => return None,
                 }

@@ -222,21 +222,39 @@ pub(crate) enum Instr {
         len: usize,
         dst: usize,
     },
-    /// `dst[g] = A[g] · B[g]` for `g` below `batch`: row-major `(m, k)`
-    /// and `(k, n)` matrices, batch `g`'s `A` at element `g·a_stride` of
-    /// `a` (0: the same matrix for every batch), its `B` likewise, its
-    /// result at `dst + g·m·n`.
+    /// `dst[g] = A[g] · B[g]` for each batch `g` of `shape`.
     Gemm {
         a: Loc,
         b: Loc,
-        m: usize,
-        k: usize,
-        n: usize,
-        batch: usize,
-        a_stride: usize,
-        b_stride: usize,
+        shape: GemmShape,
         dst: usize,
     },
+}
+
+/// The shape of a [`Instr::Gemm`]: `batch` products of row-major `(m, k)`
+/// and `(k, n)` matrices, batch `g`'s `A` at element `g·a_stride` of its
+/// operand (0: the same matrix for every batch), its `B` likewise, its
+/// result at `g·m·n` of the destination.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GemmShape {
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    pub batch: usize,
+    pub a_stride: usize,
+    pub b_stride: usize,
+}
+
+impl GemmShape {
+    /// The elements of `A`'s operand that the products read.
+    pub fn a_span(&self) -> usize {
+        self.a_stride * self.batch.saturating_sub(1) + self.m * self.k
+    }
+
+    /// The elements of `B`'s operand that the products read.
+    pub fn b_span(&self) -> usize {
+        self.b_stride * self.batch.saturating_sub(1) + self.k * self.n
+    }
 }
 
 /// A loop body compiled for one set of parameter shapes.
@@ -327,19 +345,8 @@ impl StepTape {
                 ..
             } => below(a, rows * cols, dst) && below(x, cols, dst),
             Instr::Inner { a, b, len, dst } => below(a, len, dst) && below(b, len, dst),
-            Instr::Gemm {
-                a,
-                b,
-                m,
-                k,
-                n,
-                batch,
-                a_stride,
-                b_stride,
-                dst,
-            } => {
-                let last = batch.saturating_sub(1);
-                below(a, a_stride * last + m * k, dst) && below(b, b_stride * last + k * n, dst)
+            Instr::Gemm { a, b, shape, dst } => {
+                below(a, shape.a_span(), dst) && below(b, shape.b_span(), dst)
             }
         })
     }

@@ -7,7 +7,7 @@
 //! kernels. Must not: allocate, or compute anything in another order than
 //! the plan does.
 
-use super::{Cover, Instr, Loc, Operand, ScalarOp, StepTape};
+use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::pairwise_sum;
 use crate::exec::ops::{gemm, matvec};
@@ -405,26 +405,15 @@ impl StepTape {
                     let y = ArrayView1::from(read(lo, src, at, b, len)?);
                     *hi.first_mut()? = matvec::inner(&x, &y);
                 }
-                Instr::Gemm {
-                    a,
-                    b,
-                    m,
-                    k,
-                    n,
-                    batch,
-                    a_stride,
-                    b_stride,
-                    dst,
-                } => {
+                Instr::Gemm { a, b, shape, dst } => {
                     let (lo, hi) = self.arena.split_at_mut(dst);
-                    let last = batch.saturating_sub(1);
-                    let da = read(lo, src, at, a, a_stride * last + m * k)?;
-                    let db = read(lo, src, at, b, b_stride * last + k * n)?;
+                    let da = read(lo, src, at, a, shape.a_span())?;
+                    let db = read(lo, src, at, b, shape.b_span())?;
+                    let GemmShape { m, k, n, batch, .. } = shape;
                     let out = hi.get_mut(..batch * m * n)?;
-                    let mn = (m * n).max(1);
-                    for (g, c) in out.chunks_exact_mut(mn).enumerate().take(batch) {
-                        let ag = da.get(g * a_stride..)?;
-                        let bg = db.get(g * b_stride..)?;
+                    for (g, c) in out.chunks_exact_mut((m * n).max(1)).enumerate() {
+                        let ag = da.get(g * shape.a_stride..)?;
+                        let bg = db.get(g * shape.b_stride..)?;
                         gemm::gemm_rows(ag, bg, m, k, n, c)?;
                     }
                 }
