@@ -1314,6 +1314,23 @@ def scan_tape_batched_matmul(d, n):
         H[t] = h
     return H, S
 
+@scan
+def scan_tape_direct_rows(d, n):
+    X, a0, h, g = d["X"], d["a0"], d["h0"], d["g0"]
+    T = len(X)
+    A, H, Y, W = (steps(T, (12,)) for _ in range(4))
+    a2, a1 = a0[0], a0[1]
+    for t in range(T):
+        x = X[t]
+        a = (0.5 * a1 + 0.3 * a2) + x * 0.1
+        h = h * 0.9 - a1 * x
+        Y[t] = h * 2.0
+        W[t] = 3.0 * x - (a1 + 0.5)
+        g = g * 0.5 + x
+        A[t], H[t] = a, h
+        a2, a1 = a1, a
+    return A[-3:], H[-1:], Y, Y.copy(), W, g[None]
+
 @ops
 def logsumexp_extreme(d, n):
     X = d["X"]

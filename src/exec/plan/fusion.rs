@@ -38,13 +38,14 @@
 //! Must not: change any result, or allocate per call once its buffers have
 //! their sizes.
 
+use super::block::{binary2_block, binary_block, Blk};
 use super::contract::Role;
 use super::kernels::ensure;
 use super::runtime::{internal, Env, GraphRt, Meter, Params};
 use super::schedule::{GraphPlan, PlanOptions};
 use super::view::{Root, ValView, ViewElem};
 use crate::exec::error::ExecError;
-use crate::exec::ops::elementwise::{Arith, Float};
+use crate::exec::ops::elementwise::Float;
 use crate::exec::ops::reduce::{
     pairwise_split, pairwise_sum, pairwise_sum_rev, pairwise_sums_rev, tree_sum, PAIRWISE_LEAF,
 };
@@ -52,7 +53,6 @@ use crate::exec::ops::{self, normalize_axis};
 use crate::exec::value::{Elem, Value};
 use crate::lang::program::{Graph, NodeId};
 use crate::lang::{BinaryOp, DType, Dim, Op, ReduceOp, Type, UnaryOp};
-use multiversion::multiversion;
 use ndarray::{ArrayViewD, Axis, Dimension, Ix1, Ix2, Slice};
 use std::cell::Cell;
 use std::cmp::Reverse;
@@ -1263,13 +1263,6 @@ fn src_of<'a, T: Elem + ViewElem>(v: &ValView<'a>, full: &[usize]) -> Option<Src
     Some(Src::Copy(a))
 }
 
-/// An operand's block: a scalar or a slice of the block's length.
-#[derive(Clone, Copy)]
-enum Blk<'a, T> {
-    Scalar(T),
-    Slice(&'a [T]),
-}
-
 /// The elements `e0..e1` of the group (whole rows when `rank >= 2`).
 #[derive(Clone, Copy)]
 struct Range {
@@ -1335,136 +1328,6 @@ fn gather<T: Copy>(src: &Src<'_, T>, full: &[usize], row_len: usize, r: Range, b
             }
         }
     }
-}
-
-/// `o = f(x, y)` over a block.
-#[inline(always)]
-fn zip2<T: Copy>(o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>, f: impl Fn(T, T) -> T) {
-    let n = o.len();
-    match (x, y) {
-        (Blk::Slice(a), Blk::Slice(b)) => {
-            for (v, (&p, &q)) in o.iter_mut().zip(a[..n].iter().zip(&b[..n])) {
-                *v = f(p, q);
-            }
-        }
-        (Blk::Slice(a), Blk::Scalar(s)) => {
-            for (v, &p) in o.iter_mut().zip(&a[..n]) {
-                *v = f(p, s);
-            }
-        }
-        (Blk::Scalar(s), Blk::Slice(b)) => {
-            for (v, &q) in o.iter_mut().zip(&b[..n]) {
-                *v = f(s, q);
-            }
-        }
-        (Blk::Scalar(s), Blk::Scalar(t)) => o.fill(f(s, t)),
-    }
-}
-
-/// `o = op(x, y)`: the reference kernel's element functions (compiled for
-/// AVX2 too, chosen at run time; no fused multiply-add, so the results are
-/// the same).
-#[multiversion(targets("x86_64+avx2"))]
-fn binary_block<T: Float>(op: BinaryOp, o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>) {
-    match op {
-        BinaryOp::Add => zip2(o, x, y, Arith::add),
-        BinaryOp::Sub => zip2(o, x, y, Arith::sub),
-        BinaryOp::Mul => zip2(o, x, y, Arith::mul),
-        BinaryOp::Div => zip2(o, x, y, Float::div),
-        BinaryOp::Pow => zip2(o, x, y, Arith::pow),
-        BinaryOp::Maximum => zip2(o, x, y, Arith::maximum),
-        BinaryOp::Minimum => zip2(o, x, y, Arith::minimum),
-    }
-}
-
-/// `o = f(x, y, z)` over a block.
-#[inline(always)]
-fn zip3<T: Copy>(
-    o: &mut [T],
-    x: Blk<'_, T>,
-    y: Blk<'_, T>,
-    z: Blk<'_, T>,
-    f: impl Fn(T, T, T) -> T,
-) {
-    use Blk::{Scalar as S, Slice as V};
-    let n = o.len();
-    match (x, y, z) {
-        (V(a), V(b), V(c)) => {
-            for (v, ((&p, &q), &r)) in o.iter_mut().zip(a[..n].iter().zip(&b[..n]).zip(&c[..n])) {
-                *v = f(p, q, r);
-            }
-        }
-        (V(a), V(b), S(r)) => {
-            for (v, (&p, &q)) in o.iter_mut().zip(a[..n].iter().zip(&b[..n])) {
-                *v = f(p, q, r);
-            }
-        }
-        (V(a), S(q), V(c)) => {
-            for (v, (&p, &r)) in o.iter_mut().zip(a[..n].iter().zip(&c[..n])) {
-                *v = f(p, q, r);
-            }
-        }
-        (S(p), V(b), V(c)) => {
-            for (v, (&q, &r)) in o.iter_mut().zip(b[..n].iter().zip(&c[..n])) {
-                *v = f(p, q, r);
-            }
-        }
-        (V(a), S(q), S(r)) => {
-            for (v, &p) in o.iter_mut().zip(&a[..n]) {
-                *v = f(p, q, r);
-            }
-        }
-        (S(p), V(b), S(r)) => {
-            for (v, &q) in o.iter_mut().zip(&b[..n]) {
-                *v = f(p, q, r);
-            }
-        }
-        (S(p), S(q), V(c)) => {
-            for (v, &r) in o.iter_mut().zip(&c[..n]) {
-                *v = f(p, q, r);
-            }
-        }
-        (S(p), S(q), S(r)) => o.fill(f(p, q, r)),
-    }
-}
-
-/// `o = outer(inner(x, y), z)` when `inner_first`, else `o = outer(z,
-/// inner(x, y))`, for `outer` and `inner` among add, sub, mul (see
-/// [`InnerOp`]); false for another op. The reference kernel's element
-/// functions, compiled for AVX2 too (no fused multiply-add).
-#[multiversion(targets("x86_64+avx2"))]
-fn binary2_block<T: Float>(
-    outer: BinaryOp,
-    inner: BinaryOp,
-    inner_first: bool,
-    o: &mut [T],
-    x: Blk<'_, T>,
-    y: Blk<'_, T>,
-    z: Blk<'_, T>,
-) -> bool {
-    use BinaryOp::{Add, Mul, Sub};
-    macro_rules! go {
-        ($f:path, $g:path) => {
-            if inner_first {
-                zip3(o, x, y, z, |p, q, r| $f($g(p, q), r))
-            } else {
-                zip3(o, x, y, z, |p, q, r| $f(r, $g(p, q)))
-            }
-        };
-    }
-    match (outer, inner) {
-        (Add, Add) => go!(Arith::add, Arith::add),
-        (Add, Sub) => go!(Arith::add, Arith::sub),
-        (Add, Mul) => go!(Arith::add, Arith::mul),
-        (Sub, Add) => go!(Arith::sub, Arith::add),
-        (Sub, Sub) => go!(Arith::sub, Arith::sub),
-        (Sub, Mul) => go!(Arith::sub, Arith::mul),
-        (Mul, Add) => go!(Arith::mul, Arith::add),
-        (Mul, Sub) => go!(Arith::mul, Arith::sub),
-        (Mul, Mul) => go!(Arith::mul, Arith::mul),
-        _ => return false,
-    }
-    true
 }
 
 /// `o = op(x)`, as [`super::kernels::apply_unary`] computes it.

@@ -5,7 +5,8 @@
 //! overwrite an argument); [`schedule`] orders the nodes, finds each
 //! value's lifetime, decides which elementwise ops run in place and
 //! assigns storage ("slots") by liveness; [`fusion`] runs chains of
-//! elementwise ops as one blocked loop; [`view`] locates values that live
+//! elementwise ops as one blocked loop, with the block kernels of
+//! [`block`] (which the step tape shares); [`view`] locates values that live
 //! in another value's storage; [`kernels`] computes into a slot's storage
 //! without allocating; [`runtime`] runs a plan's nodes; [`scan`] runs loops
 //! with output buffers filled row by row; [`step`] compiles a loop body
@@ -15,6 +16,7 @@
 //! reference semantics: the plan must agree with it on every result and
 //! every error. Must not: rewrite programs.
 
+pub(crate) mod block;
 pub mod compiled;
 pub mod contract;
 pub mod fusion;

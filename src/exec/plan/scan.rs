@@ -23,7 +23,7 @@
 
 use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
-use super::step::{compile, ParamAt, ParamShape, Sources, StepTape, Store};
+use super::step::{compile, BufRows, Bufs, ParamAt, ParamShape, Sources, StepTape, Store};
 use super::view::{copy_into, with_view, ValView, ViewElem};
 use crate::exec::budget::Allocation;
 use crate::exec::error::{ExecError, LoopError};
@@ -744,7 +744,19 @@ fn run_on_tape(
     tape_steps(tape, at, sp, frame, data, &mut slices, from)
 }
 
+/// The most buffers, and the most body results, a loop may have for the
+/// tape to write results straight into their rows (a step's splits of
+/// the buffers live on the stack).
+const MAX_DIRECT: usize = 8;
+
 /// Steps `from..` on the tape, over the buffers' data `bufs`.
+///
+/// A result the tape may write straight into its row
+/// ([`StepTape::result_writes_direct`]) is, on every step where no read
+/// of the step touches that row: its buffer is split around the row, the
+/// step reads the parts before and after it, and the result's
+/// instruction writes the row. Every other result is copied from the
+/// arena after the step.
 fn tape_steps(
     tape: &mut StepTape,
     at: &mut [ParamAt],
@@ -754,23 +766,80 @@ fn tape_steps(
     bufs: &mut [&mut [f64]],
     from: usize,
 ) -> Option<()> {
+    let direct = tape.writes_direct() && bufs.len() <= MAX_DIRECT && sp.results.len() <= MAX_DIRECT;
     for t in from..frame.steps() {
-        {
+        for (k, p) in sp.params.iter().enumerate() {
+            let size = tape.param_size(k);
+            if size > 0 {
+                *at.get_mut(k)? = place(p, frame, t, size)?;
+            }
+        }
+        // Per buffer, the row a result is written into this step:
+        // (first element, length, result).
+        let mut gaps: [Option<(usize, usize, usize)>; MAX_DIRECT] = [None; MAX_DIRECT];
+        let mut written = [false; MAX_DIRECT];
+        if direct {
+            for (j, result) in sp.results.iter().enumerate() {
+                if !tape.result_writes_direct(j)
+                    || frame.is_tape(result.out)
+                    || gaps.get(result.out)?.is_some()
+                {
+                    continue;
+                }
+                let len = tape.result_len(j)?;
+                let start = frame.result_row(*result, t)?.checked_mul(len)?;
+                let read = at.iter().enumerate().any(|(k, p)| {
+                    let size = tape.param_size(k);
+                    size > 0
+                        && p.store == Store::Buf(result.out)
+                        && p.base < start + len
+                        && start < p.base + size
+                });
+                if !read {
+                    *gaps.get_mut(result.out)? = Some((start, len, j));
+                    *written.get_mut(j)? = true;
+                }
+            }
+        }
+        if written.contains(&true) {
+            let n_bufs = bufs.len();
+            let mut parts: [BufRows<'_>; MAX_DIRECT] = Default::default();
+            let mut rows: [Option<&mut [f64]>; MAX_DIRECT] = Default::default();
+            for ((b, part), gap) in bufs.iter_mut().zip(&mut parts).zip(gaps) {
+                *part = match gap {
+                    None => BufRows {
+                        lo: b,
+                        gap: 0,
+                        hi: &[],
+                    },
+                    Some((start, len, j)) => {
+                        let (lo, rest) = b.split_at_mut_checked(start)?;
+                        let (row, hi) = rest.split_at_mut_checked(len)?;
+                        *rows.get_mut(j)? = Some(row);
+                        BufRows { lo, gap: len, hi }
+                    }
+                };
+            }
             let sources = Sources {
                 seqs: &data.seqs,
                 inits: &data.inits,
                 non_seqs: &data.non_seqs,
-                bufs,
+                bufs: Bufs::Split(parts.get(..n_bufs)?),
             };
-            for (k, p) in sp.params.iter().enumerate() {
-                let size = tape.param_size(k);
-                if size > 0 {
-                    *at.get_mut(k)? = place(p, frame, t, size)?;
-                }
-            }
-            tape.run(at, &sources)?;
+            tape.run(at, &sources, &mut rows)?;
+        } else {
+            let sources = Sources {
+                seqs: &data.seqs,
+                inits: &data.inits,
+                non_seqs: &data.non_seqs,
+                bufs: Bufs::Whole(bufs),
+            };
+            tape.run(at, &sources, &mut [])?;
         }
         for (j, result) in sp.results.iter().enumerate() {
+            if written.get(j) == Some(&true) {
+                continue;
+            }
             let row = tape.result(j)?;
             let r = frame.result_row(*result, t)?;
             let len = row.len();

@@ -1051,8 +1051,11 @@ pub(crate) fn compile(
         };
         res.push((off, len));
     }
+    let instrs = super::fuse_binaries(pack_scalars(b.instrs), &res);
+    let direct = super::direct_results(&instrs, &res);
     let tape = StepTape {
-        instrs: pack_scalars(b.instrs),
+        instrs,
+        direct,
         arena: b.arena,
         results: res,
         param_sizes: b.param_sizes,

@@ -43,14 +43,23 @@
 //! indices, unit-step slices) share their argument's region or read the
 //! parameter in place; the loop's parameters are read where they are (a
 //! row of a sequence, a row of an output buffer, an init, a
-//! non-sequence), never copied in. Must not: allocate while a step runs,
-//! or fail a step the plan would have run.
+//! non-sequence), never copied in.
+//!
+//! Passes: a sum or product whose result only one other sum or product
+//! reads is computed inside it ([`Instr::Binary2`], one pass over the
+//! elements instead of two), and a body result that an elementwise
+//! instruction computes last, and no later instruction reads, is written
+//! by it straight into the loop's row for the step instead of the arena
+//! (`direct`; the loop splits the buffer around that row, and keeps the
+//! result in the arena on a step that reads the row, as a ring buffer of
+//! one row does). Must not: allocate while a step runs, or fail a step
+//! the plan would have run.
 
 mod compile;
 mod run;
 
 pub(crate) use compile::{compile, ParamShape};
-pub(crate) use run::{ParamAt, Sources, Store};
+pub(crate) use run::{BufRows, Bufs, ParamAt, Sources, Store};
 
 use crate::lang::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
 
@@ -176,6 +185,21 @@ pub(crate) enum Instr {
         len: usize,
         period: usize,
     },
+    /// `dst[i] = outer(inner(x[i], y[i]), z[i])` when `inner_first`, else
+    /// `outer(z[i], inner(x[i], y[i]))`, for `outer` and `inner` among
+    /// add, sub and mul (operands whole or scalars): a binary instruction
+    /// and the one whose result only it reads, in one pass (see
+    /// [`fuse_binaries`]).
+    Binary2 {
+        outer: BinaryOp,
+        inner: BinaryOp,
+        inner_first: bool,
+        x: Operand,
+        y: Operand,
+        z: Operand,
+        dst: usize,
+        len: usize,
+    },
     /// `dst[i] = op(a[i], b[i])` as 1.0 or 0.0 (operands whole or
     /// scalars).
     Compare {
@@ -262,6 +286,9 @@ impl GemmShape {
 pub(crate) struct StepTape {
     /// The instructions, in schedule order.
     instrs: Vec<Instr>,
+    /// Per instruction: the body result it computes when it may write
+    /// that result straight into the loop's row (see [`direct_results`]).
+    direct: Vec<Option<u32>>,
     /// The arena: constants (written once, when the tape is made) and
     /// every computed value.
     arena: Vec<f64>,
@@ -289,65 +316,394 @@ impl StepTape {
     /// into a read part and a write part). Instructions on one element
     /// read and write the arena whole, anywhere.
     fn operands_below_destinations(&self) -> bool {
-        let below = |loc: Loc, len: usize, dst: usize| match loc {
-            Loc::Arena(o) => o + len <= dst,
-            Loc::Param(..) => true,
-        };
-        self.instrs.iter().all(|ins| match *ins {
-            Instr::Copy { src, dst, len } | Instr::Unary { src, dst, len, .. } => {
-                below(src, len, dst)
-            }
-            Instr::Gather {
-                src, src_len, dst, ..
-            } => below(src, src_len, dst),
+        self.instrs.iter().all(|ins| {
+            let Some(dst) = ins.slice_destination() else {
+                return true;
+            };
+            let mut below = true;
+            ins.reads(&mut |loc, len| {
+                if let Loc::Arena(o) = loc {
+                    below &= o + len <= dst;
+                }
+            });
+            below
+        })
+    }
+
+    /// True when some body result may be written straight into its row.
+    pub(crate) fn writes_direct(&self) -> bool {
+        self.direct.iter().any(Option::is_some)
+    }
+
+    /// True when body result `j` may be written straight into its row.
+    pub(crate) fn result_writes_direct(&self, j: usize) -> bool {
+        u32::try_from(j).is_ok_and(|j| self.direct.contains(&Some(j)))
+    }
+
+    /// The number of elements of body result `j`.
+    pub(crate) fn result_len(&self, j: usize) -> Option<usize> {
+        self.results.get(j).map(|&(_, len)| len)
+    }
+}
+
+impl Instr {
+    /// The arena offset an instruction over slices writes from (`None`
+    /// for an instruction on single elements, which may write anywhere).
+    fn slice_destination(&self) -> Option<usize> {
+        match *self {
             Instr::Scalars(_)
             | Instr::Move1 { .. }
             | Instr::MulAdd1 { .. }
             | Instr::Unary1 { .. }
-            | Instr::Binary1 { .. } => true,
+            | Instr::Binary1 { .. } => None,
+            Instr::Copy { dst, .. }
+            | Instr::Gather { dst, .. }
+            | Instr::Unary { dst, .. }
+            | Instr::Binary { dst, .. }
+            | Instr::Binary2 { dst, .. }
+            | Instr::Compare { dst, .. }
+            | Instr::Select { dst, .. }
+            | Instr::Reduce { dst, .. }
+            | Instr::Gemv { dst, .. }
+            | Instr::Inner { dst, .. }
+            | Instr::Gemm { dst, .. } => Some(dst),
+        }
+    }
+
+    /// Calls `f(loc, len)` for each operand the instruction reads: its
+    /// location and the elements it spans.
+    fn reads(&self, f: &mut dyn FnMut(Loc, usize)) {
+        let one = |i: u32| Loc::Arena(i as usize);
+        match *self {
+            Instr::Copy { src, len, .. } | Instr::Unary { src, len, .. } => f(src, len),
+            Instr::Gather { src, src_len, .. } => f(src, src_len),
+            Instr::Scalars(ref ops) => {
+                for op in ops.iter() {
+                    match *op {
+                        ScalarOp::Move { src, .. } | ScalarOp::Unary { src, .. } => f(one(src), 1),
+                        ScalarOp::MulAdd { acc, a, b, .. } => {
+                            f(one(acc), 1);
+                            f(one(a), 1);
+                            f(one(b), 1);
+                        }
+                        ScalarOp::Add { a, b, .. }
+                        | ScalarOp::Sub { a, b, .. }
+                        | ScalarOp::Mul { a, b, .. }
+                        | ScalarOp::Binary { a, b, .. } => {
+                            f(one(a), 1);
+                            f(one(b), 1);
+                        }
+                    }
+                }
+            }
+            Instr::Move1 { src, .. } | Instr::Unary1 { src, .. } => f(src, 1),
+            Instr::MulAdd1 { acc, a, b, .. } => {
+                f(acc, 1);
+                f(a, 1);
+                f(b, 1);
+            }
+            Instr::Binary1 { a, b, .. } => {
+                f(a, 1);
+                f(b, 1);
+            }
             Instr::Binary {
-                a,
-                b,
-                dst,
-                len,
-                period,
-                ..
-            } => below(a.loc, a.span(len, period), dst) && below(b.loc, b.span(len, period), dst),
-            Instr::Compare { a, b, dst, len, .. } => {
-                below(a.loc, a.span(len, len), dst) && below(b.loc, b.span(len, len), dst)
+                a, b, len, period, ..
+            } => {
+                f(a.loc, a.span(len, period));
+                f(b.loc, b.span(len, period));
+            }
+            Instr::Binary2 { x, y, z, len, .. } => {
+                for o in [x, y, z] {
+                    f(o.loc, o.span(len, len));
+                }
+            }
+            Instr::Compare { a, b, len, .. } => {
+                f(a.loc, a.span(len, len));
+                f(b.loc, b.span(len, len));
             }
             Instr::Select {
-                cond,
-                a,
-                b,
-                dst,
-                len,
+                cond, a, b, len, ..
             } => {
-                let span = |o: Operand| if o.cover == Cover::Scalar { 1 } else { len };
-                below(cond.loc, span(cond), dst)
-                    && below(a.loc, span(a), dst)
-                    && below(b.loc, span(b), dst)
+                for o in [cond, a, b] {
+                    f(o.loc, if o.cover == Cover::Scalar { 1 } else { len });
+                }
             }
             Instr::Reduce {
                 src,
-                dst,
                 outer,
                 extent,
                 inner,
                 ..
-            } => below(src, outer * extent * inner, dst),
+            } => f(src, outer * extent * inner),
             Instr::Gemv {
-                a,
-                rows,
-                cols,
-                x,
-                dst,
-                ..
-            } => below(a, rows * cols, dst) && below(x, cols, dst),
-            Instr::Inner { a, b, len, dst } => below(a, len, dst) && below(b, len, dst),
-            Instr::Gemm { a, b, shape, dst } => {
-                below(a, shape.a_span(), dst) && below(b, shape.b_span(), dst)
+                a, rows, cols, x, ..
+            } => {
+                f(a, rows * cols);
+                f(x, cols);
             }
-        })
+            Instr::Inner { a, b, len, .. } => {
+                f(a, len);
+                f(b, len);
+            }
+            Instr::Gemm { a, b, shape, .. } => {
+                f(a, shape.a_span());
+                f(b, shape.b_span());
+            }
+        }
+    }
+}
+
+/// Per instruction, the body result it may write straight into the
+/// loop's row instead of the arena: an elementwise instruction over
+/// slices (`Unary`, `Binary`, `Binary2`) whose destination is exactly the region of
+/// result `j`, when no later instruction reads that region and no other
+/// result overlaps it. The value is then never needed in the arena: the
+/// loop reads it back, on later steps, from its row.
+fn direct_results(instrs: &[Instr], results: &[(usize, usize)]) -> Vec<Option<u32>> {
+    let mut direct = vec![None; instrs.len()];
+    let overlaps = |o: usize, l: usize, off: usize, len: usize| o < off + len && off < o + l;
+    for (j, &(off, len)) in results.iter().enumerate() {
+        let shared = results
+            .iter()
+            .enumerate()
+            .any(|(k, &(o, l))| k != j && overlaps(o, l, off, len));
+        let Some(i) = instrs.iter().position(|ins| {
+            matches!(*ins,
+                Instr::Unary { dst, len: l, .. }
+                | Instr::Binary { dst, len: l, .. }
+                | Instr::Binary2 { dst, len: l, .. }
+                    if dst == off && l == len)
+        }) else {
+            continue;
+        };
+        let mut read_later = false;
+        for ins in &instrs[i + 1..] {
+            ins.reads(&mut |loc, l| {
+                if let Loc::Arena(o) = loc {
+                    read_later |= overlaps(o, l, off, len);
+                }
+            });
+        }
+        if !shared && !read_later && len > 1 {
+            direct[i] = u32::try_from(j).ok();
+        }
+    }
+    direct
+}
+/// The instructions with each binary instruction (add, sub or mul, its
+/// operands whole or scalars) whose result one later such instruction
+/// reads, once, and nothing else — no other instruction, no body result
+/// — computed inside that reader as one [`Instr::Binary2`]: the same
+/// element operations in the same order, one pass over the elements
+/// fewer. An inner instruction's operands are still in place when its
+/// reader runs: a step never overwrites a value of the arena, and the
+/// parameters do not change during a step.
+fn fuse_binaries(instrs: Vec<Instr>, results: &[(usize, usize)]) -> Vec<Instr> {
+    let plain = |o: &Operand| matches!(o.cover, Cover::Full | Cover::Scalar);
+    // An instruction that can be either side of a fusion: (op, a, b,
+    // dst, len). Each is fused once at most, on one side (an inner
+    // instruction is still a plain `Binary`, and so is its reader).
+    let fusable = |ins: &Instr| match *ins {
+        Instr::Binary {
+            op: op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul),
+            a,
+            b,
+            dst,
+            len,
+            ..
+        } if plain(&a) && plain(&b) => Some((op, a, b, dst, len)),
+        _ => None,
+    };
+    // Reads of each arena offset that starts a fusable instruction's
+    // result, and whether anything reads into it otherwise.
+    let starts: std::collections::HashMap<usize, usize> = instrs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, ins)| fusable(ins).map(|(.., dst, _)| (dst, i)))
+        .collect();
+    let mut reads = vec![0usize; instrs.len()];
+    for ins in &instrs {
+        ins.reads(&mut |loc, len| {
+            let Loc::Arena(o) = loc else { return };
+            for (&start, &i) in &starts {
+                let Some((.., l)) = fusable(&instrs[i]) else {
+                    continue;
+                };
+                if o < start + l && start < o + len {
+                    // A read of exactly the whole result counts once; a
+                    // partial read rules the fusion out.
+                    reads[i] += if o == start && len == l { 1 } else { 2 };
+                }
+            }
+        });
+    }
+    let in_result =
+        |start: usize, l: usize| results.iter().any(|&(o, n)| o < start + l && start < o + n);
+    let mut out: Vec<Option<Instr>> = instrs.iter().cloned().map(Some).collect();
+    for (k, ins) in instrs.iter().enumerate() {
+        let Some((outer, a, b, dst, len)) = fusable(ins) else {
+            continue;
+        };
+        for (pos, o) in [a, b].into_iter().enumerate() {
+            let Loc::Arena(off) = o.loc else { continue };
+            let Some(&i) = starts.get(&off) else { continue };
+            let Some((inner, x, y, _, l)) = fusable(&instrs[i]) else {
+                continue;
+            };
+            if i >= k
+                || l != len
+                || o.cover != Cover::Full
+                || reads[i] != 1
+                || in_result(off, l)
+                || !matches!(out[i], Some(Instr::Binary { .. }))
+                || !matches!(out[k], Some(Instr::Binary { .. }))
+            {
+                continue;
+            }
+            let z = if pos == 0 { b } else { a };
+            out[k] = Some(Instr::Binary2 {
+                outer,
+                inner,
+                inner_first: pos == 0,
+                x,
+                y,
+                z,
+                dst,
+                len,
+            });
+            out[i] = None;
+            break;
+        }
+    }
+    out.into_iter().flatten().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full(loc: Loc) -> Operand {
+        Operand {
+            loc,
+            cover: Cover::Full,
+        }
+    }
+
+    fn scalar(off: usize) -> Operand {
+        Operand {
+            loc: Loc::Arena(off),
+            cover: Cover::Scalar,
+        }
+    }
+
+    fn binary(op: BinaryOp, a: Operand, b: Operand, dst: usize) -> Instr {
+        Instr::Binary {
+            op,
+            a,
+            b,
+            dst,
+            len: 4,
+            period: 4,
+        }
+    }
+
+    /// t = 0.5·p (arena 1..5), r = t + q (5..9): one pass, written
+    /// straight into the result's row.
+    #[test]
+    fn a_product_read_once_is_computed_inside_its_reader() {
+        let instrs = vec![
+            binary(BinaryOp::Mul, scalar(0), full(Loc::Param(0, 0)), 1),
+            binary(
+                BinaryOp::Add,
+                full(Loc::Arena(1)),
+                full(Loc::Param(1, 0)),
+                5,
+            ),
+        ];
+        let results = [(5, 4)];
+        let fused = fuse_binaries(instrs, &results);
+        assert_eq!(fused.len(), 1);
+        assert!(matches!(
+            fused[0],
+            Instr::Binary2 {
+                outer: BinaryOp::Add,
+                inner: BinaryOp::Mul,
+                inner_first: true,
+                dst: 5,
+                ..
+            }
+        ));
+        assert_eq!(direct_results(&fused, &results), vec![Some(0)]);
+    }
+
+    #[test]
+    fn a_value_read_twice_or_returned_stays_a_pass_of_its_own() {
+        // t read by r and by s.
+        let twice = vec![
+            binary(BinaryOp::Mul, scalar(0), full(Loc::Param(0, 0)), 1),
+            binary(
+                BinaryOp::Add,
+                full(Loc::Arena(1)),
+                full(Loc::Param(1, 0)),
+                5,
+            ),
+            binary(BinaryOp::Sub, full(Loc::Arena(1)), scalar(0), 9),
+        ];
+        let fused = fuse_binaries(twice, &[(5, 4), (9, 4)]);
+        assert!(fused.iter().all(|i| matches!(i, Instr::Binary { .. })));
+        // t is a body result.
+        let returned = vec![
+            binary(BinaryOp::Mul, scalar(0), full(Loc::Param(0, 0)), 1),
+            binary(
+                BinaryOp::Add,
+                full(Loc::Arena(1)),
+                full(Loc::Param(1, 0)),
+                5,
+            ),
+        ];
+        let fused = fuse_binaries(returned, &[(1, 4), (5, 4)]);
+        assert_eq!(fused.len(), 2);
+        // Read as both operands of its reader.
+        let square = vec![
+            binary(BinaryOp::Mul, scalar(0), full(Loc::Param(0, 0)), 1),
+            binary(BinaryOp::Mul, full(Loc::Arena(1)), full(Loc::Arena(1)), 5),
+        ];
+        assert_eq!(fuse_binaries(square, &[(5, 4)]).len(), 2);
+        // A division does not fuse.
+        let div = vec![
+            binary(BinaryOp::Div, scalar(0), full(Loc::Param(0, 0)), 1),
+            binary(
+                BinaryOp::Add,
+                full(Loc::Arena(1)),
+                full(Loc::Param(1, 0)),
+                5,
+            ),
+        ];
+        assert_eq!(fuse_binaries(div, &[(5, 4)]).len(), 2);
+    }
+
+    #[test]
+    fn a_result_read_later_or_shared_stays_in_the_arena() {
+        let instrs = vec![
+            binary(BinaryOp::Mul, scalar(0), full(Loc::Param(0, 0)), 1),
+            binary(BinaryOp::Add, full(Loc::Arena(1)), scalar(0), 5),
+        ];
+        // Result 0 (1..5) is read by the add; result 1 (5..9) is not.
+        assert_eq!(
+            direct_results(&instrs, &[(1, 4), (5, 4)]),
+            vec![None, Some(1)]
+        );
+        // The same value returned twice.
+        assert_eq!(direct_results(&instrs, &[(5, 4), (5, 4)]), vec![None, None]);
+        // A result of one element stays in the arena.
+        let one = vec![Instr::Binary {
+            op: BinaryOp::Add,
+            a: scalar(0),
+            b: scalar(0),
+            dst: 1,
+            len: 1,
+            period: 1,
+        }];
+        assert_eq!(direct_results(&one, &[(1, 1)]), vec![None]);
     }
 }

@@ -11,6 +11,7 @@ use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::pairwise_sum;
 use crate::exec::ops::{gemm, matvec};
+use crate::exec::plan::block::{binary2_block, binary_block, zip2, Blk};
 use crate::lang::{BinaryOp, CompareOp, ReduceOp};
 use multiversion::multiversion;
 use ndarray::ArrayView1;
@@ -50,14 +51,42 @@ pub(crate) struct Sources<'a> {
     /// Per non-sequence.
     pub non_seqs: &'a [Option<&'a [f64]>],
     /// The output buffers' data (rows written by earlier steps).
-    pub bufs: &'a [&'a mut [f64]],
+    pub bufs: Bufs<'a>,
 }
 
-/// One operand as an instruction reads it.
+/// The output buffers as a step reads them.
 #[derive(Clone, Copy)]
-enum Src<'a> {
-    Scalar(f64),
-    Slice(&'a [f64]),
+pub(crate) enum Bufs<'a> {
+    /// Each buffer whole.
+    Whole(&'a [&'a mut [f64]]),
+    /// Each buffer with a gap: the row a result of this step is written
+    /// into straight from its instruction (see [`StepTape::run`]), which
+    /// no read of the step touches.
+    Split(&'a [BufRows<'a>]),
+}
+
+/// A buffer's elements before and after a gap of `gap` elements (an
+/// empty `hi` and no gap: the whole buffer in `lo`).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct BufRows<'a> {
+    /// The elements before the gap.
+    pub lo: &'a [f64],
+    /// The gap's length.
+    pub gap: usize,
+    /// The elements after the gap.
+    pub hi: &'a [f64],
+}
+
+impl<'a> BufRows<'a> {
+    /// The buffer's data from element `base` on, up to the gap when
+    /// `base` lies before it; `None` inside the gap.
+    #[inline(always)]
+    fn from(&self, base: usize) -> Option<&'a [f64]> {
+        match base.checked_sub(self.lo.len()) {
+            None => self.lo.get(base..),
+            Some(past) => self.hi.get(past.checked_sub(self.gap)?..),
+        }
+    }
 }
 
 impl<'a> Sources<'a> {
@@ -65,7 +94,10 @@ impl<'a> Sources<'a> {
     #[inline(always)]
     fn param(&self, at: ParamAt) -> Option<&'a [f64]> {
         let whole: &'a [f64] = match at.store {
-            Store::Buf(k) => self.bufs.get(k)?,
+            Store::Buf(k) => match self.bufs {
+                Bufs::Whole(b) => b.get(k)?,
+                Bufs::Split(b) => return b.get(k)?.from(at.base),
+            },
             Store::Seq(j) => (*self.seqs.get(j)?)?,
             Store::Init(i) => (*self.inits.get(i)?)?,
             Store::NonSeq(j) => (*self.non_seqs.get(j)?)?,
@@ -100,25 +132,6 @@ fn read1(arena: &[f64], src: &Sources<'_>, at: &[ParamAt], loc: Loc) -> Option<f
     }
 }
 
-/// `out[i] = f(a[i], b[i])`, each operand a slice of `out`'s length or a
-/// scalar.
-#[inline(always)]
-fn zip_with(out: &mut [f64], a: Src<'_>, b: Src<'_>, f: impl Fn(f64, f64) -> f64) {
-    match (a, b) {
-        (Src::Slice(a), Src::Slice(b)) => out
-            .iter_mut()
-            .zip(a.iter().zip(b))
-            .for_each(|(o, (&x, &y))| *o = f(x, y)),
-        (Src::Slice(a), Src::Scalar(y)) => {
-            out.iter_mut().zip(a).for_each(|(o, &x)| *o = f(x, y));
-        }
-        (Src::Scalar(x), Src::Slice(b)) => {
-            out.iter_mut().zip(b).for_each(|(o, &y)| *o = f(x, y));
-        }
-        (Src::Scalar(x), Src::Scalar(y)) => out.fill(f(x, y)),
-    }
-}
-
 /// `op` on one element, as the plan's kernels compute it.
 #[inline(always)]
 fn binary1(op: BinaryOp, x: f64, y: f64) -> f64 {
@@ -133,52 +146,35 @@ fn binary1(op: BinaryOp, x: f64, y: f64) -> f64 {
     }
 }
 
-/// `out = op(a, b)` over one block, dispatched once per block so each
-/// loop is a plain (vectorizable) loop of one operation.
-// Compiled for AVX2 too, chosen at run time: the same operations, wider
-// (no fused multiply-add).
-#[multiversion(targets("x86_64+avx2"))]
-fn binary_block(op: BinaryOp, out: &mut [f64], a: Src<'_>, b: Src<'_>) {
-    match op {
-        BinaryOp::Add => zip_with(out, a, b, Arith::add),
-        BinaryOp::Sub => zip_with(out, a, b, Arith::sub),
-        BinaryOp::Mul => zip_with(out, a, b, Arith::mul),
-        BinaryOp::Div => zip_with(out, a, b, Float::div),
-        BinaryOp::Pow => zip_with(out, a, b, Arith::pow),
-        BinaryOp::Maximum => zip_with(out, a, b, Arith::maximum),
-        BinaryOp::Minimum => zip_with(out, a, b, Arith::minimum),
-    }
-}
-
 /// `out[i] = op(a[i], b[i])` as 1.0 or 0.0.
-fn compare_block(op: CompareOp, out: &mut [f64], a: Src<'_>, b: Src<'_>) {
+fn compare_block(op: CompareOp, out: &mut [f64], a: Blk<'_, f64>, b: Blk<'_, f64>) {
     let f = |t: bool| if t { 1.0 } else { 0.0 };
     match op {
-        CompareOp::Gt => zip_with(out, a, b, |x, y| f(x > y)),
-        CompareOp::Ge => zip_with(out, a, b, |x, y| f(x >= y)),
-        CompareOp::Lt => zip_with(out, a, b, |x, y| f(x < y)),
-        CompareOp::Le => zip_with(out, a, b, |x, y| f(x <= y)),
-        CompareOp::Eq => zip_with(out, a, b, |x, y| f(x == y)),
-        CompareOp::Ne => zip_with(out, a, b, |x, y| f(x != y)),
+        CompareOp::Gt => zip2(out, a, b, |x, y| f(x > y)),
+        CompareOp::Ge => zip2(out, a, b, |x, y| f(x >= y)),
+        CompareOp::Lt => zip2(out, a, b, |x, y| f(x < y)),
+        CompareOp::Le => zip2(out, a, b, |x, y| f(x <= y)),
+        CompareOp::Eq => zip2(out, a, b, |x, y| f(x == y)),
+        CompareOp::Ne => zip2(out, a, b, |x, y| f(x != y)),
     }
 }
 
 /// Element `i` of an operand that is whole or a scalar.
 #[inline(always)]
-fn at_or_scalar(o: Src<'_>, i: usize) -> f64 {
+fn at_or_scalar(o: Blk<'_, f64>, i: usize) -> f64 {
     match o {
-        Src::Scalar(x) => x,
-        Src::Slice(d) => d.get(i).copied().unwrap_or(f64::NAN),
+        Blk::Scalar(x) => x,
+        Blk::Slice(d) => d.get(i).copied().unwrap_or(f64::NAN),
     }
 }
 
 /// Block `c` (of `period` elements) of an operand whose data is `d`.
-fn block(o: Operand, d: &[f64], c: usize, period: usize) -> Option<Src<'_>> {
+fn block(o: Operand, d: &[f64], c: usize, period: usize) -> Option<Blk<'_, f64>> {
     Some(match o.cover {
-        Cover::Scalar => Src::Scalar(*d.first()?),
-        Cover::Full => Src::Slice(d.get(c * period..(c + 1) * period)?),
-        Cover::Repeat => Src::Slice(d.get(..period)?),
-        Cover::PerBlock => Src::Scalar(*d.get(c)?),
+        Cover::Scalar => Blk::Scalar(*d.first()?),
+        Cover::Full => Blk::Slice(d.get(c * period..(c + 1) * period)?),
+        Cover::Repeat => Blk::Slice(d.get(..period)?),
+        Cover::PerBlock => Blk::Scalar(*d.get(c)?),
     })
 }
 
@@ -271,8 +267,33 @@ impl StepTape {
     /// Runs one step: body parameter `k` is at `at[k]` in `src`. `None`
     /// only if the tape and the loop disagree about the data (an internal
     /// error: nothing a program can cause).
-    pub(crate) fn run(&mut self, at: &[ParamAt], src: &Sources<'_>) -> Option<()> {
-        for ins in &self.instrs {
+    ///
+    /// `rows[j]`, when given, is the row of the loop's buffer that body
+    /// result `j` goes to: the instruction that computes the result (see
+    /// [`StepTape::direct`]) writes it there instead of into the arena,
+    /// and the caller does not copy it. Any other result stays in the
+    /// arena ([`StepTape::result`]).
+    pub(crate) fn run(
+        &mut self,
+        at: &[ParamAt],
+        src: &Sources<'_>,
+        rows: &mut [Option<&mut [f64]>],
+    ) -> Option<()> {
+        for (ins, direct) in self.instrs.iter().zip(&self.direct) {
+            // The destination of an instruction over slices: its result's
+            // row, or its region of the arena (all of the arena below it
+            // readable).
+            macro_rules! split {
+                ($dst:expr, $len:expr) => {
+                    match direct.and_then(|j| rows.get_mut(j as usize)?.as_deref_mut()) {
+                        Some(row) => (&self.arena[..], row.get_mut(..$len)?),
+                        None => {
+                            let (lo, hi) = self.arena.split_at_mut($dst);
+                            (&*lo, hi.get_mut(..$len)?)
+                        }
+                    }
+                };
+            }
             match *ins {
                 Instr::Scalars(ref ops) => run_scalars(ops, &mut self.arena)?,
                 Instr::Move1 { src: s, dst } => {
@@ -317,8 +338,8 @@ impl StepTape {
                     dst,
                     len,
                 } => {
-                    let (lo, hi) = self.arena.split_at_mut(dst);
-                    <f64 as Float>::unary_slice(op, read(lo, src, at, s, len)?, hi.get_mut(..len)?);
+                    let (lo, out) = split!(dst, len);
+                    <f64 as Float>::unary_slice(op, read(lo, src, at, s, len)?, out);
                 }
                 Instr::Binary {
                     op,
@@ -328,13 +349,28 @@ impl StepTape {
                     len,
                     period,
                 } => {
-                    let (lo, hi) = self.arena.split_at_mut(dst);
+                    let (lo, out) = split!(dst, len);
                     let da = read(lo, src, at, a.loc, a.span(len, period))?;
                     let db = read(lo, src, at, b.loc, b.span(len, period))?;
-                    let out = hi.get_mut(..len)?;
                     for (c, o) in out.chunks_exact_mut(period.max(1)).enumerate() {
                         binary_block(op, o, block(a, da, c, period)?, block(b, db, c, period)?);
                     }
+                }
+                Instr::Binary2 {
+                    outer,
+                    inner,
+                    inner_first,
+                    x,
+                    y,
+                    z,
+                    dst,
+                    len,
+                } => {
+                    let (lo, out) = split!(dst, len);
+                    let bx = block(x, read(lo, src, at, x.loc, x.span(len, len))?, 0, len)?;
+                    let by = block(y, read(lo, src, at, y.loc, y.span(len, len))?, 0, len)?;
+                    let bz = block(z, read(lo, src, at, z.loc, z.span(len, len))?, 0, len)?;
+                    binary2_block(outer, inner, inner_first, out, bx, by, bz).then_some(())?;
                 }
                 Instr::Compare { op, a, b, dst, len } => {
                     let (lo, hi) = self.arena.split_at_mut(dst);

@@ -1,0 +1,152 @@
+//! Elementwise kernels over one block: slices of equal length, or
+//! scalars, with the operation dispatched once per block so that each
+//! loop is a plain (vectorizable) loop of one operation.
+//!
+//! Owns: [`Blk`] (an operand's block), [`binary_block`] and
+//! [`binary2_block`] (a binary op computed inside its reader), shared by
+//! the fused groups (`fusion`) and the step tape (`step`). They call the
+//! reference kernels' element functions, compiled for baseline x86-64
+//! and AVX2 (chosen at run time) without fused multiply-add, so every
+//! path gives the same bits. Must not: allocate, or change an element
+//! function's order of operations.
+
+use crate::exec::ops::elementwise::{Arith, Float};
+use crate::lang::BinaryOp;
+use multiversion::multiversion;
+
+/// An operand's block: a scalar or a slice of the block's length.
+#[derive(Clone, Copy)]
+pub(crate) enum Blk<'a, T> {
+    Scalar(T),
+    Slice(&'a [T]),
+}
+
+/// `o = f(x, y)` over a block.
+#[inline(always)]
+pub(crate) fn zip2<T: Copy>(o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>, f: impl Fn(T, T) -> T) {
+    let n = o.len();
+    match (x, y) {
+        (Blk::Slice(a), Blk::Slice(b)) => {
+            for (v, (&p, &q)) in o.iter_mut().zip(a[..n].iter().zip(&b[..n])) {
+                *v = f(p, q);
+            }
+        }
+        (Blk::Slice(a), Blk::Scalar(s)) => {
+            for (v, &p) in o.iter_mut().zip(&a[..n]) {
+                *v = f(p, s);
+            }
+        }
+        (Blk::Scalar(s), Blk::Slice(b)) => {
+            for (v, &q) in o.iter_mut().zip(&b[..n]) {
+                *v = f(s, q);
+            }
+        }
+        (Blk::Scalar(s), Blk::Scalar(t)) => o.fill(f(s, t)),
+    }
+}
+
+/// `o = op(x, y)`: the reference kernel's element functions (compiled for
+/// AVX2 too, chosen at run time; no fused multiply-add, so the results are
+/// the same).
+#[multiversion(targets("x86_64+avx2"))]
+pub(crate) fn binary_block<T: Float>(op: BinaryOp, o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>) {
+    match op {
+        BinaryOp::Add => zip2(o, x, y, Arith::add),
+        BinaryOp::Sub => zip2(o, x, y, Arith::sub),
+        BinaryOp::Mul => zip2(o, x, y, Arith::mul),
+        BinaryOp::Div => zip2(o, x, y, Float::div),
+        BinaryOp::Pow => zip2(o, x, y, Arith::pow),
+        BinaryOp::Maximum => zip2(o, x, y, Arith::maximum),
+        BinaryOp::Minimum => zip2(o, x, y, Arith::minimum),
+    }
+}
+
+/// `o = f(x, y, z)` over a block.
+#[inline(always)]
+pub(crate) fn zip3<T: Copy>(
+    o: &mut [T],
+    x: Blk<'_, T>,
+    y: Blk<'_, T>,
+    z: Blk<'_, T>,
+    f: impl Fn(T, T, T) -> T,
+) {
+    use Blk::{Scalar as S, Slice as V};
+    let n = o.len();
+    match (x, y, z) {
+        (V(a), V(b), V(c)) => {
+            for (v, ((&p, &q), &r)) in o.iter_mut().zip(a[..n].iter().zip(&b[..n]).zip(&c[..n])) {
+                *v = f(p, q, r);
+            }
+        }
+        (V(a), V(b), S(r)) => {
+            for (v, (&p, &q)) in o.iter_mut().zip(a[..n].iter().zip(&b[..n])) {
+                *v = f(p, q, r);
+            }
+        }
+        (V(a), S(q), V(c)) => {
+            for (v, (&p, &r)) in o.iter_mut().zip(a[..n].iter().zip(&c[..n])) {
+                *v = f(p, q, r);
+            }
+        }
+        (S(p), V(b), V(c)) => {
+            for (v, (&q, &r)) in o.iter_mut().zip(b[..n].iter().zip(&c[..n])) {
+                *v = f(p, q, r);
+            }
+        }
+        (V(a), S(q), S(r)) => {
+            for (v, &p) in o.iter_mut().zip(&a[..n]) {
+                *v = f(p, q, r);
+            }
+        }
+        (S(p), V(b), S(r)) => {
+            for (v, &q) in o.iter_mut().zip(&b[..n]) {
+                *v = f(p, q, r);
+            }
+        }
+        (S(p), S(q), V(c)) => {
+            for (v, &r) in o.iter_mut().zip(&c[..n]) {
+                *v = f(p, q, r);
+            }
+        }
+        (S(p), S(q), S(r)) => o.fill(f(p, q, r)),
+    }
+}
+
+/// `o = outer(inner(x, y), z)` when `inner_first`, else `o = outer(z,
+/// inner(x, y))`, for `outer` and `inner` among add, sub, mul (see
+/// [`InnerOp`]); false for another op. The reference kernel's element
+/// functions, compiled for AVX2 too (no fused multiply-add).
+#[multiversion(targets("x86_64+avx2"))]
+pub(crate) fn binary2_block<T: Float>(
+    outer: BinaryOp,
+    inner: BinaryOp,
+    inner_first: bool,
+    o: &mut [T],
+    x: Blk<'_, T>,
+    y: Blk<'_, T>,
+    z: Blk<'_, T>,
+) -> bool {
+    use BinaryOp::{Add, Mul, Sub};
+    macro_rules! go {
+        ($f:path, $g:path) => {
+            if inner_first {
+                zip3(o, x, y, z, |p, q, r| $f($g(p, q), r))
+            } else {
+                zip3(o, x, y, z, |p, q, r| $f(r, $g(p, q)))
+            }
+        };
+    }
+    match (outer, inner) {
+        (Add, Add) => go!(Arith::add, Arith::add),
+        (Add, Sub) => go!(Arith::add, Arith::sub),
+        (Add, Mul) => go!(Arith::add, Arith::mul),
+        (Sub, Add) => go!(Arith::sub, Arith::add),
+        (Sub, Sub) => go!(Arith::sub, Arith::sub),
+        (Sub, Mul) => go!(Arith::sub, Arith::mul),
+        (Mul, Add) => go!(Arith::mul, Arith::add),
+        (Mul, Sub) => go!(Arith::mul, Arith::sub),
+        (Mul, Mul) => go!(Arith::mul, Arith::mul),
+        _ => return false,
+    }
+    true
+}
