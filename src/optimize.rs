@@ -43,8 +43,9 @@ pub enum OptimizeError {
     #[error(transparent)]
     Saturate(#[from] SaturateError),
     /// The extracted term is not a well-typed program: a rewrite or an
-    /// extractor is wrong (a bug, reported with the term).
-    #[error("internal error: the extracted term is not a program ({error}):\n{term}")]
+    /// extractor is wrong (a bug, reported with the term, on one line as
+    /// every error is).
+    #[error("internal error: the extracted term is not a program ({error}): {term}")]
     Extracted {
         /// Why the term is not a program.
         error: TermError,
@@ -237,7 +238,11 @@ pub fn optimize_with(
         let mut q =
             expr_to_program(&p.name, &inputs, &expr).map_err(|error| OptimizeError::Extracted {
                 error,
-                term: expr.to_string(),
+                term: expr
+                    .to_string()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
             })?;
         q.shared = p.shared.clone();
         (q, cost_after)

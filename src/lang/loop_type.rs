@@ -70,6 +70,18 @@ pub enum LoopTypeError {
         /// Outputs declared.
         declared: usize,
     },
+    /// A sequence with fewer rows than its taps span.
+    #[error(
+        "sequence {seq} has {rows} rows, fewer than its taps span ({span}): it allows no step"
+    )]
+    SequenceTooShort {
+        /// Which sequence.
+        seq: usize,
+        /// Its rows.
+        rows: i64,
+        /// The rows its taps span beyond the steps: `max(taps) - min(taps)`.
+        span: i64,
+    },
     /// An `n_steps` larger than the sequences allow.
     #[error("n_steps is {given} but the sequences allow only {allowed} steps")]
     TooManySteps {
@@ -145,7 +157,8 @@ impl LoopTypeError {
     /// The part of the loop the error is about.
     pub fn part(&self) -> LoopPart {
         match self {
-            LoopTypeError::ScalarSequence { seq, .. } => LoopPart::Sequence(*seq),
+            LoopTypeError::ScalarSequence { seq, .. }
+            | LoopTypeError::SequenceTooShort { seq, .. } => LoopPart::Sequence(*seq),
             LoopTypeError::InitRows { out, .. }
             | LoopTypeError::StateType { out, .. }
             | LoopTypeError::ScalarTape { out, .. }
@@ -286,6 +299,17 @@ pub fn step_count(
     let mut allowed: Option<Dim> = None;
     for (k, len) in seq_lens.iter().enumerate() {
         let d = sig.seq_window(k).steps_in_dim(len);
+        // A length known here that its taps do not fit in: refused now
+        // (the optimizer would otherwise reason with a negative count).
+        if let (Some(rows), Some(steps)) = (len.as_known(), d.as_known()) {
+            if steps < 0 {
+                return Err(LoopTypeError::SequenceTooShort {
+                    seq: k,
+                    rows,
+                    span: sig.seq_window(k).span(),
+                });
+            }
+        }
         allowed = Some(match allowed {
             None => d,
             Some(a) if a == d => a,

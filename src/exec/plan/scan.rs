@@ -684,7 +684,12 @@ fn ready_tape<'r>(
         results,
     };
     if rt.tape.as_ref().is_none_or(|(k, _)| *k != key) {
-        let tape = compile(&sp.body, &key.params, env.dims, &key.results);
+        let invariant: Vec<bool> = sp
+            .params
+            .iter()
+            .map(|p| matches!(p, BodyParam::NonSequence(_)))
+            .collect();
+        let tape = compile(&sp.body, &key.params, &invariant, env.dims, &key.results);
         if std::env::var_os("EQSCAN_TAPE_DUMP").is_some() {
             eprintln!("{tape:#?}");
         }
@@ -704,6 +709,7 @@ fn ready_tape<'r>(
 }
 
 /// Where body parameter `p` (of `size` elements) is on step `t`.
+#[inline(always)]
 fn place(p: &BodyParam, frame: &LoopFrame, t: usize, size: usize) -> Option<ParamAt> {
     let (store, row) = match *p {
         BodyParam::Sequence { seq, tap } => (Store::Seq(seq), frame.seq_row(seq, tap, t)?),
@@ -767,10 +773,28 @@ fn tape_steps(
     from: usize,
 ) -> Option<()> {
     let direct = tape.writes_direct() && bufs.len() <= MAX_DIRECT && sp.results.len() <= MAX_DIRECT;
-    for t in from..frame.steps() {
+    if from < frame.steps() {
+        // The values the same on every step, once: the parameters placed
+        // as on the first step (the prologue reads only non-sequences).
         for (k, p) in sp.params.iter().enumerate() {
             let size = tape.param_size(k);
             if size > 0 {
+                *at.get_mut(k)? = place(p, frame, from, size)?;
+            }
+        }
+        let sources = Sources {
+            seqs: &data.seqs,
+            inits: &data.inits,
+            non_seqs: &data.non_seqs,
+            bufs: Bufs::Whole(bufs),
+        };
+        tape.run_prologue(at, &sources)?;
+    }
+    for t in from..frame.steps() {
+        for (k, p) in sp.params.iter().enumerate() {
+            let size = tape.param_size(k);
+            // A non-sequence stays where the first step placed it.
+            if size > 0 && !matches!(p, BodyParam::NonSequence(_)) {
                 *at.get_mut(k)? = place(p, frame, t, size)?;
             }
         }
@@ -778,6 +802,7 @@ fn tape_steps(
         // (first element, length, result).
         let mut gaps: [Option<(usize, usize, usize)>; MAX_DIRECT] = [None; MAX_DIRECT];
         let mut written = [false; MAX_DIRECT];
+        let mut any_written = false;
         if direct {
             for (j, result) in sp.results.iter().enumerate() {
                 if !tape.result_writes_direct(j)
@@ -798,10 +823,11 @@ fn tape_steps(
                 if !read {
                     *gaps.get_mut(result.out)? = Some((start, len, j));
                     *written.get_mut(j)? = true;
+                    any_written = true;
                 }
             }
         }
-        if written.contains(&true) {
+        if any_written {
             let n_bufs = bufs.len();
             let mut parts: [BufRows<'_>; MAX_DIRECT] = Default::default();
             let mut rows: [Option<&mut [f64]>; MAX_DIRECT] = Default::default();
@@ -837,7 +863,7 @@ fn tape_steps(
             tape.run(at, &sources, &mut [])?;
         }
         for (j, result) in sp.results.iter().enumerate() {
-            if written.get(j) == Some(&true) {
+            if any_written && written.get(j) == Some(&true) {
                 continue;
             }
             let row = tape.result(j)?;

@@ -986,12 +986,14 @@ impl Builder<'_> {
 }
 
 /// Compiles the body `body` for one call: `params` gives what the tape
-/// may know of each body parameter, `dims` the sizes, `results` the shape
+/// may know of each body parameter, `invariant` which of them are the
+/// same on every step (non-sequences), `dims` the sizes, `results` the shape
 /// each body result had on the step the plan ran (the loop's row shapes).
 /// `None` when the body does not compile (see the module docs).
 pub(crate) fn compile(
     body: &GraphPlan,
     params: &[ParamShape],
+    invariant: &[bool],
     dims: &Dims,
     results: &[Vec<usize>],
 ) -> Option<StepTape> {
@@ -1052,8 +1054,12 @@ pub(crate) fn compile(
         res.push((off, len));
     }
     let instrs = super::fuse_binaries(pack_scalars(b.instrs), &res);
+    let (prologue, instrs) = super::hoist_invariants(instrs, invariant, b.arena.len());
+    // Runs of scalar operations that hoisted instructions separated.
+    let instrs = merge_scalars(instrs);
     let direct = super::direct_results(&instrs, &res);
     let tape = StepTape {
+        prologue,
         instrs,
         direct,
         arena: b.arena,
@@ -1118,6 +1124,23 @@ fn pack_scalars(instrs: Vec<Instr>) -> Vec<Instr> {
     }
     if !run.is_empty() {
         out.push(Instr::Scalars(run.into_boxed_slice()));
+    }
+    out
+}
+
+/// The instructions with consecutive [`Instr::Scalars`] runs joined into
+/// one: the same operations in the same order, one dispatch.
+fn merge_scalars(instrs: Vec<Instr>) -> Vec<Instr> {
+    let mut out: Vec<Instr> = Vec::with_capacity(instrs.len());
+    for ins in instrs {
+        match (out.last_mut(), ins) {
+            (Some(Instr::Scalars(run)), Instr::Scalars(more)) => {
+                let mut joined = std::mem::take(run).into_vec();
+                joined.extend(more.iter().copied());
+                *run = joined.into_boxed_slice();
+            }
+            (_, ins) => out.push(ins),
+        }
     }
     out
 }

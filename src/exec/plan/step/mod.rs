@@ -284,7 +284,12 @@ impl GemmShape {
 /// A loop body compiled for one set of parameter shapes.
 #[derive(Clone, Debug)]
 pub(crate) struct StepTape {
-    /// The instructions, in schedule order.
+    /// The instructions whose values are the same on every step of a
+    /// call (they read only non-sequences, constants and each other's
+    /// values): run once per call, before the steps on the tape
+    /// ([`StepTape::run_prologue`]).
+    prologue: Vec<Instr>,
+    /// The instructions of a step, in schedule order.
     instrs: Vec<Instr>,
     /// Per instruction: the body result it computes when it may write
     /// that result straight into the loop's row (see [`direct_results`]).
@@ -316,7 +321,7 @@ impl StepTape {
     /// into a read part and a write part). Instructions on one element
     /// read and write the arena whole, anywhere.
     fn operands_below_destinations(&self) -> bool {
-        self.instrs.iter().all(|ins| {
+        self.prologue.iter().chain(&self.instrs).all(|ins| {
             let Some(dst) = ins.slice_destination() else {
                 return true;
             };
@@ -367,6 +372,42 @@ impl Instr {
             | Instr::Gemv { dst, .. }
             | Instr::Inner { dst, .. }
             | Instr::Gemm { dst, .. } => Some(dst),
+        }
+    }
+
+    /// Calls `f(offset, len)` for each region of the arena the
+    /// instruction writes.
+    fn writes(&self, f: &mut dyn FnMut(usize, usize)) {
+        match *self {
+            Instr::Scalars(ref ops) => {
+                for op in ops.iter() {
+                    let (ScalarOp::Move { dst, .. }
+                    | ScalarOp::MulAdd { dst, .. }
+                    | ScalarOp::Add { dst, .. }
+                    | ScalarOp::Sub { dst, .. }
+                    | ScalarOp::Mul { dst, .. }
+                    | ScalarOp::Binary { dst, .. }
+                    | ScalarOp::Unary { dst, .. }) = *op;
+                    f(dst as usize, 1);
+                }
+            }
+            Instr::Move1 { dst, .. }
+            | Instr::MulAdd1 { dst, .. }
+            | Instr::Unary1 { dst, .. }
+            | Instr::Binary1 { dst, .. }
+            | Instr::Inner { dst, .. } => f(dst, 1),
+            Instr::Copy { dst, len, .. }
+            | Instr::Unary { dst, len, .. }
+            | Instr::Binary { dst, len, .. }
+            | Instr::Binary2 { dst, len, .. }
+            | Instr::Compare { dst, len, .. }
+            | Instr::Select { dst, len, .. } => f(dst, len),
+            Instr::Gather { dst, ref index, .. } => f(dst, index.len()),
+            Instr::Reduce {
+                dst, outer, inner, ..
+            } => f(dst, outer * inner),
+            Instr::Gemv { dst, rows, .. } => f(dst, rows),
+            Instr::Gemm { dst, shape, .. } => f(dst, shape.batch * shape.m * shape.n),
         }
     }
 
@@ -578,6 +619,79 @@ fn fuse_binaries(instrs: Vec<Instr>, results: &[(usize, usize)]) -> Vec<Instr> {
     out.into_iter().flatten().collect()
 }
 
+/// Splits the instructions into those that compute the same values on
+/// every step and the rest, each list in order. An instruction is hoisted
+/// when every operand is a parameter that `invariant` marks (a
+/// non-sequence), a constant of the arena (written by no instruction) or
+/// a value a hoisted instruction wrote, and when it is the only
+/// instruction writing its elements (the running sums of a product,
+/// updated in place, stay in the steps). Hoisted ones run once per call
+/// (a staged copy of a non-sequence, a bias broadcast to a batch); the
+/// values they write are never written again, so every later step reads
+/// them as they were.
+fn hoist_invariants(
+    instrs: Vec<Instr>,
+    invariant: &[bool],
+    arena_len: usize,
+) -> (Vec<Instr>, Vec<Instr>) {
+    /// What an element of the arena holds across the steps.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Elem {
+        /// Written by no instruction, or by a hoisted one: the same on
+        /// every step.
+        Same,
+        /// Its one writer is still to come.
+        Pending,
+        /// Written on every step.
+        Varies,
+    }
+    let mut writers = vec![0u8; arena_len];
+    for ins in &instrs {
+        ins.writes(&mut |o, len| {
+            if let Some(w) = writers.get_mut(o..o + len) {
+                w.iter_mut().for_each(|c| *c = c.saturating_add(1));
+            }
+        });
+    }
+    let mut elems: Vec<Elem> = writers
+        .iter()
+        .map(|&c| match c {
+            0 => Elem::Same,
+            1 => Elem::Pending,
+            _ => Elem::Varies,
+        })
+        .collect();
+    let (mut prologue, mut steps) = (Vec::new(), Vec::new());
+    for ins in instrs {
+        let mut same = true;
+        ins.reads(&mut |loc, len| match loc {
+            Loc::Param(k, _) => same &= invariant.get(k).copied().unwrap_or(false),
+            Loc::Arena(o) => {
+                same &= elems
+                    .get(o..o + len)
+                    .is_some_and(|e| e.iter().all(|&e| e == Elem::Same));
+            }
+        });
+        ins.writes(&mut |o, len| {
+            same &= writers
+                .get(o..o + len)
+                .is_some_and(|w| w.iter().all(|&c| c == 1));
+        });
+        let now = if same { Elem::Same } else { Elem::Varies };
+        ins.writes(&mut |o, len| {
+            if let Some(e) = elems.get_mut(o..o + len) {
+                e.fill(now);
+            }
+        });
+        if same {
+            prologue.push(ins);
+        } else {
+            steps.push(ins);
+        }
+    }
+    (prologue, steps)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -680,6 +794,59 @@ mod tests {
             ),
         ];
         assert_eq!(fuse_binaries(div, &[(5, 4)]).len(), 2);
+    }
+
+    /// Parameter 0 a sequence, 1 a non-sequence; arena 0 a constant.
+    #[test]
+    fn what_reads_only_non_sequences_and_constants_runs_once_per_call() {
+        let instrs = vec![
+            // Staged non-sequence: hoisted.
+            Instr::Copy {
+                src: Loc::Param(1, 0),
+                dst: 1,
+                len: 4,
+            },
+            // Reads the staged copy and a constant: hoisted.
+            binary(BinaryOp::Mul, full(Loc::Arena(1)), scalar(0), 5),
+            // Reads the sequence: every step.
+            binary(
+                BinaryOp::Add,
+                full(Loc::Arena(5)),
+                full(Loc::Param(0, 0)),
+                9,
+            ),
+            // Reads a value of the step: every step.
+            binary(BinaryOp::Mul, full(Loc::Arena(9)), full(Loc::Arena(5)), 13),
+        ];
+        let (prologue, steps) = hoist_invariants(instrs, &[false, true], 17);
+        assert_eq!(prologue.len(), 2);
+        assert!(matches!(prologue[0], Instr::Copy { dst: 1, .. }));
+        assert!(matches!(prologue[1], Instr::Binary { dst: 5, .. }));
+        assert_eq!(steps.len(), 2);
+    }
+
+    /// A running sum updated in place (one element written by several
+    /// instructions) stays in the steps, even where one of its updates
+    /// reads only non-sequences: the next step must start it again.
+    #[test]
+    fn a_value_written_twice_is_computed_on_every_step() {
+        let instrs = vec![
+            Instr::MulAdd1 {
+                acc: Loc::Arena(0),
+                a: Loc::Param(1, 0),
+                b: Loc::Param(1, 1),
+                dst: 1,
+            },
+            Instr::MulAdd1 {
+                acc: Loc::Arena(1),
+                a: Loc::Param(0, 0),
+                b: Loc::Param(1, 2),
+                dst: 1,
+            },
+        ];
+        let (prologue, steps) = hoist_invariants(instrs, &[false, true], 2);
+        assert!(prologue.is_empty());
+        assert_eq!(steps.len(), 2);
     }
 
     #[test]

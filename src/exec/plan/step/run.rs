@@ -263,6 +263,196 @@ fn run_scalars(ops: &[ScalarOp], arena: &mut [f64]) -> Option<()> {
     Some(())
 }
 
+/// Runs one instruction; `direct`: the body result it writes straight
+/// into `rows[direct]` when that row is given (see [`StepTape::run`]).
+#[inline(always)]
+fn exec(
+    ins: &Instr,
+    direct: Option<u32>,
+    arena: &mut [f64],
+    at: &[ParamAt],
+    src: &Sources<'_>,
+    rows: &mut [Option<&mut [f64]>],
+) -> Option<()> {
+    // The destination of an instruction over slices: its result's row, or
+    // its region of the arena (all of the arena below it readable).
+    macro_rules! split {
+        ($dst:expr, $len:expr) => {
+            match direct.and_then(|j| rows.get_mut(j as usize)?.as_deref_mut()) {
+                Some(row) => (&arena[..], row.get_mut(..$len)?),
+                None => {
+                    let (lo, hi) = arena.split_at_mut($dst);
+                    (&*lo, hi.get_mut(..$len)?)
+                }
+            }
+        };
+    }
+    match *ins {
+        Instr::Scalars(ref ops) => run_scalars(ops, arena)?,
+        Instr::Move1 { src: s, dst } => {
+            let x = read1(arena, src, at, s)?;
+            *arena.get_mut(dst)? = x;
+        }
+        Instr::MulAdd1 { acc, a, b, dst } => {
+            let c = read1(arena, src, at, acc)?;
+            let x = read1(arena, src, at, a)?;
+            let y = read1(arena, src, at, b)?;
+            *arena.get_mut(dst)? = c + x * y;
+        }
+        Instr::Unary1 { op, src: s, dst } => {
+            let x = read1(arena, src, at, s)?;
+            *arena.get_mut(dst)? = x.unary(op);
+        }
+        Instr::Binary1 { op, a, b, dst } => {
+            let x = read1(arena, src, at, a)?;
+            let y = read1(arena, src, at, b)?;
+            *arena.get_mut(dst)? = binary1(op, x, y);
+        }
+        Instr::Copy { src: s, dst, len } => {
+            let (lo, hi) = arena.split_at_mut(dst);
+            match (hi.get_mut(..len)?, read(lo, src, at, s, len)?) {
+                // A staged scalar: no call to copy one element.
+                ([d], [x]) => *d = *x,
+                (d, x) => d.copy_from_slice(x),
+            }
+        }
+        Instr::Gather {
+            src: s,
+            src_len,
+            dst,
+            ref index,
+        } => {
+            let (lo, hi) = arena.split_at_mut(dst);
+            let x = read(lo, src, at, s, src_len)?;
+            for (o, &i) in hi.get_mut(..index.len())?.iter_mut().zip(index.iter()) {
+                *o = *x.get(i)?;
+            }
+        }
+        Instr::Unary {
+            op,
+            src: s,
+            dst,
+            len,
+        } => {
+            let (lo, out) = split!(dst, len);
+            <f64 as Float>::unary_slice(op, read(lo, src, at, s, len)?, out);
+        }
+        Instr::Binary {
+            op,
+            a,
+            b,
+            dst,
+            len,
+            period,
+        } => {
+            let (lo, out) = split!(dst, len);
+            let da = read(lo, src, at, a.loc, a.span(len, period))?;
+            let db = read(lo, src, at, b.loc, b.span(len, period))?;
+            for (c, o) in out.chunks_exact_mut(period.max(1)).enumerate() {
+                binary_block(op, o, block(a, da, c, period)?, block(b, db, c, period)?);
+            }
+        }
+        Instr::Binary2 {
+            outer,
+            inner,
+            inner_first,
+            x,
+            y,
+            z,
+            dst,
+            len,
+        } => {
+            let (lo, out) = split!(dst, len);
+            let bx = block(x, read(lo, src, at, x.loc, x.span(len, len))?, 0, len)?;
+            let by = block(y, read(lo, src, at, y.loc, y.span(len, len))?, 0, len)?;
+            let bz = block(z, read(lo, src, at, z.loc, z.span(len, len))?, 0, len)?;
+            binary2_block(outer, inner, inner_first, out, bx, by, bz).then_some(())?;
+        }
+        Instr::Compare { op, a, b, dst, len } => {
+            let (lo, hi) = arena.split_at_mut(dst);
+            let sa = block(a, read(lo, src, at, a.loc, a.span(len, len))?, 0, len)?;
+            let sb = block(b, read(lo, src, at, b.loc, b.span(len, len))?, 0, len)?;
+            compare_block(op, hi.get_mut(..len)?, sa, sb);
+        }
+        Instr::Select {
+            cond,
+            a,
+            b,
+            dst,
+            len,
+        } => {
+            let (lo, hi) = arena.split_at_mut(dst);
+            let sc = block(
+                cond,
+                read(lo, src, at, cond.loc, cond.span(len, len))?,
+                0,
+                len,
+            )?;
+            let sa = block(a, read(lo, src, at, a.loc, a.span(len, len))?, 0, len)?;
+            let sb = block(b, read(lo, src, at, b.loc, b.span(len, len))?, 0, len)?;
+            for (i, o) in hi.get_mut(..len)?.iter_mut().enumerate() {
+                *o = if at_or_scalar(sc, i) != 0.0 {
+                    at_or_scalar(sa, i)
+                } else {
+                    at_or_scalar(sb, i)
+                };
+            }
+        }
+        Instr::Reduce {
+            op,
+            src: s,
+            dst,
+            outer,
+            extent,
+            inner,
+        } => {
+            let (lo, hi) = arena.split_at_mut(dst);
+            let x = read(lo, src, at, s, outer * extent * inner)?;
+            reduce(op, x, hi.get_mut(..outer * inner)?, extent, inner)?;
+        }
+        Instr::Gemv {
+            a,
+            rows,
+            cols,
+            x,
+            dst,
+            transposed,
+        } => {
+            let (lo, hi) = arena.split_at_mut(dst);
+            let da = read(lo, src, at, a, rows * cols)?;
+            let xs = read(lo, src, at, x, cols)?;
+            let y = hi.get_mut(..rows)?;
+            // A matrix with one row or one column has the same
+            // elements in both layouts; `gemv` reads it by rows.
+            let done = if transposed && rows > 1 && cols > 1 {
+                matvec::gemv_col_major(da, xs, y)
+            } else {
+                matvec::gemv_row_major(da, xs, y)
+            };
+            done.then_some(())?;
+        }
+        Instr::Inner { a, b, len, dst } => {
+            let (lo, hi) = arena.split_at_mut(dst);
+            let x = ArrayView1::from(read(lo, src, at, a, len)?);
+            let y = ArrayView1::from(read(lo, src, at, b, len)?);
+            *hi.first_mut()? = matvec::inner(&x, &y);
+        }
+        Instr::Gemm { a, b, shape, dst } => {
+            let (lo, hi) = arena.split_at_mut(dst);
+            let da = read(lo, src, at, a, shape.a_span())?;
+            let db = read(lo, src, at, b, shape.b_span())?;
+            let GemmShape { m, k, n, batch, .. } = shape;
+            let out = hi.get_mut(..batch * m * n)?;
+            for (g, c) in out.chunks_exact_mut((m * n).max(1)).enumerate() {
+                let ag = da.get(g * shape.a_stride..)?;
+                let bg = db.get(g * shape.b_stride..)?;
+                gemm::gemm_rows(ag, bg, m, k, n, c)?;
+            }
+        }
+    }
+    Some(())
+}
+
 impl StepTape {
     /// Runs one step: body parameter `k` is at `at[k]` in `src`. `None`
     /// only if the tape and the loop disagree about the data (an internal
@@ -279,181 +469,18 @@ impl StepTape {
         src: &Sources<'_>,
         rows: &mut [Option<&mut [f64]>],
     ) -> Option<()> {
-        for (ins, direct) in self.instrs.iter().zip(&self.direct) {
-            // The destination of an instruction over slices: its result's
-            // row, or its region of the arena (all of the arena below it
-            // readable).
-            macro_rules! split {
-                ($dst:expr, $len:expr) => {
-                    match direct.and_then(|j| rows.get_mut(j as usize)?.as_deref_mut()) {
-                        Some(row) => (&self.arena[..], row.get_mut(..$len)?),
-                        None => {
-                            let (lo, hi) = self.arena.split_at_mut($dst);
-                            (&*lo, hi.get_mut(..$len)?)
-                        }
-                    }
-                };
-            }
-            match *ins {
-                Instr::Scalars(ref ops) => run_scalars(ops, &mut self.arena)?,
-                Instr::Move1 { src: s, dst } => {
-                    let x = read1(&self.arena, src, at, s)?;
-                    *self.arena.get_mut(dst)? = x;
-                }
-                Instr::MulAdd1 { acc, a, b, dst } => {
-                    let c = read1(&self.arena, src, at, acc)?;
-                    let x = read1(&self.arena, src, at, a)?;
-                    let y = read1(&self.arena, src, at, b)?;
-                    *self.arena.get_mut(dst)? = c + x * y;
-                }
-                Instr::Unary1 { op, src: s, dst } => {
-                    let x = read1(&self.arena, src, at, s)?;
-                    *self.arena.get_mut(dst)? = x.unary(op);
-                }
-                Instr::Binary1 { op, a, b, dst } => {
-                    let x = read1(&self.arena, src, at, a)?;
-                    let y = read1(&self.arena, src, at, b)?;
-                    *self.arena.get_mut(dst)? = binary1(op, x, y);
-                }
-                Instr::Copy { src: s, dst, len } => {
-                    let (lo, hi) = self.arena.split_at_mut(dst);
-                    hi.get_mut(..len)?
-                        .copy_from_slice(read(lo, src, at, s, len)?);
-                }
-                Instr::Gather {
-                    src: s,
-                    src_len,
-                    dst,
-                    ref index,
-                } => {
-                    let (lo, hi) = self.arena.split_at_mut(dst);
-                    let x = read(lo, src, at, s, src_len)?;
-                    for (o, &i) in hi.get_mut(..index.len())?.iter_mut().zip(index.iter()) {
-                        *o = *x.get(i)?;
-                    }
-                }
-                Instr::Unary {
-                    op,
-                    src: s,
-                    dst,
-                    len,
-                } => {
-                    let (lo, out) = split!(dst, len);
-                    <f64 as Float>::unary_slice(op, read(lo, src, at, s, len)?, out);
-                }
-                Instr::Binary {
-                    op,
-                    a,
-                    b,
-                    dst,
-                    len,
-                    period,
-                } => {
-                    let (lo, out) = split!(dst, len);
-                    let da = read(lo, src, at, a.loc, a.span(len, period))?;
-                    let db = read(lo, src, at, b.loc, b.span(len, period))?;
-                    for (c, o) in out.chunks_exact_mut(period.max(1)).enumerate() {
-                        binary_block(op, o, block(a, da, c, period)?, block(b, db, c, period)?);
-                    }
-                }
-                Instr::Binary2 {
-                    outer,
-                    inner,
-                    inner_first,
-                    x,
-                    y,
-                    z,
-                    dst,
-                    len,
-                } => {
-                    let (lo, out) = split!(dst, len);
-                    let bx = block(x, read(lo, src, at, x.loc, x.span(len, len))?, 0, len)?;
-                    let by = block(y, read(lo, src, at, y.loc, y.span(len, len))?, 0, len)?;
-                    let bz = block(z, read(lo, src, at, z.loc, z.span(len, len))?, 0, len)?;
-                    binary2_block(outer, inner, inner_first, out, bx, by, bz).then_some(())?;
-                }
-                Instr::Compare { op, a, b, dst, len } => {
-                    let (lo, hi) = self.arena.split_at_mut(dst);
-                    let sa = block(a, read(lo, src, at, a.loc, a.span(len, len))?, 0, len)?;
-                    let sb = block(b, read(lo, src, at, b.loc, b.span(len, len))?, 0, len)?;
-                    compare_block(op, hi.get_mut(..len)?, sa, sb);
-                }
-                Instr::Select {
-                    cond,
-                    a,
-                    b,
-                    dst,
-                    len,
-                } => {
-                    let (lo, hi) = self.arena.split_at_mut(dst);
-                    let sc = block(
-                        cond,
-                        read(lo, src, at, cond.loc, cond.span(len, len))?,
-                        0,
-                        len,
-                    )?;
-                    let sa = block(a, read(lo, src, at, a.loc, a.span(len, len))?, 0, len)?;
-                    let sb = block(b, read(lo, src, at, b.loc, b.span(len, len))?, 0, len)?;
-                    for (i, o) in hi.get_mut(..len)?.iter_mut().enumerate() {
-                        *o = if at_or_scalar(sc, i) != 0.0 {
-                            at_or_scalar(sa, i)
-                        } else {
-                            at_or_scalar(sb, i)
-                        };
-                    }
-                }
-                Instr::Reduce {
-                    op,
-                    src: s,
-                    dst,
-                    outer,
-                    extent,
-                    inner,
-                } => {
-                    let (lo, hi) = self.arena.split_at_mut(dst);
-                    let x = read(lo, src, at, s, outer * extent * inner)?;
-                    reduce(op, x, hi.get_mut(..outer * inner)?, extent, inner)?;
-                }
-                Instr::Gemv {
-                    a,
-                    rows,
-                    cols,
-                    x,
-                    dst,
-                    transposed,
-                } => {
-                    let (lo, hi) = self.arena.split_at_mut(dst);
-                    let da = read(lo, src, at, a, rows * cols)?;
-                    let xs = read(lo, src, at, x, cols)?;
-                    let y = hi.get_mut(..rows)?;
-                    // A matrix with one row or one column has the same
-                    // elements in both layouts; `gemv` reads it by rows.
-                    let done = if transposed && rows > 1 && cols > 1 {
-                        matvec::gemv_col_major(da, xs, y)
-                    } else {
-                        matvec::gemv_row_major(da, xs, y)
-                    };
-                    done.then_some(())?;
-                }
-                Instr::Inner { a, b, len, dst } => {
-                    let (lo, hi) = self.arena.split_at_mut(dst);
-                    let x = ArrayView1::from(read(lo, src, at, a, len)?);
-                    let y = ArrayView1::from(read(lo, src, at, b, len)?);
-                    *hi.first_mut()? = matvec::inner(&x, &y);
-                }
-                Instr::Gemm { a, b, shape, dst } => {
-                    let (lo, hi) = self.arena.split_at_mut(dst);
-                    let da = read(lo, src, at, a, shape.a_span())?;
-                    let db = read(lo, src, at, b, shape.b_span())?;
-                    let GemmShape { m, k, n, batch, .. } = shape;
-                    let out = hi.get_mut(..batch * m * n)?;
-                    for (g, c) in out.chunks_exact_mut((m * n).max(1)).enumerate() {
-                        let ag = da.get(g * shape.a_stride..)?;
-                        let bg = db.get(g * shape.b_stride..)?;
-                        gemm::gemm_rows(ag, bg, m, k, n, c)?;
-                    }
-                }
-            }
+        for (ins, &direct) in self.instrs.iter().zip(&self.direct) {
+            exec(ins, direct, &mut self.arena, at, src, rows)?;
+        }
+        Some(())
+    }
+
+    /// Runs the instructions that compute the same values on every step
+    /// (see [`StepTape::prologue`]): once per call, before its steps on the
+    /// tape, with the parameters placed for any of them.
+    pub(crate) fn run_prologue(&mut self, at: &[ParamAt], src: &Sources<'_>) -> Option<()> {
+        for ins in &self.prologue {
+            exec(ins, None, &mut self.arena, at, src, &mut [])?;
         }
         Some(())
     }
