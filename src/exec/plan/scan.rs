@@ -790,6 +790,21 @@ fn tape_steps(
         };
         tape.run_prologue(at, &sources)?;
     }
+    // The results the tape may write straight into their rows (one per
+    // buffer): (result, buffer, length).
+    let mut cands = [(0, 0, 0); MAX_DIRECT];
+    let mut n_cands = 0;
+    if direct {
+        for (j, result) in sp.results.iter().enumerate() {
+            if tape.result_writes_direct(j)
+                && !frame.is_tape(result.out)
+                && !cands[..n_cands].iter().any(|c| c.1 == result.out)
+            {
+                *cands.get_mut(n_cands)? = (j, result.out, tape.result_len(j)?);
+                n_cands += 1;
+            }
+        }
+    }
     for t in from..frame.steps() {
         for (k, p) in sp.params.iter().enumerate() {
             let size = tape.param_size(k);
@@ -803,28 +818,19 @@ fn tape_steps(
         let mut gaps: [Option<(usize, usize, usize)>; MAX_DIRECT] = [None; MAX_DIRECT];
         let mut written = [false; MAX_DIRECT];
         let mut any_written = false;
-        if direct {
-            for (j, result) in sp.results.iter().enumerate() {
-                if !tape.result_writes_direct(j)
-                    || frame.is_tape(result.out)
-                    || gaps.get(result.out)?.is_some()
-                {
-                    continue;
-                }
-                let len = tape.result_len(j)?;
-                let start = frame.result_row(*result, t)?.checked_mul(len)?;
-                let read = at.iter().enumerate().any(|(k, p)| {
-                    let size = tape.param_size(k);
-                    size > 0
-                        && p.store == Store::Buf(result.out)
-                        && p.base < start + len
-                        && start < p.base + size
-                });
-                if !read {
-                    *gaps.get_mut(result.out)? = Some((start, len, j));
-                    *written.get_mut(j)? = true;
-                    any_written = true;
-                }
+        for &(j, out, len) in cands.get(..n_cands)? {
+            let start = frame.result_row(*sp.results.get(j)?, t)?.checked_mul(len)?;
+            let read = at.iter().enumerate().any(|(k, p)| {
+                let size = tape.param_size(k);
+                size > 0
+                    && p.store == Store::Buf(out)
+                    && p.base < start + len
+                    && start < p.base + size
+            });
+            if !read {
+                *gaps.get_mut(out)? = Some((start, len, j));
+                *written.get_mut(j)? = true;
+                any_written = true;
             }
         }
         if any_written {

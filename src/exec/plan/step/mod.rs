@@ -340,7 +340,8 @@ impl StepTape {
         self.direct.iter().any(Option::is_some)
     }
 
-    /// True when body result `j` may be written straight into its row.
+    /// True when body result `j` may be written straight into its row
+    /// (asked once per call).
     pub(crate) fn result_writes_direct(&self, j: usize) -> bool {
         u32::try_from(j).is_ok_and(|j| self.direct.contains(&Some(j)))
     }
