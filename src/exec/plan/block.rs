@@ -150,3 +150,86 @@ pub(crate) fn binary2_block<T: Float>(
     }
     true
 }
+
+/// An operand of [`binary_periodic`]: how it covers a result made of
+/// blocks of `period` elements.
+#[derive(Clone, Copy)]
+pub(crate) enum Periodic<'a, T> {
+    /// Every element, in order.
+    Full(&'a [T]),
+    /// One element for all.
+    Scalar(T),
+    /// One block of `period` elements, repeated (a row added to every row
+    /// of a matrix).
+    Repeat(&'a [T]),
+    /// One element per block (a column added to every column).
+    PerBlock(&'a [T]),
+}
+
+impl<'a, T: Copy> Periodic<'a, T> {
+    /// True when the data covers `n_blocks` blocks of `period` elements.
+    fn covers(&self, period: usize, n_blocks: usize) -> bool {
+        match self {
+            Periodic::Full(d) => d.len() >= period * n_blocks,
+            Periodic::Scalar(_) => true,
+            Periodic::Repeat(d) => d.len() >= period,
+            Periodic::PerBlock(d) => d.len() >= n_blocks,
+        }
+    }
+
+    /// Block `c` (checked by [`Periodic::covers`]).
+    #[inline(always)]
+    fn block(self, c: usize, period: usize) -> Blk<'a, T> {
+        match self {
+            Periodic::Full(d) => Blk::Slice(&d[c * period..(c + 1) * period]),
+            Periodic::Scalar(x) => Blk::Scalar(x),
+            Periodic::Repeat(d) => Blk::Slice(&d[..period]),
+            Periodic::PerBlock(d) => Blk::Scalar(d[c]),
+        }
+    }
+}
+
+/// `o = f(x, y)` block by block over `o`'s blocks of `period` elements.
+#[inline(always)]
+fn periodic<T: Copy>(
+    o: &mut [T],
+    period: usize,
+    x: Periodic<'_, T>,
+    y: Periodic<'_, T>,
+    f: impl Fn(T, T) -> T + Copy,
+) -> bool {
+    if period == 0 {
+        return o.is_empty();
+    }
+    let n_blocks = o.len() / period;
+    if !x.covers(period, n_blocks) || !y.covers(period, n_blocks) {
+        return false;
+    }
+    for (c, ob) in o.chunks_exact_mut(period).enumerate() {
+        zip2(ob, x.block(c, period), y.block(c, period), f);
+    }
+    true
+}
+
+/// `o = op(x, y)` for a result made of blocks of `period` elements, each
+/// operand covering it as [`Periodic`] says: every block in one call (one
+/// dispatch, where [`binary_block`] would take one per block). False
+/// when an operand's data is too short.
+#[multiversion(targets("x86_64+avx2"))]
+pub(crate) fn binary_periodic<T: Float>(
+    op: BinaryOp,
+    o: &mut [T],
+    period: usize,
+    x: Periodic<'_, T>,
+    y: Periodic<'_, T>,
+) -> bool {
+    match op {
+        BinaryOp::Add => periodic(o, period, x, y, Arith::add),
+        BinaryOp::Sub => periodic(o, period, x, y, Arith::sub),
+        BinaryOp::Mul => periodic(o, period, x, y, Arith::mul),
+        BinaryOp::Div => periodic(o, period, x, y, Float::div),
+        BinaryOp::Pow => periodic(o, period, x, y, Arith::pow),
+        BinaryOp::Maximum => periodic(o, period, x, y, Arith::maximum),
+        BinaryOp::Minimum => periodic(o, period, x, y, Arith::minimum),
+    }
+}

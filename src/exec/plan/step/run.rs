@@ -11,7 +11,7 @@ use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::pairwise_sum;
 use crate::exec::ops::{gemm, matvec};
-use crate::exec::plan::block::{binary2_block, binary_block, zip2, Blk};
+use crate::exec::plan::block::{binary2_block, binary_periodic, zip2, Blk, Periodic};
 use crate::lang::{BinaryOp, CompareOp, ReduceOp};
 use multiversion::multiversion;
 use ndarray::ArrayView1;
@@ -166,6 +166,16 @@ fn at_or_scalar(o: Blk<'_, f64>, i: usize) -> f64 {
         Blk::Scalar(x) => x,
         Blk::Slice(d) => d.get(i).copied().unwrap_or(f64::NAN),
     }
+}
+
+/// An operand whose data is `d`, as [`binary_periodic`] reads it.
+fn periodic(o: Operand, d: &[f64]) -> Option<Periodic<'_, f64>> {
+    Some(match o.cover {
+        Cover::Scalar => Periodic::Scalar(*d.first()?),
+        Cover::Full => Periodic::Full(d),
+        Cover::Repeat => Periodic::Repeat(d),
+        Cover::PerBlock => Periodic::PerBlock(d),
+    })
 }
 
 /// Block `c` (of `period` elements) of an operand whose data is `d`.
@@ -348,9 +358,7 @@ fn exec(
             let (lo, out) = split!(dst, len);
             let da = read(lo, src, at, a.loc, a.span(len, period))?;
             let db = read(lo, src, at, b.loc, b.span(len, period))?;
-            for (c, o) in out.chunks_exact_mut(period.max(1)).enumerate() {
-                binary_block(op, o, block(a, da, c, period)?, block(b, db, c, period)?);
-            }
+            binary_periodic(op, out, period, periodic(a, da)?, periodic(b, db)?).then_some(())?;
         }
         Instr::Binary2 {
             outer,
