@@ -130,23 +130,7 @@ const TANH_Q: [f64; 3] = [
     4.844_063_053_251_255e3,
 ];
 
-/// Horner's rule, highest coefficient first. It starts from that
-/// coefficient (not from `0 · x + c`, the same value for finite `x` and
-/// nonzero `c`, one multiply-add deeper in the dependency chain); the
-/// callers' arguments are finite wherever the result is used.
-#[inline(always)]
-fn horner(x: f64, coeffs: &[f64]) -> f64 {
-    let Some((&first, rest)) = coeffs.split_first() else {
-        return 0.0;
-    };
-    let mut acc = first;
-    for &c in rest {
-        acc = acc * x + c;
-    }
-    acc
-}
-
-/// Horner's rule over coefficients stored lowest first (see [`horner`]).
+/// Horner's rule over coefficients stored lowest first (see [`horner_fused`]).
 #[inline(always)]
 fn horner_rev(x: f64, coeffs: &[f64]) -> f64 {
     let Some((&first, rest)) = coeffs.split_last() else {
@@ -155,6 +139,22 @@ fn horner_rev(x: f64, coeffs: &[f64]) -> f64 {
     let mut acc = first;
     for &c in rest.iter().rev() {
         acc = acc * x + c;
+    }
+    acc
+}
+
+/// Horner's rule, highest coefficient first, each step one fused
+/// multiply-add (see [`horner_rev_fused`]). It starts from that
+/// coefficient (not from `0 · x + c`: the same value for finite `x`, one
+/// step deeper in the dependency chain).
+#[inline(always)]
+fn horner_fused(x: f64, coeffs: &[f64]) -> f64 {
+    let Some((&first, rest)) = coeffs.split_first() else {
+        return 0.0;
+    };
+    let mut acc = first;
+    for &c in rest {
+        acc = acc.mul_add(x, c);
     }
     acc
 }
@@ -338,12 +338,12 @@ pub fn tanh(x: f64) -> f64 {
     let small = a <= TANH_RATIONAL_BOUND || a.is_nan();
     let e = exp_core(2.0 * a.min(TANH_SATURATED));
     let numer = if small {
-        x * z * horner(z, &TANH_P)
+        x * z * horner_fused(z, &TANH_P)
     } else {
         2.0
     };
     let denom = if small {
-        horner(z, &[1.0, TANH_Q[0], TANH_Q[1], TANH_Q[2]])
+        horner_fused(z, &[1.0, TANH_Q[0], TANH_Q[1], TANH_Q[2]])
     } else {
         e + 1.0
     };
@@ -706,9 +706,12 @@ mod tests {
 
     #[test]
     fn horner_from_the_first_coefficient_keeps_the_bits() {
-        // The earlier form, from 0 · x + c.
+        // The earlier forms, from 0 · x + c (a fused 0 · x + c is c too).
         fn from_zero(x: f64, coeffs: &[f64]) -> f64 {
             coeffs.iter().fold(0.0, |acc, &c| acc * x + c)
+        }
+        fn from_zero_fused(x: f64, coeffs: &[f64]) -> f64 {
+            coeffs.iter().fold(0.0, |acc, &c| acc.mul_add(x, c))
         }
         let tables: [&[f64]; 5] = [&EXP_TAYLOR, &SIN_TAYLOR, &COS_TAYLOR, &TANH_P, &TANH_Q];
         let xs = sweep(-1000.0, 1000.0, 20_001)
@@ -717,7 +720,16 @@ mod tests {
         for x in xs {
             for t in tables {
                 let rev: Vec<f64> = t.iter().rev().copied().collect();
-                assert_eq!(horner(x, t).to_bits(), from_zero(x, t).to_bits(), "{x}");
+                assert_eq!(
+                    horner_fused(x, t).to_bits(),
+                    from_zero_fused(x, t).to_bits(),
+                    "{x}"
+                );
+                assert_eq!(
+                    horner_rev_fused(x, t).to_bits(),
+                    from_zero_fused(x, &rev).to_bits(),
+                    "{x}"
+                );
                 assert_eq!(
                     horner_rev(x, t).to_bits(),
                     from_zero(x, &rev).to_bits(),
