@@ -132,12 +132,12 @@ macro_rules! float_impls {
                 match op {
                     UnaryOp::Neg => -self,
                     // f32 computes in f64 and rounds once.
-                    UnaryOp::Exp => vmath::exp_scalar(self as f64) as $t,
+                    UnaryOp::Exp => vmath::scalar(vmath::Func::Exp, self as f64) as $t,
                     UnaryOp::Log => $log(self),
                     UnaryOp::Log1p => self.ln_1p(),
                     UnaryOp::Sqrt => self.sqrt(),
-                    UnaryOp::Tanh => vmath::tanh_scalar(self as f64) as $t,
-                    UnaryOp::Sigmoid => vmath::sigmoid_scalar(self as f64) as $t,
+                    UnaryOp::Tanh => vmath::scalar(vmath::Func::Tanh, self as f64) as $t,
+                    UnaryOp::Sigmoid => vmath::scalar(vmath::Func::Sigmoid, self as f64) as $t,
                     UnaryOp::Sin => vmath::sin(self as f64) as $t,
                     UnaryOp::Cos => vmath::cos(self as f64) as $t,
                     UnaryOp::Abs => <$t>::abs(self),

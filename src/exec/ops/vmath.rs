@@ -18,8 +18,8 @@
 //! which is correctly rounded wherever it runs: one instruction in the
 //! AVX2+FMA compilation, libm's `fma` in the baseline one, the same bits
 //! either way (exp about 24% faster than with separate multiplies and
-//! adds). Scalar callers use [`exp_scalar`], [`tanh_scalar`] and
-//! [`sigmoid_scalar`], which choose the FMA compilation at run time.
+//! adds). Scalar callers use [`scalar`], which chooses the FMA
+//! compilation at run time.
 //! Must not: use an operation whose result depends on the instruction set
 //! (a multiply and an add the compiler may or may not contract, an
 //! approximate reciprocal), since every compilation must agree bit for
@@ -364,25 +364,6 @@ pub fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + exp(-x))
 }
 
-/// [`exp`] of one value, in the compilation chosen for this machine (the
-/// same bits as every other: see the module docs).
-#[multiversion(targets("x86_64+avx2+fma"))]
-pub fn exp_scalar(x: f64) -> f64 {
-    exp(x)
-}
-
-/// [`tanh`] of one value, as [`exp_scalar`].
-#[multiversion(targets("x86_64+avx2+fma"))]
-pub fn tanh_scalar(x: f64) -> f64 {
-    tanh(x)
-}
-
-/// [`sigmoid`] of one value, as [`exp_scalar`].
-#[multiversion(targets("x86_64+avx2+fma"))]
-pub fn sigmoid_scalar(x: f64) -> f64 {
-    sigmoid(x)
-}
-
 /// Elements per chunk of the slice kernels: the out-of-range check is
 /// made once per chunk.
 const CHUNK: usize = 64;
@@ -426,6 +407,14 @@ pub enum Func {
     Tanh,
     /// [`sigmoid`]
     Sigmoid,
+}
+
+/// `f(x)` for one value, in the compilation chosen for this machine (the
+/// same bits as every other, see the module docs; it is the one with the
+/// hardware's fused multiply-add): what scalar callers use.
+#[multiversion(targets("x86_64+avx2+fma"))]
+pub fn scalar(f: Func, x: f64) -> f64 {
+    f.scalar(x)
 }
 
 impl Func {

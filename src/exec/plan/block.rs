@@ -2,8 +2,10 @@
 //! scalars, with the operation dispatched once per block so that each
 //! loop is a plain (vectorizable) loop of one operation.
 //!
-//! Owns: [`Blk`] (an operand's block), [`binary_block`] and
-//! [`binary2_block`] (a binary op computed inside its reader), shared by
+//! Owns: [`Blk`] (an operand's block), [`binary_block`] (a binary op over
+//! one block), [`binary_periodic`] (over a run of blocks, an operand
+//! repeated or one per block) and [`binary2_block`] (a binary op computed
+//! inside its reader), shared by
 //! the fused groups (`fusion`) and the step tape (`step`). They call the
 //! reference kernels' element functions, compiled for baseline x86-64
 //! and AVX2 (chosen at run time) without fused multiply-add, so every
@@ -42,22 +44,6 @@ pub(crate) fn zip2<T: Copy>(o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>, f: impl F
             }
         }
         (Blk::Scalar(s), Blk::Scalar(t)) => o.fill(f(s, t)),
-    }
-}
-
-/// `o = op(x, y)`: the reference kernel's element functions (compiled for
-/// AVX2 too, chosen at run time; no fused multiply-add, so the results are
-/// the same).
-#[multiversion(targets("x86_64+avx2"))]
-pub(crate) fn binary_block<T: Float>(op: BinaryOp, o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>) {
-    match op {
-        BinaryOp::Add => zip2(o, x, y, Arith::add),
-        BinaryOp::Sub => zip2(o, x, y, Arith::sub),
-        BinaryOp::Mul => zip2(o, x, y, Arith::mul),
-        BinaryOp::Div => zip2(o, x, y, Float::div),
-        BinaryOp::Pow => zip2(o, x, y, Arith::pow),
-        BinaryOp::Maximum => zip2(o, x, y, Arith::maximum),
-        BinaryOp::Minimum => zip2(o, x, y, Arith::minimum),
     }
 }
 
@@ -151,6 +137,52 @@ pub(crate) fn binary2_block<T: Float>(
     true
 }
 
+/// `$body` with `$f` bound to the element function of binary op `$op`
+/// (the reference kernel's: `Arith` and `Float`).
+macro_rules! with_binary_fn {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            BinaryOp::Add => {
+                let $f = Arith::add;
+                $body
+            }
+            BinaryOp::Sub => {
+                let $f = Arith::sub;
+                $body
+            }
+            BinaryOp::Mul => {
+                let $f = Arith::mul;
+                $body
+            }
+            BinaryOp::Div => {
+                let $f = Float::div;
+                $body
+            }
+            BinaryOp::Pow => {
+                let $f = Arith::pow;
+                $body
+            }
+            BinaryOp::Maximum => {
+                let $f = Arith::maximum;
+                $body
+            }
+            BinaryOp::Minimum => {
+                let $f = Arith::minimum;
+                $body
+            }
+        }
+    };
+}
+
+/// `o = op(x, y)` over one block, each operand a slice of `o`'s length
+/// or a scalar: the reference kernel's element functions, compiled for
+/// AVX2 too (chosen at run time; no fused multiply-add, so the results
+/// are the same).
+#[multiversion(targets("x86_64+avx2"))]
+pub(crate) fn binary_block<T: Float>(op: BinaryOp, o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>) {
+    with_binary_fn!(op, f => zip2(o, x, y, f))
+}
+
 /// An operand of [`binary_periodic`]: how it covers a result made of
 /// blocks of `period` elements.
 #[derive(Clone, Copy)]
@@ -168,7 +200,7 @@ pub(crate) enum Periodic<'a, T> {
 
 impl<'a, T: Copy> Periodic<'a, T> {
     /// True when the data covers `n_blocks` blocks of `period` elements.
-    fn covers(&self, period: usize, n_blocks: usize) -> bool {
+    pub(crate) fn covers(&self, period: usize, n_blocks: usize) -> bool {
         match self {
             Periodic::Full(d) => d.len() >= period * n_blocks,
             Periodic::Scalar(_) => true,
@@ -179,7 +211,7 @@ impl<'a, T: Copy> Periodic<'a, T> {
 
     /// Block `c` (checked by [`Periodic::covers`]).
     #[inline(always)]
-    fn block(self, c: usize, period: usize) -> Blk<'a, T> {
+    pub(crate) fn block(self, c: usize, period: usize) -> Blk<'a, T> {
         match self {
             Periodic::Full(d) => Blk::Slice(&d[c * period..(c + 1) * period]),
             Periodic::Scalar(x) => Blk::Scalar(x),
@@ -213,8 +245,8 @@ fn periodic<T: Copy>(
 
 /// `o = op(x, y)` for a result made of blocks of `period` elements, each
 /// operand covering it as [`Periodic`] says: every block in one call (one
-/// dispatch, where [`binary_block`] would take one per block). False
-/// when an operand's data is too short.
+/// dispatch), as [`binary_block`] computes each. False when an operand's
+/// data is too short.
 #[multiversion(targets("x86_64+avx2"))]
 pub(crate) fn binary_periodic<T: Float>(
     op: BinaryOp,
@@ -223,13 +255,5 @@ pub(crate) fn binary_periodic<T: Float>(
     x: Periodic<'_, T>,
     y: Periodic<'_, T>,
 ) -> bool {
-    match op {
-        BinaryOp::Add => periodic(o, period, x, y, Arith::add),
-        BinaryOp::Sub => periodic(o, period, x, y, Arith::sub),
-        BinaryOp::Mul => periodic(o, period, x, y, Arith::mul),
-        BinaryOp::Div => periodic(o, period, x, y, Float::div),
-        BinaryOp::Pow => periodic(o, period, x, y, Arith::pow),
-        BinaryOp::Maximum => periodic(o, period, x, y, Arith::maximum),
-        BinaryOp::Minimum => periodic(o, period, x, y, Arith::minimum),
-    }
+    with_binary_fn!(op, f => periodic(o, period, x, y, f))
 }

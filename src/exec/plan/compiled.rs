@@ -84,26 +84,24 @@ impl Instance {
     fn outputs<'a>(&'a self, n: usize, inputs: &[&'a Value]) -> Result<Outputs<'a>, ExecError> {
         let mut views = Vec::with_capacity(n);
         for (k, o) in self.plan.graph.outputs.iter().enumerate().take(n) {
-            let loc = &self.rt.locs[o.0];
-            let v = match loc.root {
-                Root::Param(p) if p < inputs.len() => {
-                    inputs.get(p).and_then(|v| ValView::of(v).apply(&loc.steps))
-                }
-                Root::Param(_) => self.copies[k].as_ref().map(ValView::of),
-                _ => self.rt.view(o.0, &NoParams),
-            };
-            views.push(v.ok_or_else(|| not_computed(&self.plan, o.0))?);
+            views.push(
+                self.output_view(k, inputs)
+                    .ok_or_else(|| not_computed(&self.plan, o.0))?,
+            );
         }
         Ok(Outputs { views })
     }
 
-    /// Output `k` after a run (after [`Instance::settle`]).
-    fn output_view(&self, k: usize) -> Option<ValView<'_>> {
-        let o = self.plan.graph.outputs.get(k)?;
-        if matches!(self.rt.locs[o.0].root, Root::Param(_)) {
-            self.copies[k].as_ref().map(ValView::of)
-        } else {
-            self.rt.view(o.0, &NoParams)
+    /// Output `k` after a run (after [`Instance::settle`]): a view of one
+    /// of the `inputs` it was not copied from, its copy, or its storage.
+    fn output_view<'a>(&'a self, k: usize, inputs: &[&'a Value]) -> Option<ValView<'a>> {
+        let loc = &self.rt.locs[self.plan.graph.outputs.get(k)?.0];
+        match loc.root {
+            Root::Param(p) if p < inputs.len() => {
+                inputs.get(p).and_then(|v| ValView::of(v).apply(&loc.steps))
+            }
+            Root::Param(_) => self.copies.get(k)?.as_ref().map(ValView::of),
+            _ => self.rt.view(self.plan.graph.outputs.get(k)?.0, &NoParams),
         }
     }
 }
@@ -376,7 +374,7 @@ impl Compiled {
         for (u, &j) in program.shared.updates.iter().enumerate() {
             let k = n_out + u;
             let o = inst.plan.graph.outputs[k].0;
-            let Some(v) = inst.output_view(k) else {
+            let Some(v) = inst.output_view(k, &[]) else {
                 return Err(not_computed(&inst.plan, o));
             };
             let Some(dst) = shared.get_mut(j).and_then(|d| d.as_mut()) else {
@@ -507,15 +505,9 @@ impl Compiled {
                     self.meter.resize(&mut slot.held, 0);
                     slot.val.take()
                 }
-                None => match loc.root {
-                    // An input, or a view of one (not copied by `call`).
-                    Root::Param(p) if p < inputs.len() => inputs
-                        .get(p)
-                        .and_then(|v| ValView::of(v).apply(&loc.steps))
-                        .map(|v| v.to_value()),
-                    Root::Param(_) => inst.copies[k].clone(),
-                    _ => inst.rt.view(o.0, &NoParams).map(|v| v.to_value()),
-                },
+                // An input or a view of one (not copied by `call`), a
+                // copy, or a view of the executor's storage.
+                None => inst.output_view(k, inputs).map(|v| v.to_value()),
             };
             values.push(v.ok_or_else(|| not_computed(&inst.plan, o.0))?);
         }

@@ -552,6 +552,18 @@ struct LoopSlices<'a> {
     non_seqs: Vec<Option<&'a [f64]>>,
 }
 
+impl<'a> LoopSlices<'a> {
+    /// What a step of the tape reads: these slices and the buffers `bufs`.
+    fn sources<'s>(&'s self, bufs: Bufs<'s>) -> Sources<'s> {
+        Sources {
+            seqs: &self.seqs,
+            inits: &self.inits,
+            non_seqs: &self.non_seqs,
+            bufs,
+        }
+    }
+}
+
 /// Copies, in `f64` and in order, of the argument views that are not
 /// contiguous `f64` (a boolean mask, a reversed sequence), made once per
 /// call for the step tape. Booleans become 1.0 and 0.0 and integers their
@@ -750,6 +762,26 @@ fn run_on_tape(
     tape_steps(tape, at, sp, frame, data, &mut slices, from)
 }
 
+/// Places the body parameters the tape reads for step `t` (`all`: the
+/// non-sequences too, which stay where the first placement put them).
+#[inline(always)]
+fn place_params(
+    tape: &StepTape,
+    at: &mut [ParamAt],
+    sp: &ScanPlan,
+    frame: &LoopFrame,
+    t: usize,
+    all: bool,
+) -> Option<()> {
+    for (k, p) in sp.params.iter().enumerate() {
+        let size = tape.param_size(k);
+        if size > 0 && (all || !matches!(p, BodyParam::NonSequence(_))) {
+            *at.get_mut(k)? = place(p, frame, t, size)?;
+        }
+    }
+    Some(())
+}
+
 /// The most buffers, and the most body results, a loop may have for the
 /// tape to write results straight into their rows (a step's splits of
 /// the buffers live on the stack).
@@ -776,19 +808,8 @@ fn tape_steps(
     if from < frame.steps() {
         // The values the same on every step, once: the parameters placed
         // as on the first step (the prologue reads only non-sequences).
-        for (k, p) in sp.params.iter().enumerate() {
-            let size = tape.param_size(k);
-            if size > 0 {
-                *at.get_mut(k)? = place(p, frame, from, size)?;
-            }
-        }
-        let sources = Sources {
-            seqs: &data.seqs,
-            inits: &data.inits,
-            non_seqs: &data.non_seqs,
-            bufs: Bufs::Whole(bufs),
-        };
-        tape.run_prologue(at, &sources)?;
+        place_params(tape, at, sp, frame, from, true)?;
+        tape.run_prologue(at, &data.sources(Bufs::Whole(bufs)))?;
     }
     // The results the tape may write straight into their rows (one per
     // buffer): (result, buffer, length).
@@ -806,17 +827,11 @@ fn tape_steps(
         }
     }
     for t in from..frame.steps() {
-        for (k, p) in sp.params.iter().enumerate() {
-            let size = tape.param_size(k);
-            // A non-sequence stays where the first step placed it.
-            if size > 0 && !matches!(p, BodyParam::NonSequence(_)) {
-                *at.get_mut(k)? = place(p, frame, t, size)?;
-            }
-        }
+        // A non-sequence stays where the first step placed it.
+        place_params(tape, at, sp, frame, t, false)?;
         // Per buffer, the row a result is written into this step:
         // (first element, length, result).
         let mut gaps: [Option<(usize, usize, usize)>; MAX_DIRECT] = [None; MAX_DIRECT];
-        let mut written = [false; MAX_DIRECT];
         let mut any_written = false;
         for &(j, out, len) in cands.get(..n_cands)? {
             let start = frame.result_row(*sp.results.get(j)?, t)?.checked_mul(len)?;
@@ -829,7 +844,6 @@ fn tape_steps(
             });
             if !read {
                 *gaps.get_mut(out)? = Some((start, len, j));
-                *written.get_mut(j)? = true;
                 any_written = true;
             }
         }
@@ -852,24 +866,17 @@ fn tape_steps(
                     }
                 };
             }
-            let sources = Sources {
-                seqs: &data.seqs,
-                inits: &data.inits,
-                non_seqs: &data.non_seqs,
-                bufs: Bufs::Split(parts.get(..n_bufs)?),
-            };
-            tape.run(at, &sources, &mut rows)?;
+            tape.run(
+                at,
+                &data.sources(Bufs::Split(parts.get(..n_bufs)?)),
+                &mut rows,
+            )?;
         } else {
-            let sources = Sources {
-                seqs: &data.seqs,
-                inits: &data.inits,
-                non_seqs: &data.non_seqs,
-                bufs: Bufs::Whole(bufs),
-            };
-            tape.run(at, &sources, &mut [])?;
+            tape.run(at, &data.sources(Bufs::Whole(bufs)), &mut [])?;
         }
         for (j, result) in sp.results.iter().enumerate() {
-            if any_written && written.get(j) == Some(&true) {
+            let in_row = |g: &Option<(usize, usize, usize)>| g.is_some_and(|(_, _, w)| w == j);
+            if any_written && gaps.get(result.out).is_some_and(in_row) {
                 continue;
             }
             let row = tape.result(j)?;

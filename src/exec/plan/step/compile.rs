@@ -1053,10 +1053,10 @@ pub(crate) fn compile(
         };
         res.push((off, len));
     }
-    let instrs = super::fuse_binaries(pack_scalars(b.instrs), &res);
+    let instrs = super::fuse_binaries(b.instrs, &res);
     let (prologue, instrs) = super::hoist_invariants(instrs, invariant, b.arena.len());
-    // Runs of scalar operations that hoisted instructions separated.
-    let instrs = merge_scalars(instrs);
+    // Packed last, so that a hoisted instruction does not split a run.
+    let (prologue, instrs) = (pack_scalars(prologue), pack_scalars(instrs));
     let direct = super::direct_results(&instrs, &res);
     let tape = StepTape {
         prologue,
@@ -1124,23 +1124,6 @@ fn pack_scalars(instrs: Vec<Instr>) -> Vec<Instr> {
     }
     if !run.is_empty() {
         out.push(Instr::Scalars(run.into_boxed_slice()));
-    }
-    out
-}
-
-/// The instructions with consecutive [`Instr::Scalars`] runs joined into
-/// one: the same operations in the same order, one dispatch.
-fn merge_scalars(instrs: Vec<Instr>) -> Vec<Instr> {
-    let mut out: Vec<Instr> = Vec::with_capacity(instrs.len());
-    for ins in instrs {
-        match (out.last_mut(), ins) {
-            (Some(Instr::Scalars(run)), Instr::Scalars(more)) => {
-                let mut joined = std::mem::take(run).into_vec();
-                joined.extend(more.iter().copied());
-                *run = joined.into_boxed_slice();
-            }
-            (_, ins) => out.push(ins),
-        }
     }
     out
 }

@@ -556,26 +556,24 @@ fn fuse_binaries(instrs: Vec<Instr>, results: &[(usize, usize)]) -> Vec<Instr> {
         } if plain(&a) && plain(&b) => Some((op, a, b, dst, len)),
         _ => None,
     };
-    // Reads of each arena offset that starts a fusable instruction's
-    // result, and whether anything reads into it otherwise.
-    let starts: std::collections::HashMap<usize, usize> = instrs
+    // The fusable results by their first element: (instruction, length).
+    // They never overlap (every value has its own region).
+    let starts: std::collections::BTreeMap<usize, (usize, usize)> = instrs
         .iter()
         .enumerate()
-        .filter_map(|(i, ins)| fusable(ins).map(|(.., dst, _)| (dst, i)))
+        .filter_map(|(i, ins)| fusable(ins).map(|(.., dst, len)| (dst, (i, len))))
         .collect();
+    // Per instruction, how its result is read: a read of exactly the
+    // whole result counts once, a partial read twice (ruling it out).
     let mut reads = vec![0usize; instrs.len()];
     for ins in &instrs {
         ins.reads(&mut |loc, len| {
             let Loc::Arena(o) = loc else { return };
-            for (&start, &i) in &starts {
-                let Some((.., l)) = fusable(&instrs[i]) else {
-                    continue;
-                };
-                if o < start + l && start < o + len {
-                    // A read of exactly the whole result counts once; a
-                    // partial read rules the fusion out.
-                    reads[i] += if o == start && len == l { 1 } else { 2 };
+            for (&start, &(i, l)) in starts.range(..o + len).rev() {
+                if start + l <= o {
+                    break;
                 }
+                reads[i] += if o == start && len == l { 1 } else { 2 };
             }
         });
     }
@@ -588,7 +586,9 @@ fn fuse_binaries(instrs: Vec<Instr>, results: &[(usize, usize)]) -> Vec<Instr> {
         };
         for (pos, o) in [a, b].into_iter().enumerate() {
             let Loc::Arena(off) = o.loc else { continue };
-            let Some(&i) = starts.get(&off) else { continue };
+            let Some(&(i, _)) = starts.get(&off) else {
+                continue;
+            };
             let Some((inner, x, y, _, l)) = fusable(&instrs[i]) else {
                 continue;
             };

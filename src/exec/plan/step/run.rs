@@ -11,7 +11,7 @@ use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::pairwise_sum;
 use crate::exec::ops::{gemm, matvec};
-use crate::exec::plan::block::{binary2_block, binary_periodic, zip2, Blk, Periodic};
+use crate::exec::plan::block::{binary2_block, binary_block, binary_periodic, zip2, Blk, Periodic};
 use crate::lang::{BinaryOp, CompareOp, ReduceOp};
 use multiversion::multiversion;
 use ndarray::ArrayView1;
@@ -169,6 +169,7 @@ fn at_or_scalar(o: Blk<'_, f64>, i: usize) -> f64 {
 }
 
 /// An operand whose data is `d`, as [`binary_periodic`] reads it.
+#[inline(always)]
 fn periodic(o: Operand, d: &[f64]) -> Option<Periodic<'_, f64>> {
     Some(match o.cover {
         Cover::Scalar => Periodic::Scalar(*d.first()?),
@@ -179,13 +180,10 @@ fn periodic(o: Operand, d: &[f64]) -> Option<Periodic<'_, f64>> {
 }
 
 /// Block `c` (of `period` elements) of an operand whose data is `d`.
+#[inline(always)]
 fn block(o: Operand, d: &[f64], c: usize, period: usize) -> Option<Blk<'_, f64>> {
-    Some(match o.cover {
-        Cover::Scalar => Blk::Scalar(*d.first()?),
-        Cover::Full => Blk::Slice(d.get(c * period..(c + 1) * period)?),
-        Cover::Repeat => Blk::Slice(d.get(..period)?),
-        Cover::PerBlock => Blk::Scalar(*d.get(c)?),
-    })
+    let p = periodic(o, d)?;
+    p.covers(period, c + 1).then(|| p.block(c, period))
 }
 
 /// The reduction `op` of `x`, read as `[outer, extent, inner]`, over its
@@ -358,7 +356,16 @@ fn exec(
             let (lo, out) = split!(dst, len);
             let da = read(lo, src, at, a.loc, a.span(len, period))?;
             let db = read(lo, src, at, b.loc, b.span(len, period))?;
-            binary_periodic(op, out, period, periodic(a, da)?, periodic(b, db)?).then_some(())?;
+            if [a, b]
+                .iter()
+                .all(|o| matches!(o.cover, Cover::Full | Cover::Scalar))
+            {
+                // One block: the whole result.
+                binary_block(op, out, block(a, da, 0, len)?, block(b, db, 0, len)?);
+            } else {
+                binary_periodic(op, out, period, periodic(a, da)?, periodic(b, db)?)
+                    .then_some(())?;
+            }
         }
         Instr::Binary2 {
             outer,
