@@ -409,3 +409,52 @@ fn ops_computed_inside_their_reader() {
         );
     }
 }
+
+/// A pass split in two halves run on two threads (`split_work`) gives the
+/// bits of one thread's pass and of the unfused plan: forward and reversed
+/// sums, a leaf read backwards, a broadcast leaf, `f32`, at lengths whose
+/// halves cut the reversed sums' leaves anywhere, extreme values included.
+#[test]
+fn split_passes_keep_their_bits() {
+    let programs = [
+        "(program ar1 (input x (f64 T)) (input c (f64)) (input phi (f64))
+           (let e (sub (sub (slice x 1 none 1) c) (mul phi (slice x 0 -1 1))))
+           (let g (mul e (mul -0.5 c)))
+           (output (sum (mul e e)) (sum (slice (add g g) none none -1) 0)
+                   (sum (slice (mul g (slice x 0 -1 1)) none none -1) 0)))",
+        "(program rev (input x (f64 T)) (input y (f64 T))
+           (output (sum (slice (mul (slice x none none -1) (exp y)) none none -1) 0)))",
+        "(program fwd (input x (f32 T)) (input b (f32 1))
+           (output (sum (tanh (add x b))) (sum (mul x x))))",
+    ];
+    for text in programs {
+        let p = parse_program(text).unwrap();
+        for t in [2049usize, 4097, 50_001, 65_543] {
+            let mut rng = Rng(t as u64);
+            let dims: Dims = [("T".to_string(), t as i64)].into();
+            for extreme in [false, true] {
+                let all = inputs(&p, &dims, &mut rng, extreme);
+                let refs: Vec<&Value> = all.iter().collect();
+                let with = |split_work, fuse| {
+                    let options = PlanOptions {
+                        split_work,
+                        fuse,
+                        ..PlanOptions::default()
+                    };
+                    let mut f = Compiled::with_options(&p, &Dims::new(), options).unwrap();
+                    if fuse {
+                        assert!(groups(&f).iter().all(|g| g.split_work == split_work));
+                        assert!(!groups(&f).is_empty(), "{text}");
+                    }
+                    f.call(&refs).unwrap().to_values()
+                };
+                let split = with(Some(0), true);
+                for other in [with(None, true), with(None, false)] {
+                    for (x, y) in split.iter().zip(&other) {
+                        same_bits(x, y).unwrap_or_else(|e| panic!("T = {t}: {e}\n{text}"));
+                    }
+                }
+            }
+        }
+    }
+}

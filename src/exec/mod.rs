@@ -18,6 +18,7 @@ pub mod ops;
 pub mod plan;
 pub mod run;
 pub mod shape_check;
+pub mod threads;
 pub mod value;
 
 pub use budget::MemoryBudget;

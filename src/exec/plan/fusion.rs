@@ -50,6 +50,7 @@ use crate::exec::ops::reduce::{
     pairwise_split, pairwise_sum, pairwise_sum_rev, pairwise_sums_rev, tree_sum, PAIRWISE_LEAF,
 };
 use crate::exec::ops::{self, normalize_axis};
+use crate::exec::threads;
 use crate::exec::value::{Elem, Value};
 use crate::lang::program::{Graph, NodeId};
 use crate::lang::{BinaryOp, DType, Dim, Op, ReduceOp, Type, UnaryOp};
@@ -260,6 +261,10 @@ pub struct Fusion {
     pub rank: usize,
     /// The dtype every op computes in (`f64` or `f32`).
     pub dtype: DType,
+    /// The least work (elements times block ops and sums) for which a
+    /// pass whose results are all whole sums is split in two halves run
+    /// on two threads ([`PlanOptions::split_work`]); `None`: never.
+    pub split_work: Option<usize>,
 }
 
 impl Fusion {
@@ -274,7 +279,7 @@ impl Fusion {
 }
 
 /// Block buffers of one element type.
-trait BlockElem: Float + ViewElem {
+trait BlockElem: Float + ViewElem + Send + Sync {
     fn bufs(b: &mut Bufs) -> &mut Vec<Vec<Self>>;
     fn revs(b: &mut RevBufs) -> &mut Vec<RevSum<Self>>;
     /// `sin` and `cos` of `x` in one pass, the bits of the two unary ops;
@@ -306,6 +311,17 @@ pub struct RevSum<T> {
     next: usize,
     /// The values of that leaf so far (its first elements).
     stash: Vec<T>,
+    /// Where this state's elements start (0 unless the pass is split,
+    /// see [`RevSum::reset_from`]).
+    lo: usize,
+    /// The first leaf this state's elements reach.
+    first: usize,
+    /// That leaf, when it starts before `lo`: its first elements belong to
+    /// the state before, so its sum is left to [`RevSum::join`].
+    held: Option<usize>,
+    /// The values of the held leaf from `lo` on (at their offsets in the
+    /// leaf), kept apart from `stash`, which later leaves reuse.
+    held_stash: Vec<T>,
 }
 
 /// Appends the subtrees of at most `most` elements of the pairwise tree
@@ -324,6 +340,13 @@ fn subtrees(start: usize, n: usize, most: usize, out: &mut Vec<(usize, usize)>) 
 impl<T: Float> RevSum<T> {
     /// Prepares a pass over `n` elements; false when a buffer cannot grow.
     fn reset(&mut self, n: usize) -> bool {
+        self.reset_from(n, 0)
+    }
+
+    /// Prepares a pass over the elements `lo..` of `n` (the part of a
+    /// split pass after `lo`; the state of the part before takes this one
+    /// over through [`RevSum::join`]); false when a buffer cannot grow.
+    fn reset_from(&mut self, n: usize, lo: usize) -> bool {
         if self.n != n || self.leaves.is_empty() {
             let mut rev = Vec::new();
             subtrees(0, n, PAIRWISE_LEAF, &mut rev);
@@ -343,8 +366,64 @@ impl<T: Float> RevSum<T> {
             }
             self.stash.resize(most, T::zero());
         }
-        self.next = 0;
+        // The first leaf ending after `lo` (leaves are in increasing order).
+        self.next = if lo == 0 {
+            0
+        } else {
+            self.leaves.partition_point(|&(_, b)| b <= lo)
+        };
+        self.lo = lo;
+        self.first = self.next;
+        self.held = match self.leaves.get(self.next) {
+            Some(&(a, _)) if a < lo => Some(self.next),
+            _ => None,
+        };
+        if self.held.is_some() && self.held_stash.len() < most {
+            if self
+                .held_stash
+                .try_reserve(most - self.held_stash.len())
+                .is_err()
+            {
+                return false;
+            }
+            self.held_stash.resize(most, T::zero());
+        }
         self.complete_empty();
+        true
+    }
+
+    /// Takes over the state of the part after this one's elements
+    /// (`right`, prepared by [`RevSum::reset_from`] where this part ends,
+    /// and fed to its end): its leaf sums, and the leaf the two parts
+    /// share completed from both stashes. False on an internal
+    /// inconsistency.
+    fn join(&mut self, right: &RevSum<T>) -> bool {
+        if self.n != right.n || self.leaves.len() != right.leaves.len() {
+            return false;
+        }
+        let mut k = self.next;
+        if k != right.first {
+            return false;
+        }
+        if let Some(h) = right.held {
+            // This part filled the shared leaf's stash up to `lo`, the
+            // right part from there to its end.
+            let Some(&(a, b)) = self.leaves.get(h) else {
+                return false;
+            };
+            let (m, e) = (right.lo - a, b - a);
+            if h != k || e > self.stash.len() || e > right.held_stash.len() {
+                return false;
+            }
+            self.stash[m..e].copy_from_slice(&right.held_stash[m..e]);
+            self.sums[h] = pairwise_sum_rev(&self.stash[..e]);
+            k += 1;
+        }
+        if right.next < k || right.next > self.sums.len() {
+            return false;
+        }
+        self.sums[k..right.next].copy_from_slice(&right.sums[k..right.next]);
+        self.next = right.next;
         true
     }
 
@@ -389,10 +468,18 @@ impl<T: Float> RevSum<T> {
                 self.complete_empty();
                 continue;
             }
-            self.stash[at - a..end - a].copy_from_slice(&x[at - e0..end - e0]);
+            let held = self.held == Some(self.next);
+            let stash = if held {
+                &mut self.held_stash
+            } else {
+                &mut self.stash
+            };
+            stash[at - a..end - a].copy_from_slice(&x[at - e0..end - e0]);
             at = end;
             if end == b {
-                self.sums[self.next] = pairwise_sum_rev(&self.stash[..b - a]);
+                if !held {
+                    self.sums[self.next] = pairwise_sum_rev(&self.stash[..b - a]);
+                }
                 self.next += 1;
                 self.complete_empty();
             }
@@ -402,7 +489,7 @@ impl<T: Float> RevSum<T> {
 
     /// The sum, once every element was fed; `None` otherwise.
     fn finish(&self) -> Option<T> {
-        if self.next != self.leaves.len() {
+        if self.next != self.leaves.len() || self.held.is_some() {
             return None;
         }
         // The leaves in tree order are `sums` backwards.
@@ -482,6 +569,8 @@ pub struct FusedRt {
     revs: RevBufs,
     conds: Vec<Vec<bool>>,
     outs: Vec<Option<Value>>,
+    /// The buffers of a split pass's second half (see [`splits`]).
+    helper: Option<Box<FusedRt>>,
 }
 
 impl FusedRt {
@@ -490,11 +579,15 @@ impl FusedRt {
         let r = &self.revs;
         let rev_bytes = |v: &Vec<RevSum<f64>>, w: &Vec<RevSum<f32>>| {
             v.iter()
-                .map(|s| (s.stash.capacity() + s.sums.capacity()) * 8 + s.leaves.capacity() * 16)
+                .map(|s| {
+                    (s.stash.capacity() + s.held_stash.capacity() + s.sums.capacity()) * 8
+                        + s.leaves.capacity() * 16
+                })
                 .sum::<usize>()
                 + w.iter()
                     .map(|s| {
-                        (s.stash.capacity() + s.sums.capacity()) * 4 + s.leaves.capacity() * 16
+                        (s.stash.capacity() + s.held_stash.capacity() + s.sums.capacity()) * 4
+                            + s.leaves.capacity() * 16
                     })
                     .sum::<usize>()
         };
@@ -502,6 +595,7 @@ impl FusedRt {
             + b.f32s.iter().map(|v| v.capacity() * 4).sum::<usize>()
             + self.conds.iter().map(|v| v.capacity()).sum::<usize>()
             + rev_bytes(&r.f64s, &r.f32s)
+            + self.helper.as_ref().map_or(0, |h| h.bytes())
     }
 }
 
@@ -844,7 +938,8 @@ pub fn find(
         v
     };
     for (r, nodes) in members.iter().enumerate() {
-        if let Some(f) = build(g, &bld[r].ty, nodes, &part, &readers, &is_output) {
+        if let Some(mut f) = build(g, &bld[r].ty, nodes, &part, &readers, &is_output) {
+            f.split_work = options.split_work;
             if options.inplace && overwrites_an_input(g, &f, &readers) {
                 continue;
             }
@@ -1061,6 +1156,7 @@ fn build(
         n_temps,
         rank: ty.ndim(),
         dtype: ty.dtype,
+        split_work: None,
     })
 }
 
@@ -1232,6 +1328,13 @@ enum Src<'a, T> {
     /// Anything else: copied block by block (broadcast to the group's
     /// shape).
     Copy(ArrayViewD<'a, T>),
+}
+
+impl<T> Src<'_, T> {
+    /// Read through a block copy ([`gather`]).
+    fn is_copied(&self) -> bool {
+        matches!(self, Src::Rev(_) | Src::Repeat(_) | Src::Copy(_))
+    }
 }
 
 /// The source of a leaf for a group of shape `full`; `None` when the fast
@@ -1737,6 +1840,62 @@ impl<T: BlockElem> Pass<'_, '_, T> {
     }
 }
 
+/// Whether a pass over `total` elements runs as two halves on two threads
+/// ([`Fusion::split_work`]): a 1-D group whose results are all whole
+/// sums (pairwise, forwards or reversed), with enough work.
+fn splits(fu: &Fusion, total: usize) -> bool {
+    let Some(least) = fu.split_work else {
+        return false;
+    };
+    let block_ops = fu.ops.iter().filter(|o| !o.inlined).count();
+    let work = total.saturating_mul(block_ops + fu.sums.len());
+    fu.rank == 1
+        && total > BLOCK
+        && !fu.sums.is_empty()
+        && fu.sums.len() <= MAX_PAIRWISE
+        && fu.sums.iter().all(|s| s.order != SumOrder::Rows)
+        && fu.ops.iter().all(|o| matches!(o.store, Store::Temp(_)))
+        && work >= least
+}
+
+/// Gives a pass's block buffers (the ops', one per leaf read through a
+/// copy, one per condition read through a copy) at least `buf_len`
+/// elements; false when one cannot grow.
+fn size_bufs<T: BlockElem>(
+    fu: &Fusion,
+    srcs: &[Src<'_, T>],
+    conds: &[Src<'_, bool>],
+    buf_len: usize,
+    bufs: &mut Vec<Vec<T>>,
+    cond_bufs: &mut Vec<Vec<bool>>,
+) -> bool {
+    let n_bufs = fu.n_temps + fu.leaves.len();
+    if bufs.len() < n_bufs {
+        bufs.resize_with(n_bufs, Vec::new);
+    }
+    for (k, b) in bufs.iter_mut().enumerate().take(n_bufs) {
+        let needed = k < fu.n_temps || srcs.get(k - fu.n_temps).is_some_and(Src::is_copied);
+        if needed && b.len() < buf_len {
+            if b.try_reserve_exact(buf_len - b.len()).is_err() {
+                return false;
+            }
+            b.resize(buf_len, T::zero());
+        }
+    }
+    if cond_bufs.len() < fu.leaves.len() {
+        cond_bufs.resize_with(fu.leaves.len(), Vec::new);
+    }
+    for (k, b) in cond_bufs.iter_mut().enumerate().take(fu.leaves.len()) {
+        if conds.get(k).is_some_and(Src::is_copied) && b.len() < buf_len {
+            if b.try_reserve_exact(buf_len - b.len()).is_err() {
+                return false;
+            }
+            b.resize(buf_len, false);
+        }
+    }
+    true
+}
+
 /// The fast path; false when it does not apply (nothing is reported, and
 /// the results are recomputed by the reference kernels).
 fn run<T: BlockElem>(rt: &GraphRt, fu: &Fusion, params: &dyn Params, frt: &mut FusedRt) -> bool {
@@ -1795,31 +1954,15 @@ fn run<T: BlockElem>(rt: &GraphRt, fu: &Fusion, params: &dyn Params, frt: &mut F
     };
     let buf_len = per_block.min(total).max(1);
     // Buffers: the ops', then one per copied leaf.
-    let bufs = T::bufs(&mut frt.bufs);
-    let n_bufs = fu.n_temps + fu.leaves.len();
-    if bufs.len() < n_bufs {
-        bufs.resize_with(n_bufs, Vec::new);
-    }
-    for (k, b) in bufs.iter_mut().enumerate().take(n_bufs) {
-        let needed = k < fu.n_temps
-            || matches!(
-                srcs[k - fu.n_temps],
-                Src::Rev(_) | Src::Repeat(_) | Src::Copy(_)
-            );
-        if needed && b.len() < buf_len {
-            if b.try_reserve_exact(buf_len - b.len()).is_err() {
-                return false;
-            }
-            b.resize(buf_len, T::zero());
-        }
-    }
-    if frt.conds.len() < fu.leaves.len() {
-        frt.conds.resize_with(fu.leaves.len(), Vec::new);
-    }
-    for (k, b) in frt.conds.iter_mut().enumerate().take(fu.leaves.len()) {
-        if matches!(conds[k], Src::Rev(_) | Src::Repeat(_) | Src::Copy(_)) && b.len() < buf_len {
-            b.resize(buf_len, false);
-        }
+    if !size_bufs(
+        fu,
+        &srcs,
+        &conds,
+        buf_len,
+        T::bufs(&mut frt.bufs),
+        &mut frt.conds,
+    ) {
+        return false;
     }
     // Results: stored ops in full, sums zeroed.
     for op in &fu.ops {
@@ -1879,7 +2022,55 @@ fn run<T: BlockElem>(rt: &GraphRt, fu: &Fusion, params: &dyn Params, frt: &mut F
         outs: &mut frt.outs,
         revs: &mut revs[..n_rev],
     };
-    if n_pw > 0 {
+    if splits(fu, total) {
+        // The two halves of the summation tree's root, one per thread:
+        // the same blocks and the same additions as one thread's walk.
+        let n2 = pairwise_split(total);
+        let helper = frt.helper.get_or_insert_with(Default::default);
+        if !size_bufs(
+            fu,
+            pass.srcs,
+            pass.conds,
+            buf_len,
+            T::bufs(&mut helper.bufs),
+            &mut helper.conds,
+        ) {
+            return false;
+        }
+        let hrevs = T::revs(&mut helper.revs);
+        if hrevs.len() < n_rev {
+            hrevs.resize_with(n_rev, Default::default);
+        }
+        for acc in hrevs.iter_mut().take(n_rev) {
+            if !acc.reset_from(total, n2) {
+                return false;
+            }
+        }
+        let mut hst = PassState {
+            bufs: T::bufs(&mut helper.bufs),
+            conds: &mut helper.conds,
+            outs: &mut [],
+            revs: &mut hrevs[..n_rev],
+        };
+        let (left, right) = threads::join(
+            || pass.walk(0, n2, &mut st),
+            || pass.walk(n2, total - n2, &mut hst),
+        );
+        let (Some(left), Some(right)) = (left, right) else {
+            return false;
+        };
+        for (acc, h) in st.revs.iter_mut().zip(hst.revs.iter()) {
+            if !acc.join(h) {
+                return false;
+            }
+        }
+        for (k, &out) in pass.pw_index.iter().enumerate().take(n_pw) {
+            let Some(a) = st.outs[out].as_mut().and_then(T::peek_mut) else {
+                return false;
+            };
+            a.fill(left[k].add(right[k]));
+        }
+    } else if n_pw > 0 {
         // The blocks are the subtrees of the summation tree.
         let Some(p) = pass.walk(0, total, &mut st) else {
             return false;
@@ -2109,6 +2300,29 @@ mod tests {
                 e0 = e1;
             }
             assert_eq!(acc2.finish().unwrap().to_bits(), want.to_bits(), "n = {n}");
+            // Split in two parts fed by two states (a split pass), joined:
+            // at the root's split, at leaf boundaries and inside leaves.
+            let mut cuts = vec![1, 8, 100, 128, 129, n / 3, n.saturating_sub(5)];
+            if n > 1 {
+                cuts.push(pairwise_split(n));
+            }
+            for lo in cuts.into_iter().filter(|&c| c > 0 && c < n) {
+                let mut left = RevSum::<f64>::default();
+                let mut right = RevSum::<f64>::default();
+                assert!(left.reset(n) && right.reset_from(n, lo));
+                for (acc, a, b) in [(&mut left, 0, lo), (&mut right, lo, n)] {
+                    let mut e0 = a;
+                    while e0 < b {
+                        let e1 = (e0 + 1000).min(b);
+                        assert!(acc.feed(e0, &x[e0..e1]), "n = {n}, lo = {lo}");
+                        e0 = e1;
+                    }
+                }
+                assert!(left.finish().is_none() || lo == n);
+                assert!(left.join(&right), "n = {n}, lo = {lo}");
+                let got = left.finish().unwrap();
+                assert_eq!(got.to_bits(), want.to_bits(), "n = {n}, lo = {lo}");
+            }
         }
     }
 
