@@ -18,7 +18,8 @@ eqscan's `--gen` does), in:
 
 Every engine runs on one thread unless `--all-threads` is given: the
 script sets OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and MKL_NUM_THREADS
-(NumPy, PyTensor), MATMUL_NUM_THREADS (eqscan's matrixmultiply) to 1 and
+(NumPy, PyTensor), MATMUL_NUM_THREADS (eqscan's matrixmultiply) and
+EQSCAN_NUM_THREADS (eqscan's split passes and products) to 1 and
 XLA_FLAGS to one intra-op thread (JAX) before anything is imported, unless
 the variable is already set. On a shared 2-core machine OpenBLAS's threads
 otherwise spin against the other users' builds: at load 7 the GRU's NumPy
@@ -53,7 +54,8 @@ import time
 import warnings
 
 if "--all-threads" not in sys.argv:
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "MATMUL_NUM_THREADS"):
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "MATMUL_NUM_THREADS",
+                "EQSCAN_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 

@@ -13,7 +13,8 @@
 //! process. Starting a thread, or waking a sleeping one, takes 30-60 µs on
 //! the virtual machines this was measured on, as long as the halves of
 //! the passes worth splitting; so after each job the helper waits for the
-//! next one by polling, yielding its core at every poll, for [`SPIN`],
+//! next one by polling (spinning at first, then yielding its core at
+//! every poll) for [`SPIN`],
 //! and only then sleeps. Back-to-back calls (a sampler's, `run --repeat`)
 //! find it awake: the hand-over then takes well under a microsecond.
 
@@ -23,6 +24,10 @@ use std::time::{Duration, Instant};
 
 /// How long the helper polls for a next job before it sleeps.
 pub const SPIN: Duration = Duration::from_millis(2);
+
+/// Polls right after a job that only spin (tens of microseconds), before
+/// the helper yields its core at each poll.
+const HOT_POLLS: u32 = 1 << 14;
 
 /// The number of threads the executor may use (at least 1):
 /// `EQSCAN_NUM_THREADS` when it holds a positive integer, else the cores
@@ -64,6 +69,8 @@ struct Helper {
     job: Mutex<Option<Job>>,
     /// Wakes a sleeping helper.
     wake: Condvar,
+    /// The helper sleeps on `wake` (written and read under `job`'s lock).
+    asleep: AtomicBool,
 }
 
 /// The helper, started on first use; `None` when it cannot start.
@@ -76,6 +83,7 @@ fn helper() -> Option<&'static Helper> {
             finished: AtomicU64::new(0),
             job: Mutex::new(None),
             wake: Condvar::new(),
+            asleep: AtomicBool::new(false),
         }));
         std::thread::Builder::new()
             .name("eqscan-helper".into())
@@ -96,15 +104,24 @@ fn serve(h: &'static Helper) {
             polls = polls.wrapping_add(1);
             if polls.is_multiple_of(64) && since.elapsed() > SPIN {
                 let Ok(mut g) = h.job.lock() else { return };
+                h.asleep.store(true, Ordering::Relaxed);
                 while h.posted.load(Ordering::Acquire) == seen {
                     g = match h.wake.wait(g) {
                         Ok(g) => g,
                         Err(_) => return,
                     };
                 }
+                h.asleep.store(false, Ordering::Relaxed);
                 break;
             }
-            std::thread::yield_now();
+            // Jobs in a loop come microseconds apart (a product per
+            // step): poll without a system call at first, then yield the
+            // core at every poll.
+            if polls < HOT_POLLS {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
         }
         seen = h.posted.load(Ordering::Acquire);
         let job = match h.job.lock() {
@@ -195,7 +212,11 @@ where
             run: run_slot::<R, B>,
         });
         let n = h.posted.fetch_add(1, Ordering::AcqRel) + 1;
-        h.wake.notify_one();
+        // Set and read under the lock: a helper about to sleep sees the
+        // job first. (A wake is a system call: a polling helper skips it.)
+        if h.asleep.load(Ordering::Relaxed) {
+            h.wake.notify_one();
+        }
         n
     };
     let a = {

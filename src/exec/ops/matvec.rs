@@ -16,6 +16,7 @@
 //! rows or columns and `x` are contiguous (the loop bodies of Scan call it
 //! every step).
 
+use crate::exec::threads;
 use multiversion::multiversion;
 use ndarray::{ArrayView1, ArrayView2, ArrayViewMut1};
 
@@ -188,7 +189,7 @@ fn gemv_rows(a: Rows<'_>, x: &[f64], y: &mut [f64]) -> bool {
 /// in the canonical order but vectorized across columns. False (with `y`
 /// partly written) when a row is not contiguous or shorter than `y`.
 #[multiversion(targets("x86_64+avx2+fma"))]
-fn gemv_cols(b: Rows<'_>, x: &[f64], y: &mut [f64]) -> bool {
+fn gemv_cols(b: Rows<'_>, x: &[f64], y: &mut [f64], col0: usize) -> bool {
     let k = x.len();
     let body = k - k % LANES;
     let mut acc = [[0.0f64; COLS]; LANES];
@@ -200,7 +201,7 @@ fn gemv_cols(b: Rows<'_>, x: &[f64], y: &mut [f64]) -> bool {
         for q in 0..body / LANES {
             for (l, lane) in acc.iter_mut().enumerate() {
                 let i = q * LANES + l;
-                let Some(r) = b.row(i).and_then(|r| r.get(c0..c0 + w)) else {
+                let Some(r) = b.row(i).and_then(|r| r.get(col0 + c0..col0 + c0 + w)) else {
                     return false;
                 };
                 let xi = x[i];
@@ -214,7 +215,7 @@ fn gemv_cols(b: Rows<'_>, x: &[f64], y: &mut [f64]) -> bool {
             *yc = ((a0[c] + a4[c]) + (a1[c] + a5[c])) + ((a2[c] + a6[c]) + (a3[c] + a7[c]));
         }
         for (i, &xi) in x.iter().enumerate().skip(body) {
-            let Some(r) = b.row(i).and_then(|r| r.get(c0..c0 + w)) else {
+            let Some(r) = b.row(i).and_then(|r| r.get(col0 + c0..col0 + c0 + w)) else {
                 return false;
             };
             for (yc, &bij) in yb.iter_mut().zip(r) {
@@ -225,19 +226,49 @@ fn gemv_cols(b: Rows<'_>, x: &[f64], y: &mut [f64]) -> bool {
     true
 }
 
+/// Products of at least this many multiplications are split in two
+/// halves of their results run on two threads when the executor may use
+/// two ([`threads::budget`]): a 256 × 256 matrix (an RNN step's) is split,
+/// a 128 × 128 one is not. Each result is computed as without the split,
+/// so the bits are the same.
+const SPLIT_MULS: usize = 1 << 16;
+
+/// Where a product of `outputs` results of `k` multiplications each is
+/// split (a multiple of `unit`, so the kernels group the results as they
+/// do whole), or `None` when it runs on one thread.
+fn split_at(outputs: usize, k: usize, unit: usize, force: bool) -> Option<usize> {
+    if !force && (outputs.saturating_mul(k) < SPLIT_MULS || threads::budget() < 2) {
+        return None;
+    }
+    let half = outputs / 2 - (outputs / 2) % unit;
+    (half > 0 && half < outputs).then_some(half)
+}
+
 /// `y = A·x` for a row-major `A` of `y.len()` rows of `x.len()` elements,
 /// given as one slice: the entry for callers that hold plain slices (a
 /// step tape), with the bits of [`gemv`]. False, with `y` untouched, when
 /// `a.len()` is not `y.len() · x.len()`.
 pub fn gemv_row_major(a: &[f64], x: &[f64], y: &mut [f64]) -> bool {
+    gemv_row_major_split(a, x, y, false)
+}
+
+/// [`gemv_row_major`], split by rows over two threads when large enough
+/// (or when `force`: for the tests, which compare the bits).
+fn gemv_row_major_split(a: &[f64], x: &[f64], y: &mut [f64], force: bool) -> bool {
     if y.len().checked_mul(x.len()) != Some(a.len()) {
         return false;
     }
-    let rows = Rows::Packed {
-        data: a,
-        len: x.len(),
-    };
-    gemv_rows(rows, x, y)
+    let len = x.len();
+    if let Some(half) = split_at(y.len(), len, ROWS, force) {
+        let (y0, y1) = y.split_at_mut(half);
+        let (a0, a1) = a.split_at(half * len);
+        let (l, r) = threads::join(
+            || gemv_rows(Rows::Packed { data: a0, len }, x, y0),
+            || gemv_rows(Rows::Packed { data: a1, len }, x, y1),
+        );
+        return l && r;
+    }
+    gemv_rows(Rows::Packed { data: a, len }, x, y)
 }
 
 /// `y = A·x` for a column-major `A` (`y.len()` rows, `x.len()` columns),
@@ -246,6 +277,12 @@ pub fn gemv_row_major(a: &[f64], x: &[f64], y: &mut [f64]) -> bool {
 /// [`gemv`]'s column kernel, with its bits. False, with `y` untouched,
 /// when `b.len()` is not `y.len() · x.len()`.
 pub fn gemv_col_major(b: &[f64], x: &[f64], y: &mut [f64]) -> bool {
+    gemv_col_major_split(b, x, y, false)
+}
+
+/// [`gemv_col_major`], split by columns of `b` over two threads when
+/// large enough (or when `force`).
+fn gemv_col_major_split(b: &[f64], x: &[f64], y: &mut [f64], force: bool) -> bool {
     if y.len().checked_mul(x.len()) != Some(b.len()) {
         return false;
     }
@@ -253,7 +290,16 @@ pub fn gemv_col_major(b: &[f64], x: &[f64], y: &mut [f64]) -> bool {
         data: b,
         len: y.len(),
     };
-    gemv_cols(rows, x, y)
+    // Each result's sums do not depend on the columns beside it.
+    if let Some(half) = split_at(y.len(), x.len(), LANES, force) {
+        let (y0, y1) = y.split_at_mut(half);
+        let (l, r) = threads::join(
+            || gemv_cols(rows, x, y0, 0),
+            || gemv_cols(rows, x, y1, half),
+        );
+        return l && r;
+    }
+    gemv_cols(rows, x, y, 0)
 }
 
 /// `y = A·x` for an `(m, k)` `A`, a `(k,)` `x` and an `(m,)` `y`, any
@@ -272,20 +318,18 @@ pub fn gemv(a: &ArrayView2<'_, f64>, x: &ArrayView1<'_, f64>, y: &mut ArrayViewM
         // slice. Rows of A contiguous: the row kernel; columns contiguous:
         // the column kernel; else a standard-layout copy.
         if let Some(data) = a.as_slice() {
-            let len = a.ncols();
-            if gemv_rows(Rows::Packed { data, len }, xs, y) {
+            if gemv_row_major(data, xs, y) {
                 return;
             }
         } else if let Some(data) = a.t().as_slice() {
-            let len = a.nrows();
-            if gemv_cols(Rows::Packed { data, len }, xs, y) {
+            if gemv_col_major(data, xs, y) {
                 return;
             }
         } else if a.ncols() <= 1 || a.strides()[1] == 1 {
             if gemv_rows(Rows::View(a), xs, y) {
                 return;
             }
-        } else if a.strides()[0] == 1 && gemv_cols(Rows::View(&a.t()), xs, y) {
+        } else if a.strides()[0] == 1 && gemv_cols(Rows::View(&a.t()), xs, y, 0) {
             return;
         }
         let copy = a.as_standard_layout();
@@ -397,7 +441,8 @@ mod tests {
         assert!(gemv_cols(
             Rows::View(&a.view()),
             xs.as_slice().unwrap(),
-            &mut y
+            &mut y,
+            0
         ));
         let want = a.t().dot(&xs);
         for (p, q) in y.iter().zip(&want) {
@@ -414,8 +459,33 @@ mod tests {
         assert!(!gemv_cols(
             Rows::View(&strided),
             xs.as_slice().unwrap(),
-            &mut y
+            &mut y,
+            0
         ));
+    }
+
+    #[test]
+    fn products_split_over_two_threads_keep_their_bits() {
+        // Splits inside and on the column kernel's blocks, row counts
+        // not a multiple of the row kernel's four, a tail of products.
+        for (m, k) in [(9, 13), (261, 77), (300, 300), (600, 21)] {
+            let (a, x) = data(m, k);
+            let xs = x.as_slice().unwrap();
+            let rows = a.as_slice().unwrap();
+            let (mut whole, mut split) = (vec![0.0; m], vec![0.0; m]);
+            assert!(gemv_row_major_split(rows, xs, &mut whole, false));
+            assert!(gemv_row_major_split(rows, xs, &mut split, true));
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&whole), bits(&split), "rows {m} x {k}");
+            // The same matrix as the transpose of a (k, m) one.
+            let at = a.t().as_standard_layout().to_owned();
+            let cols = at.as_slice().unwrap();
+            let (mut whole_t, mut split_t) = (vec![0.0; m], vec![0.0; m]);
+            assert!(gemv_col_major_split(cols, xs, &mut whole_t, false));
+            assert!(gemv_col_major_split(cols, xs, &mut split_t, true));
+            assert_eq!(bits(&whole_t), bits(&split_t), "columns {m} x {k}");
+            assert_eq!(bits(&whole), bits(&whole_t), "layouts {m} x {k}");
+        }
     }
 
     /// The canonical order written plainly, one product at a time: the
