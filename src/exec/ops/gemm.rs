@@ -17,7 +17,7 @@
 
 use multiversion::multiversion;
 use ndarray::linalg::general_mat_mul;
-use ndarray::{ArrayView2, ArrayViewMut2};
+use ndarray::{ArrayView2, ArrayViewMut2, Axis};
 
 /// The largest product (`m·k·n` multiplications) the small kernel runs.
 pub const SMALL_PRODUCTS: usize = 4096;
@@ -34,7 +34,11 @@ pub fn gemm(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewM
     let (m, k) = a.dim();
     let n = b.ncols();
     if !is_small(m, k, n) {
-        general_mat_mul(1.0, a, b, 0.0, c);
+        if is_gram(a, b) {
+            gram(a, b, c);
+        } else {
+            general_mat_mul(1.0, a, b, 0.0, c);
+        }
         return;
     }
     if let (Some(sa), Some(sb), Some(sc)) = (a.as_slice(), b.as_slice(), c.as_slice_mut()) {
@@ -49,6 +53,41 @@ pub fn gemm(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewM
             crow.zip_mut_with(&brow, |c, &b| *c += aik * b);
         }
     }
+}
+
+/// The smallest side of a symmetric product [`gram`] splits in blocks.
+const GRAM_BLOCK: usize = 128;
+
+/// True when `b` is `a` transposed (the same elements: `A·Aᵀ`, or `Bᵀ·B`
+/// read the other way), so that `a·b` is symmetric.
+fn is_gram(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>) -> bool {
+    let at = a.t();
+    at.as_ptr() == b.as_ptr() && at.shape() == b.shape() && at.strides() == b.strides()
+}
+
+/// `C = A·Aᵀ` (`b` is `a` transposed, see [`is_gram`]) as NumPy's `syrk`
+/// path computes `A.T @ A`: `C` split at half its side, the two diagonal
+/// blocks (recursively) and the block above them computed, the block
+/// below copied from the one above. An element of `C` is the sum of the
+/// same products in the same order in whichever block it is computed
+/// (the blocks share the whole `k` extent, and `x·y` is `y·x`), so the
+/// bits are those of the full product, for a quarter less work per level.
+fn gram(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewMut2<'_, f64>) {
+    let m = a.nrows();
+    if m < 2 * GRAM_BLOCK {
+        general_mat_mul(1.0, a, b, 0.0, c);
+        return;
+    }
+    let h = m / 2;
+    let (a1, a2) = a.view().split_at(Axis(0), h);
+    let (b1, b2) = b.view().split_at(Axis(1), h);
+    let (top, bottom) = c.view_mut().split_at(Axis(0), h);
+    let (mut c11, mut c12) = top.split_at(Axis(1), h);
+    let (mut c21, mut c22) = bottom.split_at(Axis(1), h);
+    gram(&a1, &b1, &mut c11);
+    general_mat_mul(1.0, &a1, &b2, 0.0, &mut c12);
+    gram(&a2, &b2, &mut c22);
+    c21.assign(&c12.t());
 }
 
 /// `c = a·b` for row-major `a` (`m·k` elements), `b` (`k·n`) and `c`
@@ -172,6 +211,30 @@ mod tests {
         for (x, y) in c.iter().zip(want.iter()) {
             assert!((x - y).abs() <= 1e-13, "{x} vs {y}");
         }
+    }
+
+    #[test]
+    fn symmetric_products_keep_the_full_products_bits() {
+        // Sides split once and twice (odd halves too), and k across the
+        // packed product's blocks of k.
+        for &(side, k) in &[(256, 100), (300, 257), (513, 600), (255, 40)] {
+            let a = filled(side, k, 5);
+            for (x, y) in [(a.view(), a.t()), (a.t(), a.view())] {
+                assert!(is_gram(&x, &y));
+                let n = y.ncols();
+                let mut got = Array2::from_elem((n, n), f64::NAN);
+                gemm(&x, &y, &mut got.view_mut());
+                let mut want = Array2::zeros((n, n));
+                general_mat_mul(1.0, &x, &y, 0.0, &mut want.view_mut());
+                let bits = |c: &Array2<f64>| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                assert!(bits(&got) == bits(&want), "{side} x {k}");
+                assert_eq!(got, got.t(), "{side} x {k}: not symmetric");
+            }
+        }
+        // A copy of the transpose is another matrix: no shortcut.
+        let a = filled(300, 50, 6);
+        let copy = a.t().to_owned();
+        assert!(!is_gram(&a.view(), &copy.view()));
     }
 
     #[test]
