@@ -56,7 +56,11 @@ pub fn gemm(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewM
 }
 
 /// The smallest side of a symmetric product [`gram`] splits in blocks.
-const GRAM_BLOCK: usize = 128;
+/// Each block is a product of its own, and matrixmultiply wakes its
+/// threads for each: a 1024 × 600 Aᵀ·A took 27.5 ms and 20.0 ms without
+/// and with the split on one thread, 17-21 ms and 17.0 ms on two, and
+/// at side 256 split into 128-wide blocks two threads were slower.
+const GRAM_BLOCK: usize = 256;
 
 /// True when `b` is `a` transposed (the same elements: `A·Aᵀ`, or `Bᵀ·B`
 /// read the other way), so that `a·b` is symmetric.
