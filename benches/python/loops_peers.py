@@ -18,8 +18,9 @@ eqscan's `--gen` does), in:
 
 Every engine runs on one thread unless `--all-threads` is given: the
 script sets OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and MKL_NUM_THREADS
-(NumPy, PyTensor), MATMUL_NUM_THREADS (eqscan's matrixmultiply) and
-EQSCAN_NUM_THREADS (eqscan's split passes and products) to 1 and
+(NumPy, PyTensor), EQSCAN_NUM_THREADS (eqscan's split passes and
+products) and MATMUL_NUM_THREADS (matrixmultiply, which eqscan no longer
+runs threaded) to 1 and
 XLA_FLAGS to one intra-op thread (JAX) before anything is imported, unless
 the variable is already set. On a shared 2-core machine OpenBLAS's threads
 otherwise spin against the other users' builds: at load 7 the GRU's NumPy

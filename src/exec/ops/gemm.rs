@@ -15,6 +15,7 @@
 //! choose a kernel by layout, or allocate in the small kernel (loop bodies
 //! call it every step).
 
+use crate::exec::threads;
 use multiversion::multiversion;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, Axis};
@@ -37,7 +38,7 @@ pub fn gemm(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewM
         if is_gram(a, b) {
             gram(a, b, c);
         } else {
-            general_mat_mul(1.0, a, b, 0.0, c);
+            packed(a, b, c);
         }
         return;
     }
@@ -79,7 +80,7 @@ fn is_gram(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>) -> bool {
 fn gram(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewMut2<'_, f64>) {
     let m = a.nrows();
     if m < 2 * GRAM_BLOCK {
-        general_mat_mul(1.0, a, b, 0.0, c);
+        packed(a, b, c);
         return;
     }
     let h = m / 2;
@@ -88,10 +89,39 @@ fn gram(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewMut2<
     let (top, bottom) = c.view_mut().split_at(Axis(0), h);
     let (mut c11, mut c12) = top.split_at(Axis(1), h);
     let (mut c21, mut c22) = bottom.split_at(Axis(1), h);
-    gram(&a1, &b1, &mut c11);
-    general_mat_mul(1.0, &a1, &b2, 0.0, &mut c12);
-    gram(&a2, &b2, &mut c22);
+    // The diagonal blocks side by side, one per thread.
+    threads::join(|| gram(&a1, &b1, &mut c11), || gram(&a2, &b2, &mut c22));
+    packed(&a1, &b2, &mut c12);
     c21.assign(&c12.t());
+}
+
+/// Products of at least this many multiplications are split in two
+/// halves of `C`'s rows run on two threads when the executor may use two
+/// ([`threads::budget`]).
+const SPLIT_PRODUCTS: usize = 1 << 20;
+
+/// `C = A·B` by matrixmultiply's packed kernel, the rows of `C` split in
+/// two halves run on two threads when the product is large. Each element
+/// is the same sum in the same order whichever rows are computed
+/// together, so the split keeps the bits. (matrixmultiply's own threads
+/// are not used: it wakes them at every product, 30-60 µs on the
+/// machines measured, where the executor's helper is already polling
+/// between the products of a call.)
+fn packed(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewMut2<'_, f64>) {
+    let (m, k) = a.dim();
+    let n = b.ncols();
+    let large = m.saturating_mul(k).saturating_mul(n) >= SPLIT_PRODUCTS;
+    if large && m >= 16 && threads::budget() >= 2 {
+        let h = m / 2 - (m / 2) % 8;
+        let (a1, a2) = a.view().split_at(Axis(0), h);
+        let (mut c1, mut c2) = c.view_mut().split_at(Axis(0), h);
+        threads::join(
+            || general_mat_mul(1.0, &a1, b, 0.0, &mut c1),
+            || general_mat_mul(1.0, &a2, b, 0.0, &mut c2),
+        );
+        return;
+    }
+    general_mat_mul(1.0, a, b, 0.0, c);
 }
 
 /// `c = a·b` for row-major `a` (`m·k` elements), `b` (`k·n`) and `c`
@@ -107,7 +137,7 @@ pub fn gemm_rows(a: &[f64], b: &[f64], m: usize, k: usize, n: usize, c: &mut [f6
         let av = ArrayView2::from_shape((m, k), a).ok()?;
         let bv = ArrayView2::from_shape((k, n), b).ok()?;
         let mut cv = ArrayViewMut2::from_shape((m, n), c).ok()?;
-        general_mat_mul(1.0, &av, &bv, 0.0, &mut cv);
+        packed(&av, &bv, &mut cv);
     }
     Some(())
 }
