@@ -272,6 +272,30 @@ mod tests {
     }
 
     #[test]
+    fn products_split_by_rows_keep_their_bits() {
+        // Halves of C's rows computed apart (as `packed` splits them over
+        // two threads) are the full product's rows, odd sizes included.
+        for &(m, k, n) in &[(131, 300, 77), (16, 1000, 129), (200, 256, 256)] {
+            let (a, b) = (filled(m, k, 7), filled(k, n, 8));
+            let mut whole = Array2::zeros((m, n));
+            general_mat_mul(1.0, &a.view(), &b.view(), 0.0, &mut whole.view_mut());
+            let mut split = Array2::from_elem((m, n), f64::NAN);
+            gemm(&a.view(), &b.view(), &mut split.view_mut());
+            let h = m / 2 - (m / 2) % 8;
+            let (a1, a2) = a.view().split_at(Axis(0), h);
+            let mut halves = Array2::from_elem((m, n), f64::NAN);
+            {
+                let (mut c1, mut c2) = halves.view_mut().split_at(Axis(0), h);
+                general_mat_mul(1.0, &a1, &b.view(), 0.0, &mut c1);
+                general_mat_mul(1.0, &a2, &b.view(), 0.0, &mut c2);
+            }
+            let bits = |c: &Array2<f64>| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert!(bits(&halves) == bits(&whole), "{m}x{k}x{n}: halves");
+            assert!(bits(&split) == bits(&whole), "{m}x{k}x{n}: gemm");
+        }
+    }
+
+    #[test]
     fn short_slices_are_refused() {
         let mut c = [0.0; 4];
         assert!(gemm_rows(&[1.0; 3], &[1.0; 4], 2, 2, 2, &mut c).is_none());
