@@ -13,12 +13,14 @@
 //! what the scalar functions return, element by element.
 //!
 //! Accuracy (the unit tests below): within 2 ulp of the correctly rounded
-//! result over the core's range. `exp`'s polynomial (and so `sigmoid`'s
-//! and `tanh`'s) is evaluated with fused multiply-adds through `mul_add`,
+//! result over the core's range. `exp`'s range reduction and polynomial
+//! (and so `sigmoid`'s and `tanh`'s) are evaluated with fused
+//! multiply-adds through `mul_add`,
 //! which is correctly rounded wherever it runs: one instruction in the
 //! AVX2+FMA compilation, libm's `fma` in the baseline one, the same bits
 //! either way (exp about 24% faster than with separate multiplies and
-//! adds). Scalar callers use [`scalar`], which chooses the FMA
+//! adds in the polynomial, and 15% more with the reduction fused too:
+//! 1.29 -> 1.10 ns per element on the machine measured). Scalar callers use [`scalar`], which chooses the FMA
 //! compilation at run time.
 //! Must not: use an operation whose result depends on the instruction set
 //! (a multiply and an add the compiler may or may not contract, an
@@ -178,12 +180,14 @@ fn horner_rev_fused(x: f64, coeffs: &[f64]) -> f64 {
 /// NaN) outside.
 #[inline(always)]
 fn exp_core(x: f64) -> f64 {
-    // x = n·ln2 + r, |r| ≤ ln2/2.
-    let t = x * LOG2_E + ROUND_MAGIC;
+    // x = n·ln2 + r, |r| ≤ ln2/2 (about: n from one rounding of
+    // x·log2(e), so r may pass ln2/2 by an ulp of it). Fused: each step one
+    // rounding (n·LN2_HI is exact, so the first is x - n·LN2_HI rounded).
+    let t = x.mul_add(LOG2_E, ROUND_MAGIC);
     let n = t - ROUND_MAGIC;
-    let r = (x - n * LN2_HI) - n * LN2_LO;
+    let r = (-n).mul_add(LN2_LO, (-n).mul_add(LN2_HI, x));
     // e^r = 1 + r + r²·(1/2 + r/6 + ...).
-    let p = 1.0 + (r + r * r * horner_rev_fused(r, &EXP_TAYLOR));
+    let p = 1.0 + r.mul_add(r * horner_rev_fused(r, &EXP_TAYLOR), r);
     // 2^n from the integer in t's low bits.
     let n_bits = t.to_bits().wrapping_sub(ROUND_MAGIC_BITS);
     let scale = f64::from_bits(n_bits.wrapping_add(1023) << 52);
