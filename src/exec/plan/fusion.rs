@@ -32,6 +32,14 @@
 //! not cover at run time (another dtype, a shape error) runs node by node
 //! through the reference kernels.
 //!
+//! A 1-D group whose results are all whole sums (a log-likelihood and
+//! its gradient's sums) and that has enough work runs as the two halves
+//! of its summation tree's root, one per thread (`splits`,
+//! [`crate::exec::threads::join`]): the forward sums add the halves as the
+//! root does, and a reversed sum's leaf that the halves cut is completed
+//! from both states when they join (`RevSum::join`), so the bits are
+//! those of one thread's pass.
+//!
 //! A group never overwrites its leaves (no in-place), and the planner only
 //! forms a group when no path leaves it and comes back (every leaf is
 //! computed before it, every reader of its results after it).
