@@ -44,6 +44,12 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A thread budget that is not a number is a usage error, like a bad
+    // option (silently using every core would hide the mistake).
+    if let Err(e) = eqscan::exec::threads::budget_setting() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     // Deeply nested programs recurse in the parser and printer; give them
     // room (the reader bounds the nesting, so this is a margin, not a fix).
     let worker = std::thread::Builder::new()

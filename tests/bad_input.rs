@@ -209,6 +209,32 @@ fn main() {
         trials.push(Trial::test(name, move || file_case(&path)).with_ignored_flag(known_bug));
     }
 
+    // A thread budget that is not a positive number: a usage error.
+    for (name, value) in [("threads_word", "many"), ("threads_zero", "0")] {
+        trials.push(Trial::test(format!("usage::{name}"), move || {
+            let out = Command::new(env!("CARGO_BIN_EXE_eqscan"))
+                .args(["run", "--gen", "examples/rnn.sexp"])
+                .env("EQSCAN_NUM_THREADS", value)
+                .current_dir(root())
+                .output()
+                .expect("start eqscan");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let want = format!(
+                "EQSCAN_NUM_THREADS must be a whole number of threads, 1 or more, not '{value}'"
+            );
+            if out.status.code() != Some(2)
+                || !stderr.contains(&want)
+                || stderr.lines().count() != 1
+            {
+                return Err(format!(
+                    "expected exit 2 and '{want}', got {}:\n{stderr}",
+                    out.status
+                )
+                .into());
+            }
+            Ok(())
+        }));
+    }
     trials.push(generated_case("empty_file", Vec::new(), &["fmt"]));
     trials.push(generated_case(
         "empty_file_run",

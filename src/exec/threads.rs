@@ -29,17 +29,41 @@ pub const SPIN: Duration = Duration::from_millis(2);
 /// the helper yields its core at each poll.
 const HOT_POLLS: u32 = 1 << 14;
 
+/// The environment variable that sets the thread budget.
+pub const BUDGET_VAR: &str = "EQSCAN_NUM_THREADS";
+
+/// `EQSCAN_NUM_THREADS` holds something other than a positive whole
+/// number (the command line refuses to start with it; the library then
+/// uses the cores the process may run on).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{BUDGET_VAR} must be a whole number of threads, 1 or more, not '{0}'")]
+pub struct BadBudget(pub String);
+
+/// The thread count `EQSCAN_NUM_THREADS` asks for: `Ok(None)` when it is
+/// not set.
+pub fn budget_setting() -> Result<Option<usize>, BadBudget> {
+    match std::env::var_os(BUDGET_VAR) {
+        None => Ok(None),
+        Some(v) => {
+            let text = v.to_string_lossy().into_owned();
+            match text.trim().parse::<usize>() {
+                Ok(n) if n > 0 => Ok(Some(n)),
+                _ => Err(BadBudget(text)),
+            }
+        }
+    }
+}
+
 /// The number of threads the executor may use (at least 1):
 /// `EQSCAN_NUM_THREADS` when it holds a positive integer, else the cores
 /// the process may run on. Read once per process.
 pub fn budget() -> usize {
     static BUDGET: OnceLock<usize> = OnceLock::new();
     *BUDGET.get_or_init(|| {
-        let from_env = std::env::var("EQSCAN_NUM_THREADS")
+        budget_setting()
             .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .filter(|&n| n > 0);
-        from_env.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .flatten()
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     })
 }
 
