@@ -275,15 +275,14 @@ fn lost() -> ! {
     panic!("a join's second closure was taken and not run")
 }
 
-/// Whether `p` is a payload of a panic (for tests).
-#[cfg(test)]
-fn is_panic(p: &(dyn std::any::Any + Send)) -> bool {
-    p.is::<&str>() || p.is::<String>()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether `p` is a payload of a panic.
+    fn is_panic(p: &(dyn std::any::Any + Send)) -> bool {
+        p.is::<&str>() || p.is::<String>()
+    }
 
     #[test]
     fn both_halves_run_and_return() {

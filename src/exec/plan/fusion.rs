@@ -322,8 +322,6 @@ pub struct RevSum<T> {
     /// Where this state's elements start (0 unless the pass is split,
     /// see [`RevSum::reset_from`]).
     lo: usize,
-    /// The first leaf this state's elements reach.
-    first: usize,
     /// That leaf, when it starts before `lo`: its first elements belong to
     /// the state before, so its sum is left to [`RevSum::join`].
     held: Option<usize>,
@@ -374,14 +372,8 @@ impl<T: Float> RevSum<T> {
             }
             self.stash.resize(most, T::zero());
         }
-        // The first leaf ending after `lo` (leaves are in increasing order).
-        self.next = if lo == 0 {
-            0
-        } else {
-            self.leaves.partition_point(|&(_, b)| b <= lo)
-        };
         self.lo = lo;
-        self.first = self.next;
+        self.next = self.first_leaf();
         self.held = match self.leaves.get(self.next) {
             Some(&(a, _)) if a < lo => Some(self.next),
             _ => None,
@@ -400,6 +392,17 @@ impl<T: Float> RevSum<T> {
         true
     }
 
+    /// The first leaf this state's elements reach: the first ending after
+    /// `lo` (leaves are in increasing order; with `lo` 0, the first, even
+    /// when it is empty).
+    fn first_leaf(&self) -> usize {
+        if self.lo == 0 {
+            0
+        } else {
+            self.leaves.partition_point(|&(_, b)| b <= self.lo)
+        }
+    }
+
     /// Takes over the state of the part after this one's elements
     /// (`right`, prepared by [`RevSum::reset_from`] where this part ends,
     /// and fed to its end): its leaf sums, and the leaf the two parts
@@ -410,7 +413,7 @@ impl<T: Float> RevSum<T> {
             return false;
         }
         let mut k = self.next;
-        if k != right.first {
+        if k != right.first_leaf() {
             return false;
         }
         if let Some(h) = right.held {
@@ -1846,6 +1849,55 @@ impl<T: BlockElem> Pass<'_, '_, T> {
         }
         Some(p)
     }
+
+    /// [`Pass::walk`] over all `total` elements (more than a block) as
+    /// the two halves of the tree's root, the second on the helper thread
+    /// with the buffers of `helper` (blocks of `buf_len`): the same blocks
+    /// and the same additions as one thread's walk. The reversed sums'
+    /// states of `st` take over the second half's.
+    fn walk_split(
+        &self,
+        total: usize,
+        buf_len: usize,
+        st: &mut PassState<'_, T>,
+        helper: &mut Option<Box<FusedRt>>,
+    ) -> Option<[T; MAX_PAIRWISE]> {
+        let n2 = pairwise_split(total);
+        let n_rev = st.revs.len();
+        let helper = helper.get_or_insert_with(Default::default);
+        let hbufs = T::bufs(&mut helper.bufs);
+        size_bufs(
+            self.fu,
+            self.srcs,
+            self.conds,
+            buf_len,
+            hbufs,
+            &mut helper.conds,
+        )
+        .then_some(())?;
+        let hrevs = T::revs(&mut helper.revs);
+        if hrevs.len() < n_rev {
+            hrevs.resize_with(n_rev, Default::default);
+        }
+        for acc in hrevs.iter_mut().take(n_rev) {
+            acc.reset_from(total, n2).then_some(())?;
+        }
+        let mut hst = PassState {
+            bufs: T::bufs(&mut helper.bufs),
+            conds: &mut helper.conds,
+            outs: &mut [],
+            revs: &mut hrevs[..n_rev],
+        };
+        let (left, right) = threads::join(
+            || self.walk(0, n2, st),
+            || self.walk(n2, total - n2, &mut hst),
+        );
+        let (left, right) = (left?, right?);
+        for (acc, h) in st.revs.iter_mut().zip(hst.revs.iter()) {
+            acc.join(h).then_some(())?;
+        }
+        Some(std::array::from_fn(|k| left[k].add(right[k])))
+    }
 }
 
 /// Whether a pass over `total` elements runs as two halves on two threads
@@ -1860,7 +1912,6 @@ fn splits(fu: &Fusion, total: usize) -> bool {
     fu.rank == 1
         && total > BLOCK
         && !fu.sums.is_empty()
-        && fu.sums.len() <= MAX_PAIRWISE
         && fu.sums.iter().all(|s| s.order != SumOrder::Rows)
         && fu.ops.iter().all(|o| matches!(o.store, Store::Temp(_)))
         && work >= least
@@ -2030,57 +2081,15 @@ fn run<T: BlockElem>(rt: &GraphRt, fu: &Fusion, params: &dyn Params, frt: &mut F
         outs: &mut frt.outs,
         revs: &mut revs[..n_rev],
     };
-    if splits(fu, total) {
-        // The two halves of the summation tree's root, one per thread:
-        // the same blocks and the same additions as one thread's walk.
-        let n2 = pairwise_split(total);
-        let helper = frt.helper.get_or_insert_with(Default::default);
-        if !size_bufs(
-            fu,
-            pass.srcs,
-            pass.conds,
-            buf_len,
-            T::bufs(&mut helper.bufs),
-            &mut helper.conds,
-        ) {
-            return false;
-        }
-        let hrevs = T::revs(&mut helper.revs);
-        if hrevs.len() < n_rev {
-            hrevs.resize_with(n_rev, Default::default);
-        }
-        for acc in hrevs.iter_mut().take(n_rev) {
-            if !acc.reset_from(total, n2) {
-                return false;
-            }
-        }
-        let mut hst = PassState {
-            bufs: T::bufs(&mut helper.bufs),
-            conds: &mut helper.conds,
-            outs: &mut [],
-            revs: &mut hrevs[..n_rev],
-        };
-        let (left, right) = threads::join(
-            || pass.walk(0, n2, &mut st),
-            || pass.walk(n2, total - n2, &mut hst),
-        );
-        let (Some(left), Some(right)) = (left, right) else {
-            return false;
-        };
-        for (acc, h) in st.revs.iter_mut().zip(hst.revs.iter()) {
-            if !acc.join(h) {
-                return false;
-            }
-        }
-        for (k, &out) in pass.pw_index.iter().enumerate().take(n_pw) {
-            let Some(a) = st.outs[out].as_mut().and_then(T::peek_mut) else {
-                return false;
-            };
-            a.fill(left[k].add(right[k]));
-        }
-    } else if n_pw > 0 {
+    let split = splits(fu, total);
+    if split || n_pw > 0 {
         // The blocks are the subtrees of the summation tree.
-        let Some(p) = pass.walk(0, total, &mut st) else {
+        let p = if split {
+            pass.walk_split(total, buf_len, &mut st, &mut frt.helper)
+        } else {
+            pass.walk(0, total, &mut st)
+        };
+        let Some(p) = p else {
             return false;
         };
         for (k, &out) in pass.pw_index.iter().enumerate().take(n_pw) {
