@@ -734,6 +734,28 @@ def linrec(d, n):
             _linrec(2.0, E, h), np.cumsum(U, 0), _linrec(3.5, U, h))
 
 
+def _logmatmulexp(a, b):
+    """log(exp(a) @ exp(b)) the max-shifted way, column by column, with
+    scipy.special.logsumexp's infinities (no term: -inf; an infinite term:
+    inf); a NaN term gives NaN."""
+    x = np.expand_dims(a, -1) + b  # (..., N, M)
+    top = np.max(x, axis=-2, keepdims=True)
+    shift = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(all="ignore"):
+        r = np.log(np.sum(np.exp(x - shift), axis=-2)) + np.squeeze(shift, -2)
+    return r
+
+
+@ops
+def logmatmulexp(d, n):
+    a, A, B = d["a"], d["A"], d["B"]
+    with np.errstate(all="ignore"):
+        none = np.log(B * 0.0)
+    return (_logmatmulexp(a, B), _logmatmulexp(A, B), _logmatmulexp(a, B - 1000.0),
+            _logmatmulexp(a, B + 800.0), _logmatmulexp(a * 1e4, B),
+            _logmatmulexp(A, np.where(B < 0.0, none, B)), _logmatmulexp(a, none))
+
+
 @ops
 def grad_squeeze(d, n):
     X, R, C, O = d["X"], d["R"], d["C"], d["O"]
@@ -826,6 +848,18 @@ def composite_lets(d, n):
 
 def steps(n, shape, dtype=f64):
     return np.empty((n,) + tuple(shape), dtype=dtype)
+
+
+@scan
+def logspace_forward(d, n):
+    lb, L, a = d["lb"], d["L"], d["a0"]
+    lmax = L.max(1, keepdims=True)
+    logA = L - (lmax + np.log(np.exp(L - lmax).sum(1, keepdims=True)))
+    out = steps(len(lb), a.shape)
+    for t in range(len(lb)):
+        a = lb[t] + _logmatmulexp(a, logA)
+        out[t] = a
+    return (out,)
 
 
 @scan

@@ -42,6 +42,7 @@ fn example(k: OpKind) -> String {
         OpKind::ZerosLike => "(zeros_like m)".into(),
         OpKind::SumTo => "(sum_to m x)".into(),
         OpKind::LinRec => "(linrec 0.5 m x)".into(),
+        OpKind::LogMatMulExp => "(logmatmulexp x m)".into(),
         OpKind::IncIndex => "(inc_index m x 1)".into(),
         OpKind::IncSlice => "(inc_slice x y 2 none -1)".into(),
         OpKind::Flip => "(flip m 1)".into(),

@@ -474,6 +474,13 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
         // A factor beyond 1 in magnitude grows h geometrically: no bound
         // worth the analysis yet.
         Op::LinRec => Range::FULL,
+        // log Σ_i exp(x_i) lies between max_i x_i and max_i x_i + log N
+        // (N < 2^63, log N < 44), x_i = a_i + b_ij; widened for the
+        // rounding of exp, the sum and log.
+        Op::LogMatMulExp => arg(0)
+            .add(&arg(1))
+            .add(&Range::new(-1e-6, 44.0))
+            .widen(64.0 * eps),
         // Each element sums between none (an empty axis of G) and all of
         // G's elements.
         Op::SumTo => {

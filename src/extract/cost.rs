@@ -370,6 +370,19 @@ impl CostModel {
             | Op::StopGradient => self.view_cost,
             // A multiply and an add per element of U, one pass.
             Op::LinRec => 2.0 * args.get(1).map(|t| self.elements(t)).unwrap_or(0.0) + moved,
+            // Per result element a multiply-add per term and a log; an exp
+            // per element of A. exp(B) is not counted: in a loop it is
+            // computed once per call where B does not change (the step
+            // tape's prologue), and outside one the op replaces a form
+            // that takes as many exps.
+            Op::LogMatMulExp => {
+                let n = args
+                    .get(1)
+                    .and_then(|b| b.shape.first())
+                    .map_or(1.0, |d| self.size(d));
+                let a = args.first().map_or(0.0, |t| self.elements(t));
+                2.0 * n_out * n + self.element_weight(Work::Transcendental) * (a + n_out) + moved
+            }
             // A pass over G, writing X's shape.
             Op::SumTo => args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved,
             // A copy of X, and an add per element of the increment.

@@ -189,6 +189,11 @@ pub fn vjp(
             res[1] = gu;
             res[2] = gh;
         }
+        Op::LogMatMulExp => {
+            let (ga, gb) = logmatmulexp(e, args[0], args[1], out, g, want(0), want(1))?;
+            res[0] = ga;
+            res[1] = gb;
+        }
         // (sum_to G X): each element of G was added into one of the
         // result's; X only gives the shape.
         Op::SumTo => {
@@ -522,6 +527,40 @@ fn cumulative(
 }
 
 /// The cotangents of `a` and `b` in `numpy.dot(a, b)` (0-, 1-, 2-D).
+/// `r = logmatmulexp(a, B)`: with the weights `P = exp(a_i + B_ij − r_j)`
+/// (each column of `P` sums to 1, every weight at most 1: the softmax of
+/// the column, computed stably), `ga_i = Σ_j P_ij g_j` and
+/// `gB_ij = P_ij g_j` (summed over the rows of a matrix `a`).
+fn logmatmulexp(
+    e: &mut Emit,
+    a: NodeId,
+    b: NodeId,
+    r: NodeId,
+    g: NodeId,
+    wa: bool,
+    wb: bool,
+) -> Result<(Option<NodeId>, Option<NodeId>), GradError> {
+    if !(wa || wb) {
+        return Ok((None, None));
+    }
+    // a's axes, then B's column axis: (N, M) or (K, N, M).
+    let nd = e.ty(a)?.ndim() as i64;
+    let col = e.expand_dims(a, nd)?;
+    let x = e.add(col, b)?;
+    let rr = e.expand_dims(r, nd - 1)?;
+    let shifted = e.sub(x, rr)?;
+    let p = e.unary(UnaryOp::Exp, shifted)?;
+    let gg = e.expand_dims(g, nd - 1)?;
+    let pg = e.mul(p, gg)?;
+    let ga = if wa { Some(e.sum(pg, Some(nd))?) } else { None };
+    let gb = match (wb, nd) {
+        (false, _) => None,
+        (true, 1) => Some(pg),
+        (true, _) => Some(e.sum(pg, Some(0))?),
+    };
+    Ok((ga, gb))
+}
+
 fn dot(
     e: &mut Emit,
     a: NodeId,

@@ -147,6 +147,10 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
             let [a, u, h0] = fixed(args)?;
             linrec(a, u, h0)
         }
+        Op::LogMatMulExp => {
+            let [a, b] = fixed(args)?;
+            logmatmulexp(a, b)
+        }
         Op::IncIndex => inc_index(args, consts),
         Op::IncSlice { start, stop, step } => {
             let [x, g] = fixed(args)?;
@@ -860,6 +864,26 @@ fn linrec(a: &Type, u: &Type, h0: &Type) -> Result<Type, String> {
     let (au, weak) = promote(a.dtype, a.weak, u.dtype, u.weak);
     let (dtype, _) = promote(au, weak, h0.dtype, h0.weak);
     Ok(Type::new(dtype.to_float(), u.shape.clone()))
+}
+
+/// `(logmatmulexp A B)`: a vector (N) or matrix (K, N) `A` against a
+/// matrix (N, M) `B`, as `dot` aligns them; the result is float.
+fn logmatmulexp(a: &Type, b: &Type) -> Result<Type, String> {
+    if !(1..=2).contains(&a.ndim()) || b.ndim() != 2 {
+        return Err(format!(
+            "takes a vector or a matrix A and a matrix B, got {a} and {b}"
+        ));
+    }
+    let (ia, n) = (a.ndim() - 1, &a.shape[a.ndim() - 1]);
+    if n.provably_differs(&b.shape[0]) {
+        return Err(not_aligned(a, b, ia, 0));
+    }
+    let mut shape = a.shape[..ia].to_vec();
+    shape.push(b.shape[1].clone());
+    Ok(Type::new(
+        promote_strong(a.dtype, b.dtype).to_float(),
+        shape,
+    ))
 }
 
 /// An increment of `x` by `g` at a part of type `part` (`inc_index`,

@@ -299,6 +299,14 @@ pub enum Op {
     /// every step), `H0` to one row of it. `cumsum` is the case `A = 1`.
     /// 3 arguments.
     LinRec,
+    /// `(logmatmulexp A B)`: the matrix product in log space,
+    /// `log(exp(A) · exp(B))`: `r[j] = log Σ_i exp(A[i] + B[i, j])` for a
+    /// vector `A` (N) and a matrix `B` (N, M), each row of a matrix `A`
+    /// (K, N) likewise; the forward step of a hidden Markov model. Its
+    /// kernel sums `exp(A - max A) · exp(B)` and computes a column the
+    /// max-shifted way wherever that sum is out of the normal range, so it
+    /// is as stable as the max-shifted logsumexp it replaces. 2 arguments.
+    LogMatMulExp,
     /// `(inc_index X G I ...)`: a copy of `X` with `G` (broadcast) added
     /// at `X[I, ...]`, indexed as [`Op::Index`] indexes; 3 or more
     /// arguments.
@@ -519,6 +527,8 @@ op_table! {
         SumTo = "sum_to" [Arg, Arg] => Mixed, Fresh;
         /// `(linrec a u h0)`
         LinRec = "linrec" [Arg, Arg, Arg] => Mixed, Fresh;
+        /// `(logmatmulexp a b)`
+        LogMatMulExp = "logmatmulexp" [Arg, Arg] => Mixed, Fresh;
         /// `(inc_index x g i ...)`
         IncIndex = "inc_index" [Arg, Arg, Args] => Mixed, UpdatesArg0;
         /// `(inc_slice x g start stop step)`
@@ -648,6 +658,7 @@ impl Op {
             Op::ZerosLike => OpKind::ZerosLike,
             Op::SumTo => OpKind::SumTo,
             Op::LinRec => OpKind::LinRec,
+            Op::LogMatMulExp => OpKind::LogMatMulExp,
             Op::IncIndex => OpKind::IncIndex,
             Op::IncSlice { .. } => OpKind::IncSlice,
             Op::Flip(_) => OpKind::Flip,
@@ -688,6 +699,7 @@ impl Op {
             | Op::ZerosLike
             | Op::SumTo
             | Op::LinRec
+            | Op::LogMatMulExp
             | Op::IncIndex
             | Op::StopGradient => Vec::new(),
             Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) | Op::Grad => return None,
@@ -746,6 +758,7 @@ impl Op {
             OpKind::ZerosLike => Op::ZerosLike,
             OpKind::SumTo => Op::SumTo,
             OpKind::LinRec => Op::LinRec,
+            OpKind::LogMatMulExp => Op::LogMatMulExp,
             OpKind::IncIndex => Op::IncIndex,
             OpKind::IncSlice => Op::IncSlice {
                 start: a.next()?.opt_int()?,

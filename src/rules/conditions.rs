@@ -87,6 +87,16 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
     ("is-scalar", "is-scalar(?a)", "?a has no axes"),
     ("ndim", "ndim(?a, N)", "?a has exactly N axes"),
     (
+        "same-kind",
+        "same-kind(?a, ?b)",
+        "?a and ?b are both floats or both integers (no integer arithmetic that wraps regrouped with float arithmetic that does not)",
+    ),
+    (
+        "aligned",
+        "aligned(?a, ?b)",
+        "?a's last axis and ?b's first have the same static size (as dot aligns them)",
+    ),
+    (
         "no-unknown-dims",
         "no-unknown-dims(?a)",
         "no size of ?a's shape is unknown",
@@ -160,6 +170,10 @@ pub enum Cond {
     Ndim(Var, usize),
     /// `no-unknown-dims(?a)`
     NoUnknownDims(Var),
+    /// `aligned(?a, ?b)`
+    Aligned(Var, Var),
+    /// `same-kind(?a, ?b)`
+    SameKind(Var, Var),
 }
 
 /// An argument of a condition as written.
@@ -220,6 +234,8 @@ impl Cond {
             "same-type" => two().map(|(a, b)| Cond::SameType(a, b))?,
             "same-dtype" => two().map(|(a, b)| Cond::SameDtype(a, b))?,
             "keeps-type" => two().map(|(a, b)| Cond::KeepsType(a, b))?,
+            "aligned" => two().map(|(a, b)| Cond::Aligned(a, b))?,
+            "same-kind" => two().map(|(a, b)| Cond::SameKind(a, b))?,
             "is-const" => Cond::IsConst(one()?),
             "is-zero" => Cond::IsZero(one()?),
             "is-one" => Cond::IsOne(one()?),
@@ -248,7 +264,9 @@ impl Cond {
             Cond::SameShape(a, b)
             | Cond::SameType(a, b)
             | Cond::SameDtype(a, b)
-            | Cond::KeepsType(a, b) => vec![*a, *b],
+            | Cond::KeepsType(a, b)
+            | Cond::Aligned(a, b)
+            | Cond::SameKind(a, b) => vec![*a, *b],
             Cond::IsConst(a)
             | Cond::IsZero(a)
             | Cond::IsOne(a)
@@ -313,6 +331,12 @@ impl Cond {
                 }
                 _ => false,
             },
+            Cond::Aligned(a, b) => matches!((ty(*a), ty(*b)), (Some(x), Some(y))
+                if matches!((x.shape.last(), y.shape.first()),
+                    (Some(n), Some(k)) if n == k && *n != Dim::Unknown)),
+            Cond::SameKind(a, b) => matches!((ty(*a), ty(*b)), (Some(x), Some(y))
+                if (x.dtype.is_float() && y.dtype.is_float())
+                    || (x.dtype == DType::I64 && y.dtype == DType::I64)),
             // Bounds on values: no type needed.
             Cond::ExpSafe(_) | Cond::Moderate(_) => true,
             // By type alone, only for dtypes other than i64 (an i64 class
@@ -389,6 +413,8 @@ impl fmt::Display for Cond {
             Cond::SameType(..) => ("same-type", self.vars()),
             Cond::SameDtype(..) => ("same-dtype", self.vars()),
             Cond::KeepsType(..) => ("keeps-type", self.vars()),
+            Cond::Aligned(..) => ("aligned", self.vars()),
+            Cond::SameKind(..) => ("same-kind", self.vars()),
             Cond::IsConst(_) => ("is-const", self.vars()),
             Cond::IsZero(_) => ("is-zero", self.vars()),
             Cond::IsOne(_) => ("is-one", self.vars()),

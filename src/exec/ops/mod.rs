@@ -17,6 +17,7 @@ pub mod gemm;
 pub mod increment;
 pub mod linalg;
 pub mod linrec;
+pub mod logmatmulexp;
 pub mod matvec;
 pub mod reduce;
 pub mod shape;
@@ -213,6 +214,7 @@ pub fn eval(
         Op::ZerosLike => create::zeros_like(args[0], out)?,
         Op::SumTo => reduce::sum_to(args[0], args[1].shape(), out)?,
         Op::LinRec => linrec::linrec(args[0], args[1], args[2], out)?,
+        Op::LogMatMulExp => logmatmulexp::logmatmulexp(args[0], args[1], out)?,
         Op::IncIndex => match args {
             [x, g, idx @ ..] => increment::inc_index(x, g, idx, out)?,
             _ => return Err("internal: inc_index needs an operand and an increment".into()),

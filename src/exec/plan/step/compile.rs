@@ -13,7 +13,7 @@ use crate::exec::ops::normalize_axis;
 use crate::exec::ops::shape::slice_indices;
 use crate::exec::plan::schedule::GraphPlan;
 use crate::exec::run::Dims;
-use crate::lang::{BinaryOp, DType, Op, ReduceOp, Scalar, Type};
+use crate::lang::{BinaryOp, DType, Op, ReduceOp, Scalar, Type, UnaryOp};
 
 /// What the tape may know of a body parameter: its shape, when its data
 /// is contiguous `f64` (on every step); `None` when the tape may not read
@@ -786,6 +786,44 @@ impl Builder<'_> {
                         self.emit(out, |dst| Instr::Gemm { a, b, shape, dst })?
                     }
                     _ => return None,
+                }
+            }
+            (Op::LogMatMulExp, [x, y]) => {
+                let (x, y) = (self.float(x)?, self.float(y)?);
+                let &[n, m] = y.shape.as_slice() else {
+                    return None;
+                };
+                let rows = match *x.shape.as_slice() {
+                    [k] if k == n => 1,
+                    [r, k] if k == n => r,
+                    _ => return None,
+                };
+                if n == 0 {
+                    return None;
+                }
+                // exp(B) first: the prologue's when B is invariant.
+                let (src, len) = (y.loc, n * m);
+                let exp_b = self.emit(y.shape.clone(), |dst| Instr::Unary {
+                    op: UnaryOp::Exp,
+                    src,
+                    dst,
+                    len,
+                })?;
+                let mut shape = x.shape[..x.shape.len() - 1].to_vec();
+                shape.push(m);
+                let dst = self.alloc(rows * m + n)?;
+                self.instrs.push(Instr::LogMatMulExp {
+                    a: x.loc,
+                    b: y.loc,
+                    exp_b: exp_b.loc,
+                    rows,
+                    n,
+                    m,
+                    dst,
+                });
+                Val {
+                    loc: Loc::Arena(dst),
+                    shape,
                 }
             }
             (Op::Transpose(perm), [x]) => {

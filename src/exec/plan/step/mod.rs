@@ -246,6 +246,20 @@ pub(crate) enum Instr {
         len: usize,
         dst: usize,
     },
+    /// `dst[k·m + j] = log Σ_i exp(a[k·n + i] + b[i·m + j])` for each of
+    /// `rows` rows of `a`, given `exp_b = exp(b)` (an earlier
+    /// instruction's value, in the prologue when `b` does not change
+    /// between steps), with `n` elements of scratch after the result
+    /// (`logmatmulexp::rows`).
+    LogMatMulExp {
+        a: Loc,
+        b: Loc,
+        exp_b: Loc,
+        rows: usize,
+        n: usize,
+        m: usize,
+        dst: usize,
+    },
     /// `dst[g] = A[g] · B[g]` for each batch `g` of `shape`.
     Gemm {
         a: Loc,
@@ -372,6 +386,7 @@ impl Instr {
             | Instr::Reduce { dst, .. }
             | Instr::Gemv { dst, .. }
             | Instr::Inner { dst, .. }
+            | Instr::LogMatMulExp { dst, .. }
             | Instr::Gemm { dst, .. } => Some(dst),
         }
     }
@@ -409,6 +424,9 @@ impl Instr {
             } => f(dst, outer * inner),
             Instr::Gemv { dst, rows, .. } => f(dst, rows),
             Instr::Gemm { dst, shape, .. } => f(dst, shape.batch * shape.m * shape.n),
+            Instr::LogMatMulExp {
+                dst, rows, n, m, ..
+            } => f(dst, rows * m + n),
         }
     }
 
@@ -490,6 +508,19 @@ impl Instr {
             Instr::Gemm { a, b, shape, .. } => {
                 f(a, shape.a_span());
                 f(b, shape.b_span());
+            }
+            Instr::LogMatMulExp {
+                a,
+                b,
+                exp_b,
+                rows,
+                n,
+                m,
+                ..
+            } => {
+                f(a, rows * n);
+                f(b, n * m);
+                f(exp_b, n * m);
             }
         }
     }

@@ -10,7 +10,7 @@
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::pairwise_sum;
-use crate::exec::ops::{gemm, matvec};
+use crate::exec::ops::{gemm, logmatmulexp, matvec};
 use crate::exec::plan::block::{binary2_block, binary_block, binary_periodic, zip2, Blk, Periodic};
 use crate::lang::{BinaryOp, CompareOp, ReduceOp};
 use multiversion::multiversion;
@@ -470,6 +470,22 @@ fn exec(
                 matvec::gemv_row_major(da, xs, y)
             };
             done.then_some(())?;
+        }
+        Instr::LogMatMulExp {
+            a,
+            b,
+            exp_b,
+            rows,
+            n,
+            m,
+            dst,
+        } => {
+            let (lo, hi) = arena.split_at_mut(dst);
+            let av = read(lo, src, at, a, rows * n)?;
+            let bv = read(lo, src, at, b, n * m)?;
+            let ev = read(lo, src, at, exp_b, n * m)?;
+            let (out, w) = hi.get_mut(..rows * m + n)?.split_at_mut(rows * m);
+            logmatmulexp::rows(av, bv, ev, n, m, w, out);
         }
         Instr::Inner { a, b, len, dst } => {
             let (lo, hi) = arena.split_at_mut(dst);
