@@ -155,3 +155,38 @@ fn rules_check_honours_its_time_limit() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(t0.elapsed().as_secs_f64() < 5.0);
 }
+
+/// i64 arithmetic wraps and f64 arithmetic does not: a rule that regroups
+/// one with the other changes the result (found by the fuzz test, with
+/// `(k + (2^63 - 1)) + 1e-320`). Each output as written, by NumPy 2:
+/// `(k + np.int64(2**63-1)) + 1e-320` wraps first; `k * (2**62 + 0.5)`
+/// multiplies in f64; `x - k` in f64 with k = i64::MIN does not wrap.
+#[test]
+fn wrapping_integer_sums_are_not_regrouped_with_float_sums() {
+    let p = parse_program(
+        "(program wrap
+          (input k (i64 3))
+          (input x (f64 3))
+          (output (add (add k 9223372036854775807) 1e-320)
+                  (mul k (add 4611686018427387904 0.5))
+                  (sub x (mul k -9223372036854775808))
+                  (neg (mul k (add x 0.0)))))",
+    )
+    .unwrap();
+    let k = Value::I64(ArrayD::from_shape_vec(IxDyn(&[3]), vec![1, 4, -3]).unwrap());
+    let x = Value::F64(ArrayD::from_shape_vec(IxDyn(&[3]), vec![0.5, -2.0, 3.0]).unwrap());
+    let want = run_program(&p, vec![k.clone(), x.clone()], &Dims::new()).unwrap();
+    // 1 + (2^63 - 1) wraps to -2^63.
+    assert_eq!(values(&want[0])[0], -9223372036854775808.0);
+    assert_eq!(values(&want[1])[1], 4.0 * 4611686018427387904.5);
+    let opt = optimized(&p, false);
+    let got = run_program(&opt, vec![k, x], &Dims::new()).unwrap();
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(
+            values(g),
+            values(w),
+            "{}",
+            eqscan::lang::print::print_program(&opt)
+        );
+    }
+}
