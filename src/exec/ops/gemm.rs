@@ -24,7 +24,7 @@ use ndarray::{ArrayView2, ArrayViewMut2, Axis};
 pub const SMALL_PRODUCTS: usize = 4096;
 
 /// True when an `(m, k)·(k, n)` product runs the small kernel.
-fn is_small(m: usize, k: usize, n: usize) -> bool {
+pub(crate) fn is_small(m: usize, k: usize, n: usize) -> bool {
     m.saturating_mul(k).saturating_mul(n) <= SMALL_PRODUCTS
 }
 

@@ -638,6 +638,24 @@ fn matmul_batched_f<T: Float + ViewElem + ndarray::LinalgScalar + Gemm>(
     let Some(out) = ensure::<T>(dest, out_shape.slice()) else {
         return false;
     };
+    // A stack against one matrix, its rows one after another in memory
+    // (X · W of every step at once): one product of (batch·m, k) rows.
+    // When each batch's product already runs the packed kernel (the
+    // kernel is chosen by shape, `gemm::is_small`), so does the merged
+    // one, and each element of C is the same sum in the same order (the
+    // kernel blocks k alike for every row): the batches' bits, with B
+    // packed once instead of once per batch.
+    if nb == 2 && a.ndim() == out_shape.ndim() && !crate::exec::ops::gemm::is_small(m, k, n) {
+        let rows = a.len() / k.max(1);
+        if let (Ok(x), Ok(y), Ok(mut z)) = (
+            a.view().into_shape_with_order((rows, k)),
+            b.view().into_dimensionality::<Ix2>(),
+            out.view_mut().into_shape_with_order((rows, n)),
+        ) {
+            T::gemm(&x, &y, &mut z);
+            return true;
+        }
+    }
     let dims = batch.slice();
     let n_batch: usize = dims.iter().product();
     for f in 0..n_batch {
@@ -855,6 +873,13 @@ mod tests {
             // Transposed views: a is stored (37, 5), b (4, 6, 37).
             (&[37, 5], &[4, 6, 37], Some(&[1, 0]), Some(&[0, 2, 1])),
             (&[4, 37, 5], &[37, 6], Some(&[0, 2, 1]), None),
+            // A stack against one matrix, each product packed: one merged
+            // product (k beyond one block of the kernel's; the merged one
+            // split over two threads).
+            (&[4, 20, 37], &[37, 30], None, None),
+            (&[3, 17, 300], &[300, 9], None, None),
+            (&[8, 64, 64], &[64, 64], None, None),
+            (&[2, 3, 20, 37], &[37, 30], None, None),
         ];
         for (sa, sb, pa, pb) in cases {
             let a = values(sa, 0.3);
