@@ -8,7 +8,12 @@
 //! `prod`, `max`, `min`). Read at every step, a running `add` or `mul` is
 //! `cumsum` / `cumprod` of `f(X)` combined with `s_0`. The sum is then
 //! bracketed differently from the loop (NumPy's pairwise sum instead of
-//! left to right), as `reduce` allows.
+//! left to right), as `reduce` allows. A product is not: grouped
+//! differently it overflows or underflows where the loop's does not, so
+//! unless `s_0` is the constant 1 the factors follow `s_0` in the loop's
+//! order, `prod(concat(s_0, F), 0)` and `cumprod(concat(s_0, F), 0)[1:]`
+//! (both sequential), the loop's bits at any magnitude; that needs `f` of
+//! the state's type.
 //!
 //! Works in a loop with a mitmot too (the state's body result is found by
 //! its output's position among the body results).
@@ -110,6 +115,13 @@ impl Applier<TNode, TensorAnalysis> for ToReduction {
     }
 }
 
+/// True when class `c` is the constant 1: a product started at 1 is the
+/// product of the factors alone, which `prod` and `cumprod` multiply in
+/// the loop's order.
+fn is_one(egraph: &EGraph, c: Id) -> bool {
+    egraph[c].data.konst.is_some_and(|k| k.as_f64() == 1.0)
+}
+
 /// The whole-array form of output `k` of `scan`, if it is a running fold.
 fn fold_of(egraph: &mut EGraph, scan: &ScanNode, k: usize, read: Read) -> Option<Id> {
     if scan.sig.outputs.get(k)? != &OutputInfo::Sitsot {
@@ -155,6 +167,30 @@ fn fold_of(egraph: &mut EGraph, scan: &ScanNode, k: usize, read: Read) -> Option
         }
         let state_rank = egraph[init].data.ty()?.ndim();
         let zero = lit(egraph, Scalar::I64(0));
+        if b == BinaryOp::Mul && !is_one(egraph, init) {
+            // A product in another grouping overflows or underflows where
+            // the loop's does not (1e-300 · 2e300 · 2e300 is 4e300 one way
+            // and inf the other): the factors follow the initial value in
+            // the loop's order instead, `prod` and `cumprod` being
+            // sequential. This needs f of the state's type.
+            let (Some(ft), Some(it)) = (egraph[f].data.ty(), egraph[init].data.ty()) else {
+                continue;
+            };
+            if ft.dtype != it.dtype || ft.shape != it.shape {
+                continue;
+            }
+            let first = super::terms::expand_dims(egraph, init, 0);
+            let rows = super::terms::concat0(egraph, vec![first, v.id]);
+            return Some(match read {
+                Read::Last => op(egraph, OpKind::Reduce(reduce), vec![rows, zero]),
+                Read::EveryStep => {
+                    let running = op(egraph, OpKind::Cumulative(cum?), vec![rows, zero]);
+                    let one = lit(egraph, Scalar::I64(1));
+                    let open = egraph.add(TNode::leaf(Head::NoneBound));
+                    op(egraph, OpKind::Slice, vec![running, one, open, one])
+                }
+            });
+        }
         let folded = match read {
             Read::Last => op(egraph, OpKind::Reduce(reduce), vec![v.id, zero]),
             Read::EveryStep => {

@@ -1035,6 +1035,13 @@ pub(crate) fn compile(
     dims: &Dims,
     results: &[Vec<usize>],
 ) -> Option<StepTape> {
+    // A parameter or result without elements (rows of width 0) stays on
+    // the plan: the tape marks a parameter it does not read by a size of
+    // 0, and such a loop has no arithmetic to run fast.
+    let empty = |shape: &[usize]| shape.iter().product::<usize>() == 0;
+    if params.iter().flatten().any(|s| empty(s)) || results.iter().any(|s| empty(s)) {
+        return None;
+    }
     let g = &body.graph;
     let mut b = Builder {
         instrs: Vec::new(),
