@@ -190,3 +190,30 @@ fn wrapping_integer_sums_are_not_regrouped_with_float_sums() {
         );
     }
 }
+
+/// `x - x` is +0 for every finite `x`, `x * 0` is -0 for a negative one:
+/// a rule turning one into the other flips the sign of an infinity that
+/// divides by it (found by the fuzz test).
+#[test]
+fn a_difference_with_itself_keeps_the_sign_of_its_zero() {
+    let p = parse_program(
+        "(program z (input x (f64 3)) (input a (f64 3))
+          (output (div a (sub x x)) (div 1.0 (add (sub x x) (mul a 0.0)))))",
+    )
+    .unwrap();
+    let x = Value::F64(ArrayD::from_shape_vec(IxDyn(&[3]), vec![-2.0, 3.0, -0.5]).unwrap());
+    let a = Value::F64(ArrayD::from_shape_vec(IxDyn(&[3]), vec![1.0, -1.0, 4.0]).unwrap());
+    let want = run_program(&p, vec![x.clone(), a.clone()], &Dims::new()).unwrap();
+    assert_eq!(
+        values(&want[0]),
+        vec![f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY]
+    );
+    let opt = optimized(&p, false);
+    let got = run_program(&opt, vec![x, a], &Dims::new()).unwrap();
+    assert_eq!(
+        values(&got[0]),
+        values(&want[0]),
+        "{}",
+        eqscan::lang::print::print_program(&opt)
+    );
+}
