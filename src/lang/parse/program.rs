@@ -63,6 +63,10 @@ impl Parser {
                     }
                     let name = self.binder_name(&parts[1])?;
                     let ty = self.parse_type(&parts[2])?;
+                    // Its own type may have made the name a size: `(input
+                    // N (f64 N))` (a loop capturing N would then print a
+                    // binding of a size's name, which does not parse).
+                    self.binder_name(&parts[1])?;
                     let k = self.graph().n_params;
                     let id = self.push(
                         Op::Input(k),
