@@ -48,7 +48,7 @@
 mod common;
 mod progen;
 
-use common::{header_pairs, root};
+use common::root;
 use eqscan::egraph::runner::Limits;
 use eqscan::exec::plan::compiled::Compiled;
 use eqscan::exec::run::{generate_inputs, Dims};
@@ -861,9 +861,20 @@ fn reader_and_parser_survive_mutations() {
 // ---------------------------------------------------------------------------
 // Running programs
 
-/// The sizes to run `p` at: the `; dims:` header's, others 3.
+/// The sizes to run `p` at: the `; dims:` header's, others 3. A mutant's
+/// header may be mangled (`T=x`, `T`): its bad items are skipped, not a
+/// panic of the harness (seed 40 once found one).
 fn dims_for(p: &Program, text: &str) -> Dims {
-    let mut dims: Dims = header_pairs::<i64>(text, "dims");
+    let mut dims: Dims = common::header(text, "dims")
+        .map(|v| {
+            v.split_whitespace()
+                .filter_map(|item| {
+                    let (k, v) = item.split_once('=')?;
+                    Some((k.to_string(), v.parse::<i64>().ok()?))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     for (_, ty) in p.inputs() {
         for d in &ty.shape {
             for s in d.symbols() {
