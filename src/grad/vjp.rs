@@ -526,7 +526,6 @@ fn cumulative(
     e.swap_axes(r, 0, a)
 }
 
-/// The cotangents of `a` and `b` in `numpy.dot(a, b)` (0-, 1-, 2-D).
 /// `r = logmatmulexp(a, B)`: with the weights `P = exp(a_i + B_ij − r_j)`
 /// (each column of `P` sums to 1, every weight at most 1: the softmax of
 /// the column, computed stably), `ga_i = Σ_j P_ij g_j` and
@@ -561,6 +560,7 @@ fn logmatmulexp(
     Ok((ga, gb))
 }
 
+/// The cotangents of `a` and `b` in `numpy.dot(a, b)` (0-, 1-, 2-D).
 fn dot(
     e: &mut Emit,
     a: NodeId,

@@ -31,10 +31,9 @@
 
 use super::build::{NewOutput, NewScan};
 use super::scan_node::ScanNode;
-use super::terms::{lit, op};
 use super::{per_scan_rule, proj, union_checked, MAX_MERGED_OUTPUTS};
 use crate::egraph::analysis::EGraph;
-use crate::egraph::term::{Head, OpKind, TNode};
+use crate::egraph::term::{Head, OpKind};
 use crate::lang::{BinaryOp, BodyParam, CumOp, DType, OutputInfo};
 use egg::{Id, Symbol};
 use std::collections::BTreeSet;
@@ -137,13 +136,7 @@ fn accumulators_out(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<I
         (0..scan.sig.outputs.len()).filter(|j| *j != k),
     ));
     let stacked = proj(egraph, new, k);
-    let zero = lit(egraph, 0);
-    let first = op(egraph, OpKind::ExpandDims, vec![init, zero]);
-    let rows = op(egraph, OpKind::Concat, vec![zero, first, stacked]);
-    let running = op(egraph, OpKind::Cumulative(CumOp::Cumsum), vec![rows, zero]);
-    let one = lit(egraph, 1);
-    let open = egraph.add(TNode::leaf(Head::NoneBound));
-    let trace = op(egraph, OpKind::Slice, vec![running, one, open, one]);
+    let trace = super::terms::running_from(egraph, CumOp::Cumsum, init, stacked);
     let old = proj(egraph, scan.class, k);
     if union_checked(egraph, rule, old, trace) {
         changed.push(old);

@@ -6,7 +6,7 @@
 
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, OpKind, TNode};
-use crate::lang::Scalar;
+use crate::lang::{CumOp, Scalar};
 use egg::Id;
 
 /// The node `(name children...)`.
@@ -39,4 +39,18 @@ pub fn concat0(egraph: &mut EGraph, parts: Vec<Id>) -> Id {
     let mut children = vec![lit(egraph, 0)];
     children.extend(parts);
     op(egraph, OpKind::Concat, children)
+}
+
+/// `(slice (CUM (concat 0 (expand_dims s0 0) F) 0) 1 none 1)`: the running
+/// sum or product of the rows of `F` started at `s0`, in the loop's order
+/// (`cumsum` and `cumprod` are sequential), without `s0`'s own row — the
+/// trace of a loop's fold, every value the loop's.
+pub fn running_from(egraph: &mut EGraph, cum: CumOp, s0: Id, rows: Id) -> Id {
+    let first = expand_dims(egraph, s0, 0);
+    let joined = concat0(egraph, vec![first, rows]);
+    let zero = lit(egraph, 0);
+    let running = op(egraph, OpKind::Cumulative(cum), vec![joined, zero]);
+    let one = lit(egraph, 1);
+    let open = egraph.add(TNode::leaf(Head::NoneBound));
+    op(egraph, OpKind::Slice, vec![running, one, open, one])
 }

@@ -179,16 +179,13 @@ fn fold_of(egraph: &mut EGraph, scan: &ScanNode, k: usize, read: Read) -> Option
             if ft.dtype != it.dtype || ft.shape != it.shape {
                 continue;
             }
-            let first = super::terms::expand_dims(egraph, init, 0);
-            let rows = super::terms::concat0(egraph, vec![first, v.id]);
             return Some(match read {
-                Read::Last => op(egraph, OpKind::Reduce(reduce), vec![rows, zero]),
-                Read::EveryStep => {
-                    let running = op(egraph, OpKind::Cumulative(cum?), vec![rows, zero]);
-                    let one = lit(egraph, Scalar::I64(1));
-                    let open = egraph.add(TNode::leaf(Head::NoneBound));
-                    op(egraph, OpKind::Slice, vec![running, one, open, one])
+                Read::Last => {
+                    let first = super::terms::expand_dims(egraph, init, 0);
+                    let rows = super::terms::concat0(egraph, vec![first, v.id]);
+                    op(egraph, OpKind::Reduce(reduce), vec![rows, zero])
                 }
+                Read::EveryStep => super::terms::running_from(egraph, cum?, init, v.id),
             });
         }
         let folded = match read {

@@ -30,7 +30,7 @@ use ndarray::{ArrayD, IxDyn};
 /// The smallest scaled sum the fast form uses: `2^-900` in `f64`,
 /// `2^-100` in `f32` (far above the subnormals, so the terms that
 /// underflowed do not matter).
-pub(crate) fn safe_min<T: Elem>() -> T {
+fn safe_min<T: Elem>() -> T {
     if T::DTYPE == DType::F32 {
         T::from_f64((-100f64).exp2())
     } else {
