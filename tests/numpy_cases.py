@@ -863,6 +863,24 @@ def logspace_forward(d, n):
 
 
 @scan
+def native_extremes(d, n):
+    X, s, v = d["X"], d["s0"], d["v0"]
+    T = len(X)
+    S, V, Z, W = steps(T, ()), steps(T, v.shape), steps(T, ()), steps(T, v.shape)
+    with np.errstate(all="ignore"):
+        for t in range(T):
+            x = X[t]
+            s1 = s * 1e306 + x[0] * 1e308
+            Z[t] = (s1 - s1) / -np.abs(s)
+            s = np.minimum(np.maximum(np.log(np.abs(s1)), np.abs(s) ** 0.5), 800.0) * x[1]
+            v1 = v * 1e308 - x * 1e308
+            v2 = v1 / np.abs(x)
+            v = -(v2 + v * 0.5) * 1e-300
+            S[t], V[t], W[t] = s, v, v2 * 1e-300 + -x
+    return (S, V, Z, W)
+
+
+@scan
 def map_zero_width(d, n):
     X = d["X"]
     return (X.copy(), X * 2.0)

@@ -375,8 +375,15 @@ fn step_tape_agrees(p: &Program, given: &Dims, inputs: &[&[Value]]) -> Result<()
         step_tape: false,
         ..PlanOptions::default()
     };
+    // Machine code from the first step on the tape, whatever the loop's
+    // length (the default waits for long loops).
+    let native = PlanOptions {
+        native_steps: Some(0),
+        ..PlanOptions::default()
+    };
     let mut with = Compiled::new(p, given).map_err(located)?;
     let mut without = Compiled::with_options(p, given, off).map_err(located)?;
+    let mut with_native = Compiled::with_options(p, given, native).map_err(located)?;
     for (round, all) in inputs.iter().chain(inputs).enumerate() {
         let refs: Vec<&Value> = all[..n_in].iter().collect();
         let call = |f: &mut Compiled| {
@@ -389,23 +396,26 @@ fn step_tape_agrees(p: &Program, given: &Dims, inputs: &[&[Value]]) -> Result<()
                 })
                 .map_err(located)
         };
-        match (call(&mut with), call(&mut without)) {
-            (Ok(a), Ok(b)) => {
-                for (k, (x, y)) in a.iter().zip(&b).enumerate() {
-                    if x.shape() != y.shape() || !same_bits(x, y) {
-                        return Err(format!(
-                            "step tape, call {round}: output {k} differs from the plan's without it"
-                        ));
+        let reference = call(&mut without);
+        for (what, f) in [("step tape", &mut with), ("native code", &mut with_native)] {
+            match (call(f), &reference) {
+                (Ok(a), Ok(b)) => {
+                    for (k, (x, y)) in a.iter().zip(b).enumerate() {
+                        if x.shape() != y.shape() || !same_bits(x, y) {
+                            return Err(format!(
+                                "{what}, call {round}: output {k} differs from the plan's without the step tape"
+                            ));
+                        }
                     }
                 }
-            }
-            (Err(a), Err(b)) if a == b => {}
-            (a, b) => {
-                return Err(format!(
-                    "step tape, call {round}: {:?} with it, {:?} without",
-                    a.map(|v| v.len()),
-                    b.map(|v| v.len())
-                ))
+                (Err(a), Err(b)) if a == *b => {}
+                (a, b) => {
+                    return Err(format!(
+                        "{what}, call {round}: {:?} with it, {:?} without the step tape",
+                        a.map(|v| v.len()),
+                        b.as_ref().map(|v| v.len())
+                    ))
+                }
             }
         }
     }
@@ -511,13 +521,73 @@ fn fused_sum_holds_a_block_not_a_copy() {
     );
 }
 
+/// Loops whose steps compile to machine code run it once the call is
+/// long enough (`PlanOptions::native_steps`), and not before: fib at N = 1
+/// (a run of scalar operations) and N = 1024 (one fused loop writing its
+/// row), GARCH's recurrence (staged copies, scalar operations and `log`),
+/// and `native_extremes` (both kinds); each gives the plan's bits without
+/// the step tape.
+fn native_code_runs_long_loops() {
+    let read =
+        |rel: &str| parse_program(&std::fs::read_to_string(root().join(rel)).unwrap()).unwrap();
+    let garch = parse_program(
+        "(program garch (input r (f64 T)) (input om (f64)) (input al (f64)) (input be (f64)) (input s0 (f64))
+          (let (S ell) (scan (sequences (r (taps -1 0))) (outputs_info (sitsot s0) (nitsot))
+            (non_sequences om al be)
+            (fn (rp rt s o a b)
+              (let s1 (add (add o (mul a (mul rp rp))) (mul b s)))
+              (outputs s1 (mul -0.5 (add (log s1) (div (mul rt rt) s1)))))))
+          (output S ell))",
+    )
+    .unwrap();
+    let fib = read("benches/programs/fib.sexp");
+    let extremes = read("tests/cases/scan/native_extremes.sexp");
+    let dims = |pairs: &[(&str, i64)]| -> Dims {
+        pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+    };
+    let cases = [
+        (&fib, dims(&[("T", 50), ("N", 1)])),
+        (&fib, dims(&[("T", 50), ("N", 1024)])),
+        (&garch, dims(&[("T", 51)])),
+        (&extremes, dims(&[("T", 50), ("N", 5)])),
+    ];
+    for (p, d) in cases {
+        let inputs = eqscan::exec::run::generate_inputs(p, &d, &Default::default()).unwrap();
+        let refs: Vec<&Value> = inputs.iter().collect();
+        let with = |native_steps| PlanOptions {
+            native_steps,
+            ..PlanOptions::default()
+        };
+        let mut plain = Compiled::with_options(
+            p,
+            &d,
+            PlanOptions {
+                step_tape: false,
+                ..PlanOptions::default()
+            },
+        )
+        .unwrap();
+        let want = plain.call(&refs).unwrap().to_values();
+        for (min, native) in [(Some(10), 1), (Some(1000), 0), (None, 0)] {
+            let mut f = Compiled::with_options(p, &d, with(min)).unwrap();
+            let got = f.call(&refs).unwrap().to_values();
+            assert_eq!(f.loops_on_tape(), (1, 1), "{} {d:?}", p.name);
+            assert_eq!(f.loops_native(), native, "{} {d:?} {min:?}", p.name);
+            for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+                assert!(same_bits(a, b), "{} {d:?} {min:?}: output {k}", p.name);
+            }
+        }
+    }
+}
+
 fn main() {
     let cases = cases();
     assert!(cases.len() > 300, "only {} programs found", cases.len());
     let mut trials = plain_trials![
         inplace_is_planned,
         increments_update_only_dead_operands,
-        fused_sum_holds_a_block_not_a_copy
+        fused_sum_holds_a_block_not_a_copy,
+        native_code_runs_long_loops
     ];
     for (trial, case) in cases {
         trials.push(Trial::test(trial, move || {

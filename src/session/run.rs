@@ -83,6 +83,9 @@ pub struct LoopCount {
     pub run: usize,
     /// Of those, loops whose steps after the first ran on a step tape.
     pub on_tape: usize,
+    /// Of those, loops whose step tape ran (part of) each step as machine
+    /// code.
+    pub native: usize,
 }
 
 /// What [`run`] computed.
@@ -295,7 +298,11 @@ impl Execution<'_> {
             peak: compiled.peak_bytes(),
             loops: {
                 let (on_tape, run) = compiled.loops_on_tape();
-                LoopCount { run, on_tape }
+                LoopCount {
+                    run,
+                    on_tape,
+                    native: compiled.loops_native(),
+                }
             },
             final_state,
         })
@@ -329,7 +336,7 @@ impl RunResult {
             "optimize_ms": self.optimize_ms,
             "execute_ms": self.execute_ms,
             "peak_bytes": self.peak_bytes,
-            "loops": {"run": self.loops.run, "on_tape": self.loops.on_tape},
+            "loops": {"run": self.loops.run, "on_tape": self.loops.on_tape, "native": self.loops.native},
             "outputs": outs,
         });
         if !self.shared.is_empty() {

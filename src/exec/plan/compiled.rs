@@ -275,6 +275,12 @@ impl Compiled {
         self.by_ref.rt.loops_on_tape()
     }
 
+    /// How many loop runtimes of the last call by reference ran steps as
+    /// machine code (`PlanOptions::native_steps`).
+    pub fn loops_native(&self) -> usize {
+        self.by_ref.rt.loops_native()
+    }
+
     /// The bytes the executor's storage holds between calls.
     pub fn held_bytes(&self) -> usize {
         self.meter.live()

@@ -28,5 +28,5 @@ pub(crate) mod step;
 pub mod view;
 
 pub use compiled::{Compiled, Outputs};
-pub use schedule::{GraphPlan, PlanOptions, SPLIT_WORK};
+pub use schedule::{GraphPlan, PlanOptions, NATIVE_STEPS, SPLIT_WORK};
 pub use view::ValView;

@@ -185,6 +185,12 @@ impl GraphRt {
             .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
     }
 
+    /// The loop runtimes in this graph and the loops inside them that run
+    /// machine code on their step tape.
+    pub fn loops_native(&self) -> usize {
+        self.scans.iter().flatten().map(|s| s.loops_native()).sum()
+    }
+
     /// A view of node `i`'s value in this run.
     pub fn view<'s>(&'s self, i: usize, params: &'s dyn Params) -> Option<ValView<'s>> {
         let loc = self.locs.get(i)?;

@@ -146,6 +146,13 @@ impl ScanRt {
         let (a, b) = self.body.loops_on_tape();
         (own + a, 1 + b)
     }
+
+    /// This loop and the loops in its body: how many run machine code on
+    /// their step tape.
+    pub fn loops_native(&self) -> usize {
+        let own = matches!(&self.step.tape, Some((_, Some(t))) if t.runs_native()) as usize;
+        own + self.body.loops_native()
+    }
 }
 
 /// What a step tape was compiled for: the size generation, what it knew
@@ -437,6 +444,13 @@ fn run_loop(
             let slices = data.slices(&converted);
             let ready = ready_tape(&mut srt.step, sp, scan, &data, &slices, bufs, env, meter);
             if let Some((tape, at)) = ready {
+                if plan
+                    .options
+                    .native_steps
+                    .is_some_and(|min| frame.steps() > min)
+                {
+                    tape.make_native();
+                }
                 meter.transient(converted.bytes());
                 run_on_tape(tape, at, sp, &frame, &slices, bufs, 1)
                     .ok_or_else(|| internal(plan, i, "the step tape disagrees with its loop"))?;

@@ -43,6 +43,11 @@ pub struct PlanOptions {
     /// after their first step. Off, every step runs on the plan (the
     /// reference for the step-tape differential tests).
     pub step_tape: bool,
+    /// Compile a step tape's runs of scalar operations and of fused
+    /// elementwise instructions to machine code (`plan::step::native`)
+    /// when a call runs at least this many steps on the tape; `None`:
+    /// never (the reference for the native-code differential tests).
+    pub native_steps: Option<usize>,
     /// Split a fused group's pass in two halves run on two threads when
     /// its results are all whole sums and its work (elements times block
     /// ops and sums) is at least this much; `None`: never (the reference
@@ -51,6 +56,22 @@ pub struct PlanOptions {
     /// default is [`SPLIT_WORK`] when the executor may use two threads
     /// ([`crate::exec::threads::budget`]), else `None`.
     pub split_work: Option<usize>,
+}
+
+/// The fewest steps a call runs on a step tape for the default options
+/// to compile it to machine code: compiling takes about 0.1-1 ms, which
+/// a few thousand steps saving tens of nanoseconds each repay.
+pub const NATIVE_STEPS: usize = 2000;
+
+/// The default [`PlanOptions::native_steps`]: [`NATIVE_STEPS`], or the
+/// environment's `EQSCAN_NATIVE_STEPS` (a number of steps, or `off`), to
+/// force machine code on short loops or keep it off while debugging.
+fn native_steps() -> Option<usize> {
+    match std::env::var("EQSCAN_NATIVE_STEPS") {
+        Ok(v) if v.trim() == "off" => None,
+        Ok(v) => Some(v.trim().parse().unwrap_or(NATIVE_STEPS)),
+        Err(_) => Some(NATIVE_STEPS),
+    }
 }
 
 /// The least work for which the default options split a fused pass in
@@ -65,6 +86,7 @@ impl Default for PlanOptions {
             owned_inputs: false,
             fuse: true,
             step_tape: true,
+            native_steps: native_steps(),
             split_work: (crate::exec::threads::budget() >= 2).then_some(SPLIT_WORK),
         }
     }

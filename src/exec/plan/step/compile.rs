@@ -1110,6 +1110,7 @@ pub(crate) fn compile(
         arena: b.arena,
         results: res,
         param_sizes: b.param_sizes,
+        native_tried: false,
     };
     tape.operands_below_destinations().then_some(tape)
 }

@@ -56,6 +56,7 @@
 //! the plan would have run.
 
 mod compile;
+mod native;
 mod run;
 
 pub(crate) use compile::{compile, ParamShape};
@@ -267,6 +268,11 @@ pub(crate) enum Instr {
         shape: GemmShape,
         dst: usize,
     },
+    /// A run of the instructions above compiled to machine code
+    /// ([`native`]): the same operations on the same elements in the same
+    /// order, without a dispatch per operation, the values of one group
+    /// of elementwise instructions kept in registers.
+    Native(Box<native::NativeRun>),
 }
 
 /// The shape of a [`Instr::Gemm`]: `batch` products of row-major `(m, k)`
@@ -316,6 +322,9 @@ pub(crate) struct StepTape {
     /// Per body parameter: its number of elements (one row of a sequence,
     /// of a state; a whole non-sequence), 0 when the tape does not read it.
     param_sizes: Vec<usize>,
+    /// True once [`StepTape::make_native`] ran (whether or not any run
+    /// compiled).
+    native_tried: bool,
 }
 
 impl StepTape {
@@ -349,15 +358,81 @@ impl StepTape {
         })
     }
 
+    /// True when some of the step runs as machine code.
+    pub(crate) fn runs_native(&self) -> bool {
+        self.instrs
+            .iter()
+            .any(|ins| matches!(ins, Instr::Native(_)))
+    }
+
     /// True when some body result may be written straight into its row.
     pub(crate) fn writes_direct(&self) -> bool {
-        self.direct.iter().any(Option::is_some)
+        (0..self.results.len()).any(|j| self.result_writes_direct(j))
     }
 
     /// True when body result `j` may be written straight into its row
     /// (asked once per call).
     pub(crate) fn result_writes_direct(&self, j: usize) -> bool {
-        u32::try_from(j).is_ok_and(|j| self.direct.contains(&Some(j)))
+        let Ok(j) = u32::try_from(j) else {
+            return false;
+        };
+        self.direct.contains(&Some(j))
+            || self.instrs.iter().any(|ins| match ins {
+                Instr::Native(run) => run.extent.rows.iter().any(|&(r, _)| r == j),
+                _ => false,
+            })
+    }
+
+    /// Compiles the runs of the step's instructions that gain from it to
+    /// machine code ([`native`]), once; a tape whose runs do not compile
+    /// (another architecture, a code generator's refusal) stays as it is.
+    /// Worth it for a loop of many steps: compiling takes a fraction of a
+    /// millisecond per run.
+    pub(crate) fn make_native(&mut self) {
+        if std::mem::replace(&mut self.native_tried, true) {
+            return;
+        }
+        let ranges = native::runs(&self.instrs, &self.direct);
+        if ranges.is_empty() {
+            return;
+        }
+        let instrs = &self.instrs;
+        let results = &self.results;
+        // Whether anything after instruction `i` (a later instruction, or
+        // the loop reading a result from the arena) reads `[o, o + l)`.
+        let read_after = |i: usize, o: usize, l: usize| {
+            let overlaps = |p: usize, m: usize| o < p + m && p < o + l;
+            if results.iter().any(|&(p, m)| overlaps(p, m)) {
+                return true;
+            }
+            let mut read = false;
+            for ins in instrs.iter().skip(i + 1) {
+                ins.reads(&mut |loc, m| {
+                    if let Loc::Arena(p) = loc {
+                        read |= overlaps(p, m);
+                    }
+                });
+            }
+            read
+        };
+        let Ok(runs) = native::compile_runs(instrs, &self.direct, &ranges, &read_after) else {
+            return;
+        };
+        let old = std::mem::take(&mut self.instrs);
+        let old_direct = std::mem::take(&mut self.direct);
+        let mut runs = ranges.into_iter().zip(runs).peekable();
+        let mut i = 0;
+        while i < old.len() {
+            if let Some((r, run)) = runs.next_if(|(r, _)| r.start == i) {
+                self.instrs.push(Instr::Native(Box::new(run)));
+                self.direct.push(None);
+                i = r.end.max(i + 1);
+            } else {
+                self.instrs.push(old[i].clone());
+                self.direct.push(old_direct.get(i).copied().flatten());
+                i += 1;
+            }
+        }
     }
 
     /// The number of elements of body result `j`.
@@ -372,6 +447,7 @@ impl Instr {
     fn slice_destination(&self) -> Option<usize> {
         match *self {
             Instr::Scalars(_)
+            | Instr::Native(_)
             | Instr::Move1 { .. }
             | Instr::MulAdd1 { .. }
             | Instr::Unary1 { .. }
@@ -395,6 +471,7 @@ impl Instr {
     /// instruction writes.
     fn writes(&self, f: &mut dyn FnMut(usize, usize)) {
         match *self {
+            Instr::Native(ref run) => run.instrs.iter().for_each(|ins| ins.writes(f)),
             Instr::Scalars(ref ops) => {
                 for op in ops.iter() {
                     let (ScalarOp::Move { dst, .. }
@@ -435,6 +512,7 @@ impl Instr {
     fn reads(&self, f: &mut dyn FnMut(Loc, usize)) {
         let one = |i: u32| Loc::Arena(i as usize);
         match *self {
+            Instr::Native(ref run) => run.instrs.iter().for_each(|ins| ins.reads(f)),
             Instr::Copy { src, len, .. } | Instr::Unary { src, len, .. } => f(src, len),
             Instr::Gather { src, src_len, .. } => f(src, src_len),
             Instr::Scalars(ref ops) => {

@@ -7,6 +7,7 @@
 //! kernels. Must not: allocate, or compute anything in another order than
 //! the plan does.
 
+use super::native::{NativeRun, MAX_POINTERS};
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::pairwise_sum;
@@ -134,7 +135,7 @@ fn read1(arena: &[f64], src: &Sources<'_>, at: &[ParamAt], loc: Loc) -> Option<f
 
 /// `op` on one element, as the plan's kernels compute it.
 #[inline(always)]
-fn binary1(op: BinaryOp, x: f64, y: f64) -> f64 {
+pub(super) fn binary1(op: BinaryOp, x: f64, y: f64) -> f64 {
     match op {
         BinaryOp::Add => x.add(y),
         BinaryOp::Sub => x.sub(y),
@@ -296,6 +297,36 @@ fn run_scalars(ops: &[ScalarOp], arena: &mut [f64]) -> Option<()> {
     Some(())
 }
 
+/// Runs a run compiled to machine code, after checking every slice it
+/// touches against its extent (`None`, running nothing, when one is
+/// short).
+fn run_native(
+    run: &NativeRun,
+    arena: &mut [f64],
+    at: &[ParamAt],
+    src: &Sources<'_>,
+    rows: &mut [Option<&mut [f64]>],
+) -> Option<()> {
+    let ext = &run.extent;
+    let mut params = [std::ptr::null::<f64>(); MAX_POINTERS];
+    for (p, &(k, need)) in params.iter_mut().zip(&ext.params) {
+        *p = src.param(*at.get(k)?)?.get(..need)?.as_ptr();
+    }
+    let mut row_ptrs = [std::ptr::null_mut::<f64>(); MAX_POINTERS];
+    for (p, &(j, len)) in row_ptrs.iter_mut().zip(&ext.rows) {
+        if let Some(row) = rows.get_mut(j as usize).and_then(|r| r.as_deref_mut()) {
+            *p = row.get_mut(..len)?.as_mut_ptr();
+        }
+    }
+    let arena = arena.get_mut(..ext.arena)?;
+    // SAFETY: the arena, each parameter and each row given hold the
+    // elements the extent records (checked just above); the rows are
+    // disjoint from each other, from the arena, and from the parameters
+    // (the loop splits its buffers around them).
+    unsafe { run.call(arena.as_mut_ptr(), params.as_ptr(), row_ptrs.as_ptr()) };
+    Some(())
+}
+
 /// Runs one instruction; `direct`: the body result it writes straight
 /// into `rows[direct]` when that row is given (see [`StepTape::run`]).
 #[inline(always)]
@@ -321,6 +352,7 @@ fn exec(
         };
     }
     match *ins {
+        Instr::Native(ref run) => run_native(run, arena, at, src, rows)?,
         Instr::Scalars(ref ops) => run_scalars(ops, arena)?,
         Instr::Move1 { src: s, dst } => {
             let x = read1(arena, src, at, s)?;

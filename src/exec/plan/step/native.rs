@@ -1,0 +1,820 @@
+//! Machine code for runs of a step tape's instructions, made with
+//! cranelift when a loop runs enough steps to repay it.
+//!
+//! Owns: choosing the runs of a tape's step that compile ([`runs`]),
+//! generating one native function per run ([`compile_runs`]), the code's
+//! memory ([`NativeCode`], freed when the last tape holding it goes) and
+//! calling it ([`NativeRun`]). What compiles:
+//! - instructions on one element (staged copies, `Scalars`, the `…1`
+//!   instructions), their values kept in registers between operations,
+//!   each still stored into its place in the arena;
+//! - groups of two or more elementwise instructions over the same number
+//!   of elements (copies, `neg`, `abs`, add, sub, mul and div, and
+//!   `Binary2`, operands whole or scalars): one loop, two elements at a
+//!   time, where a member reads an earlier member's value from a
+//!   register, and a value no later instruction or result reads is never
+//!   stored.
+//!
+//! Bits: add, sub, mul, div, neg and abs are single IEEE operations in
+//! both cranelift and Rust, never contracted into fused multiply-adds,
+//! computed in the plan's order; every other scalar operation calls the
+//! plan's own element function ([`unary_at`], [`binary_at`]). So a run
+//! gives the bits the instructions it replaces give (checked by the
+//! differential tests that run every loop with native code forced on).
+//!
+//! Safety: the generated code reads and writes memory through raw
+//! pointers. Every address it forms is one that an instruction's
+//! `reads`/`writes` reports, and [`NativeRun::extent`] records, per
+//! pointer, the elements those cover; the caller checks every slice
+//! against them before each call (`run.rs`). Must not: generate an
+//! access outside those extents, or an operation whose result could
+//! differ from the instruction it replaces.
+
+use super::{Cover, Instr, Loc, Operand, ScalarOp};
+use crate::exec::ops::elementwise::Float;
+use crate::lang::{BinaryOp, UnaryOp};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, UserFuncName, Value,
+};
+use cranelift_codegen::isa::CallConv;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The most parameters, and the most result rows, one run may address
+/// (their pointers are passed in arrays on the caller's stack).
+pub(crate) const MAX_POINTERS: usize = 16;
+
+/// The entry of a run: `(arena, parameter pointers, row pointers)`.
+type Entry = unsafe extern "C" fn(*mut f64, *const *const f64, *const *mut f64);
+
+/// The machine code of a tape's runs; freed when the last run holding it
+/// is dropped.
+pub(crate) struct NativeCode(Mutex<Option<JITModule>>);
+
+impl Drop for NativeCode {
+    fn drop(&mut self) {
+        if let Ok(m) = self.0.get_mut() {
+            if let Some(module) = m.take() {
+                // SAFETY: every entry into this module belongs to a
+                // `NativeRun` holding an `Arc` of this code; the last one
+                // is gone, so nothing can call into it any more.
+                unsafe { module.free_memory() };
+            }
+        }
+    }
+}
+
+/// A run of a step's instructions as one native function.
+#[derive(Clone)]
+pub(crate) struct NativeRun {
+    /// The function.
+    entry: Entry,
+    /// Keeps `entry`'s code alive.
+    _code: Arc<NativeCode>,
+    /// What the function may touch (checked before every call).
+    pub extent: Extent,
+    /// The instructions it runs in their place (what they read and
+    /// write, for the tape's own checks).
+    pub instrs: Box<[Instr]>,
+}
+
+impl std::fmt::Debug for NativeRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeRun")
+            .field("extent", &self.extent)
+            .field("instrs", &self.instrs)
+            .finish()
+    }
+}
+
+/// The memory a run's code touches.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Extent {
+    /// Elements of the arena, from the start.
+    pub arena: usize,
+    /// Per parameter pointer: the body parameter and the elements read
+    /// from where it is placed.
+    pub params: Vec<(usize, usize)>,
+    /// Per row pointer: the body result written straight into its row
+    /// (when the caller gives the row; else into `dst` of the arena), and
+    /// its length.
+    pub rows: Vec<(u32, usize)>,
+}
+
+impl NativeRun {
+    /// Runs the code.
+    ///
+    /// # Safety
+    /// `arena` holds at least `extent.arena` elements; `params[s]` points
+    /// to at least `extent.params[s].1` readable elements; `rows[s]` is
+    /// null or points to `extent.rows[s].1` writable elements, none of
+    /// them overlapping each other, the arena or a parameter's.
+    pub(crate) unsafe fn call(
+        &self,
+        arena: *mut f64,
+        params: *const *const f64,
+        rows: *const *mut f64,
+    ) {
+        // SAFETY: the caller's contract is the code's (module docs).
+        unsafe { (self.entry)(arena, params, rows) }
+    }
+}
+
+/// `op(x)` as the plan computes it: what the code calls for a unary
+/// operation other than neg and abs (`op` indexes [`UnaryOp::ALL`]).
+extern "C" fn unary_at(x: f64, op: u64) -> f64 {
+    match usize::try_from(op).ok().and_then(|i| UnaryOp::ALL.get(i)) {
+        Some(&op) => x.unary(op),
+        None => f64::NAN,
+    }
+}
+
+/// `op(x, y)` as the plan computes it, for pow, maximum and minimum
+/// (`op` indexes [`BinaryOp::ALL`]).
+extern "C" fn binary_at(x: f64, y: f64, op: u64) -> f64 {
+    match usize::try_from(op).ok().and_then(|i| BinaryOp::ALL.get(i)) {
+        Some(&op) => super::run::binary1(op, x, y),
+        None => f64::NAN,
+    }
+}
+
+/// A binary op computed inline (one IEEE operation).
+fn inline_binary(op: BinaryOp) -> bool {
+    matches!(
+        op,
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+    )
+}
+
+/// How one instruction takes part in a run.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    /// On one element (or a staged copy of one).
+    Scalar,
+    /// Elementwise over `len` elements, operands whole or scalars.
+    Lanes(usize),
+    /// Not compiled.
+    No,
+}
+
+fn plain(o: &Operand) -> bool {
+    matches!(o.cover, Cover::Full | Cover::Scalar)
+}
+
+fn kind(ins: &Instr) -> Kind {
+    match *ins {
+        Instr::Copy { len: 1, .. }
+        | Instr::Move1 { .. }
+        | Instr::MulAdd1 { .. }
+        | Instr::Unary1 { .. }
+        | Instr::Binary1 { .. }
+        | Instr::Scalars(_) => Kind::Scalar,
+        Instr::Copy { len, .. } => Kind::Lanes(len),
+        Instr::Unary {
+            op: UnaryOp::Neg | UnaryOp::Abs,
+            len,
+            ..
+        } => Kind::Lanes(len),
+        Instr::Binary { op, a, b, len, .. } if inline_binary(op) && plain(&a) && plain(&b) => {
+            Kind::Lanes(len)
+        }
+        Instr::Binary2 { x, y, z, len, .. } if plain(&x) && plain(&y) && plain(&z) => {
+            Kind::Lanes(len)
+        }
+        _ => Kind::No,
+    }
+}
+
+/// True when `[o, o + l)` and `[p, p + m)` share an element.
+fn overlaps(o: usize, l: usize, p: usize, m: usize) -> bool {
+    o < p + m && p < o + l
+}
+
+/// The members of an elementwise group that `ins` may join: it has the
+/// group's length, and every arena value it reads that a member writes is
+/// that member's whole value, read whole (then from a register), by a
+/// member not written into a row; what it writes overlaps nothing a
+/// member reads from memory. `members` are (instruction, direct).
+fn joins(members: &[(&Instr, Option<u32>)], ins: &Instr, len: usize) -> bool {
+    if kind(ins) != Kind::Lanes(len) {
+        return false;
+    }
+    let mut ok = true;
+    ins.reads(&mut |loc, l| {
+        let Loc::Arena(o) = loc else { return };
+        for (m, direct) in members {
+            m.writes(&mut |d, n| {
+                if overlaps(o, l, d, n) && (o != d || l != n || l != len || direct.is_some()) {
+                    ok = false;
+                }
+            });
+        }
+    });
+    ins.writes(&mut |d, n| {
+        for (m, _) in members {
+            m.reads(&mut |loc, l| {
+                if let Loc::Arena(o) = loc {
+                    if overlaps(o, l, d, n) && o != d {
+                        ok = false;
+                    }
+                }
+            });
+        }
+    });
+    ok
+}
+
+/// The runs of `instrs` worth compiling: index ranges of consecutive
+/// instructions on one element and groups of at least two elementwise
+/// ones (`direct[i]`: the result instruction `i` writes into its row).
+pub(crate) fn runs(instrs: &[Instr], direct: &[Option<u32>]) -> Vec<std::ops::Range<usize>> {
+    // First the segments: (start, end, compiles).
+    let mut segs: Vec<(usize, usize, bool)> = Vec::new();
+    let mut i = 0;
+    while i < instrs.len() {
+        match kind(&instrs[i]) {
+            Kind::Scalar => {
+                segs.push((i, i + 1, true));
+                i += 1;
+            }
+            Kind::Lanes(len) => {
+                let mut members = vec![(&instrs[i], direct.get(i).copied().flatten())];
+                let mut j = i + 1;
+                while j < instrs.len() && joins(&members, &instrs[j], len) {
+                    members.push((&instrs[j], direct.get(j).copied().flatten()));
+                    j += 1;
+                }
+                segs.push((i, j, j - i >= 2));
+                i = j;
+            }
+            Kind::No => {
+                segs.push((i, i + 1, false));
+                i += 1;
+            }
+        }
+    }
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for (s, e, yes) in segs {
+        if !yes {
+            continue;
+        }
+        match out.last_mut() {
+            Some(r) if r.end == s => r.end = e,
+            _ => out.push(s..e),
+        }
+    }
+    // A run of one instruction gains nothing unless it is a run of
+    // scalar operations.
+    out.retain(|r| {
+        r.len() >= 2 || matches!(&instrs[r.start], Instr::Scalars(ops) if ops.len() >= 2)
+    });
+    out
+}
+
+/// Why a run did not compile (it then stays on the tape as it is).
+#[derive(Debug)]
+pub(crate) struct NotCompiled;
+
+/// Compiles each of `runs` of `instrs` into one function of one module.
+/// `read_after(i, o, l)`: some instruction after `i`, or a body result,
+/// reads the arena's `[o, o + l)` (else a value there need not be
+/// stored). Returns a run per range, in order.
+pub(crate) fn compile_runs(
+    instrs: &[Instr],
+    direct: &[Option<u32>],
+    ranges: &[std::ops::Range<usize>],
+    read_after: &dyn Fn(usize, usize, usize) -> bool,
+) -> Result<Vec<NativeRun>, NotCompiled> {
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").map_err(|_| NotCompiled)?;
+    flags.set("is_pic", "false").map_err(|_| NotCompiled)?;
+    let isa = cranelift_native::builder()
+        .map_err(|_| NotCompiled)?
+        .finish(settings::Flags::new(flags))
+        .map_err(|_| NotCompiled)?;
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let ptr = module.target_config().pointer_type();
+    let mut sig = module.make_signature();
+    for _ in 0..3 {
+        sig.params.push(AbiParam::new(ptr));
+    }
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    let mut made = Vec::new();
+    for (n, range) in ranges.iter().enumerate() {
+        let id = module
+            .declare_function(&format!("run{n}"), Linkage::Local, &sig)
+            .map_err(|_| NotCompiled)?;
+        ctx.func.signature = sig.clone();
+        ctx.func.name = UserFuncName::user(0, id.as_u32());
+        let run = instrs.get(range.clone()).ok_or(NotCompiled)?;
+        let run_direct = direct.get(range.clone()).ok_or(NotCompiled)?;
+        let extent = {
+            let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let mut g = Gen::new(b, ptr, module.isa().default_call_conv());
+            g.run(run, run_direct, &|k, o, l| {
+                read_after(range.start + k, o, l)
+            })?;
+            g.finish(module.target_config())
+        };
+        module
+            .define_function(id, &mut ctx)
+            .map_err(|_| NotCompiled)?;
+        module.clear_context(&mut ctx);
+        made.push((id, extent, run.to_vec().into_boxed_slice()));
+    }
+    module.finalize_definitions().map_err(|_| NotCompiled)?;
+    let entries: Vec<*const u8> = made
+        .iter()
+        .map(|(id, ..)| module.get_finalized_function(*id))
+        .collect();
+    let code = Arc::new(NativeCode(Mutex::new(Some(module))));
+    Ok(made
+        .into_iter()
+        .zip(entries)
+        .map(|((_, extent, instrs), p)| NativeRun {
+            // SAFETY: `p` is the finalized code of a function declared
+            // with `sig`: three pointer arguments, no result, the
+            // platform's C calling convention.
+            entry: unsafe { std::mem::transmute::<*const u8, Entry>(p) },
+            _code: code.clone(),
+            extent,
+            instrs,
+        })
+        .collect())
+}
+
+/// The flags of every access: no trap (the caller checked the extents),
+/// no alignment promised.
+fn mem() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+/// One function being generated.
+struct Gen<'a> {
+    b: FunctionBuilder<'a>,
+    ptr: types::Type,
+    arena: Value,
+    params_arg: Value,
+    rows_arg: Value,
+    /// Per body parameter read: its pointer slot and value.
+    params: HashMap<usize, (usize, Value)>,
+    /// Per body result written into its row: its row slot and the
+    /// destination pointer (the row, or the arena when no row is given).
+    rows: HashMap<u32, (usize, Value)>,
+    /// The value each element of the arena holds now, when generated
+    /// code computed or loaded it (no reload).
+    known: HashMap<usize, Value>,
+    extent: Extent,
+    unary_sig: SigRef,
+    binary_sig: SigRef,
+}
+
+impl<'a> Gen<'a> {
+    fn new(mut b: FunctionBuilder<'a>, ptr: types::Type, cc: CallConv) -> Gen<'a> {
+        let block = b.create_block();
+        b.append_block_params_for_function_params(block);
+        b.switch_to_block(block);
+        let args = b.block_params(block).to_vec();
+        let mut us = Signature::new(cc);
+        us.params.push(AbiParam::new(types::F64));
+        us.params.push(AbiParam::new(types::I64));
+        us.returns.push(AbiParam::new(types::F64));
+        let unary_sig = b.import_signature(us);
+        let mut bs = Signature::new(cc);
+        bs.params.push(AbiParam::new(types::F64));
+        bs.params.push(AbiParam::new(types::F64));
+        bs.params.push(AbiParam::new(types::I64));
+        bs.returns.push(AbiParam::new(types::F64));
+        let binary_sig = b.import_signature(bs);
+        Gen {
+            b,
+            ptr,
+            arena: args[0],
+            params_arg: args[1],
+            rows_arg: args[2],
+            params: HashMap::new(),
+            rows: HashMap::new(),
+            known: HashMap::new(),
+            extent: Extent::default(),
+            unary_sig,
+            binary_sig,
+        }
+    }
+
+    fn finish(mut self, config: cranelift_codegen::isa::TargetFrontendConfig) -> Extent {
+        self.b.ins().return_(&[]);
+        self.b.seal_all_blocks();
+        self.b.finalize(config);
+        self.extent
+    }
+
+    /// A byte offset as an immediate.
+    fn bytes(elems: usize) -> Result<i32, NotCompiled> {
+        elems
+            .checked_mul(8)
+            .and_then(|b| i32::try_from(b).ok())
+            .ok_or(NotCompiled)
+    }
+
+    /// The base pointer and element offset of `len` elements at `loc`,
+    /// recording them in the extent.
+    fn base(&mut self, loc: Loc, len: usize) -> Result<(Value, usize), NotCompiled> {
+        match loc {
+            Loc::Arena(o) => {
+                self.extent.arena = self.extent.arena.max(o + len);
+                Ok((self.arena, o))
+            }
+            Loc::Param(k, o) => {
+                let (slot, p) = match self.params.get(&k) {
+                    Some(&sp) => sp,
+                    None => {
+                        let slot = self.extent.params.len();
+                        if slot >= MAX_POINTERS {
+                            return Err(NotCompiled);
+                        }
+                        // Loaded in the entry block, which dominates
+                        // every use.
+                        let p = self.load_pointer(self.params_arg, slot)?;
+                        self.extent.params.push((k, 0));
+                        self.params.insert(k, (slot, p));
+                        (slot, p)
+                    }
+                };
+                let need = &mut self.extent.params[slot].1;
+                *need = (*need).max(o + len);
+                Ok((p, o))
+            }
+        }
+    }
+
+    fn load_pointer(&mut self, array: Value, slot: usize) -> Result<Value, NotCompiled> {
+        let off = i32::try_from(slot * self.ptr.bytes() as usize).map_err(|_| NotCompiled)?;
+        Ok(self.b.ins().load(self.ptr, mem(), array, off))
+    }
+
+    /// One element at `loc`.
+    fn scalar(&mut self, loc: Loc) -> Result<Value, NotCompiled> {
+        if let Loc::Arena(o) = loc {
+            if let Some(&v) = self.known.get(&o) {
+                return Ok(v);
+            }
+        }
+        let (p, o) = self.base(loc, 1)?;
+        let v = self.b.ins().load(types::F64, mem(), p, Self::bytes(o)?);
+        if let Loc::Arena(o) = loc {
+            self.known.insert(o, v);
+        }
+        Ok(v)
+    }
+
+    /// Stores one element into the arena.
+    fn put(&mut self, dst: usize, v: Value) -> Result<(), NotCompiled> {
+        let (p, o) = self.base(Loc::Arena(dst), 1)?;
+        self.b.ins().store(mem(), v, p, Self::bytes(o)?);
+        self.known.insert(dst, v);
+        Ok(())
+    }
+
+    fn binary(&mut self, op: BinaryOp, x: Value, y: Value) -> Value {
+        let ins = self.b.ins();
+        match op {
+            BinaryOp::Add => ins.fadd(x, y),
+            BinaryOp::Sub => ins.fsub(x, y),
+            BinaryOp::Mul => ins.fmul(x, y),
+            BinaryOp::Div => ins.fdiv(x, y),
+            BinaryOp::Pow | BinaryOp::Maximum | BinaryOp::Minimum => {
+                let i = BinaryOp::ALL.iter().position(|&o| o == op).unwrap_or(0) as i64;
+                let f = self
+                    .b
+                    .ins()
+                    .iconst(types::I64, binary_at as *const () as usize as i64);
+                let k = self.b.ins().iconst(types::I64, i);
+                let call = self.b.ins().call_indirect(self.binary_sig, f, &[x, y, k]);
+                self.b.inst_results(call)[0]
+            }
+        }
+    }
+
+    fn unary(&mut self, op: UnaryOp, x: Value) -> Value {
+        match op {
+            UnaryOp::Neg => self.b.ins().fneg(x),
+            UnaryOp::Abs => self.b.ins().fabs(x),
+            _ => {
+                let i = UnaryOp::ALL.iter().position(|&o| o == op).unwrap_or(0) as i64;
+                let f = self
+                    .b
+                    .ins()
+                    .iconst(types::I64, unary_at as *const () as usize as i64);
+                let k = self.b.ins().iconst(types::I64, i);
+                let call = self.b.ins().call_indirect(self.unary_sig, f, &[x, k]);
+                self.b.inst_results(call)[0]
+            }
+        }
+    }
+
+    /// Generates the run: `read_after(k, o, l)` tells whether anything
+    /// after the run's instruction `k` reads `[o, o + l)` of the arena.
+    fn run(
+        &mut self,
+        run: &[Instr],
+        direct: &[Option<u32>],
+        read_after: &dyn Fn(usize, usize, usize) -> bool,
+    ) -> Result<(), NotCompiled> {
+        let mut i = 0;
+        while i < run.len() {
+            match kind(&run[i]) {
+                Kind::Scalar => {
+                    self.scalar_instr(&run[i])?;
+                    i += 1;
+                }
+                Kind::Lanes(len) => {
+                    let mut members = vec![(&run[i], direct.get(i).copied().flatten())];
+                    let mut j = i + 1;
+                    while j < run.len() && joins(&members, &run[j], len) {
+                        members.push((&run[j], direct.get(j).copied().flatten()));
+                        j += 1;
+                    }
+                    let last = j - 1;
+                    self.group(&members, len, &|o, l| read_after(last, o, l))?;
+                    i = j;
+                }
+                Kind::No => return Err(NotCompiled),
+            }
+        }
+        Ok(())
+    }
+
+    fn scalar_instr(&mut self, ins: &Instr) -> Result<(), NotCompiled> {
+        match *ins {
+            Instr::Copy { src, dst, len: 1 } | Instr::Move1 { src, dst } => {
+                let v = self.scalar(src)?;
+                self.put(dst, v)
+            }
+            Instr::MulAdd1 { acc, a, b, dst } => {
+                let (c, x, y) = (self.scalar(acc)?, self.scalar(a)?, self.scalar(b)?);
+                let p = self.b.ins().fmul(x, y);
+                let v = self.b.ins().fadd(c, p);
+                self.put(dst, v)
+            }
+            Instr::Unary1 { op, src, dst } => {
+                let x = self.scalar(src)?;
+                let v = self.unary(op, x);
+                self.put(dst, v)
+            }
+            Instr::Binary1 { op, a, b, dst } => {
+                let (x, y) = (self.scalar(a)?, self.scalar(b)?);
+                let v = self.binary(op, x, y);
+                self.put(dst, v)
+            }
+            Instr::Scalars(ref ops) => {
+                let at = |i: u32| Loc::Arena(i as usize);
+                for op in ops.iter() {
+                    let (v, dst) = match *op {
+                        ScalarOp::Move { src, dst } => (self.scalar(at(src))?, dst),
+                        ScalarOp::MulAdd { acc, a, b, dst } => {
+                            let c = self.scalar(at(acc))?;
+                            let x = self.scalar(at(a))?;
+                            let y = self.scalar(at(b))?;
+                            let p = self.b.ins().fmul(x, y);
+                            (self.b.ins().fadd(c, p), dst)
+                        }
+                        ScalarOp::Add { a, b, dst } => {
+                            let (x, y) = (self.scalar(at(a))?, self.scalar(at(b))?);
+                            (self.b.ins().fadd(x, y), dst)
+                        }
+                        ScalarOp::Sub { a, b, dst } => {
+                            let (x, y) = (self.scalar(at(a))?, self.scalar(at(b))?);
+                            (self.b.ins().fsub(x, y), dst)
+                        }
+                        ScalarOp::Mul { a, b, dst } => {
+                            let (x, y) = (self.scalar(at(a))?, self.scalar(at(b))?);
+                            (self.b.ins().fmul(x, y), dst)
+                        }
+                        ScalarOp::Binary { op, a, b, dst } => {
+                            let (x, y) = (self.scalar(at(a))?, self.scalar(at(b))?);
+                            (self.binary(op, x, y), dst)
+                        }
+                        ScalarOp::Unary { op, src, dst } => {
+                            let x = self.scalar(at(src))?;
+                            (self.unary(op, x), dst)
+                        }
+                    };
+                    self.put(dst as usize, v)?;
+                }
+                Ok(())
+            }
+            _ => Err(NotCompiled),
+        }
+    }
+
+    /// The destination pointer and element offset of a member: its row
+    /// when it writes a result straight into one and the caller gives the
+    /// row, else its region of the arena.
+    fn destination(
+        &mut self,
+        dst: usize,
+        len: usize,
+        direct: Option<u32>,
+    ) -> Result<(Value, usize), NotCompiled> {
+        let Some(j) = direct else {
+            return self.base(Loc::Arena(dst), len);
+        };
+        if let Some(&(_, p)) = self.rows.get(&j) {
+            return Ok((p, 0));
+        }
+        let slot = self.extent.rows.len();
+        if slot >= MAX_POINTERS {
+            return Err(NotCompiled);
+        }
+        let row = self.load_pointer(self.rows_arg, slot)?;
+        let (arena, o) = self.base(Loc::Arena(dst), len)?;
+        let in_arena = self.b.ins().iadd_imm_s(arena, i64::from(Self::bytes(o)?));
+        let given = self.b.ins().icmp_imm_s(IntCC::NotEqual, row, 0);
+        let p = self.b.ins().select(given, row, in_arena);
+        self.extent.rows.push((j, len));
+        self.rows.insert(j, (slot, p));
+        Ok((p, 0))
+    }
+
+    /// One loop over `len` elements computing every member; a member's
+    /// value is stored unless nothing later reads it (`read_after`) and
+    /// no later member reads it from memory.
+    fn group(
+        &mut self,
+        members: &[(&Instr, Option<u32>)],
+        len: usize,
+        read_after: &dyn Fn(usize, usize) -> bool,
+    ) -> Result<(), NotCompiled> {
+        // Operands: per member, each operand as (base, offset, scalar
+        // value, or the index of the member whose value it is).
+        #[derive(Clone, Copy)]
+        enum Src {
+            Mem(Value, usize),
+            Splat(Value),
+            Member(usize),
+        }
+        let dsts: Vec<(usize, usize)> = members
+            .iter()
+            .map(|(m, _)| {
+                let mut w = (0, 0);
+                m.writes(&mut |d, n| w = (d, n));
+                w
+            })
+            .collect();
+        let resolve = |g: &mut Self, k: usize, o: Operand| -> Result<Src, NotCompiled> {
+            if o.cover == Cover::Scalar {
+                return Ok(Src::Splat(g.scalar(o.loc)?));
+            }
+            if let Loc::Arena(off) = o.loc {
+                // (`joins` admitted a read of a member's value only
+                // whole, of a member not written into a row.)
+                if let Some(m) = dsts[..k].iter().position(|&(d, n)| d == off && n == len) {
+                    return match members[m].1 {
+                        None => Ok(Src::Member(m)),
+                        Some(_) => Err(NotCompiled),
+                    };
+                }
+            }
+            let (p, off) = g.base(o.loc, len)?;
+            Ok(Src::Mem(p, off))
+        };
+        // Per member: its operation and operands.
+        enum Calc {
+            Copy(Src),
+            Unary(UnaryOp, Src),
+            Binary(BinaryOp, Src, Src),
+            Binary2(BinaryOp, BinaryOp, bool, Src, Src, Src),
+        }
+        let mut calcs = Vec::with_capacity(members.len());
+        for (k, (m, _)) in members.iter().enumerate() {
+            let full = |loc| Operand {
+                loc,
+                cover: Cover::Full,
+            };
+            calcs.push(match **m {
+                Instr::Copy { src, .. } => Calc::Copy(resolve(self, k, full(src))?),
+                Instr::Unary { op, src, .. } => Calc::Unary(op, resolve(self, k, full(src))?),
+                Instr::Binary { op, a, b, .. } => {
+                    Calc::Binary(op, resolve(self, k, a)?, resolve(self, k, b)?)
+                }
+                Instr::Binary2 {
+                    outer,
+                    inner,
+                    inner_first,
+                    x,
+                    y,
+                    z,
+                    ..
+                } => Calc::Binary2(
+                    outer,
+                    inner,
+                    inner_first,
+                    resolve(self, k, x)?,
+                    resolve(self, k, y)?,
+                    resolve(self, k, z)?,
+                ),
+                _ => return Err(NotCompiled),
+            });
+        }
+        // Where each member's value goes (None: nowhere).
+        let mut outs = Vec::with_capacity(members.len());
+        for (k, (_, direct)) in members.iter().enumerate() {
+            let (d, n) = dsts[k];
+            // (A later member reads it from a register: `joins` admits
+            // no read of it from memory.)
+            let needed = direct.is_some() || read_after(d, n);
+            outs.push(if needed {
+                Some(self.destination(d, n, *direct)?)
+            } else {
+                None
+            });
+        }
+        // The arena's values there change: forget them.
+        for &(d, n) in &dsts {
+            self.known.retain(|&o, _| !(d..d + n).contains(&o));
+        }
+        let ty2 = types::F64X2;
+        let pairs = len / 2;
+        let emit = |g: &mut Self, ty: types::Type, index: Value| -> Result<(), NotCompiled> {
+            let byte = g.b.ins().imul_imm_s(index, 8);
+            let mut vals: Vec<Value> = Vec::with_capacity(calcs.len());
+            for (k, calc) in calcs.iter().enumerate() {
+                let get = |g: &mut Self, s: Src| -> Result<Value, NotCompiled> {
+                    Ok(match s {
+                        Src::Mem(p, off) => {
+                            let a = g.b.ins().iadd(p, byte);
+                            g.b.ins().load(ty, mem(), a, Self::bytes(off)?)
+                        }
+                        Src::Splat(v) if ty == ty2 => g.b.ins().splat(ty2, v),
+                        Src::Splat(v) => v,
+                        Src::Member(m) => *vals.get(m).ok_or(NotCompiled)?,
+                    })
+                };
+                let v = match *calc {
+                    Calc::Copy(s) => get(g, s)?,
+                    Calc::Unary(op, s) => {
+                        let x = get(g, s)?;
+                        match op {
+                            UnaryOp::Neg => g.b.ins().fneg(x),
+                            UnaryOp::Abs => g.b.ins().fabs(x),
+                            _ => return Err(NotCompiled),
+                        }
+                    }
+                    Calc::Binary(op, a, b) => {
+                        let (x, y) = (get(g, a)?, get(g, b)?);
+                        if !inline_binary(op) {
+                            return Err(NotCompiled);
+                        }
+                        g.binary(op, x, y)
+                    }
+                    Calc::Binary2(outer, inner, inner_first, x, y, z) => {
+                        let (x, y, z) = (get(g, x)?, get(g, y)?, get(g, z)?);
+                        if !inline_binary(outer) || !inline_binary(inner) {
+                            return Err(NotCompiled);
+                        }
+                        let t = g.binary(inner, x, y);
+                        if inner_first {
+                            g.binary(outer, t, z)
+                        } else {
+                            g.binary(outer, z, t)
+                        }
+                    }
+                };
+                if let Some((p, off)) = outs[k] {
+                    let a = g.b.ins().iadd(p, byte);
+                    g.b.ins().store(mem(), v, a, Self::bytes(off)?);
+                }
+                vals.push(v);
+            }
+            Ok(())
+        };
+        if pairs > 0 {
+            let body = self.b.create_block();
+            let exit = self.b.create_block();
+            self.b.append_block_param(body, types::I64);
+            let zero = self.b.ins().iconst(types::I64, 0);
+            self.b.ins().jump(body, &[BlockArg::Value(zero)]);
+            self.b.switch_to_block(body);
+            let index = self.b.block_params(body)[0];
+            emit(self, ty2, index)?;
+            let next = self.b.ins().iadd_imm_s(index, 2);
+            let end = i64::try_from(pairs * 2).map_err(|_| NotCompiled)?;
+            let more = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, next, end);
+            self.b
+                .ins()
+                .brif(more, body, &[BlockArg::Value(next)], exit, &[]);
+            self.b.switch_to_block(exit);
+        }
+        if len % 2 == 1 {
+            let index = self.b.ins().iconst(types::I64, (len - 1) as i64);
+            emit(self, types::F64, index)?;
+        }
+        Ok(())
+    }
+}
