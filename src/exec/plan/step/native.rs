@@ -18,7 +18,7 @@
 //! Bits: add, sub, mul, div, neg and abs are single IEEE operations in
 //! both cranelift and Rust, never contracted into fused multiply-adds,
 //! computed in the plan's order; every other scalar operation calls the
-//! plan's own element function ([`unary_at`], [`binary_at`]). So a run
+//! plan's own element function ([`unary_entry`], [`binary_entry`]). So a run
 //! gives the bits the instructions it replaces give (checked by the
 //! differential tests that run every loop with native code forced on).
 //!
@@ -47,7 +47,7 @@ use std::sync::{Arc, Mutex};
 
 /// The most parameters, and the most result rows, one run may address
 /// (their pointers are passed in arrays on the caller's stack).
-pub(crate) const MAX_POINTERS: usize = 16;
+pub(crate) const MAX_POINTERS: usize = 8;
 
 /// The entry of a run: `(arena, parameter pointers, row pointers)`.
 type Entry = unsafe extern "C" fn(*mut f64, *const *const f64, *const *mut f64);
@@ -125,21 +125,51 @@ impl NativeRun {
     }
 }
 
-/// `op(x)` as the plan computes it: what the code calls for a unary
-/// operation other than neg and abs (`op` indexes [`UnaryOp::ALL`]).
-extern "C" fn unary_at(x: f64, op: u64) -> f64 {
-    match usize::try_from(op).ok().and_then(|i| UnaryOp::ALL.get(i)) {
-        Some(&op) => x.unary(op),
-        None => f64::NAN,
+/// The plan's element function of unary `op` as a C function the code
+/// calls (one per op, so the call goes straight to it).
+fn unary_entry(op: UnaryOp) -> *const () {
+    macro_rules! entry {
+        ($v:ident) => {{
+            extern "C" fn f(x: f64) -> f64 {
+                x.unary(UnaryOp::$v)
+            }
+            f as *const ()
+        }};
+    }
+    match op {
+        UnaryOp::Neg => entry!(Neg),
+        UnaryOp::Exp => entry!(Exp),
+        UnaryOp::Log => entry!(Log),
+        UnaryOp::Log1p => entry!(Log1p),
+        UnaryOp::Sqrt => entry!(Sqrt),
+        UnaryOp::Tanh => entry!(Tanh),
+        UnaryOp::Sigmoid => entry!(Sigmoid),
+        UnaryOp::Sin => entry!(Sin),
+        UnaryOp::Cos => entry!(Cos),
+        UnaryOp::Abs => entry!(Abs),
+        UnaryOp::Sign => entry!(Sign),
     }
 }
 
-/// `op(x, y)` as the plan computes it, for pow, maximum and minimum
-/// (`op` indexes [`BinaryOp::ALL`]).
-extern "C" fn binary_at(x: f64, y: f64, op: u64) -> f64 {
-    match usize::try_from(op).ok().and_then(|i| BinaryOp::ALL.get(i)) {
-        Some(&op) => super::run::binary1(op, x, y),
-        None => f64::NAN,
+/// The plan's element function of binary `op` as a C function the code
+/// calls (used for pow, maximum and minimum).
+fn binary_entry(op: BinaryOp) -> *const () {
+    macro_rules! entry {
+        ($v:ident) => {{
+            extern "C" fn f(x: f64, y: f64) -> f64 {
+                super::run::binary1(BinaryOp::$v, x, y)
+            }
+            f as *const ()
+        }};
+    }
+    match op {
+        BinaryOp::Add => entry!(Add),
+        BinaryOp::Sub => entry!(Sub),
+        BinaryOp::Mul => entry!(Mul),
+        BinaryOp::Div => entry!(Div),
+        BinaryOp::Pow => entry!(Pow),
+        BinaryOp::Maximum => entry!(Maximum),
+        BinaryOp::Minimum => entry!(Minimum),
     }
 }
 
@@ -383,13 +413,11 @@ impl<'a> Gen<'a> {
         let args = b.block_params(block).to_vec();
         let mut us = Signature::new(cc);
         us.params.push(AbiParam::new(types::F64));
-        us.params.push(AbiParam::new(types::I64));
         us.returns.push(AbiParam::new(types::F64));
         let unary_sig = b.import_signature(us);
         let mut bs = Signature::new(cc);
         bs.params.push(AbiParam::new(types::F64));
         bs.params.push(AbiParam::new(types::F64));
-        bs.params.push(AbiParam::new(types::I64));
         bs.returns.push(AbiParam::new(types::F64));
         let binary_sig = b.import_signature(bs);
         Gen {
@@ -489,13 +517,8 @@ impl<'a> Gen<'a> {
             BinaryOp::Mul => ins.fmul(x, y),
             BinaryOp::Div => ins.fdiv(x, y),
             BinaryOp::Pow | BinaryOp::Maximum | BinaryOp::Minimum => {
-                let i = BinaryOp::ALL.iter().position(|&o| o == op).unwrap_or(0) as i64;
-                let f = self
-                    .b
-                    .ins()
-                    .iconst(types::I64, binary_at as *const () as usize as i64);
-                let k = self.b.ins().iconst(types::I64, i);
-                let call = self.b.ins().call_indirect(self.binary_sig, f, &[x, y, k]);
+                let f = self.b.ins().iconst(self.ptr, binary_entry(op) as i64);
+                let call = self.b.ins().call_indirect(self.binary_sig, f, &[x, y]);
                 self.b.inst_results(call)[0]
             }
         }
@@ -506,13 +529,8 @@ impl<'a> Gen<'a> {
             UnaryOp::Neg => self.b.ins().fneg(x),
             UnaryOp::Abs => self.b.ins().fabs(x),
             _ => {
-                let i = UnaryOp::ALL.iter().position(|&o| o == op).unwrap_or(0) as i64;
-                let f = self
-                    .b
-                    .ins()
-                    .iconst(types::I64, unary_at as *const () as usize as i64);
-                let k = self.b.ins().iconst(types::I64, i);
-                let call = self.b.ins().call_indirect(self.unary_sig, f, &[x, k]);
+                let f = self.b.ins().iconst(self.ptr, unary_entry(op) as i64);
+                let call = self.b.ins().call_indirect(self.unary_sig, f, &[x]);
                 self.b.inst_results(call)[0]
             }
         }
