@@ -52,8 +52,16 @@
 //! by it straight into the loop's row for the step instead of the arena
 //! (`direct`; the loop splits the buffer around that row, and keeps the
 //! result in the arena on a step that reads the row, as a ring buffer of
-//! one row does). Must not: allocate while a step runs, or fail a step
-//! the plan would have run.
+//! one row does).
+//!
+//! Native code: once a call runs enough steps (`PlanOptions::
+//! native_steps`), [`StepTape::make_native`] compiles the runs of the
+//! step's instructions that gain from it — operations on single elements,
+//! and groups of elementwise instructions over the same elements — to
+//! machine code with cranelift ([`native`]), one function per run, which
+//! then stands in the instruction list as one [`Instr::Native`]. The same
+//! operations in the same order, so the same bits. Must not: allocate
+//! while a step runs, or fail a step the plan would have run.
 
 mod compile;
 mod native;
