@@ -23,7 +23,9 @@
 
 use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
-use super::step::{compile, BufRows, Bufs, ParamAt, ParamShape, Sources, StepTape, Store};
+use super::step::{
+    compile, BufRows, Bufs, ParamAt, ParamShape, Sources, StepTape, Store, MAX_POINTERS,
+};
 use super::view::{copy_into, with_view, ValView, ViewElem};
 use crate::exec::budget::Allocation;
 use crate::exec::error::{ExecError, LoopError};
@@ -796,6 +798,109 @@ fn place_params(
     Some(())
 }
 
+/// The steps of a call at which the tape tries to run the rest of the
+/// loop as one native function ([`native_loop`]).
+const NATIVE_LOOP_TRIES: usize = 4;
+
+/// Runs steps `from..` of the loop as one native function when the tape
+/// has one ([`StepTape::native_loop_params`]) and, over all those steps,
+/// every parameter it reads is in one store at a position that moves by a
+/// fixed stride, and so is every result's row (checked step by step
+/// against the frame: `place` and `result_row`), each within its slice.
+/// True when it ran them; false when it does not apply (nothing ran).
+fn native_loop(
+    tape: &mut StepTape,
+    sp: &ScanPlan,
+    frame: &LoopFrame,
+    data: &LoopSlices<'_>,
+    bufs: &mut [&mut [f64]],
+    from: usize,
+) -> Option<bool> {
+    let Some(slots) = tape.native_loop_params() else {
+        return Some(false);
+    };
+    let n = frame.steps().saturating_sub(from);
+    if n < 2 || bufs.len() > MAX_POINTERS || sp.results.len() > MAX_POINTERS {
+        return Some(false);
+    }
+    // Each buffer's data, as one pointer for reads and writes alike.
+    let mut buf_ptr = [std::ptr::null_mut::<f64>(); MAX_POINTERS];
+    let mut buf_len = [0usize; MAX_POINTERS];
+    for ((p, l), b) in buf_ptr.iter_mut().zip(&mut buf_len).zip(bufs.iter_mut()) {
+        (*p, *l) = (b.as_mut_ptr(), b.len());
+    }
+    // A position from `from` on that moves by a fixed stride: the stride,
+    // when `at(t)` is `at(from) + (t - from)·stride` for every step.
+    let affine = |at: &dyn Fn(usize) -> Option<usize>| -> Option<isize> {
+        let a0 = isize::try_from(at(from)?).ok()?;
+        let stride = isize::try_from(at(from + 1)?).ok()? - a0;
+        let mut want = a0;
+        for t in from..frame.steps() {
+            if isize::try_from(at(t)?).ok()? != want {
+                return None;
+            }
+            want = want.checked_add(stride)?;
+        }
+        Some(stride)
+    };
+    // The first element and last end reached by `len` elements at a
+    // position moving from `a0` by `stride` over the steps.
+    let span = |a0: usize, stride: isize, len: usize| -> Option<(usize, usize)> {
+        let last = (a0 as isize).checked_add(stride.checked_mul(n as isize - 1)?)?;
+        let last = usize::try_from(last).ok()?;
+        Some((a0.min(last), a0.max(last).checked_add(len)?))
+    };
+    let mut params = [std::ptr::null::<f64>(); MAX_POINTERS];
+    let mut p_strides = [0isize; MAX_POINTERS];
+    for (slot, &(k, need)) in slots.iter().enumerate() {
+        let p = sp.params.get(k)?;
+        let size = tape.param_size(k);
+        let first = place(p, frame, from, size)?;
+        let same_store = |t: usize| place(p, frame, t, size).filter(|a| a.store == first.store);
+        let Some(stride) = affine(&|t| same_store(t).map(|a| a.base)) else {
+            return Some(false);
+        };
+        let (ptr, len): (*const f64, usize) = match first.store {
+            Store::Buf(b) => (*buf_ptr.get(b)?, *buf_len.get(b)?),
+            Store::Seq(j) => data.seqs.get(j)?.map(|d| (d.as_ptr(), d.len()))?,
+            Store::Init(i) => data.inits.get(i)?.map(|d| (d.as_ptr(), d.len()))?,
+            Store::NonSeq(j) => data.non_seqs.get(j)?.map(|d| (d.as_ptr(), d.len()))?,
+            Store::Unused => return Some(false),
+        };
+        let (_, end) = span(first.base, stride, need)?;
+        if end > len {
+            return Some(false);
+        }
+        params[slot] = ptr.wrapping_add(first.base);
+        p_strides[slot] = stride;
+    }
+    let mut rows = [std::ptr::null_mut::<f64>(); MAX_POINTERS];
+    let mut r_strides = [0isize; MAX_POINTERS];
+    for (j, result) in sp.results.iter().enumerate() {
+        let len = tape.result_len(j)?;
+        let Some(stride) = affine(&|t| frame.result_row(*result, t)) else {
+            return Some(false);
+        };
+        let r0 = frame.result_row(*result, from)?;
+        let (_, end) = span(r0.checked_mul(len)?, stride.checked_mul(len as isize)?, len)?;
+        if end > *buf_len.get(result.out)? {
+            return Some(false);
+        }
+        rows[j] = buf_ptr.get(result.out)?.wrapping_add(r0 * len);
+        r_strides[j] = stride * len as isize;
+    }
+    // SAFETY: for every step t < n, parameter slot s reads
+    // `need` elements at params[s] + t·stride inside its slice (the
+    // position is affine, checked at every step, and its extremes are
+    // within the slice), and result j writes its `len` elements inside
+    // its buffer likewise. Sequences, inits and non-sequences are not
+    // buffers; a buffer's reads and writes go through the one pointer
+    // taken from it above; a step reads before it writes its rows (the
+    // copy to the rows ends the step, as on the tape).
+    unsafe { tape.run_native_loop(&params, &p_strides, &rows, &r_strides, n)? };
+    Some(true)
+}
+
 /// The most buffers, and the most body results, a loop may have for the
 /// tape to write results straight into their rows (a step's splits of
 /// the buffers live on the stack).
@@ -841,6 +946,12 @@ fn tape_steps(
         }
     }
     for t in from..frame.steps() {
+        // The rest of the loop in one native function, once every
+        // parameter and row moves by a fixed stride (a state's first
+        // steps may read its init: tried on the first few steps).
+        if t < from + NATIVE_LOOP_TRIES && native_loop(tape, sp, frame, data, bufs, t)? {
+            return Some(());
+        }
         // A non-sequence stays where the first step placed it.
         place_params(tape, at, sp, frame, t, false)?;
         // Per buffer, the row a result is written into this step:

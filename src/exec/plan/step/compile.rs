@@ -1111,6 +1111,7 @@ pub(crate) fn compile(
         results: res,
         param_sizes: b.param_sizes,
         native_tried: false,
+        native_loop: None,
     };
     tape.operands_below_destinations().then_some(tape)
 }

@@ -68,6 +68,7 @@ mod native;
 mod run;
 
 pub(crate) use compile::{compile, ParamShape};
+pub(crate) use native::MAX_POINTERS;
 pub(crate) use run::{BufRows, Bufs, ParamAt, Sources, Store};
 
 use crate::lang::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
@@ -333,6 +334,9 @@ pub(crate) struct StepTape {
     /// True once [`StepTape::make_native`] ran (whether or not any run
     /// compiled).
     native_tried: bool,
+    /// The whole loop as one native function, when the step is one run
+    /// (see [`StepTape::run_native_loop`]).
+    native_loop: Option<native::NativeLoop>,
 }
 
 impl StepTape {
@@ -364,6 +368,49 @@ impl StepTape {
             });
             below
         })
+    }
+
+    /// The elements of body parameter slot `s` of the whole native loop
+    /// that one step reads, per slot: (body parameter, elements); `None`
+    /// without such a loop.
+    pub(crate) fn native_loop_params(&self) -> Option<&[(usize, usize)]> {
+        self.native_loop.as_ref().map(|l| &l.extent.params[..])
+    }
+
+    /// Runs `n` steps of the loop as one native function, parameter slot
+    /// `s` of step `t` at `params[s] + t·p_strides[s]` and body result
+    /// `j` of step `t` written to `rows[j] + t·r_strides[j]`. `None`
+    /// (running nothing) without a whole loop or when the arena is
+    /// short.
+    ///
+    /// # Safety
+    /// As [`native::NativeLoop::call`]: every address those give for
+    /// `t < n` lies in a slice the caller holds (readable for a
+    /// parameter, writable for a row), the rows overlapping no parameter
+    /// read in the same step.
+    pub(crate) unsafe fn run_native_loop(
+        &mut self,
+        params: &[*const f64; native::MAX_POINTERS],
+        p_strides: &[isize; native::MAX_POINTERS],
+        rows: &[*mut f64; native::MAX_POINTERS],
+        r_strides: &[isize; native::MAX_POINTERS],
+        n: usize,
+    ) -> Option<()> {
+        let lp = self.native_loop.as_ref()?;
+        let arena = self.arena.get_mut(..lp.extent.arena)?;
+        // SAFETY: the arena holds the extent (just checked); the rest is
+        // the caller's contract.
+        unsafe {
+            lp.call(
+                arena.as_mut_ptr(),
+                params.as_ptr(),
+                p_strides.as_ptr(),
+                rows.as_ptr(),
+                r_strides.as_ptr(),
+                n,
+            )
+        };
+        Some(())
     }
 
     /// True when some of the step runs as machine code.
@@ -423,9 +470,13 @@ impl StepTape {
             }
             read
         };
-        let Ok(runs) = native::compile_runs(instrs, &self.direct, &ranges, &read_after) else {
+        let whole = Some(&self.results[..]);
+        let Ok((runs, native_loop)) =
+            native::compile_runs(instrs, &self.direct, &ranges, &read_after, whole)
+        else {
             return;
         };
+        self.native_loop = native_loop;
         let old = std::mem::take(&mut self.instrs);
         let old_direct = std::mem::take(&mut self.direct);
         let mut runs = ranges.into_iter().zip(runs).peekable();

@@ -52,6 +52,65 @@ pub(crate) const MAX_POINTERS: usize = 8;
 /// The entry of a run: `(arena, parameter pointers, row pointers)`.
 type Entry = unsafe extern "C" fn(*mut f64, *const *const f64, *const *mut f64);
 
+/// The entry of a whole loop ([`NativeLoop`]): `(arena, parameter
+/// pointers, parameter strides, row pointers, row strides, steps)`.
+type LoopEntry = unsafe extern "C" fn(
+    *mut f64,
+    *const *const f64,
+    *const isize,
+    *const *mut f64,
+    *const isize,
+    usize,
+);
+
+/// A loop whose step is one run ([`NativeRun`]) and whose parameters
+/// and result rows move by a fixed stride from step to step, as one
+/// native function: the steps without returning to the loop between
+/// them.
+#[derive(Clone)]
+pub(crate) struct NativeLoop {
+    entry: LoopEntry,
+    _code: Arc<NativeCode>,
+    /// Per parameter pointer: the body parameter and the elements one
+    /// step reads from where it is placed (`extent.rows` is empty).
+    pub extent: Extent,
+}
+
+impl std::fmt::Debug for NativeLoop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeLoop")
+            .field("extent", &self.extent)
+            .finish()
+    }
+}
+
+impl NativeLoop {
+    /// Runs `n` steps.
+    ///
+    /// # Safety
+    /// `arena` holds `extent.arena` elements; for every step `t < n`,
+    /// `params[s] + t·p_strides[s]` points to `extent.params[s].1`
+    /// readable elements and `rows[j] + t·r_strides[j]` to as many
+    /// writable elements as body result `j` has; the rows overlap no
+    /// parameter read in the same step, nor the arena.
+    pub(crate) unsafe fn call(
+        &self,
+        arena: *mut f64,
+        params: *const *const f64,
+        p_strides: *const isize,
+        rows: *const *mut f64,
+        r_strides: *const isize,
+        n: usize,
+    ) {
+        // SAFETY: the caller's contract is the code's (module docs).
+        unsafe { (self.entry)(arena, params, p_strides, rows, r_strides, n) }
+    }
+}
+
+/// Body results of at most this many elements each are copied to their
+/// rows inside a whole loop (element by element, unrolled).
+const LOOP_RESULT_LEN: usize = 64;
+
 /// The machine code of a tape's runs; freed when the last run holding it
 /// is dropped.
 pub(crate) struct NativeCode(Mutex<Option<JITModule>>);
@@ -319,7 +378,8 @@ pub(crate) fn compile_runs(
     direct: &[Option<u32>],
     ranges: &[std::ops::Range<usize>],
     read_after: &dyn Fn(usize, usize, usize) -> bool,
-) -> Result<Vec<NativeRun>, NotCompiled> {
+    whole: Option<&[(usize, usize)]>,
+) -> Result<(Vec<NativeRun>, Option<NativeLoop>), NotCompiled> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(|_| NotCompiled)?;
     flags.set("is_pic", "false").map_err(|_| NotCompiled)?;
@@ -358,13 +418,53 @@ pub(crate) fn compile_runs(
         module.clear_context(&mut ctx);
         made.push((id, extent, run.to_vec().into_boxed_slice()));
     }
+    // The whole loop, when the run is the whole step.
+    let mut whole_loop = None;
+    if let (Some(results), [range]) = (whole, ranges) {
+        if range.start == 0
+            && range.end == instrs.len()
+            && results.iter().all(|&(_, l)| l <= LOOP_RESULT_LEN)
+        {
+            let mut lsig = module.make_signature();
+            for _ in 0..6 {
+                lsig.params.push(AbiParam::new(ptr));
+            }
+            let id = module
+                .declare_function("whole_loop", Linkage::Local, &lsig)
+                .map_err(|_| NotCompiled)?;
+            ctx.func.signature = lsig;
+            ctx.func.name = UserFuncName::user(0, id.as_u32());
+            let extent = {
+                let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+                let mut g = Gen::new(b, ptr, module.isa().default_call_conv());
+                let entry = g.b.current_block().ok_or(NotCompiled)?;
+                let args = g.b.block_params(entry).to_vec();
+                g.whole_loop(instrs, results, read_after, &args)?;
+                g.finish(module.target_config())
+            };
+            module
+                .define_function(id, &mut ctx)
+                .map_err(|_| NotCompiled)?;
+            module.clear_context(&mut ctx);
+            whole_loop = Some((id, extent));
+        }
+    }
     module.finalize_definitions().map_err(|_| NotCompiled)?;
+    let whole_loop = whole_loop.map(|(id, extent)| (module.get_finalized_function(id), extent));
     let entries: Vec<*const u8> = made
         .iter()
         .map(|(id, ..)| module.get_finalized_function(*id))
         .collect();
     let code = Arc::new(NativeCode(Mutex::new(Some(module))));
-    Ok(made
+    let whole_loop = whole_loop.map(|(p, extent)| NativeLoop {
+        // SAFETY: `p` is the finalized code of the function declared with
+        // `lsig`: six pointer-sized arguments, no result, the platform's
+        // C calling convention.
+        entry: unsafe { std::mem::transmute::<*const u8, LoopEntry>(p) },
+        _code: code.clone(),
+        extent,
+    });
+    let runs = made
         .into_iter()
         .zip(entries)
         .map(|((_, extent, instrs), p)| NativeRun {
@@ -376,7 +476,8 @@ pub(crate) fn compile_runs(
             extent,
             instrs,
         })
-        .collect())
+        .collect();
+    Ok((runs, whole_loop))
 }
 
 /// The flags of every access: no trap (the caller checked the extents),
@@ -403,6 +504,10 @@ struct Gen<'a> {
     extent: Extent,
     unary_sig: SigRef,
     binary_sig: SigRef,
+    /// In a whole loop ([`NativeLoop`]): the step's index and the array
+    /// of each parameter's stride in elements (a parameter's pointer is
+    /// its first step's plus the index times its stride).
+    step: Option<(Value, Value)>,
 }
 
 impl<'a> Gen<'a> {
@@ -432,6 +537,7 @@ impl<'a> Gen<'a> {
             extent: Extent::default(),
             unary_sig,
             binary_sig,
+            step: None,
         }
     }
 
@@ -466,9 +572,16 @@ impl<'a> Gen<'a> {
                         if slot >= MAX_POINTERS {
                             return Err(NotCompiled);
                         }
-                        // Loaded in the entry block, which dominates
-                        // every use.
-                        let p = self.load_pointer(self.params_arg, slot)?;
+                        // Loaded in the straight-line part of the code
+                        // (never inside a group's loop), which dominates
+                        // every later use.
+                        let mut p = self.load_pointer(self.params_arg, slot)?;
+                        if let Some((t, strides)) = self.step {
+                            let stride = self.load_pointer(strides, slot)?;
+                            let elems = self.b.ins().imul(t, stride);
+                            let bytes = self.b.ins().ishl_imm_s(elems, 3);
+                            p = self.b.ins().iadd(p, bytes);
+                        }
                         self.extent.params.push((k, 0));
                         self.params.insert(k, (slot, p));
                         (slot, p)
@@ -534,6 +647,59 @@ impl<'a> Gen<'a> {
                 self.b.inst_results(call)[0]
             }
         }
+    }
+
+    /// Generates a whole loop around the run (the step's only
+    /// instruction): `n` steps, each running the run with every parameter
+    /// pointer advanced by its stride, then copying each body result
+    /// `(offset, length)` from the arena to its row (row pointer plus
+    /// the step times the row's stride), as the loop commits a step.
+    /// Arguments: arena, parameter pointers and strides, row pointers and
+    /// strides, `n`.
+    fn whole_loop(
+        &mut self,
+        run: &[Instr],
+        results: &[(usize, usize)],
+        read_after: &dyn Fn(usize, usize, usize) -> bool,
+        args: &[Value],
+    ) -> Result<(), NotCompiled> {
+        let &[_, _, p_strides, rows, r_strides, n] = args else {
+            return Err(NotCompiled);
+        };
+        if results.len() > MAX_POINTERS {
+            return Err(NotCompiled);
+        }
+        let header = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let any = self.b.ins().icmp_imm_s(IntCC::NotEqual, n, 0);
+        self.b
+            .ins()
+            .brif(any, header, &[BlockArg::Value(zero)], exit, &[]);
+        self.b.switch_to_block(header);
+        let t = self.b.block_params(header)[0];
+        self.step = Some((t, p_strides));
+        self.run(run, &vec![None; run.len()], read_after)?;
+        for (j, &(off, len)) in results.iter().enumerate() {
+            let row = self.load_pointer(rows, j)?;
+            let stride = self.load_pointer(r_strides, j)?;
+            let elems = self.b.ins().imul(t, stride);
+            let bytes = self.b.ins().ishl_imm_s(elems, 3);
+            let dst = self.b.ins().iadd(row, bytes);
+            self.extent.arena = self.extent.arena.max(off + len);
+            for i in 0..len {
+                let v = self.scalar(Loc::Arena(off + i))?;
+                self.b.ins().store(mem(), v, dst, Self::bytes(i)?);
+            }
+        }
+        let next = self.b.ins().iadd_imm_s(t, 1);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, n);
+        self.b
+            .ins()
+            .brif(more, header, &[BlockArg::Value(next)], exit, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
     }
 
     /// Generates the run: `read_after(k, o, l)` tells whether anything
