@@ -6,8 +6,8 @@
 //!   of `benches/programs/` at its medium sizes (the `(medium: T=... N=...)`
 //!   line of its header) on the data rule's inputs (WORKLOADS.md scales),
 //!   optimized with the default rules and limits, or as written;
-//! - `step/{fib/1,fib/1024,garch}/{tape,plan}`: the cost of a loop step,
-//!   with the step tape and without: the `fib` loop with states of N = 1
+//! - `step/{fib/1,fib/1024,garch}/{native,tape,plan}`: the cost of a loop
+//!   step, as machine code, on the step tape and on the plan: the `fib` loop with states of N = 1
 //!   and 1024 elements and the GARCH(1,1) variance recurrence as written,
 //!   5,000 steps, throughput in steps (criterion prints time per step).
 //!
@@ -95,9 +95,10 @@ const GARCH_FORWARD: &str = "(program garch_forward
   (output (sum ell)))";
 
 /// The executor's cost per loop step: `fib` with states of N = 1 and
-/// 1024 elements and the GARCH forward recurrence, each with the step
-/// tape on and off (as written: no rewrite removes these loops),
-/// throughput in steps.
+/// 1024 elements and the GARCH forward recurrence, each compiled to
+/// machine code (`native`: the default for loops this long), on the step
+/// tape without it (`tape`) and on the plan alone (`plan`), as written
+/// (no rewrite removes these loops), throughput in steps.
 fn bench_step(c: &mut Criterion) {
     let fib = std::fs::read_to_string(
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/programs/fib.sexp"),
@@ -116,9 +117,14 @@ fn bench_step(c: &mut Criterion) {
         let dims: Dims = dims.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         let inputs = generate_inputs(p, &dims, &Default::default()).expect("inputs");
         let refs: Vec<&Value> = inputs.iter().collect();
-        for (variant, step_tape) in [("tape", true), ("plan", false)] {
+        for (variant, step_tape, native) in [
+            ("native", true, true),
+            ("tape", true, false),
+            ("plan", false, false),
+        ] {
             let options = eqscan::exec::plan::PlanOptions {
                 step_tape,
+                native_steps: if native { Some(0) } else { None },
                 ..Default::default()
             };
             let mut f = Compiled::with_options(p, &dims, options).expect("compile");
