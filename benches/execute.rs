@@ -9,7 +9,9 @@
 //! - `step/{fib/1,fib/1024,garch}/{native,tape,plan}`: the cost of a loop
 //!   step, as machine code, on the step tape and on the plan: the `fib` loop with states of N = 1
 //!   and 1024 elements and the GARCH(1,1) variance recurrence as written,
-//!   5,000 steps, throughput in steps (criterion prints time per step).
+//!   5,000 steps, throughput in steps (criterion prints time per step);
+//!   `step/fib/{1,1024}/floor`: the same loop hand-written in Rust over
+//!   a reused output, the floor issue 15 measures fib against;
 //!
 //! - `fused_pass/ar1_grad/{fused,unfused}`: the loop-free AR(1) gradient
 //!   at T = 200,000 with fusion on and off.
@@ -137,7 +139,44 @@ fn bench_step(c: &mut Criterion) {
             });
         }
     }
+    // The floor: fib's loop hand-written in Rust over a preallocated
+    // output reused from call to call (the best form of WORKLOADS.md:
+    // one pass over each row, `0.5·x₋₁ + 0.3·x₋₂ + 0.1` as written).
+    for n in [1usize, 1024] {
+        let rows = steps as usize;
+        let x0: Vec<f64> = (0..n).map(|i| 0.5 * (0.37 * i as f64).sin()).collect();
+        let x1: Vec<f64> = (0..n)
+            .map(|i| 0.5 * (0.37 * i as f64 + 1.3).sin())
+            .collect();
+        let mut out = vec![0.0f64; rows * n];
+        g.throughput(Throughput::Elements(steps as u64));
+        g.bench_function(BenchmarkId::new(format!("fib/{n}"), "floor"), |b| {
+            b.iter(|| {
+                fib_floor(&x0, &x1, &mut out, n);
+                std::hint::black_box(&out);
+            })
+        });
+    }
     g.finish();
+}
+
+/// fib's recurrence by hand: row `t` of `out` (rows of `n`) from the two
+/// before it, the first two from `x0` and `x1`.
+fn fib_floor(x0: &[f64], x1: &[f64], out: &mut [f64], n: usize) {
+    for row in 0..out.len() / n {
+        let (done, rest) = out.split_at_mut(row * n);
+        let (m2, m1) = match row {
+            0 => (x0, x1),
+            1 => (x1, &done[..n]),
+            _ => {
+                let (a, b) = done[(row - 2) * n..].split_at(n);
+                (a, b)
+            }
+        };
+        for ((o, &a), &b) in rest[..n].iter_mut().zip(m1).zip(m2) {
+            *o = 0.5 * a + 0.3 * b + 0.1;
+        }
+    }
 }
 
 /// The loop-free AR(1) gradient (the optimized `ar1_grad`: residuals

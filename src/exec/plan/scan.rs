@@ -889,6 +889,27 @@ fn native_loop(
         rows[j] = buf_ptr.get(result.out)?.wrapping_add(r0 * len);
         r_strides[j] = stride * len as isize;
     }
+    // A result written into its row during the step: that row may hold
+    // nothing the same step reads (a ring buffer of one row does).
+    for &(j, len) in tape.native_loop_rows() {
+        let out = sp.results.get(j as usize)?.out;
+        let (row0, row_stride) = (rows[j as usize] as isize, r_strides[j as usize]);
+        for (slot, &(k, need)) in slots.iter().enumerate() {
+            if place(sp.params.get(k)?, frame, from, tape.param_size(k))?.store != Store::Buf(out) {
+                continue;
+            }
+            let (p0, p_stride) = (params[slot] as isize, p_strides[slot]);
+            for t in 0..n as isize {
+                // Element addresses, in units of f64 (both pointers are
+                // into the same buffer).
+                let r = (row0 / 8).checked_add(row_stride.checked_mul(t)?)?;
+                let p = (p0 / 8).checked_add(p_stride.checked_mul(t)?)?;
+                if r < p + need as isize && p < r + len as isize {
+                    return Some(false);
+                }
+            }
+        }
+    }
     // SAFETY: for every step t < n, parameter slot s reads
     // `need` elements at params[s] + t·stride inside its slice (the
     // position is affine, checked at every step, and its extremes are

@@ -377,6 +377,14 @@ impl StepTape {
         self.native_loop.as_ref().map(|l| &l.extent.params[..])
     }
 
+    /// The body results the whole native loop writes straight into their
+    /// rows during a step (the others are copied at its end).
+    pub(crate) fn native_loop_rows(&self) -> &[(u32, usize)] {
+        self.native_loop
+            .as_ref()
+            .map_or(&[], |l| &l.extent.rows[..])
+    }
+
     /// Runs `n` steps of the loop as one native function, parameter slot
     /// `s` of step `t` at `params[s] + t·p_strides[s]` and body result
     /// `j` of step `t` written to `rows[j] + t·r_strides[j]`. `None`

@@ -72,7 +72,8 @@ pub(crate) struct NativeLoop {
     entry: LoopEntry,
     _code: Arc<NativeCode>,
     /// Per parameter pointer: the body parameter and the elements one
-    /// step reads from where it is placed (`extent.rows` is empty).
+    /// step reads from where it is placed; the results the step writes
+    /// straight into their rows (row pointer `j` for result `j`).
     pub extent: Extent,
 }
 
@@ -423,7 +424,10 @@ pub(crate) fn compile_runs(
     if let (Some(results), [range]) = (whole, ranges) {
         if range.start == 0
             && range.end == instrs.len()
-            && results.iter().all(|&(_, l)| l <= LOOP_RESULT_LEN)
+            && results
+                .iter()
+                .enumerate()
+                .all(|(j, &(_, l))| l <= LOOP_RESULT_LEN || direct.contains(&u32::try_from(j).ok()))
         {
             let mut lsig = module.make_signature();
             for _ in 0..6 {
@@ -439,7 +443,7 @@ pub(crate) fn compile_runs(
                 let mut g = Gen::new(b, ptr, module.isa().default_call_conv());
                 let entry = g.b.current_block().ok_or(NotCompiled)?;
                 let args = g.b.block_params(entry).to_vec();
-                g.whole_loop(instrs, results, read_after, &args)?;
+                g.whole_loop(instrs, direct, results, read_after, &args)?;
                 g.finish(module.target_config())
             };
             module
@@ -508,6 +512,8 @@ struct Gen<'a> {
     /// of each parameter's stride in elements (a parameter's pointer is
     /// its first step's plus the index times its stride).
     step: Option<(Value, Value)>,
+    /// In a whole loop: the array of each result row's stride.
+    row_strides: Option<Value>,
 }
 
 impl<'a> Gen<'a> {
@@ -538,6 +544,7 @@ impl<'a> Gen<'a> {
             unary_sig,
             binary_sig,
             step: None,
+            row_strides: None,
         }
     }
 
@@ -659,6 +666,7 @@ impl<'a> Gen<'a> {
     fn whole_loop(
         &mut self,
         run: &[Instr],
+        direct: &[Option<u32>],
         results: &[(usize, usize)],
         read_after: &dyn Fn(usize, usize, usize) -> bool,
         args: &[Value],
@@ -680,8 +688,14 @@ impl<'a> Gen<'a> {
         self.b.switch_to_block(header);
         let t = self.b.block_params(header)[0];
         self.step = Some((t, p_strides));
-        self.run(run, &vec![None; run.len()], read_after)?;
+        self.rows_arg = rows;
+        self.row_strides = Some(r_strides);
+        self.run(run, direct, read_after)?;
         for (j, &(off, len)) in results.iter().enumerate() {
+            if self.rows.contains_key(&(j as u32)) {
+                // Written straight into its row by the run.
+                continue;
+            }
             let row = self.load_pointer(rows, j)?;
             let stride = self.load_pointer(r_strides, j)?;
             let elems = self.b.ins().imul(t, stride);
@@ -810,6 +824,23 @@ impl<'a> Gen<'a> {
             return self.base(Loc::Arena(dst), len);
         };
         if let Some(&(_, p)) = self.rows.get(&j) {
+            return Ok((p, 0));
+        }
+        if let Some((t, _)) = self.step {
+            // In a whole loop: always the row, result j's pointer plus
+            // the step times its stride (the caller checked that no
+            // parameter the step reads lies in it).
+            let slot = j as usize;
+            if slot >= MAX_POINTERS {
+                return Err(NotCompiled);
+            }
+            let row = self.load_pointer(self.rows_arg, slot)?;
+            let stride = self.load_pointer(self.row_strides.ok_or(NotCompiled)?, slot)?;
+            let elems = self.b.ins().imul(t, stride);
+            let bytes = self.b.ins().ishl_imm_s(elems, 3);
+            let p = self.b.ins().iadd(row, bytes);
+            self.extent.rows.push((j, len));
+            self.rows.insert(j, (slot, p));
             return Ok((p, 0));
         }
         let slot = self.extent.rows.len();
