@@ -13,6 +13,13 @@
 //!   `step/fib/{1,1024}/floor`: the same loop hand-written in Rust over
 //!   a reused output, the floor issue 15 measures fib against;
 //!
+//! - `product/{gru_step,lstm_gate,gru_hoisted}/{matrixmultiply,packed_b,prepacked}`:
+//!   one `f64` matrix product at the shapes of the GRU's step
+//!   (80×128·128×128), an LSTM gate's (64×64·64×64) and the GRU's
+//!   product pushed out of its loop (4000×128·128×128), on one thread:
+//!   matrixmultiply (packing both operands), the packed-`B` kernel
+//!   packing `B` first (`gemm_rows`), and with `B` packed beforehand
+//!   (what a loop does with its weights);
 //! - `fused_pass/ar1_grad/{fused,unfused}`: the loop-free AR(1) gradient
 //!   at T = 200,000 with fusion on and off.
 //!
@@ -219,5 +226,61 @@ fn bench_fused_pass(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_workloads, bench_step, bench_fused_pass);
+criterion_group!(
+    benches,
+    bench_workloads,
+    bench_step,
+    bench_fused_pass,
+    bench_products
+);
+
+/// One matrix product at the shapes the loop programs run (see the
+/// module docs), each way the executor can compute it; the results are
+/// checked to be the same bits first.
+fn bench_products(c: &mut Criterion) {
+    use eqscan::exec::ops::{gemm, prepacked};
+    use ndarray::linalg::general_mat_mul;
+    use ndarray::{ArrayView2, ArrayViewMut2};
+    let mut g = quick(c, "product");
+    for (name, m, k, n) in [
+        ("gru_step", 80, 128, 128),
+        ("lstm_gate", 64, 64, 64),
+        ("gru_hoisted", 4000, 128, 128),
+    ] {
+        let a: Vec<f64> = (0..m * k).map(|i| (0.37 * i as f64).sin()).collect();
+        let b: Vec<f64> = (0..k * n).map(|i| (0.37 * i as f64 + 1.3).sin()).collect();
+        let mut bp = vec![0.0; prepacked::packed_len(k, n)];
+        prepacked::pack(&b, k, n, &mut bp).expect("pack");
+        let mut want = vec![0.0; m * n];
+        let mut cv = ArrayViewMut2::from_shape((m, n), &mut want[..]).expect("c");
+        let (av, bv) = (
+            ArrayView2::from_shape((m, k), &a[..]).expect("a"),
+            ArrayView2::from_shape((k, n), &b[..]).expect("b"),
+        );
+        general_mat_mul(1.0, &av, &bv, 0.0, &mut cv);
+        let mut got = vec![0.0; m * n];
+        gemm::gemm_rows_prepacked(&a, &b, &bp, m, k, n, &mut got).expect("product");
+        assert!(
+            got.iter()
+                .zip(&want)
+                .all(|(x, y)| x.to_bits() == y.to_bits()),
+            "{name}: the packed-B kernel differs from matrixmultiply"
+        );
+        g.throughput(Throughput::Elements((m * k * n) as u64));
+        g.bench_function(BenchmarkId::new(name, "matrixmultiply"), |bch| {
+            bch.iter(|| {
+                let mut cv = ArrayViewMut2::from_shape((m, n), &mut got[..]).expect("c");
+                general_mat_mul(1.0, &av, &bv, 0.0, &mut cv);
+            })
+        });
+        g.bench_function(BenchmarkId::new(name, "packed_b"), |bch| {
+            bch.iter(|| gemm::gemm_rows(&a, &b, m, k, n, &mut got).expect("product"))
+        });
+        g.bench_function(BenchmarkId::new(name, "prepacked"), |bch| {
+            bch.iter(|| gemm::gemm_rows_prepacked(&a, &b, &bp, m, k, n, &mut got).expect("product"))
+        });
+    }
+    g.finish();
+}
+
 criterion_main!(benches);

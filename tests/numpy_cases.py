@@ -1373,6 +1373,16 @@ def scan_tape_batched_matmul(d, n):
     return H, S
 
 @scan
+def scan_tape_packed_weights(d, n):
+    X, Wx, U, h = d["X"], d["Wx"], d["U"], d["h0"]
+    T = len(X)
+    H = steps(T, h.shape)
+    for t in range(T):
+        h = np.tanh(0.05 * (X[t] @ Wx) + 0.3 * (h @ U))
+        H[t] = h
+    return (H,)
+
+@scan
 def scan_tape_direct_rows(d, n):
     X, a0, h, g = d["X"], d["a0"], d["h0"], d["g0"]
     T = len(X)

@@ -2,19 +2,24 @@
 //! calls, so a product gives the same bits in the interpreter, the plan
 //! and the step tape.
 //!
-//! Owns: [`gemm`] (`C = A·B` for views of any strides) and
+//! Owns: [`gemm`] (`C = A·B` for views of any strides),
 //! [`gemm_rows`] (the same product for row-major slices, what the step
-//! tape holds). Which kernel runs depends on the shapes alone, never on
+//! tape holds) and [`gemm_rows_prepacked`] (the same with `B` packed
+//! once, for a loop's weights). Which kernel runs depends on the shapes alone, never on
 //! the layout: products of at most [`SMALL_PRODUCTS`] multiplications
 //! (`m·k·n`) run the small kernel, every row of `C` built as
 //! `0 + a[i,0]·B[0,:] + a[i,1]·B[1,:] + …` in that order, without
 //! packing, allocation or fused multiply-add (the 2×2 products of a
 //! Kalman filter's step cost nanoseconds, not the microsecond and two
 //! allocations of a packed product); larger products run
-//! `matrixmultiply` through `ndarray::linalg::general_mat_mul`. Must not:
+//! `matrixmultiply` through `ndarray::linalg::general_mat_mul`, or, for
+//! row-major operands whose `B` fits the second-level cache on a machine
+//! where it gives matrixmultiply's bits, the kernel of [`prepacked`],
+//! which packs only `B` and reads `A` in place. Must not:
 //! choose a kernel by layout, or allocate in the small kernel (loop bodies
 //! call it every step).
 
+use crate::exec::ops::prepacked;
 use crate::exec::threads;
 use multiversion::multiversion;
 use ndarray::linalg::general_mat_mul;
@@ -37,6 +42,12 @@ pub fn gemm(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewM
     if !is_small(m, k, n) {
         if is_gram(a, b) {
             gram(a, b, c);
+        } else if let (Some(sa), Some(sb), Some(sc)) =
+            (a.as_slice(), b.as_slice(), c.as_slice_mut())
+        {
+            if !through_packed_b(sa, sb, m, k, n, sc) {
+                packed(a, b, c);
+            }
         } else {
             packed(a, b, c);
         }
@@ -133,13 +144,70 @@ pub fn gemm_rows(a: &[f64], b: &[f64], m: usize, k: usize, n: usize, c: &mut [f6
     let c = c.get_mut(..m.checked_mul(n)?)?;
     if is_small(m, k, n) {
         small_rows(a, b, k, n, c);
-    } else {
-        let av = ArrayView2::from_shape((m, k), a).ok()?;
-        let bv = ArrayView2::from_shape((k, n), b).ok()?;
-        let mut cv = ArrayViewMut2::from_shape((m, n), c).ok()?;
-        packed(&av, &bv, &mut cv);
+    } else if !through_packed_b(a, b, m, k, n, c) {
+        packed_rows(a, b, m, k, n, c)?;
     }
     Some(())
+}
+
+/// [`gemm_rows`] with `b` also given packed (`bp`, by
+/// [`prepacked::pack`]; a loop packs a `B` that does not change once per
+/// call): the same bits, without packing either operand when the
+/// machine's kernel allows it.
+pub fn gemm_rows_prepacked(
+    a: &[f64],
+    b: &[f64],
+    bp: &[f64],
+    m: usize,
+    k: usize,
+    n: usize,
+    c: &mut [f64],
+) -> Option<()> {
+    let a = a.get(..m.checked_mul(k)?)?;
+    let b = b.get(..k.checked_mul(n)?)?;
+    let c = c.get_mut(..m.checked_mul(n)?)?;
+    if is_small(m, k, n) {
+        small_rows(a, b, k, n, c);
+    } else if prepacked::product(a, bp, m, k, n, c) != Some(true) {
+        packed_rows(a, b, m, k, n, c)?;
+    }
+    Some(())
+}
+
+/// matrixmultiply's product of row-major slices of the exact lengths.
+fn packed_rows(a: &[f64], b: &[f64], m: usize, k: usize, n: usize, c: &mut [f64]) -> Option<()> {
+    let av = ArrayView2::from_shape((m, k), a).ok()?;
+    let bv = ArrayView2::from_shape((k, n), b).ok()?;
+    let mut cv = ArrayViewMut2::from_shape((m, n), c).ok()?;
+    packed(&av, &bv, &mut cv);
+    Some(())
+}
+
+/// The product of row-major slices of the exact lengths through a packed
+/// `B` ([`prepacked`]: `A` read where it is, not packed) when the
+/// machine's kernel gives matrixmultiply's bits and `B` fits the
+/// second-level cache; `B` is packed into a buffer this thread keeps
+/// (allocated once, grown when a larger `B` comes). False when it did
+/// not run or met a NaN (then the caller runs matrixmultiply).
+fn through_packed_b(a: &[f64], b: &[f64], m: usize, k: usize, n: usize, c: &mut [f64]) -> bool {
+    use std::cell::RefCell;
+    thread_local! {
+        static PACKED_B: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+    }
+    if !prepacked::available() || !prepacked::fits(k, n) {
+        return false;
+    }
+    PACKED_B.with(|buf| {
+        let Ok(mut buf) = buf.try_borrow_mut() else {
+            return false;
+        };
+        let len = prepacked::packed_len(k, n);
+        if buf.len() < len {
+            buf.resize(len, 0.0);
+        }
+        prepacked::pack(b, k, n, &mut buf[..len]).is_some()
+            && prepacked::product(a, &buf[..len], m, k, n, c) == Some(true)
+    })
 }
 
 /// The small kernel on row-major slices of the exact lengths: each row

@@ -19,6 +19,7 @@ pub mod linalg;
 pub mod linrec;
 pub mod logmatmulexp;
 pub mod matvec;
+pub mod prepacked;
 pub mod reduce;
 pub mod shape;
 pub mod vmath;

@@ -11,6 +11,7 @@ use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::broadcast_shapes;
 use crate::exec::ops::normalize_axis;
 use crate::exec::ops::shape::slice_indices;
+use crate::exec::ops::{gemm, prepacked};
 use crate::exec::plan::schedule::GraphPlan;
 use crate::exec::run::Dims;
 use crate::lang::{BinaryOp, DType, Op, ReduceOp, Scalar, Type, UnaryOp};
@@ -153,6 +154,37 @@ impl Builder<'_> {
         Some(Val {
             loc: Loc::Arena(dst),
             shape,
+        })
+    }
+
+    /// The products of `shape`, result of shape `out`. Products large
+    /// enough for the packed kernel pack their `B` first when this
+    /// machine's kernel allows it ([`prepacked::available`]): a separate
+    /// instruction, which the prologue runs once per call when `B` does
+    /// not change between steps, so that a step packs neither operand.
+    fn gemm(&mut self, a: Loc, b: Loc, shape: GemmShape, out: Vec<usize>) -> Option<Val> {
+        let GemmShape { m, k, n, .. } = shape;
+        let packed_b =
+            if !gemm::is_small(m, k, n) && prepacked::available() && prepacked::fits(k, n) {
+                let dst = self.alloc(shape.packed_b_span())?;
+                self.instrs.push(Instr::PackB {
+                    src: b,
+                    k,
+                    n,
+                    count: shape.b_count(),
+                    stride: shape.b_stride,
+                    dst,
+                });
+                Some(dst)
+            } else {
+                None
+            };
+        self.emit(out, |dst| Instr::Gemm {
+            a,
+            b,
+            shape,
+            packed_b,
+            dst,
         })
     }
 
@@ -751,7 +783,7 @@ impl Builder<'_> {
                             a_stride: 0,
                             b_stride: 0,
                         };
-                        self.emit(vec![m, n], |dst| Instr::Gemm { a, b, shape, dst })?
+                        self.gemm(a, b, shape, vec![m, n])?
                     }
                     (xs, ys) if matches!(op, Op::Matmul) && xs.len().min(ys.len()) >= 2 => {
                         // Stacks of matrices: one product per batch, in
@@ -783,7 +815,7 @@ impl Builder<'_> {
                             a_stride,
                             b_stride,
                         };
-                        self.emit(out, |dst| Instr::Gemm { a, b, shape, dst })?
+                        self.gemm(a, b, shape, out)?
                     }
                     _ => return None,
                 }

@@ -71,6 +71,7 @@ pub(crate) use compile::{compile, ParamShape};
 pub(crate) use native::MAX_POINTERS;
 pub(crate) use run::{BufRows, Bufs, ParamAt, Sources, Store};
 
+use crate::exec::ops::prepacked;
 use crate::lang::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
 
 /// Where a value of the step lives.
@@ -270,11 +271,27 @@ pub(crate) enum Instr {
         m: usize,
         dst: usize,
     },
-    /// `dst[g] = A[g] · B[g]` for each batch `g` of `shape`.
+    /// `dst[g] = A[g] · B[g]` for each batch `g` of `shape`; with
+    /// `packed_b`, each distinct `B` is also packed there (by an
+    /// [`Instr::PackB`], in the prologue when `B` does not change between
+    /// steps), `prepacked::packed_len(k, n)` elements apart, and the
+    /// products read it instead of packing `B` and `A` (the same bits).
     Gemm {
         a: Loc,
         b: Loc,
         shape: GemmShape,
+        packed_b: Option<usize>,
+        dst: usize,
+    },
+    /// `count` row-major `(k, n)` matrices, `stride` elements apart from
+    /// `src` on, each packed into `prepacked::packed_len(k, n)` elements
+    /// from `dst` on, for the products of an [`Instr::Gemm`].
+    PackB {
+        src: Loc,
+        k: usize,
+        n: usize,
+        count: usize,
+        stride: usize,
         dst: usize,
     },
     /// A run of the instructions above compiled to machine code
@@ -307,6 +324,20 @@ impl GemmShape {
     /// The elements of `B`'s operand that the products read.
     pub fn b_span(&self) -> usize {
         self.b_stride * self.batch.saturating_sub(1) + self.k * self.n
+    }
+
+    /// The distinct `B` matrices: one when every batch shares it.
+    pub fn b_count(&self) -> usize {
+        if self.b_stride == 0 {
+            1
+        } else {
+            self.batch
+        }
+    }
+
+    /// The elements the packed `B` matrices take.
+    pub fn packed_b_span(&self) -> usize {
+        self.b_count() * prepacked::packed_len(self.k, self.n)
     }
 }
 
@@ -530,7 +561,8 @@ impl Instr {
             | Instr::Gemv { dst, .. }
             | Instr::Inner { dst, .. }
             | Instr::LogMatMulExp { dst, .. }
-            | Instr::Gemm { dst, .. } => Some(dst),
+            | Instr::Gemm { dst, .. }
+            | Instr::PackB { dst, .. } => Some(dst),
         }
     }
 
@@ -568,6 +600,9 @@ impl Instr {
             } => f(dst, outer * inner),
             Instr::Gemv { dst, rows, .. } => f(dst, rows),
             Instr::Gemm { dst, shape, .. } => f(dst, shape.batch * shape.m * shape.n),
+            Instr::PackB {
+                k, n, count, dst, ..
+            } => f(dst, count * prepacked::packed_len(k, n)),
             Instr::LogMatMulExp {
                 dst, rows, n, m, ..
             } => f(dst, rows * m + n),
@@ -650,10 +685,27 @@ impl Instr {
                 f(a, len);
                 f(b, len);
             }
-            Instr::Gemm { a, b, shape, .. } => {
+            Instr::Gemm {
+                a,
+                b,
+                shape,
+                packed_b,
+                ..
+            } => {
                 f(a, shape.a_span());
                 f(b, shape.b_span());
+                if let Some(p) = packed_b {
+                    f(Loc::Arena(p), shape.packed_b_span());
+                }
             }
+            Instr::PackB {
+                src,
+                k,
+                n,
+                count,
+                stride,
+                ..
+            } => f(src, stride * count.saturating_sub(1) + k * n),
             Instr::LogMatMulExp {
                 a,
                 b,

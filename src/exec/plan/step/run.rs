@@ -11,7 +11,7 @@ use super::native::{NativeRun, MAX_POINTERS};
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::pairwise_sum;
-use crate::exec::ops::{gemm, logmatmulexp, matvec};
+use crate::exec::ops::{gemm, logmatmulexp, matvec, prepacked};
 use crate::exec::plan::block::{binary2_block, binary_block, binary_periodic, zip2, Blk, Periodic};
 use crate::lang::{BinaryOp, CompareOp, ReduceOp};
 use multiversion::multiversion;
@@ -525,16 +525,50 @@ fn exec(
             let y = ArrayView1::from(read(lo, src, at, b, len)?);
             *hi.first_mut()? = matvec::inner(&x, &y);
         }
-        Instr::Gemm { a, b, shape, dst } => {
+        Instr::Gemm {
+            a,
+            b,
+            shape,
+            packed_b,
+            dst,
+        } => {
             let (lo, hi) = arena.split_at_mut(dst);
             let da = read(lo, src, at, a, shape.a_span())?;
             let db = read(lo, src, at, b, shape.b_span())?;
             let GemmShape { m, k, n, batch, .. } = shape;
             let out = hi.get_mut(..batch * m * n)?;
+            let packed = match packed_b {
+                Some(p) => Some(lo.get(p..p + shape.packed_b_span())?),
+                None => None,
+            };
+            let plen = prepacked::packed_len(k, n);
             for (g, c) in out.chunks_exact_mut((m * n).max(1)).enumerate() {
                 let ag = da.get(g * shape.a_stride..)?;
                 let bg = db.get(g * shape.b_stride..)?;
-                gemm::gemm_rows(ag, bg, m, k, n, c)?;
+                match packed {
+                    Some(bp) => {
+                        let pg = if shape.b_stride == 0 { 0 } else { g * plen };
+                        gemm::gemm_rows_prepacked(ag, bg, bp.get(pg..)?, m, k, n, c)?;
+                    }
+                    None => gemm::gemm_rows(ag, bg, m, k, n, c)?,
+                }
+            }
+        }
+        Instr::PackB {
+            src: b,
+            k,
+            n,
+            count,
+            stride,
+            dst,
+        } => {
+            let (lo, hi) = arena.split_at_mut(dst);
+            let db = read(lo, src, at, b, stride * count.saturating_sub(1) + k * n)?;
+            let plen = prepacked::packed_len(k, n);
+            let out = hi.get_mut(..count * plen)?;
+            for g in 0..count {
+                let bg = db.get(g * stride..)?;
+                prepacked::pack(bg, k, n, out.get_mut(g * plen..)?)?;
             }
         }
     }

@@ -1,0 +1,466 @@
+//! Matrix products against a right operand packed once: what a loop body
+//! runs when its `B` (a weight matrix, a non-sequence) is the same on every
+//! step, so that a step neither packs `B` again nor packs its `A`.
+//!
+//! Owns: the packed layout ([`packed_len`], [`pack`]: `B` in panels of
+//! [`PANEL`] columns, each panel's rows contiguous, the last one padded
+//! with zeros) and the product against it ([`product`]), whose kernel
+//! reads the rows of `A` where they are and keeps a tile of `6 × 8`
+//! running sums in registers. `gemm` decides when it runs (a `B` that fits
+//! the second-level cache, [`fits`]) and packs `B` itself for products
+//! outside loops.
+//!
+//! Bits: the result is the one matrixmultiply (`super::gemm`) gives for the
+//! same shapes, element for element, because it repeats what its packed
+//! kernel (matrixmultiply's AVX2+FMA kernel) does to each element: over
+//! each block of [`MM_KC`] consecutive `k`, a running sum from `+0`
+//! updated by one fused multiply-add per `k` in order; the first block's
+//! sum stored as `sum + 0`, each later block's added to the element (as
+//! `c + (sum + 0)` in matrixmultiply's partial edge tiles, its last
+//! `m mod 8` rows and `n mod 4` columns, `c + sum` elsewhere: the two
+//! differ only in the sign of a zero). A NaN's payload depends on the
+//! instructions, not only on the order, so the kernel reports a NaN it
+//! stored and the caller computes that product again with matrixmultiply. That holds only where
+//! matrixmultiply runs that kernel: x86-64 with AVX2 and FMA and without
+//! AVX-512 ([`available`]); elsewhere `gemm` runs matrixmultiply on the
+//! unpacked `B`. The unit tests compare the two bit for
+//! bit, extreme values and every edge included. Must not: change the
+//! order of any element's sum, or allocate.
+
+use crate::exec::threads;
+
+/// Columns per panel of a packed `B`.
+pub const PANEL: usize = 8;
+/// matrixmultiply's block of `k` for `f64` (its `D_KC`).
+const MM_KC: usize = 256;
+/// matrixmultiply's tile of its AVX2+FMA `f64` kernel: rows, columns.
+const MM_MR: usize = 8;
+const MM_NR: usize = 4;
+/// Rows of `A` per tile of this kernel.
+const ROWS: usize = 6;
+/// Rows of `A` per block (a multiple of [`ROWS`]): 48 rows of `k ≤ 256`
+/// take at most 96 KiB.
+const BLOCK_ROWS: usize = 48;
+/// Products of at least this many multiplications are split in two
+/// halves of their rows run on two threads, as `gemm_rows` splits them.
+const SPLIT_PRODUCTS: usize = 1 << 20;
+
+/// The elements a `(k, n)` matrix takes packed.
+pub fn packed_len(k: usize, n: usize) -> usize {
+    k.saturating_mul(n.div_ceil(PANEL) * PANEL)
+}
+
+/// True when the product against a packed `B` gives `gemm_rows`' bits on
+/// this machine (see the module docs); checked once.
+pub fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::sync::OnceLock;
+        static AVAILABLE: OnceLock<bool> = OnceLock::new();
+        *AVAILABLE.get_or_init(|| {
+            std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("fma")
+                && !std::is_x86_feature_detected!("avx512f")
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Packs the row-major `(k, n)` matrix `b` into `out` ([`packed_len`]
+/// elements): panel `q` holds columns `8q … 8q + 7`, row after row, zeros
+/// past column `n`. `None` when a slice is too short.
+pub fn pack(b: &[f64], k: usize, n: usize, out: &mut [f64]) -> Option<()> {
+    let b = b.get(..k.checked_mul(n)?)?;
+    let out = out.get_mut(..packed_len(k, n))?;
+    if k == 0 || n == 0 {
+        return Some(());
+    }
+    for (q, panel) in out.chunks_exact_mut(k * PANEL).enumerate() {
+        let j0 = q * PANEL;
+        let w = PANEL.min(n - j0);
+        for (brow, prow) in b.chunks_exact(n).zip(panel.chunks_exact_mut(PANEL)) {
+            prow[..w].copy_from_slice(&brow[j0..j0 + w]);
+            prow[w..].fill(0.0);
+        }
+    }
+    Some(())
+}
+
+/// The most elements a packed `B` may take for [`product`] to be worth
+/// it: every tile of rows reads all of `B`, which must stay in the
+/// second-level cache (512 KiB); a larger `B` goes to matrixmultiply,
+/// which blocks it.
+const MAX_PACKED: usize = 1 << 16;
+
+/// True when a `(k, n)` `B` is small enough for [`product`].
+pub fn fits(k: usize, n: usize) -> bool {
+    packed_len(k, n) <= MAX_PACKED
+}
+
+/// `c = a·B` for row-major `a` (`m·k` elements) and `c` (`m·n`), `B`
+/// packed in `bp` (by [`pack`]), with the bits of `gemm_rows` when the
+/// result holds no NaN: `Some(true)`. `Some(false)`: a NaN appeared, and
+/// the caller computes the product again with matrixmultiply, whose
+/// instructions decide its payload. `None` when a slice is shorter than
+/// its shape says, or [`available`] is false (nothing is written then).
+pub fn product(a: &[f64], bp: &[f64], m: usize, k: usize, n: usize, c: &mut [f64]) -> Option<bool> {
+    if !available() {
+        return None;
+    }
+    let a = a.get(..m.checked_mul(k)?)?;
+    let bp = bp.get(..packed_len(k, n))?;
+    let c = c.get_mut(..m.checked_mul(n)?)?;
+    if m == 0 || n == 0 {
+        return Some(true);
+    }
+    if k == 0 {
+        c.fill(0.0);
+        return Some(true);
+    }
+    let shape = Shape {
+        k,
+        n,
+        edge_row: m - m % MM_MR,
+        edge_col: n - n % MM_NR,
+    };
+    let large = m.saturating_mul(k).saturating_mul(n) >= SPLIT_PRODUCTS;
+    let clean = if large && m >= 16 && threads::budget() >= 2 {
+        let h = m / 2 - (m / 2) % MM_MR;
+        let (a1, a2) = a.split_at(h * k);
+        let (c1, c2) = c.split_at_mut(h * n);
+        let (x, y) = threads::join(|| rows(a1, bp, 0, shape, c1), || rows(a2, bp, h, shape, c2));
+        x && y
+    } else {
+        rows(a, bp, 0, shape, c)
+    };
+    Some(clean)
+}
+
+/// What every tile needs to know of its product: `k`, `n`, and where
+/// matrixmultiply's partial tiles start (first row and column).
+#[derive(Clone, Copy)]
+struct Shape {
+    k: usize,
+    n: usize,
+    edge_row: usize,
+    edge_col: usize,
+}
+
+/// The rows of `c` from the rows of `a` (`row0`: the first one's index in
+/// the whole product); false when a value it stored is NaN.
+fn rows(a: &[f64], bp: &[f64], row0: usize, shape: Shape, c: &mut [f64]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (k, n) = (shape.k, shape.n);
+        let mut clean = true;
+        // Blocks of rows whose `A` stays in the second-level cache; for
+        // each, panel after panel of `B` (one panel stays in the first
+        // level) against each tile of rows.
+        for (blk, (ablock, cblock)) in a
+            .chunks(BLOCK_ROWS * k)
+            .zip(c.chunks_mut(BLOCK_ROWS * n))
+            .enumerate()
+        {
+            for q in 0..n.div_ceil(PANEL) {
+                for (t, (atile, ctile)) in ablock
+                    .chunks(ROWS * k)
+                    .zip(cblock.chunks_mut(ROWS * n))
+                    .enumerate()
+                {
+                    let r = atile.len() / k.max(1);
+                    let first = row0 + blk * BLOCK_ROWS + t * ROWS;
+                    // SAFETY: `available()` (checked by the only caller)
+                    // says the CPU has AVX2 and FMA; `atile` holds `r`
+                    // rows of `k`, `bp` `packed_len(k, n)` elements,
+                    // `ctile` `r` rows of `n`, and panel `q` exists.
+                    clean &= unsafe {
+                        match r {
+                            6 => fma::tile::<6>(atile, bp, q, first, shape, ctile),
+                            5 => fma::tile::<5>(atile, bp, q, first, shape, ctile),
+                            4 => fma::tile::<4>(atile, bp, q, first, shape, ctile),
+                            3 => fma::tile::<3>(atile, bp, q, first, shape, ctile),
+                            2 => fma::tile::<2>(atile, bp, q, first, shape, ctile),
+                            _ => fma::tile::<1>(atile, bp, q, first, shape, ctile),
+                        }
+                    };
+                }
+            }
+        }
+        clean
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (a, bp, row0, shape, c);
+        false
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod fma {
+    use super::{Shape, MM_KC, PANEL};
+    use std::arch::x86_64::*;
+
+    /// `R` rows of `c` (`row0`: the first one's row in the whole product),
+    /// the columns of panel `q`, from `R` rows of `a` and that panel of
+    /// `bp`; false when a value it stored is NaN.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; `a` holds `R·k` elements, `bp`
+    /// `packed_len(k, n)`, `c` `R·n`; `q < n.div_ceil(PANEL)`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn tile<const R: usize>(
+        a: &[f64],
+        bp: &[f64],
+        q: usize,
+        row0: usize,
+        shape: Shape,
+        c: &mut [f64],
+    ) -> bool {
+        let Shape {
+            k,
+            n,
+            edge_row,
+            edge_col,
+        } = shape;
+        debug_assert!(a.len() >= R * k && c.len() >= R * n);
+        debug_assert!(bp.len() >= super::packed_len(k, n) && q < n.div_ceil(PANEL));
+        let ap = a.as_ptr();
+        let cp = c.as_mut_ptr();
+        let zero = _mm256_setzero_pd();
+        // Lanes that stored a NaN (a NaN is unordered with itself).
+        let mut nan = zero;
+        let mut scalar_nan = false;
+        {
+            let j0 = q * PANEL;
+            let width = PANEL.min(n - j0);
+            // SAFETY: panel q starts at q·k·PANEL < packed_len(k, n).
+            let panel = unsafe { bp.as_ptr().add(q * k * PANEL) };
+            let mut p0 = 0;
+            while p0 < k {
+                let kc = MM_KC.min(k - p0);
+                let mut acc = [[zero; 2]; R];
+                for p in p0..p0 + kc {
+                    // SAFETY: row p of the panel, and element p of each
+                    // of the R rows of `a`, are in their slices.
+                    unsafe {
+                        let b0 = _mm256_loadu_pd(panel.add(p * PANEL));
+                        let b1 = _mm256_loadu_pd(panel.add(p * PANEL + 4));
+                        for (r, acc) in acc.iter_mut().enumerate() {
+                            let x = _mm256_broadcast_sd(&*ap.add(r * k + p));
+                            acc[0] = _mm256_fmadd_pd(x, b0, acc[0]);
+                            acc[1] = _mm256_fmadd_pd(x, b1, acc[1]);
+                        }
+                    }
+                }
+                for (r, acc) in acc.iter().enumerate() {
+                    // SAFETY: row r of `c`, columns j0 .. j0 + width.
+                    let crow = unsafe { cp.add(r * n + j0) };
+                    let interior = row0 + r < edge_row && j0 + PANEL <= edge_col;
+                    if width == PANEL && (p0 == 0 || interior) {
+                        // SAFETY: the 8 columns lie in the row.
+                        unsafe {
+                            for (h, &s) in acc.iter().enumerate() {
+                                let at = crow.add(4 * h);
+                                let v = if p0 == 0 {
+                                    _mm256_add_pd(s, zero)
+                                } else {
+                                    _mm256_add_pd(_mm256_loadu_pd(at), s)
+                                };
+                                nan = _mm256_or_pd(nan, _mm256_cmp_pd::<_CMP_UNORD_Q>(v, v));
+                                _mm256_storeu_pd(at, v);
+                            }
+                        }
+                    } else {
+                        let mut sums = [0.0f64; PANEL];
+                        // SAFETY: `sums` holds the 8 lanes.
+                        unsafe {
+                            _mm256_storeu_pd(sums.as_mut_ptr(), acc[0]);
+                            _mm256_storeu_pd(sums.as_mut_ptr().add(4), acc[1]);
+                        }
+                        for (jj, &s) in sums.iter().enumerate().take(width) {
+                            let edge = row0 + r >= edge_row || j0 + jj >= edge_col;
+                            // SAFETY: column j0 + jj < n of row r.
+                            unsafe {
+                                let at = crow.add(jj);
+                                *at = if p0 == 0 {
+                                    s + 0.0
+                                } else if edge {
+                                    *at + (s + 0.0)
+                                } else {
+                                    *at + s
+                                };
+                                scalar_nan |= (*at).is_nan();
+                            }
+                        }
+                    }
+                }
+                p0 += kc;
+            }
+        }
+        !scalar_nan && _mm256_movemask_pd(nan) == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic values in [-1, 1), with `special` mixed in.
+    fn filled(len: usize, seed: u64, special: &[f64]) -> Vec<f64> {
+        let mut s = seed;
+        (0..len)
+            .map(|i| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                if !special.is_empty() && (s >> 60) == 0 {
+                    return special[i % special.len()];
+                }
+                ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// The kernel against matrixmultiply on the same operands, bit for
+    /// bit (a product whose result holds a NaN must be reported).
+    fn agree(m: usize, k: usize, n: usize, a: &[f64], b: &[f64]) {
+        use ndarray::linalg::general_mat_mul;
+        use ndarray::{ArrayView2, ArrayViewMut2};
+        let mut want = vec![f64::NAN; m * n];
+        general_mat_mul(
+            1.0,
+            &ArrayView2::from_shape((m, k), a).unwrap(),
+            &ArrayView2::from_shape((k, n), b).unwrap(),
+            0.0,
+            &mut ArrayViewMut2::from_shape((m, n), &mut want[..]).unwrap(),
+        );
+        let mut bp = vec![f64::NAN; packed_len(k, n)];
+        pack(b, k, n, &mut bp).unwrap();
+        let mut got = vec![f64::NAN; m * n];
+        match product(a, &bp, m, k, n, &mut got) {
+            None => return assert!(!available()),
+            Some(false) => {
+                return assert!(
+                    want.iter().any(|x| x.is_nan()),
+                    "{m}x{k}x{n}: a NaN reported where matrixmultiply has none"
+                )
+            }
+            Some(true) => {}
+        }
+        if bits(&got) != bits(&want) {
+            let i = (0..m * n)
+                .find(|&i| got[i].to_bits() != want[i].to_bits())
+                .unwrap();
+            panic!(
+                "{m}x{k}x{n}: element ({}, {}) is {:e}, matrixmultiply gives {:e}",
+                i / n,
+                i % n,
+                got[i],
+                want[i]
+            );
+        }
+        // And through the entry points every executor calls.
+        let mut rows = vec![f64::NAN; m * n];
+        super::super::gemm::gemm_rows(a, b, m, k, n, &mut rows).unwrap();
+        assert!(bits(&rows) == bits(&want), "{m}x{k}x{n}: gemm_rows");
+        let mut pre = vec![f64::NAN; m * n];
+        super::super::gemm::gemm_rows_prepacked(a, b, &bp, m, k, n, &mut pre).unwrap();
+        assert!(
+            bits(&pre) == bits(&want),
+            "{m}x{k}x{n}: gemm_rows_prepacked"
+        );
+    }
+
+    #[test]
+    fn products_against_a_packed_matrix_keep_matrixmultiplys_bits() {
+        // Tiles whole and partial in both kernels' sense (rows mod 6 and
+        // mod 8, columns mod 8 and mod 4), k across matrixmultiply's
+        // blocks of 256, and the shapes of the GRU and LSTM steps.
+        for &(m, k, n) in &[
+            (80, 128, 128),
+            (64, 64, 64),
+            (17, 300, 13),
+            (9, 257, 5),
+            (8, 600, 12),
+            (23, 513, 31),
+            (7, 40, 17),
+            (1, 5000, 3),
+            (160, 64, 130),
+        ] {
+            let (a, b) = (filled(m * k, 1, &[]), filled(k * n, 2, &[]));
+            agree(m, k, n, &a, &b);
+        }
+    }
+
+    #[test]
+    fn extreme_values_keep_their_bits_and_zero_signs() {
+        // Products that underflow to -0 or a subnormal, overflow, signed
+        // zeros, infinities and NaN, over one block of k and over three
+        // (where a later block's sum of -0 meets an element of -0).
+        let special = [
+            -0.0,
+            0.0,
+            1e-300,
+            -1e-300,
+            f64::MIN_POSITIVE,
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            5e-324,
+        ];
+        for &(m, k, n) in &[(19, 70, 21), (13, 600, 11), (16, 520, 9)] {
+            let a = filled(m * k, 3, &special);
+            let b = filled(k * n, 4, &special);
+            agree(m, k, n, &a, &b);
+            // Tiny factors everywhere: every product underflows.
+            let tiny_a: Vec<f64> = a.iter().map(|x| x * 1e-160).collect();
+            let tiny_b: Vec<f64> = b.iter().map(|x| -x * 1e-160).collect();
+            agree(m, k, n, &tiny_a, &tiny_b);
+        }
+        // Overflow to +inf without NaN (so the kernel's own result
+        // stands), subnormals and signed zeros.
+        let no_nan = [-0.0, 0.0, 1e-300, -1e-300, f64::MIN_POSITIVE, 1e300, 5e-324];
+        for &(m, k, n) in &[(19, 70, 21), (13, 600, 11)] {
+            let mut a = filled(m * k, 5, &no_nan);
+            let mut b = filled(k * n, 6, &no_nan);
+            a.iter_mut().step_by(3).for_each(|x| *x = 1e300);
+            b.iter_mut().step_by(5).for_each(|x| *x = 1e300);
+            let mut c = vec![0.0; m * n];
+            super::super::gemm::gemm_rows(&a, &b, m, k, n, &mut c).unwrap();
+            assert!(c.iter().all(|x| !x.is_nan()));
+            assert!(
+                c.iter().any(|x| x.is_infinite()),
+                "{m}x{k}x{n}: no overflow"
+            );
+            agree(m, k, n, &a, &b);
+        }
+        // Columns of -0 products in every block: the sign of the zero
+        // each block leaves decides the element.
+        let (m, k, n) = (11, 700, 7);
+        let a = vec![-1e-200; m * k];
+        let b = vec![1e-200; k * n];
+        agree(m, k, n, &a, &b);
+    }
+
+    #[test]
+    fn short_slices_are_refused() {
+        let (m, k, n) = (20, 30, 40);
+        let (a, b) = (vec![1.0; m * k], vec![1.0; k * n]);
+        let mut bp = vec![0.0; packed_len(k, n)];
+        assert!(pack(&b[1..], k, n, &mut bp).is_none());
+        pack(&b, k, n, &mut bp).unwrap();
+        let mut c = vec![0.0; m * n];
+        assert!(product(&a[1..], &bp, m, k, n, &mut c).is_none());
+        assert!(product(&a, &bp[1..], m, k, n, &mut c).is_none());
+        assert!(product(&a, &bp, m, k, n, &mut c[1..]).is_none());
+    }
+}
