@@ -9,7 +9,10 @@
 //! steps — the output buffer, the body's slots and the step parameters are
 //! all reused — and must stay a small constant (the per-call bookkeeping:
 //! binding sizes, the loop's argument views, the result list).
-//! It also prints the executor's cost per step, in ns.
+//! It also prints the executor's cost per step, in ns. A second test
+//! counts the same for a loop of matrix products against its weights
+//! (`tests/cases/scan/scan_tape_packed_weights.sexp`), whose weights are
+//! packed once per call (matrixmultiply would allocate at every product).
 
 use eqscan::exec::plan::Compiled;
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
@@ -66,4 +69,40 @@ fn fib_allocates_nothing_per_step() {
     let (tiny, ns_tiny) = steady_call(5000, 1);
     eprintln!("fib, N=1: {tiny} allocations per call, {ns_tiny:.0} ns/step");
     assert_eq!(tiny, short);
+}
+
+/// Allocations of one steady-state call of `program` at `dims`.
+fn steady_allocations(program: &str, dims: &[(&str, i64)]) -> usize {
+    let p = parse_program(program).unwrap();
+    let dims: Dims = dims.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+    let inputs = generate_inputs(&p, &dims, &Default::default()).unwrap();
+    let refs: Vec<&Value> = inputs.iter().collect();
+    let mut f = Compiled::new(&p, &dims).unwrap();
+    f.call(&refs).unwrap();
+    let (ok, allocs) = count(|| f.call(&refs).map(|o| o.len()));
+    assert_eq!(ok.unwrap(), 1);
+    allocs
+}
+
+#[test]
+fn loops_of_matrix_products_allocate_nothing_per_step() {
+    // A loop whose steps multiply by its weights (products above the
+    // small kernel, k across two of matrixmultiply's blocks): with the
+    // weights packed once per call, a step packs nothing and allocates
+    // nothing, where matrixmultiply allocates its packing buffers at
+    // every product.
+    if !eqscan::exec::ops::prepacked::available() {
+        eprintln!("skipped: this machine's products run matrixmultiply");
+        return;
+    }
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases/scan/scan_tape_packed_weights.sexp");
+    let text = std::fs::read_to_string(path).expect("read the case");
+    let at = |t| steady_allocations(&text, &[("T", t), ("M", 10), ("D", 260), ("N", 21)]);
+    let (short, long) = (at(5), at(60));
+    eprintln!("packed weights: {short} allocations per call at 5 steps, {long} at 60 steps");
+    assert_eq!(
+        short, long,
+        "allocations per call grow with the number of steps"
+    );
 }
