@@ -9,7 +9,7 @@
 //! ...), names swapped, ops replaced by other ops, lines deleted or
 //! duplicated, the text truncated, an expression nested very deep.
 //!
-//! Three properties, one test each:
+//! Four properties, one test each:
 //!
 //! - `reader_and_parser_survive_mutations` (library): `parse_program_bytes`
 //!   never panics; an error is one line, `FILE:LINE:COL: message`, at a
@@ -22,6 +22,12 @@
 //!   status 0, 1 or 2, never a signal or a timeout; on failure exactly one
 //!   line on stderr, without "panicked", and a located line names a
 //!   position that exists.
+//! - `native_code_keeps_the_plans_bits_on_mutations` (library): mutants
+//!   of the corpus programs with loops run through the plan without the
+//!   step tape, on the tape, and on the tape compiled to machine code from
+//!   the first step, at the differential test's scales: the same bits,
+//!   zero signs included (a NaN may carry another sign or payload), or
+//!   the same error.
 //! - `optimize_keeps_the_contract_on_mutations` (library): mutants that
 //!   parse and whose every value is small are optimized (the shipped rules
 //!   and the Scan rewrites) and both programs run, through the compiled
@@ -51,6 +57,7 @@ mod progen;
 use common::root;
 use eqscan::egraph::runner::Limits;
 use eqscan::exec::plan::compiled::Compiled;
+use eqscan::exec::plan::PlanOptions;
 use eqscan::exec::run::{generate_inputs, Dims};
 use eqscan::exec::shape_check::check_program;
 use eqscan::exec::{ExecError, Value};
@@ -1163,6 +1170,132 @@ fn optimize_keeps_the_contract_on_mutations() {
     }
     eprintln!("{checked} of {n} mutants checked (the others do not parse or are big)");
     report("optimize", findings, n, start.elapsed().as_secs_f64());
+}
+
+/// Runs `p` through the compiled plan with `options`, as [`run_compiled`].
+fn run_with(p: &Program, inputs: &[Value], dims: &Dims, options: PlanOptions) -> RunResult {
+    let caught = catch_unwind(AssertUnwindSafe(|| -> Result<Vec<Value>, ExecError> {
+        let mut c = Compiled::with_options(p, dims, options)?;
+        let refs: Vec<&Value> = inputs.iter().collect();
+        c.call_values(&refs)
+    }));
+    match caught {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(e.located("F.sexp")),
+        Err(e) => Err(format!("panic: {}", panic_message(&*e))),
+    }
+}
+
+/// True when the two runs gave the same outputs bit for bit (zero signs
+/// and infinities included), or the same error. A NaN matches any NaN: its
+/// sign and payload are not part of any value's meaning, and no compiler
+/// keeps them (x86 returns the first operand's NaN, or a negative one it
+/// makes, and LLVM may swap the operands of an addition; seeds 1-4 found
+/// the tape's NaN of `pow(-x, y)` carried with the other sign).
+fn same_run(a: &RunResult, b: &RunResult) -> bool {
+    match (a, b) {
+        (Ok(x), Ok(y)) => {
+            x.len() == y.len()
+                && x.iter().zip(y).all(|(u, v)| {
+                    u.dtype() == v.dtype()
+                        && u.shape() == v.shape()
+                        && elements(u)
+                            .iter()
+                            .zip(elements(v))
+                            .all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
+                })
+        }
+        (Err(x), Err(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The native-code check of one program text, with a loop: as written,
+/// run through the plan without the step tape, on the tape, and on the
+/// tape compiled to machine code from the first step (`native_steps: 0`),
+/// at the differential test's scales; all three must agree bit for bit
+/// (or fail alike). `Ok(false)` when it does not parse, is too big, or
+/// has no loop.
+fn check_native(text: &str) -> Result<bool, (String, String)> {
+    let Ok(Ok(p)) = catch_unwind(|| parse_program(text)) else {
+        return Ok(false);
+    };
+    let has_loop = p.graph.nodes.iter().any(|n| matches!(n.op, Op::Scan(_)));
+    let dims = dims_for(&p, text);
+    if !has_loop || !small(&p.graph, &dims, 1, 200_000) || check_program(&p, &dims).is_err() {
+        return Ok(false);
+    }
+    let plan = PlanOptions {
+        step_tape: false,
+        ..PlanOptions::default()
+    };
+    let native = PlanOptions {
+        native_steps: Some(0),
+        ..PlanOptions::default()
+    };
+    for &scale in SCALES {
+        let scales: BTreeMap<String, f64> =
+            p.inputs().map(|(n, _)| (n.to_string(), scale)).collect();
+        let Ok(inputs) = generate_inputs(&p, &dims, &scales) else {
+            return Ok(false);
+        };
+        let want = run_with(&p, &inputs, &dims, plan);
+        for (what, options) in [
+            ("step tape", PlanOptions::default()),
+            ("native code", native),
+        ] {
+            let got = run_with(&p, &inputs, &dims, options);
+            if !same_run(&want, &got) {
+                let show = |r: &RunResult| match r {
+                    Ok(v) => format!("{} outputs", v.len()),
+                    Err(e) => e.clone(),
+                };
+                return Err((
+                    format!("{what} differs from the plan"),
+                    format!(
+                        "plan: {}; {what}: {}\ninput scale {scale:e}, dims {dims:?}",
+                        show(&want),
+                        show(&got)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(true)
+}
+
+#[test]
+fn native_code_keeps_the_plans_bits_on_mutations() {
+    // Programs with loops only: those are what the step tape and its
+    // machine code run.
+    let corpus: Vec<(String, String)> = corpus()
+        .into_iter()
+        .filter(|(path, text)| !path.contains("/fail/") && text.contains("scan"))
+        .collect();
+    let mut rng = Rng(seed() ^ 0x4a71e);
+    let start = Instant::now();
+    let mut findings = Vec::new();
+    let n = cases() / 50;
+    let mut checked = 0;
+    for _ in 0..n {
+        let k = rng.below(corpus.len());
+        let mut text = corpus[k].1.clone();
+        for _ in 0..rng.below(3) {
+            text = mutate_gently(&text, &mut rng);
+        }
+        match check_native(&text) {
+            Ok(true) => checked += 1,
+            Ok(false) => {}
+            Err((kind, detail)) => findings.push(Finding {
+                known: known_bug(&corpus[k].1),
+                kind,
+                detail: format!("{detail}\n(from {})", corpus[k].0),
+                input: text.into_bytes(),
+            }),
+        }
+    }
+    eprintln!("{checked} of {n} mutants with loops checked (the others do not parse or are big)");
+    report("native", findings, n, start.elapsed().as_secs_f64());
 }
 
 /// Reduces a program failing the differential check with `kind`, keeping

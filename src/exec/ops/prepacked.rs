@@ -403,7 +403,8 @@ mod tests {
     fn extreme_values_keep_their_bits_and_zero_signs() {
         // Products that underflow to -0 or a subnormal, overflow, signed
         // zeros, infinities and NaN, over one block of k and over three
-        // (where a later block's sum of -0 meets an element of -0).
+        // (a block's sum of -0, e.g. of products that all underflow,
+        // added to the blocks before it).
         let special = [
             -0.0,
             0.0,
