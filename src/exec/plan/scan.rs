@@ -899,14 +899,12 @@ fn native_loop(
                 continue;
             }
             let (p0, p_stride) = (params[slot] as isize, p_strides[slot]);
-            for t in 0..n as isize {
-                // Element addresses, in units of f64 (both pointers are
-                // into the same buffer).
-                let r = (row0 / 8).checked_add(row_stride.checked_mul(t)?)?;
-                let p = (p0 / 8).checked_add(p_stride.checked_mul(t)?)?;
-                if r < p + need as isize && p < r + len as isize {
-                    return Some(false);
-                }
+            // Element addresses, in units of f64 (both pointers are into
+            // the same buffer).
+            let at = |ptr: isize, stride: isize| (i128::from(ptr as i64) / 8, stride as i128);
+            let ((r, rs), (p, ps)) = (at(row0, row_stride), at(p0, p_stride));
+            if meet_at_some_step(r, rs, p, ps, len as i128, need as i128, n as i128) {
+                return Some(false);
             }
         }
     }
@@ -1040,8 +1038,74 @@ fn tape_steps(
     Some(())
 }
 
+/// True when, for some step `t < n`, the `len` elements from `r0 + rs·t`
+/// and the `need` elements from `p0 + ps·t` share one (a row a step
+/// writes and a parameter it reads). Constant time: their distance
+/// `d(t) = (r0 − p0) + (rs − ps)·t` moves by a fixed amount, and they meet
+/// when `−len < d(t) < need`, so only the first step past the lower bound
+/// needs a look (a check at every step cost fib N = 1 about 6 ns a step).
+fn meet_at_some_step(
+    r0: i128,
+    rs: i128,
+    p0: i128,
+    ps: i128,
+    len: i128,
+    need: i128,
+    n: i128,
+) -> bool {
+    if n <= 0 || len <= 0 || need <= 0 {
+        return false;
+    }
+    let (mut d0, mut delta, mut lo, mut hi) = (r0 - p0, rs - ps, -len, need);
+    if delta < 0 {
+        // The same question about -d(t), which grows.
+        (d0, delta, lo, hi) = (-d0, -delta, -hi, -lo);
+    }
+    if delta == 0 {
+        return lo < d0 && d0 < hi;
+    }
+    // The first step with d(t) > lo.
+    let t = if d0 > lo {
+        0
+    } else {
+        (lo - d0).div_euclid(delta) + 1
+    };
+    t < n && d0 + delta * t < hi
+}
+
 #[cfg(test)]
 mod tests {
+    use super::meet_at_some_step;
+
+    #[test]
+    fn rows_and_parameters_meet_as_a_check_of_every_step_says() {
+        // Every small case against the check step by step.
+        let brute = |r0: i128, rs: i128, p0: i128, ps: i128, len: i128, need: i128, n: i128| {
+            (0..n).any(|t| {
+                let (r, p) = (r0 + rs * t, p0 + ps * t);
+                len > 0 && need > 0 && r < p + need && p < r + len
+            })
+        };
+        let vals = [-7i128, -3, -1, 0, 1, 2, 5, 9];
+        for r0 in vals {
+            for rs in vals {
+                for ps in [-4i128, 0, 1, 3, 8] {
+                    for len in [0i128, 1, 2, 4] {
+                        for need in [0i128, 1, 3] {
+                            for n in [0i128, 1, 2, 5] {
+                                assert_eq!(
+                                    meet_at_some_step(r0, rs, 0, ps, len, need, n),
+                                    brute(r0, rs, 0, ps, len, need, n),
+                                    "{r0} {rs} {ps} {len} {need} {n}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     use super::*;
     use crate::lang::parse_program;
     use ndarray::{Array2, ShapeBuilder};
