@@ -1130,13 +1130,29 @@ fn check_differential(text: &str) -> Result<bool, (String, String)> {
     Ok(true)
 }
 
-#[test]
-fn optimize_keeps_the_contract_on_mutations() {
+/// What a differential check of one program says: `Ok(true)` checked,
+/// `Ok(false)` skipped, or a finding's kind and details.
+type Checked = Result<bool, (String, String)>;
+
+/// A differential campaign: `cases() / 50` mutants of the corpus
+/// programs `keep(path, text)` admits, each mutated `mutations(rng)`
+/// times gently, checked by `check` (`Ok(true)`: checked, `Ok(false)`:
+/// skipped); each finding's input is `reduce(text, kind)`. Reported under
+/// `test`; `what` names the mutants in the count printed.
+fn campaign(
+    test: &str,
+    what: &str,
+    salt: u64,
+    keep: &dyn Fn(&str, &str) -> bool,
+    mutations: &dyn Fn(&mut Rng) -> usize,
+    check: &dyn Fn(&str) -> Checked,
+    reduce: &dyn Fn(&str, &str) -> String,
+) {
     let corpus: Vec<(String, String)> = corpus()
         .into_iter()
-        .filter(|(path, _)| !path.contains("/fail/"))
+        .filter(|(path, text)| !path.contains("/fail/") && keep(path, text))
         .collect();
-    let mut rng = Rng(seed() ^ 0xd1ff);
+    let mut rng = Rng(seed() ^ salt);
     let start = Instant::now();
     let mut findings = Vec::new();
     let n = cases() / 50;
@@ -1144,21 +1160,14 @@ fn optimize_keeps_the_contract_on_mutations() {
     for _ in 0..n {
         let k = rng.below(corpus.len());
         let mut text = corpus[k].1.clone();
-        // One case in eight is the corpus program itself at the extreme
-        // scales.
-        let n_mutations = match rng.below(8) {
-            0 => 0,
-            1..=4 => 1,
-            _ => 2,
-        };
-        for _ in 0..n_mutations {
+        for _ in 0..mutations(&mut rng) {
             text = mutate_gently(&text, &mut rng);
         }
-        match check_differential(&text) {
+        match check(&text) {
             Ok(true) => checked += 1,
             Ok(false) => {}
             Err((kind, detail)) => {
-                let reduced = reduce_differential(&text, &kind);
+                let reduced = reduce(&text, &kind);
                 findings.push(Finding {
                     known: known_bug(&corpus[k].1),
                     kind,
@@ -1168,8 +1177,27 @@ fn optimize_keeps_the_contract_on_mutations() {
             }
         }
     }
-    eprintln!("{checked} of {n} mutants checked (the others do not parse or are big)");
-    report("optimize", findings, n, start.elapsed().as_secs_f64());
+    eprintln!("{checked} of {n} {what} checked (the others do not parse or are big)");
+    report(test, findings, n, start.elapsed().as_secs_f64());
+}
+
+#[test]
+fn optimize_keeps_the_contract_on_mutations() {
+    campaign(
+        "optimize",
+        "mutants",
+        0xd1ff,
+        &|_, _| true,
+        // One case in eight is the corpus program itself at the extreme
+        // scales.
+        &|rng| match rng.below(8) {
+            0 => 0,
+            1..=4 => 1,
+            _ => 2,
+        },
+        &check_differential,
+        &reduce_differential,
+    );
 }
 
 /// Runs `p` through the compiled plan with `options`, as [`run_compiled`].
@@ -1268,34 +1296,15 @@ fn check_native(text: &str) -> Result<bool, (String, String)> {
 fn native_code_keeps_the_plans_bits_on_mutations() {
     // Programs with loops only: those are what the step tape and its
     // machine code run.
-    let corpus: Vec<(String, String)> = corpus()
-        .into_iter()
-        .filter(|(path, text)| !path.contains("/fail/") && text.contains("scan"))
-        .collect();
-    let mut rng = Rng(seed() ^ 0x4a71e);
-    let start = Instant::now();
-    let mut findings = Vec::new();
-    let n = cases() / 50;
-    let mut checked = 0;
-    for _ in 0..n {
-        let k = rng.below(corpus.len());
-        let mut text = corpus[k].1.clone();
-        for _ in 0..rng.below(3) {
-            text = mutate_gently(&text, &mut rng);
-        }
-        match check_native(&text) {
-            Ok(true) => checked += 1,
-            Ok(false) => {}
-            Err((kind, detail)) => findings.push(Finding {
-                known: known_bug(&corpus[k].1),
-                kind,
-                detail: format!("{detail}\n(from {})", corpus[k].0),
-                input: text.into_bytes(),
-            }),
-        }
-    }
-    eprintln!("{checked} of {n} mutants with loops checked (the others do not parse or are big)");
-    report("native", findings, n, start.elapsed().as_secs_f64());
+    campaign(
+        "native",
+        "mutants with loops",
+        0x4a71e,
+        &|_, text| text.contains("scan"),
+        &|rng| rng.below(3),
+        &check_native,
+        &|text, _| text.to_string(),
+    );
 }
 
 /// Reduces a program failing the differential check with `kind`, keeping
