@@ -933,16 +933,7 @@ type RunResult = Result<Vec<Value>, String>;
 /// Runs `p` through the compiled plan (as `eqscan run` does); a panic is
 /// an `Err` starting with "panic".
 fn run_compiled(p: &Program, inputs: &[Value], dims: &Dims) -> RunResult {
-    let caught = catch_unwind(AssertUnwindSafe(|| -> Result<Vec<Value>, ExecError> {
-        let mut c = Compiled::new(p, dims)?;
-        let refs: Vec<&Value> = inputs.iter().collect();
-        c.call_values(&refs)
-    }));
-    match caught {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(e.located("F.sexp")),
-        Err(e) => Err(format!("panic: {}", panic_message(&*e))),
-    }
+    run_with(p, inputs, dims, PlanOptions::default())
 }
 
 fn elements(v: &Value) -> Vec<f64> {
@@ -1200,7 +1191,8 @@ fn optimize_keeps_the_contract_on_mutations() {
     );
 }
 
-/// Runs `p` through the compiled plan with `options`, as [`run_compiled`].
+/// Runs `p` through the compiled plan with `options`; a panic is an `Err`
+/// starting with "panic".
 fn run_with(p: &Program, inputs: &[Value], dims: &Dims, options: PlanOptions) -> RunResult {
     let caught = catch_unwind(AssertUnwindSafe(|| -> Result<Vec<Value>, ExecError> {
         let mut c = Compiled::with_options(p, dims, options)?;
