@@ -111,6 +111,16 @@ fn gram(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewMut2<
 /// ([`threads::budget`]).
 const SPLIT_PRODUCTS: usize = 1 << 20;
 
+/// The first row of the second half when an `(m, k)·(k, n)` product is
+/// split over two threads ([`SPLIT_PRODUCTS`]), a multiple of
+/// matrixmultiply's 8-row tiles so that each half's tiles are the whole
+/// product's; `None` when it runs on one thread. Every packed kernel
+/// splits by it.
+pub(crate) fn row_split(m: usize, k: usize, n: usize) -> Option<usize> {
+    let large = m.saturating_mul(k).saturating_mul(n) >= SPLIT_PRODUCTS;
+    (large && m >= 16 && threads::budget() >= 2).then(|| m / 2 - (m / 2) % 8)
+}
+
 /// `C = A·B` by matrixmultiply's packed kernel, the rows of `C` split in
 /// two halves run on two threads when the product is large. Each element
 /// is the same sum in the same order whichever rows are computed
@@ -121,9 +131,7 @@ const SPLIT_PRODUCTS: usize = 1 << 20;
 fn packed(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewMut2<'_, f64>) {
     let (m, k) = a.dim();
     let n = b.ncols();
-    let large = m.saturating_mul(k).saturating_mul(n) >= SPLIT_PRODUCTS;
-    if large && m >= 16 && threads::budget() >= 2 {
-        let h = m / 2 - (m / 2) % 8;
+    if let Some(h) = row_split(m, k, n) {
         let (a1, a2) = a.view().split_at(Axis(0), h);
         let (mut c1, mut c2) = c.view_mut().split_at(Axis(0), h);
         threads::join(

@@ -41,9 +41,6 @@ const ROWS: usize = 6;
 /// Rows of `A` per block (a multiple of [`ROWS`]): 48 rows of `k ≤ 256`
 /// take at most 96 KiB.
 const BLOCK_ROWS: usize = 48;
-/// Products of at least this many multiplications are split in two
-/// halves of their rows run on two threads, as `gemm_rows` splits them.
-const SPLIT_PRODUCTS: usize = 1 << 20;
 
 /// The elements a `(k, n)` matrix takes packed.
 pub fn packed_len(k: usize, n: usize) -> usize {
@@ -126,9 +123,8 @@ pub fn product(a: &[f64], bp: &[f64], m: usize, k: usize, n: usize, c: &mut [f64
         edge_row: m - m % MM_MR,
         edge_col: n - n % MM_NR,
     };
-    let large = m.saturating_mul(k).saturating_mul(n) >= SPLIT_PRODUCTS;
-    let clean = if large && m >= 16 && threads::budget() >= 2 {
-        let h = m / 2 - (m / 2) % MM_MR;
+    // Split over two threads as matrixmultiply's products are.
+    let clean = if let Some(h) = super::gemm::row_split(m, k, n) {
         let (a1, a2) = a.split_at(h * k);
         let (c1, c2) = c.split_at_mut(h * n);
         let (x, y) = threads::join(|| rows(a1, bp, 0, shape, c1), || rows(a2, bp, h, shape, c2));

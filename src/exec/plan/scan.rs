@@ -1075,7 +1075,9 @@ fn meet_at_some_step(
 
 #[cfg(test)]
 mod tests {
-    use super::meet_at_some_step;
+    use super::*;
+    use crate::lang::parse_program;
+    use ndarray::{Array2, ShapeBuilder};
 
     #[test]
     fn rows_and_parameters_meet_as_a_check_of_every_step_says() {
@@ -1105,10 +1107,6 @@ mod tests {
             }
         }
     }
-
-    use super::*;
-    use crate::lang::parse_program;
-    use ndarray::{Array2, ShapeBuilder};
 
     /// The body and signature of the program's first loop.
     fn first_loop(text: &str) -> Scan {

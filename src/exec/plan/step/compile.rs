@@ -167,14 +167,7 @@ impl Builder<'_> {
         let packed_b =
             if !gemm::is_small(m, k, n) && prepacked::available() && prepacked::fits(k, n) {
                 let dst = self.alloc(shape.packed_b_span())?;
-                self.instrs.push(Instr::PackB {
-                    src: b,
-                    k,
-                    n,
-                    count: shape.b_count(),
-                    stride: shape.b_stride,
-                    dst,
-                });
+                self.instrs.push(Instr::PackB { src: b, shape, dst });
                 Some(dst)
             } else {
                 None

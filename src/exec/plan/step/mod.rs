@@ -283,15 +283,13 @@ pub(crate) enum Instr {
         packed_b: Option<usize>,
         dst: usize,
     },
-    /// `count` row-major `(k, n)` matrices, `stride` elements apart from
-    /// `src` on, each packed into `prepacked::packed_len(k, n)` elements
-    /// from `dst` on, for the products of an [`Instr::Gemm`].
+    /// Each distinct `B` of the products of `shape` (`shape.b_count()`
+    /// row-major `(k, n)` matrices, `b_stride` elements apart from `src`
+    /// on) packed into `prepacked::packed_len(k, n)` elements from `dst`
+    /// on, for the [`Instr::Gemm`] of the same shape.
     PackB {
         src: Loc,
-        k: usize,
-        n: usize,
-        count: usize,
-        stride: usize,
+        shape: GemmShape,
         dst: usize,
     },
     /// A run of the instructions above compiled to machine code
@@ -600,9 +598,7 @@ impl Instr {
             } => f(dst, outer * inner),
             Instr::Gemv { dst, rows, .. } => f(dst, rows),
             Instr::Gemm { dst, shape, .. } => f(dst, shape.batch * shape.m * shape.n),
-            Instr::PackB {
-                k, n, count, dst, ..
-            } => f(dst, count * prepacked::packed_len(k, n)),
+            Instr::PackB { dst, shape, .. } => f(dst, shape.packed_b_span()),
             Instr::LogMatMulExp {
                 dst, rows, n, m, ..
             } => f(dst, rows * m + n),
@@ -698,14 +694,7 @@ impl Instr {
                     f(Loc::Arena(p), shape.packed_b_span());
                 }
             }
-            Instr::PackB {
-                src,
-                k,
-                n,
-                count,
-                stride,
-                ..
-            } => f(src, stride * count.saturating_sub(1) + k * n),
+            Instr::PackB { src, shape, .. } => f(src, shape.b_span()),
             Instr::LogMatMulExp {
                 a,
                 b,

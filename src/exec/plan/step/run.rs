@@ -554,20 +554,14 @@ fn exec(
                 }
             }
         }
-        Instr::PackB {
-            src: b,
-            k,
-            n,
-            count,
-            stride,
-            dst,
-        } => {
+        Instr::PackB { src: b, shape, dst } => {
             let (lo, hi) = arena.split_at_mut(dst);
-            let db = read(lo, src, at, b, stride * count.saturating_sub(1) + k * n)?;
+            let db = read(lo, src, at, b, shape.b_span())?;
+            let GemmShape { k, n, .. } = shape;
             let plen = prepacked::packed_len(k, n);
-            let out = hi.get_mut(..count * plen)?;
-            for g in 0..count {
-                let bg = db.get(g * stride..)?;
+            let out = hi.get_mut(..shape.packed_b_span())?;
+            for g in 0..shape.b_count() {
+                let bg = db.get(g * shape.b_stride..)?;
                 prepacked::pack(bg, k, n, out.get_mut(g * plen..)?)?;
             }
         }
