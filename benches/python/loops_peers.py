@@ -185,13 +185,34 @@ def jax_fn(name):
     return f
 
 
-def run_jax(name, d, want, reps):
+def jax_call(name, d):
+    """The jitted JAX program as a call of no arguments, and its outputs."""
     import jax
     jax.config.update("jax_enable_x64", True)
     args = [jax.numpy.asarray(v) for v in d.values()]
     f = jax.jit(jax_fn(name))
     got = [np.asarray(o) for o in f(*args)]
-    return median_ms(lambda: [o.block_until_ready() for o in f(*args)], reps), agrees(got, want)
+    return (lambda: [o.block_until_ready() for o in f(*args)]), got
+
+
+def run_jax(name, d, want, reps):
+    call, got = jax_call(name, d)
+    return median_ms(call, reps), agrees(got, want)
+
+
+def interleaved(name, dims, scales, d, want, rounds, reps):
+    """eqscan ÷ JAX from `rounds` rounds, each timing eqscan (`--repeat
+    reps`) and then JAX (median of `reps` calls) back to back, so that the
+    machine's slow and fast minutes weigh on both alike. Returns the
+    per-round ratios and whether both engines agreed with NumPy."""
+    call, got = jax_call(name, d)
+    ok = agrees(got, want)
+    ratios = []
+    for _ in range(rounds):
+        eq_ms, eq_ok = run_eqscan(name, dims, scales, want, reps)
+        ratios.append(eq_ms / median_ms(call, reps))
+        ok = ok and eq_ok
+    return ratios, ok
 
 
 # ---------------------------------------------------------------- PyTensor
@@ -290,7 +311,12 @@ def main(argv=None):
     p.add_argument("--no-eqscan", action="store_true")
     p.add_argument("--all-threads", action="store_true",
                    help="leave the engines' thread counts at their defaults (read before parsing)")
+    p.add_argument("--rounds", type=int, default=0,
+                   help="instead of one pass: eqscan ÷ JAX from this many interleaved rounds "
+                        "(median, range)")
     a = p.parse_args(argv)
+    if a.rounds > 0:
+        return main_rounds(a)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     threads = "engine defaults" if a.all_threads else "one thread each"
     print(f"load average {load}; {threads}")
@@ -318,6 +344,20 @@ def main(argv=None):
         us_cells = " ".join(f"{1e3 * ms[c] / steps:9.2f}" if c in ms else " " * 9 for c in cols)
         print(f"{name:12s} {steps:6d} {ms_cells}            {us_cells}"
               + f"  {'yes' if all(oks) else 'NO'}", flush=True)
+
+
+def main_rounds(a):
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"load average {load}; one thread each; eqscan ÷ JAX over {a.rounds} interleaved rounds "
+          f"of {a.reps} calls each")
+    for name in a.only or NAMES:
+        dims = ref.medium_dims(name)
+        _, d, _, scales = ref.program_inputs(name, dims)
+        want = [np.asarray(w) for w in ref.REFERENCES[name](d)]
+        ratios, ok = interleaved(name, dims, scales, d, want, a.rounds, a.reps)
+        print(f"{name:12s} median {statistics.median(ratios):.3f}  range {min(ratios):.3f}-"
+              f"{max(ratios):.3f}  rounds " + " ".join(f"{r:.2f}" for r in ratios)
+              + f"  agree {'yes' if ok else 'NO'}", flush=True)
 
 
 if __name__ == "__main__":

@@ -38,9 +38,6 @@ const MM_MR: usize = 8;
 const MM_NR: usize = 4;
 /// Rows of `A` per tile of this kernel.
 const ROWS: usize = 6;
-/// Rows of `A` per block (a multiple of [`ROWS`]): 48 rows of `k ≤ 256`
-/// take at most 96 KiB.
-const BLOCK_ROWS: usize = 48;
 
 /// The elements a `(k, n)` matrix takes packed.
 pub fn packed_len(k: usize, n: usize) -> usize {
@@ -147,42 +144,60 @@ struct Shape {
 
 /// The rows of `c` from the rows of `a` (`row0`: the first one's index in
 /// the whole product); false when a value it stored is NaN.
+///
+/// Tile after tile of [`ROWS`] rows, each against every panel of `B` in
+/// turn: the tile's rows of `A` (`ROWS · k ≤ 12 KiB`) stay in the first
+/// level cache while the panels stream past them from the second level,
+/// in the order they are stored. While a tile runs, the next tile's rows
+/// of `A` and of `C` are prefetched, a share per panel, so that a product
+/// whose operands come from the third level (a loop's inputs hoisted
+/// into one product over every step) does not wait for them. The order
+/// of the tiles does not change any element's sum.
 fn rows(a: &[f64], bp: &[f64], row0: usize, shape: Shape, c: &mut [f64]) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let (k, n) = (shape.k, shape.n);
+        let panels = n.div_ceil(PANEL);
+        // Cache lines (8 elements) of one tile's rows of A and of C, and
+        // the share of each prefetched before each panel.
+        let (a_lines, c_lines) = ((ROWS * k).div_ceil(8), (ROWS * n).div_ceil(8));
+        let (a_share, c_share) = (a_lines.div_ceil(panels), c_lines.div_ceil(panels));
         let mut clean = true;
-        // Blocks of rows whose `A` stays in the second-level cache; for
-        // each, panel after panel of `B` (one panel stays in the first
-        // level) against each tile of rows.
-        for (blk, (ablock, cblock)) in a
-            .chunks(BLOCK_ROWS * k)
-            .zip(c.chunks_mut(BLOCK_ROWS * n))
-            .enumerate()
-        {
-            for q in 0..n.div_ceil(PANEL) {
-                for (t, (atile, ctile)) in ablock
-                    .chunks(ROWS * k)
-                    .zip(cblock.chunks_mut(ROWS * n))
-                    .enumerate()
-                {
-                    let r = atile.len() / k.max(1);
-                    let first = row0 + blk * BLOCK_ROWS + t * ROWS;
-                    // SAFETY: `available()` (checked by the only caller)
-                    // says the CPU has AVX2 and FMA; `atile` holds `r`
-                    // rows of `k`, `bp` `packed_len(k, n)` elements,
-                    // `ctile` `r` rows of `n`, and panel `q` exists.
-                    clean &= unsafe {
-                        match r {
-                            6 => fma::tile::<6>(atile, bp, q, first, shape, ctile),
-                            5 => fma::tile::<5>(atile, bp, q, first, shape, ctile),
-                            4 => fma::tile::<4>(atile, bp, q, first, shape, ctile),
-                            3 => fma::tile::<3>(atile, bp, q, first, shape, ctile),
-                            2 => fma::tile::<2>(atile, bp, q, first, shape, ctile),
-                            _ => fma::tile::<1>(atile, bp, q, first, shape, ctile),
-                        }
+        for (t, (atile, ctile)) in a.chunks(ROWS * k).zip(c.chunks_mut(ROWS * n)).enumerate() {
+            let r = atile.len() / k.max(1);
+            let first = row0 + t * ROWS;
+            // The next tile's rows (past the ends for the last tile:
+            // a prefetch never faults, and the addresses are not read).
+            let a_next = atile.as_ptr().wrapping_add(ROWS * k);
+            let c_next = ctile.as_ptr().wrapping_add(ROWS * n);
+            for q in 0..panels {
+                for line in q * a_share..((q + 1) * a_share).min(a_lines) {
+                    // SAFETY: a prefetch has no effect on memory.
+                    unsafe {
+                        _mm_prefetch::<_MM_HINT_T0>(a_next.wrapping_add(8 * line) as *const i8)
                     };
                 }
+                for line in q * c_share..((q + 1) * c_share).min(c_lines) {
+                    // SAFETY: as above.
+                    unsafe {
+                        _mm_prefetch::<_MM_HINT_T0>(c_next.wrapping_add(8 * line) as *const i8)
+                    };
+                }
+                // SAFETY: `available()` (checked by the only caller) says
+                // the CPU has AVX2 and FMA; `atile` holds `r` rows of `k`,
+                // `bp` `packed_len(k, n)` elements, `ctile` `r` rows of
+                // `n`, and panel `q` exists.
+                clean &= unsafe {
+                    match r {
+                        6 => fma::tile::<6>(atile, bp, q, first, shape, ctile),
+                        5 => fma::tile::<5>(atile, bp, q, first, shape, ctile),
+                        4 => fma::tile::<4>(atile, bp, q, first, shape, ctile),
+                        3 => fma::tile::<3>(atile, bp, q, first, shape, ctile),
+                        2 => fma::tile::<2>(atile, bp, q, first, shape, ctile),
+                        _ => fma::tile::<1>(atile, bp, q, first, shape, ctile),
+                    }
+                };
             }
         }
         clean
@@ -234,6 +249,15 @@ mod fma {
             let width = PANEL.min(n - j0);
             // SAFETY: panel q starts at q·k·PANEL < packed_len(k, n).
             let panel = unsafe { bp.as_ptr().add(q * k * PANEL) };
+            // One pointer per row of `a`, indexed by p: each broadcast is
+            // then one instruction on its own register, not a chain of
+            // address additions (the loop is bound by instructions
+            // issued, not only by its multiply-adds).
+            // (`black_box` hides that they are k apart, which the
+            // compiler would otherwise fold back into that chain.)
+            // SAFETY: row r < R of `a` starts at r·k < a.len().
+            let arows: [*const f64; R] =
+                std::hint::black_box(std::array::from_fn(|r| unsafe { ap.add(r * k) }));
             let mut p0 = 0;
             while p0 < k {
                 let kc = MM_KC.min(k - p0);
@@ -244,12 +268,30 @@ mod fma {
                     unsafe {
                         let b0 = _mm256_loadu_pd(panel.add(p * PANEL));
                         let b1 = _mm256_loadu_pd(panel.add(p * PANEL + 4));
-                        for (r, acc) in acc.iter_mut().enumerate() {
-                            let x = _mm256_broadcast_sd(&*ap.add(r * k + p));
+                        for (acc, row) in acc.iter_mut().zip(&arows) {
+                            let x = _mm256_broadcast_sd(&*row.add(p));
                             acc[0] = _mm256_fmadd_pd(x, b0, acc[0]);
                             acc[1] = _mm256_fmadd_pd(x, b1, acc[1]);
                         }
                     }
+                }
+                if p0 == 0 && width == PANEL {
+                    // The first block over a whole panel (every panel
+                    // but a partial last one when k ≤ 256): each sum
+                    // stored as `sum + 0`, straight from its register.
+                    for (r, acc) in acc.iter().enumerate() {
+                        // SAFETY: row r of `c`, columns j0 .. j0 + 8.
+                        unsafe {
+                            let crow = cp.add(r * n + j0);
+                            let v0 = _mm256_add_pd(acc[0], zero);
+                            let v1 = _mm256_add_pd(acc[1], zero);
+                            nan = _mm256_or_pd(nan, _mm256_cmp_pd::<_CMP_UNORD_Q>(v0, v1));
+                            _mm256_storeu_pd(crow, v0);
+                            _mm256_storeu_pd(crow.add(4), v1);
+                        }
+                    }
+                    p0 += kc;
+                    continue;
                 }
                 for (r, acc) in acc.iter().enumerate() {
                     // SAFETY: row r of `c`, columns j0 .. j0 + width.
