@@ -143,6 +143,48 @@ fn packed(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewMut
     general_mat_mul(1.0, a, b, 0.0, c);
 }
 
+/// Packs `b` once for several `(m, k)·b` products ([`gemm_packed`]: a
+/// batched product whose batches share their right operand, such as a
+/// loop's inputs against a stack of weights), into `buf`. False when
+/// [`gemm`] would not run the packed-`B` kernel for such a product (small
+/// products, a `B` that is not row-major or does not fit, a machine
+/// without the kernel): then call [`gemm`] for each.
+pub fn pack_shared(b: &ArrayView2<'_, f64>, m: usize, buf: &mut Vec<f64>) -> bool {
+    let (k, n) = b.dim();
+    if is_small(m, k, n) || !prepacked::available() || !prepacked::fits(k, n) {
+        return false;
+    }
+    let Some(sb) = b.as_slice() else {
+        return false;
+    };
+    buf.clear();
+    buf.resize(prepacked::packed_len(k, n), 0.0);
+    prepacked::pack(sb, k, n, buf).is_some()
+}
+
+/// [`gemm`] given `b` packed by [`pack_shared`] into `packed`: the same
+/// kernel choice and the same bits, without packing `b` again.
+pub fn gemm_packed(
+    a: &ArrayView2<'_, f64>,
+    b: &ArrayView2<'_, f64>,
+    packed_b: &[f64],
+    c: &mut ArrayViewMut2<'_, f64>,
+) {
+    let (m, k) = a.dim();
+    let n = b.ncols();
+    if is_small(m, k, n) || is_gram(a, b) || b.as_slice().is_none() {
+        gemm(a, b, c);
+        return;
+    }
+    if let (Some(sa), Some(sc)) = (a.as_slice(), c.as_slice_mut()) {
+        if prepacked::product(sa, packed_b, m, k, n, sc) == Some(true) {
+            return;
+        }
+    }
+    // Strided operands, or a NaN in the result: what `gemm` runs then.
+    packed(a, b, c);
+}
+
 /// `c = a·b` for row-major `a` (`m·k` elements), `b` (`k·n`) and `c`
 /// (`m·n`), by the kernel [`gemm`] runs for these shapes. `None` when a
 /// slice is shorter than its shape says (nothing is written then).
@@ -264,6 +306,48 @@ mod tests {
             }
             s
         })
+    }
+
+    #[test]
+    fn products_against_a_shared_packed_b_keep_gemms_bits() {
+        let bits = |x: &Array2<f64>| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        // Small (no packing), the LSTM's 64³, the GRU's step, a B too wide
+        // to pack, a NaN in A (recomputed by matrixmultiply), a strided A.
+        for &(m, k, n, nan, strided) in &[
+            (4, 5, 6, false, false),
+            (64, 64, 64, false, false),
+            (80, 128, 128, false, false),
+            (20, 300, 300, false, false),
+            (30, 40, 50, true, false),
+            (30, 40, 50, false, true),
+        ] {
+            let b = filled(k, n, 7);
+            let mut tall = filled(2 * m, k, 11);
+            if nan {
+                tall[[6, 5]] = f64::NAN;
+            }
+            // Every other row of a taller matrix (strided), or its first m.
+            let a_view = if strided {
+                tall.slice(ndarray::s![..;2, ..])
+            } else {
+                tall.slice(ndarray::s![..m, ..])
+            };
+            let mut want = Array2::from_elem((m, n), f64::NAN);
+            gemm(&a_view, &b.view(), &mut want.view_mut());
+            let mut buf = Vec::new();
+            let packed = pack_shared(&b.view(), m, &mut buf);
+            assert_eq!(
+                packed,
+                !is_small(m, k, n) && prepacked::available() && prepacked::fits(k, n)
+            );
+            let mut got = Array2::from_elem((m, n), f64::NAN);
+            if packed {
+                gemm_packed(&a_view, &b.view(), &buf, &mut got.view_mut());
+            } else {
+                gemm(&a_view, &b.view(), &mut got.view_mut());
+            }
+            assert_eq!(bits(&got), bits(&want), "{m}x{k}x{n}");
+        }
     }
 
     #[test]

@@ -32,6 +32,24 @@ pub trait Gemm: Arith {
         }
     }
 
+    /// Prepares `b` for several `(m, k)·b` products ([`Gemm::gemm_shared_b`])
+    /// into `buf`; false when there is nothing to prepare (call
+    /// [`Gemm::gemm`] for each then).
+    fn pack_shared_b(_b: &ArrayView2<Self>, _m: usize, _buf: &mut Vec<f64>) -> bool {
+        false
+    }
+
+    /// [`Gemm::gemm`] given `b` prepared by [`Gemm::pack_shared_b`]: the
+    /// same bits.
+    fn gemm_shared_b(
+        a: &ArrayView2<Self>,
+        b: &ArrayView2<Self>,
+        _packed_b: &[f64],
+        c: &mut ArrayViewMut2<Self>,
+    ) {
+        Self::gemm(a, b, c);
+    }
+
     /// `a · x` for an `(m, k)` `a` and a `(k,)` `x`.
     fn gemv(a: &ArrayView2<Self>, x: &ArrayView1<Self>) -> Array1<Self> {
         let mut y = Array1::from_elem(a.nrows(), Self::zero());
@@ -64,6 +82,17 @@ macro_rules! float_gemm {
     (@products f64) => {
         fn gemm(a: &ArrayView2<f64>, b: &ArrayView2<f64>, c: &mut ArrayViewMut2<f64>) {
             gemm::gemm(a, b, c);
+        }
+        fn pack_shared_b(b: &ArrayView2<f64>, m: usize, buf: &mut Vec<f64>) -> bool {
+            gemm::pack_shared(b, m, buf)
+        }
+        fn gemm_shared_b(
+            a: &ArrayView2<f64>,
+            b: &ArrayView2<f64>,
+            packed_b: &[f64],
+            c: &mut ArrayViewMut2<f64>,
+        ) {
+            gemm::gemm_packed(a, b, packed_b, c);
         }
         fn gemv_into(a: &ArrayView2<f64>, x: &ArrayView1<f64>, y: &mut ArrayViewMut1<f64>) {
             matvec::gemv(a, x, y);

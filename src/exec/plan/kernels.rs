@@ -658,25 +658,56 @@ fn matmul_batched_f<T: Float + ViewElem + ndarray::LinalgScalar + Gemm>(
     }
     let dims = batch.slice();
     let n_batch: usize = dims.iter().product();
-    for f in 0..n_batch {
-        // The batch index of `f` (row-major), axis by axis.
-        let (mut x, mut y, mut z) = (av.view(), bv.view(), out.view_mut());
+    // The matrices of batch `f` (row-major over the batch axes).
+    let matrices = |f: usize| {
+        let (mut x, mut y) = (av.view(), bv.view());
         let mut inner = n_batch;
         for &d in dims {
             inner /= d;
             let i = (f / inner) % d;
             x = x.index_axis_move(ndarray::Axis(0), i);
             y = y.index_axis_move(ndarray::Axis(0), i);
-            z = z.index_axis_move(ndarray::Axis(0), i);
         }
-        let (Ok(x), Ok(y), Ok(mut z)) = (
-            x.into_dimensionality::<Ix2>(),
-            y.into_dimensionality::<Ix2>(),
-            z.into_dimensionality::<Ix2>(),
-        ) else {
+        Some((
+            x.into_dimensionality::<Ix2>().ok()?,
+            y.into_dimensionality::<Ix2>().ok()?,
+        ))
+    };
+    // The batches in the order of their `B` (where it lies), so that the
+    // batches that share one (a stack of inputs against a stack of
+    // weights broadcast over it) run one after another against it
+    // packed once. Each product is computed as `gemm` computes it alone.
+    let mut order = Vec::with_capacity(n_batch);
+    for f in 0..n_batch {
+        let Some((_, y)) = matrices(f) else {
             return false;
         };
-        T::gemm(&x, &y, &mut z);
+        order.push((y.as_ptr() as usize, f));
+    }
+    order.sort_unstable();
+    let mut packed_b = Vec::new();
+    let mut packed_for = None;
+    for &(b_at, f) in &order {
+        let Some((x, y)) = matrices(f) else {
+            return false;
+        };
+        let mut z = out.view_mut();
+        let mut inner = n_batch;
+        for &d in dims {
+            inner /= d;
+            z = z.index_axis_move(ndarray::Axis(0), (f / inner) % d);
+        }
+        let Ok(mut z) = z.into_dimensionality::<Ix2>() else {
+            return false;
+        };
+        if packed_for.map(|(at, _)| at) != Some(b_at) {
+            packed_for = Some((b_at, T::pack_shared_b(&y, m, &mut packed_b)));
+        }
+        if packed_for.is_some_and(|(_, packed)| packed) {
+            T::gemm_shared_b(&x, &y, &packed_b, &mut z);
+        } else {
+            T::gemm(&x, &y, &mut z);
+        }
     }
     true
 }
