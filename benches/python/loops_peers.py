@@ -37,6 +37,13 @@ From the repository root, after `cargo build --release`:
     /work/venv/bin/python benches/python/loops_peers.py            # all four
     /work/venv/bin/python benches/python/loops_peers.py --only kalman --no-numba
     taskset -c 0 /work/venv/bin/python benches/python/loops_peers.py   # one core
+    /work/venv/bin/python benches/python/loops_peers.py --rounds 10     # eqscan ÷ JAX
+
+`--rounds R` prints, per program, eqscan ÷ JAX from R rounds that each
+time eqscan (`--repeat` of `--reps` runs) and then JAX (median of `--reps`
+calls) back to back: on a shared machine whose speed drifts by a third
+within minutes, the median of these paired ratios is steadier than the
+ratio of two medians taken minutes apart.
 
 The eqscan command of each program, as this script runs it:
 
