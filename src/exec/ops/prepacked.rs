@@ -142,6 +142,19 @@ struct Shape {
     edge_col: usize,
 }
 
+/// The next tile's rows of `A` and `C`, which a tile prefetches a share
+/// of before each panel: `a_lines` cache lines from `a`, `a_share` per
+/// panel; likewise for `c`.
+#[derive(Clone, Copy)]
+struct Next {
+    a: *const f64,
+    a_share: usize,
+    a_lines: usize,
+    c: *const f64,
+    c_share: usize,
+    c_lines: usize,
+}
+
 /// The rows of `c` from the rows of `a` (`row0`: the first one's index in
 /// the whole product); false when a value it stored is NaN.
 ///
@@ -156,7 +169,6 @@ struct Shape {
 fn rows(a: &[f64], bp: &[f64], row0: usize, shape: Shape, c: &mut [f64]) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let (k, n) = (shape.k, shape.n);
         let panels = n.div_ceil(PANEL);
         // Cache lines (8 elements) of one tile's rows of A and of C, and
@@ -169,36 +181,27 @@ fn rows(a: &[f64], bp: &[f64], row0: usize, shape: Shape, c: &mut [f64]) -> bool
             let first = row0 + t * ROWS;
             // The next tile's rows (past the ends for the last tile:
             // a prefetch never faults, and the addresses are not read).
-            let a_next = atile.as_ptr().wrapping_add(ROWS * k);
-            let c_next = ctile.as_ptr().wrapping_add(ROWS * n);
-            for q in 0..panels {
-                for line in q * a_share..((q + 1) * a_share).min(a_lines) {
-                    // SAFETY: a prefetch has no effect on memory.
-                    unsafe {
-                        _mm_prefetch::<_MM_HINT_T0>(a_next.wrapping_add(8 * line) as *const i8)
-                    };
+            let next = Next {
+                a: atile.as_ptr().wrapping_add(ROWS * k),
+                a_share,
+                a_lines,
+                c: ctile.as_ptr().wrapping_add(ROWS * n),
+                c_share,
+                c_lines,
+            };
+            // SAFETY: `available()` (checked by the only caller) says the
+            // CPU has AVX2 and FMA; `atile` holds `r` rows of `k`, `bp`
+            // `packed_len(k, n)` elements, `ctile` `r` rows of `n`.
+            clean &= unsafe {
+                match r {
+                    6 => fma::tile::<6>(atile, bp, first, shape, ctile, next),
+                    5 => fma::tile::<5>(atile, bp, first, shape, ctile, next),
+                    4 => fma::tile::<4>(atile, bp, first, shape, ctile, next),
+                    3 => fma::tile::<3>(atile, bp, first, shape, ctile, next),
+                    2 => fma::tile::<2>(atile, bp, first, shape, ctile, next),
+                    _ => fma::tile::<1>(atile, bp, first, shape, ctile, next),
                 }
-                for line in q * c_share..((q + 1) * c_share).min(c_lines) {
-                    // SAFETY: as above.
-                    unsafe {
-                        _mm_prefetch::<_MM_HINT_T0>(c_next.wrapping_add(8 * line) as *const i8)
-                    };
-                }
-                // SAFETY: `available()` (checked by the only caller) says
-                // the CPU has AVX2 and FMA; `atile` holds `r` rows of `k`,
-                // `bp` `packed_len(k, n)` elements, `ctile` `r` rows of
-                // `n`, and panel `q` exists.
-                clean &= unsafe {
-                    match r {
-                        6 => fma::tile::<6>(atile, bp, q, first, shape, ctile),
-                        5 => fma::tile::<5>(atile, bp, q, first, shape, ctile),
-                        4 => fma::tile::<4>(atile, bp, q, first, shape, ctile),
-                        3 => fma::tile::<3>(atile, bp, q, first, shape, ctile),
-                        2 => fma::tile::<2>(atile, bp, q, first, shape, ctile),
-                        _ => fma::tile::<1>(atile, bp, q, first, shape, ctile),
-                    }
-                };
-            }
+            };
         }
         clean
     }
@@ -211,24 +214,24 @@ fn rows(a: &[f64], bp: &[f64], row0: usize, shape: Shape, c: &mut [f64]) -> bool
 
 #[cfg(target_arch = "x86_64")]
 mod fma {
-    use super::{Shape, MM_KC, PANEL};
+    use super::{Next, Shape, MM_KC, PANEL};
     use std::arch::x86_64::*;
 
-    /// `R` rows of `c` (`row0`: the first one's row in the whole product),
-    /// the columns of panel `q`, from `R` rows of `a` and that panel of
-    /// `bp`; false when a value it stored is NaN.
+    /// `R` rows of `c` (`row0`: the first one's row in the whole product)
+    /// from `R` rows of `a` and `bp`, panel after panel, prefetching a
+    /// share of `next` before each; false when a value it stored is NaN.
     ///
     /// # Safety
     /// The CPU has AVX2 and FMA; `a` holds `R·k` elements, `bp`
-    /// `packed_len(k, n)`, `c` `R·n`; `q < n.div_ceil(PANEL)`.
+    /// `packed_len(k, n)`, `c` `R·n`.
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn tile<const R: usize>(
         a: &[f64],
         bp: &[f64],
-        q: usize,
         row0: usize,
         shape: Shape,
         c: &mut [f64],
+        next: Next,
     ) -> bool {
         let Shape {
             k,
@@ -237,27 +240,34 @@ mod fma {
             edge_col,
         } = shape;
         debug_assert!(a.len() >= R * k && c.len() >= R * n);
-        debug_assert!(bp.len() >= super::packed_len(k, n) && q < n.div_ceil(PANEL));
+        debug_assert!(bp.len() >= super::packed_len(k, n));
         let ap = a.as_ptr();
         let cp = c.as_mut_ptr();
         let zero = _mm256_setzero_pd();
         // Lanes that stored a NaN (a NaN is unordered with itself).
         let mut nan = zero;
         let mut scalar_nan = false;
-        {
+        // One pointer per row of `a`, indexed by p: each broadcast is then
+        // one instruction on its own register, not a chain of address
+        // additions (the loop is bound by instructions issued, not only
+        // by its multiply-adds). (`black_box` hides that they are k
+        // apart, which the compiler would otherwise fold back into that
+        // chain.)
+        // SAFETY: row r < R of `a` starts at r·k < a.len().
+        let arows: [*const f64; R] =
+            std::hint::black_box(std::array::from_fn(|r| unsafe { ap.add(r * k) }));
+        for q in 0..n.div_ceil(PANEL) {
+            // A share of the next tile's lines, into the first level.
+            for line in q * next.a_share..((q + 1) * next.a_share).min(next.a_lines) {
+                _mm_prefetch::<_MM_HINT_T0>(next.a.wrapping_add(8 * line) as *const i8);
+            }
+            for line in q * next.c_share..((q + 1) * next.c_share).min(next.c_lines) {
+                _mm_prefetch::<_MM_HINT_T0>(next.c.wrapping_add(8 * line) as *const i8);
+            }
             let j0 = q * PANEL;
             let width = PANEL.min(n - j0);
             // SAFETY: panel q starts at q·k·PANEL < packed_len(k, n).
             let panel = unsafe { bp.as_ptr().add(q * k * PANEL) };
-            // One pointer per row of `a`, indexed by p: each broadcast is
-            // then one instruction on its own register, not a chain of
-            // address additions (the loop is bound by instructions
-            // issued, not only by its multiply-adds).
-            // (`black_box` hides that they are k apart, which the
-            // compiler would otherwise fold back into that chain.)
-            // SAFETY: row r < R of `a` starts at r·k < a.len().
-            let arows: [*const f64; R] =
-                std::hint::black_box(std::array::from_fn(|r| unsafe { ap.add(r * k) }));
             let mut p0 = 0;
             while p0 < k {
                 let kc = MM_KC.min(k - p0);
