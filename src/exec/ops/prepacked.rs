@@ -159,10 +159,11 @@ struct Next {
 /// the whole product); false when a value it stored is NaN.
 ///
 /// Tile after tile of [`ROWS`] rows, each against every panel of `B` in
-/// turn: the tile's rows of `A` (`ROWS · k ≤ 12 KiB`) stay in the first
-/// level cache while the panels stream past them from the second level,
-/// in the order they are stored. While a tile runs, the next tile's rows
-/// of `A` and of `C` are prefetched, a share per panel, so that a product
+/// turn (one call of the kernel per tile): the tile's rows of `A` (`ROWS
+/// · k` elements, 6 KiB at k = 128) stay in the first-level cache while
+/// the panels stream past them from the second level, in the order they
+/// are stored. While a tile runs, the next tile's rows of `A` and of `C`
+/// are prefetched, a share per panel, so that a product
 /// whose operands come from the third level (a loop's inputs hoisted
 /// into one product over every step) does not wait for them. The order
 /// of the tiles does not change any element's sum.
