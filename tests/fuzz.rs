@@ -1245,14 +1245,8 @@ fn check_native(text: &str) -> Result<bool, (String, String)> {
     if !has_loop || !small(&p.graph, &dims, 1, 200_000) || check_program(&p, &dims).is_err() {
         return Ok(false);
     }
-    let plan = PlanOptions {
-        step_tape: false,
-        ..PlanOptions::default()
-    };
-    let native = PlanOptions {
-        native_steps: Some(0),
-        ..PlanOptions::default()
-    };
+    let plan = common::plan_without_tape();
+    let native = common::plan_native_from_first_step();
     for &scale in SCALES {
         let scales: BTreeMap<String, f64> =
             p.inputs().map(|(n, _)| (n.to_string(), scale)).collect();

@@ -371,16 +371,8 @@ fn run_case(c: &Case) -> Result<(), String> {
 fn step_tape_agrees(p: &Program, given: &Dims, inputs: &[&[Value]]) -> Result<(), String> {
     let n_in = p.n_inputs();
     let located = |e: eqscan::exec::ExecError| e.located("prog");
-    let off = PlanOptions {
-        step_tape: false,
-        ..PlanOptions::default()
-    };
-    // Machine code from the first step on the tape, whatever the loop's
-    // length (the default waits for long loops).
-    let native = PlanOptions {
-        native_steps: Some(0),
-        ..PlanOptions::default()
-    };
+    let off = common::plan_without_tape();
+    let native = common::plan_native_from_first_step();
     let mut with = Compiled::new(p, given).map_err(located)?;
     let mut without = Compiled::with_options(p, given, off).map_err(located)?;
     let mut with_native = Compiled::with_options(p, given, native).map_err(located)?;
@@ -558,15 +550,7 @@ fn native_code_runs_long_loops() {
             native_steps,
             ..PlanOptions::default()
         };
-        let mut plain = Compiled::with_options(
-            p,
-            &d,
-            PlanOptions {
-                step_tape: false,
-                ..PlanOptions::default()
-            },
-        )
-        .unwrap();
+        let mut plain = Compiled::with_options(p, &d, common::plan_without_tape()).unwrap();
         let want = plain.call(&refs).unwrap().to_values();
         for (min, native) in [(Some(10), 1), (Some(1000), 0), (None, 0)] {
             let mut f = Compiled::with_options(p, &d, with(min)).unwrap();

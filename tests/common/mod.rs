@@ -8,9 +8,28 @@ pub mod fd;
 pub mod harness;
 pub mod optimize_figures;
 
+use eqscan::exec::plan::PlanOptions;
 use eqscan::exec::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The plan with every loop step on the plan itself (no step tape): the
+/// reference the step tape and its machine code are compared with.
+pub fn plan_without_tape() -> PlanOptions {
+    PlanOptions {
+        step_tape: false,
+        ..PlanOptions::default()
+    }
+}
+
+/// The plan with the step tape as machine code from a loop's first step
+/// on, whatever its length (the default waits for long loops).
+pub fn plan_native_from_first_step() -> PlanOptions {
+    PlanOptions {
+        native_steps: Some(0),
+        ..PlanOptions::default()
+    }
+}
 
 /// The repository root.
 pub fn root() -> PathBuf {

@@ -151,15 +151,24 @@ fn packed(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewMut
 /// without the kernel): then call [`gemm`] for each.
 pub fn pack_shared(b: &ArrayView2<'_, f64>, m: usize, buf: &mut Vec<f64>) -> bool {
     let (k, n) = b.dim();
-    if is_small(m, k, n) || !prepacked::available() || !prepacked::fits(k, n) {
-        return false;
+    match b.as_slice() {
+        Some(sb) if !is_small(m, k, n) => pack_into(sb, k, n, buf).is_some(),
+        _ => false,
     }
-    let Some(sb) = b.as_slice() else {
-        return false;
-    };
-    buf.clear();
-    buf.resize(prepacked::packed_len(k, n), 0.0);
-    prepacked::pack(sb, k, n, buf).is_some()
+}
+
+/// Row-major `b` packed into `buf` (grown to fit), and its length there;
+/// `None` when the packed-`B` kernel does not run for it.
+fn pack_into(b: &[f64], k: usize, n: usize, buf: &mut Vec<f64>) -> Option<usize> {
+    if !prepacked::available() || !prepacked::fits(k, n) {
+        return None;
+    }
+    let len = prepacked::packed_len(k, n);
+    if buf.len() < len {
+        buf.resize(len, 0.0);
+    }
+    prepacked::pack(b, k, n, &mut buf[..len])?;
+    Some(len)
 }
 
 /// [`gemm`] given `b` packed by [`pack_shared`] into `packed`: the same
@@ -244,19 +253,12 @@ fn through_packed_b(a: &[f64], b: &[f64], m: usize, k: usize, n: usize, c: &mut 
     thread_local! {
         static PACKED_B: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
     }
-    if !prepacked::available() || !prepacked::fits(k, n) {
-        return false;
-    }
     PACKED_B.with(|buf| {
         let Ok(mut buf) = buf.try_borrow_mut() else {
             return false;
         };
-        let len = prepacked::packed_len(k, n);
-        if buf.len() < len {
-            buf.resize(len, 0.0);
-        }
-        prepacked::pack(b, k, n, &mut buf[..len]).is_some()
-            && prepacked::product(a, &buf[..len], m, k, n, c) == Some(true)
+        pack_into(b, k, n, &mut buf)
+            .is_some_and(|len| prepacked::product(a, &buf[..len], m, k, n, c) == Some(true))
     })
 }
 

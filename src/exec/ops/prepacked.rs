@@ -142,17 +142,12 @@ struct Shape {
     edge_col: usize,
 }
 
-/// The next tile's rows of `A` and `C`, which a tile prefetches a share
-/// of before each panel: `a_lines` cache lines from `a`, `a_share` per
-/// panel; likewise for `c`.
+/// Where the next tile's rows of `A` and `C` start: a tile prefetches a
+/// share of their cache lines before each of its panels.
 #[derive(Clone, Copy)]
 struct Next {
     a: *const f64,
-    a_share: usize,
-    a_lines: usize,
     c: *const f64,
-    c_share: usize,
-    c_lines: usize,
 }
 
 /// The rows of `c` from the rows of `a` (`row0`: the first one's index in
@@ -171,24 +166,14 @@ fn rows(a: &[f64], bp: &[f64], row0: usize, shape: Shape, c: &mut [f64]) -> bool
     #[cfg(target_arch = "x86_64")]
     {
         let (k, n) = (shape.k, shape.n);
-        let panels = n.div_ceil(PANEL);
-        // Cache lines (8 elements) of one tile's rows of A and of C, and
-        // the share of each prefetched before each panel.
-        let (a_lines, c_lines) = ((ROWS * k).div_ceil(8), (ROWS * n).div_ceil(8));
-        let (a_share, c_share) = (a_lines.div_ceil(panels), c_lines.div_ceil(panels));
         let mut clean = true;
         for (t, (atile, ctile)) in a.chunks(ROWS * k).zip(c.chunks_mut(ROWS * n)).enumerate() {
             let r = atile.len() / k.max(1);
             let first = row0 + t * ROWS;
-            // The next tile's rows (past the ends for the last tile:
-            // a prefetch never faults, and the addresses are not read).
+            // The next tile's rows (past the ends for the last tile).
             let next = Next {
                 a: atile.as_ptr().wrapping_add(ROWS * k),
-                a_share,
-                a_lines,
                 c: ctile.as_ptr().wrapping_add(ROWS * n),
-                c_share,
-                c_lines,
             };
             // SAFETY: `available()` (checked by the only caller) says the
             // CPU has AVX2 and FMA; `atile` holds `r` rows of `k`, `bp`
@@ -215,7 +200,7 @@ fn rows(a: &[f64], bp: &[f64], row0: usize, shape: Shape, c: &mut [f64]) -> bool
 
 #[cfg(target_arch = "x86_64")]
 mod fma {
-    use super::{Next, Shape, MM_KC, PANEL};
+    use super::{Next, Shape, MM_KC, PANEL, ROWS};
     use std::arch::x86_64::*;
 
     /// `R` rows of `c` (`row0`: the first one's row in the whole product)
@@ -257,14 +242,23 @@ mod fma {
         // SAFETY: row r < R of `a` starts at r·k < a.len().
         let arows: [*const f64; R] =
             std::hint::black_box(std::array::from_fn(|r| unsafe { ap.add(r * k) }));
-        for q in 0..n.div_ceil(PANEL) {
-            // A share of the next tile's lines, into the first level.
-            for line in q * next.a_share..((q + 1) * next.a_share).min(next.a_lines) {
-                _mm_prefetch::<_MM_HINT_T0>(next.a.wrapping_add(8 * line) as *const i8);
+        let panels = n.div_ceil(PANEL);
+        // The cache lines (8 elements) of the next tile's rows of A and
+        // of C, and the share of each prefetched before each panel
+        // (divided once here, not per panel).
+        let (a_lines, c_lines) = ((ROWS * k).div_ceil(8), (ROWS * n).div_ceil(8));
+        let (a_share, c_share) = (a_lines.div_ceil(panels), c_lines.div_ceil(panels));
+        // Panel q's share of `lines` cache lines from `at`, into the first
+        // level. (A prefetch never faults: past the operands' ends, for
+        // the last tile, nothing is read.)
+        let prefetch_share = |at: *const f64, lines: usize, share: usize, q: usize| {
+            for line in q * share..((q + 1) * share).min(lines) {
+                _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(8 * line) as *const i8);
             }
-            for line in q * next.c_share..((q + 1) * next.c_share).min(next.c_lines) {
-                _mm_prefetch::<_MM_HINT_T0>(next.c.wrapping_add(8 * line) as *const i8);
-            }
+        };
+        for q in 0..panels {
+            prefetch_share(next.a, a_lines, a_share, q);
+            prefetch_share(next.c, c_lines, c_share, q);
             let j0 = q * PANEL;
             let width = PANEL.min(n - j0);
             // SAFETY: panel q starts at q·k·PANEL < packed_len(k, n).
@@ -308,16 +302,13 @@ mod fma {
                     // SAFETY: row r of `c`, columns j0 .. j0 + width.
                     let crow = unsafe { cp.add(r * n + j0) };
                     let interior = row0 + r < edge_row && j0 + PANEL <= edge_col;
-                    if width == PANEL && (p0 == 0 || interior) {
+                    // (A first block over a whole panel was stored above.)
+                    if width == PANEL && interior {
                         // SAFETY: the 8 columns lie in the row.
                         unsafe {
                             for (h, &s) in acc.iter().enumerate() {
                                 let at = crow.add(4 * h);
-                                let v = if p0 == 0 {
-                                    _mm256_add_pd(s, zero)
-                                } else {
-                                    _mm256_add_pd(_mm256_loadu_pd(at), s)
-                                };
+                                let v = _mm256_add_pd(_mm256_loadu_pd(at), s);
                                 nan = _mm256_or_pd(nan, _mm256_cmp_pd::<_CMP_UNORD_Q>(v, v));
                                 _mm256_storeu_pd(at, v);
                             }

@@ -658,28 +658,28 @@ fn matmul_batched_f<T: Float + ViewElem + ndarray::LinalgScalar + Gemm>(
     }
     let dims = batch.slice();
     let n_batch: usize = dims.iter().product();
-    // The matrices of batch `f` (row-major over the batch axes).
-    let matrices = |f: usize| {
-        let (mut x, mut y) = (av.view(), bv.view());
-        let mut inner = n_batch;
-        for &d in dims {
-            inner /= d;
-            let i = (f / inner) % d;
-            x = x.index_axis_move(ndarray::Axis(0), i);
-            y = y.index_axis_move(ndarray::Axis(0), i);
-        }
-        Some((
-            x.into_dimensionality::<Ix2>().ok()?,
-            y.into_dimensionality::<Ix2>().ok()?,
-        ))
+    // Batch `f`'s index along batch axis `axis` (row-major).
+    let index = |f: usize, axis: usize| {
+        let inner: usize = dims[axis + 1..].iter().product();
+        (f / inner) % dims[axis]
     };
+    // Batch `f`'s matrix of a batched operand.
+    macro_rules! matrix {
+        ($view:expr, $f:expr) => {{
+            let mut v = $view;
+            for axis in 0..dims.len() {
+                v = v.index_axis_move(ndarray::Axis(0), index($f, axis));
+            }
+            v.into_dimensionality::<Ix2>().ok()
+        }};
+    }
     // The batches in the order of their `B` (where it lies), so that the
     // batches that share one (a stack of inputs against a stack of
     // weights broadcast over it) run one after another against it
     // packed once. Each product is computed as `gemm` computes it alone.
     let mut order = Vec::with_capacity(n_batch);
     for f in 0..n_batch {
-        let Some((_, y)) = matrices(f) else {
+        let Some(y) = matrix!(bv.view(), f) else {
             return false;
         };
         order.push((y.as_ptr() as usize, f));
@@ -688,16 +688,11 @@ fn matmul_batched_f<T: Float + ViewElem + ndarray::LinalgScalar + Gemm>(
     let mut packed_b = Vec::new();
     let mut packed_for = None;
     for &(b_at, f) in &order {
-        let Some((x, y)) = matrices(f) else {
-            return false;
-        };
-        let mut z = out.view_mut();
-        let mut inner = n_batch;
-        for &d in dims {
-            inner /= d;
-            z = z.index_axis_move(ndarray::Axis(0), (f / inner) % d);
-        }
-        let Ok(mut z) = z.into_dimensionality::<Ix2>() else {
+        let (Some(x), Some(y), Some(mut z)) = (
+            matrix!(av.view(), f),
+            matrix!(bv.view(), f),
+            matrix!(out.view_mut(), f),
+        ) else {
             return false;
         };
         if packed_for.map(|(at, _)| at) != Some(b_at) {
