@@ -132,7 +132,7 @@ pub(crate) enum StateRead {
 
 /// The state of output `k` of a loop: which init it has and how the init
 /// holds its past.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct StateFrame {
     /// Its position among the inits.
     init: usize,
@@ -145,8 +145,9 @@ struct StateFrame {
     tape_base: Option<i64>,
 }
 
-/// The bookkeeping of one run of one loop.
-#[derive(Clone, Debug)]
+/// The bookkeeping of one run of one loop (two frames equal place every
+/// read and write of every step alike).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct LoopFrame {
     /// The number of steps.
     steps: usize,

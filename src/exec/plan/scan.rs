@@ -136,6 +136,9 @@ struct TapeRt {
     tape: Option<(TapeKey, Option<StepTape>)>,
     /// Where each body parameter is on the current step.
     at: Vec<ParamAt>,
+    /// The whole native loop's layouts for the last frame it ran in
+    /// (cleared with a new tape).
+    layouts: Option<NativeLayouts>,
     /// The bytes the tape's arena holds during a call (on the meter).
     held: usize,
 }
@@ -445,16 +448,16 @@ fn run_loop(
             let converted = data.converted();
             let slices = data.slices(&converted);
             let ready = ready_tape(&mut srt.step, sp, scan, &data, &slices, bufs, env, meter);
-            if let Some((tape, at)) = ready {
+            if let Some(ready) = ready {
                 if plan
                     .options
                     .native_steps
                     .is_some_and(|min| frame.steps() > min)
                 {
-                    tape.make_native();
+                    ready.tape.make_native();
                 }
                 meter.transient(converted.bytes());
-                run_on_tape(tape, at, sp, &frame, &slices, bufs, 1)
+                run_on_tape(ready, sp, &frame, &slices, bufs, 1)
                     .ok_or_else(|| internal(plan, i, "the step tape disagrees with its loop"))?;
                 break;
             }
@@ -694,7 +697,7 @@ fn ready_tape<'r>(
     bufs: &[Option<Value>],
     env: Env<'_>,
     meter: &mut Meter,
-) -> Option<(&'r mut StepTape, &'r mut [ParamAt])> {
+) -> Option<ReadyTape<'r>> {
     let mut results = Vec::with_capacity(sp.results.len());
     for r in &sp.results {
         match bufs.get(r.out)?.as_ref()? {
@@ -722,6 +725,7 @@ fn ready_tape<'r>(
             eprintln!("{tape:#?}");
         }
         rt.tape = Some((key, tape));
+        rt.layouts = None;
     }
     let tape = rt.tape.as_mut()?.1.as_mut()?;
     meter.resize(&mut rt.held, tape.arena_bytes());
@@ -733,7 +737,21 @@ fn ready_tape<'r>(
             base: 0,
         },
     );
-    Some((tape, &mut rt.at))
+    Some(ReadyTape {
+        tape,
+        at: &mut rt.at,
+        layouts: &mut rt.layouts,
+    })
+}
+
+/// A loop's step tape ready for a call ([`ready_tape`]), with its
+/// per-call state.
+struct ReadyTape<'r> {
+    tape: &'r mut StepTape,
+    /// Where each body parameter is on the current step.
+    at: &'r mut [ParamAt],
+    /// See [`TapeRt::layouts`].
+    layouts: &'r mut Option<NativeLayouts>,
 }
 
 /// Where body parameter `p` (of `size` elements) is on step `t`.
@@ -758,8 +776,7 @@ fn place(p: &BodyParam, frame: &LoopFrame, t: usize, size: usize) -> Option<Para
 /// into their rows. `None` only when the tape and the loop disagree (an
 /// internal error).
 fn run_on_tape(
-    tape: &mut StepTape,
-    at: &mut [ParamAt],
+    ready: ReadyTape<'_>,
     sp: &ScanPlan,
     frame: &LoopFrame,
     data: &LoopSlices<'_>,
@@ -775,7 +792,7 @@ fn run_on_tape(
             _ => return None,
         }
     }
-    tape_steps(tape, at, sp, frame, data, &mut slices, from)
+    tape_steps(ready, sp, frame, data, &mut slices, from)
 }
 
 /// Places the body parameters the tape reads for step `t` (`all`: the
@@ -802,33 +819,40 @@ fn place_params(
 /// loop as one native function ([`native_loop`]).
 const NATIVE_LOOP_TRIES: usize = 4;
 
-/// Runs steps `from..` of the loop as one native function when the tape
-/// has one ([`StepTape::native_loop_params`]) and, over all those steps,
-/// every parameter it reads is in one store at a position that moves by a
-/// fixed stride, and so is every result's row (checked step by step
-/// against the frame: `place` and `result_row`), each within its slice.
-/// True when it ran them; false when it does not apply (nothing ran).
-fn native_loop(
-    tape: &mut StepTape,
+/// Where a whole native loop's parameters and rows are, from its first
+/// step on: found true of every step once per frame ([`native_layout`]),
+/// then reused by every call whose loop has the same frame.
+#[derive(Clone, Copy, Debug)]
+struct NativeLayout {
+    /// Per parameter slot: where it is on the first step, and the
+    /// elements it moves by per step.
+    params: [(ParamAt, isize); MAX_POINTERS],
+    /// Per body result: the row of its buffer the first step writes, and
+    /// the rows it moves by per step.
+    rows: [(usize, isize); MAX_POINTERS],
+}
+
+/// The layouts of the whole native loop found for one frame, per step
+/// it was tried from (`None`: some position does not move by a fixed
+/// stride from that step on).
+#[derive(Debug)]
+struct NativeLayouts {
+    frame: LoopFrame,
+    tried: Vec<(usize, Option<NativeLayout>)>,
+}
+
+/// The layout of the whole native loop from step `from` on, checked
+/// step by step against the frame (`place` and `result_row`): every
+/// parameter slot is in one store at a position that moves by a fixed
+/// stride, and so is every result's row. `Some(None)` when it is not;
+/// `None` only when the tape and the loop disagree.
+fn native_layout(
+    tape: &StepTape,
     sp: &ScanPlan,
     frame: &LoopFrame,
-    data: &LoopSlices<'_>,
-    bufs: &mut [&mut [f64]],
+    slots: &[(usize, usize)],
     from: usize,
-) -> Option<bool> {
-    let Some(slots) = tape.native_loop_params() else {
-        return Some(false);
-    };
-    let n = frame.steps().saturating_sub(from);
-    if n < 2 || bufs.len() > MAX_POINTERS || sp.results.len() > MAX_POINTERS {
-        return Some(false);
-    }
-    // Each buffer's data, as one pointer for reads and writes alike.
-    let mut buf_ptr = [std::ptr::null_mut::<f64>(); MAX_POINTERS];
-    let mut buf_len = [0usize; MAX_POINTERS];
-    for ((p, l), b) in buf_ptr.iter_mut().zip(&mut buf_len).zip(bufs.iter_mut()) {
-        (*p, *l) = (b.as_mut_ptr(), b.len());
-    }
+) -> Option<Option<NativeLayout>> {
     // A position from `from` on that moves by a fixed stride: the stride,
     // when `at(t)` is `at(from) + (t - from)·stride` for every step.
     let affine = |at: &dyn Fn(usize) -> Option<usize>| -> Option<isize> {
@@ -843,6 +867,79 @@ fn native_loop(
         }
         Some(stride)
     };
+    let unused = ParamAt {
+        store: Store::Unused,
+        base: 0,
+    };
+    let mut layout = NativeLayout {
+        params: [(unused, 0); MAX_POINTERS],
+        rows: [(0, 0); MAX_POINTERS],
+    };
+    for (slot, &(k, _)) in slots.iter().enumerate() {
+        let p = sp.params.get(k)?;
+        let size = tape.param_size(k);
+        let first = place(p, frame, from, size)?;
+        let same_store = |t: usize| place(p, frame, t, size).filter(|a| a.store == first.store);
+        let Some(stride) = affine(&|t| same_store(t).map(|a| a.base)) else {
+            return Some(None);
+        };
+        *layout.params.get_mut(slot)? = (first, stride);
+    }
+    for (j, result) in sp.results.iter().enumerate() {
+        let Some(stride) = affine(&|t| frame.result_row(*result, t)) else {
+            return Some(None);
+        };
+        *layout.rows.get_mut(j)? = (frame.result_row(*result, from)?, stride);
+    }
+    Some(Some(layout))
+}
+
+/// Runs steps `from..` of the loop as one native function when the tape
+/// has one ([`StepTape::native_loop_params`]) and, over all those steps,
+/// every parameter it reads is in one store at a position that moves by a
+/// fixed stride, and so is every result's row ([`native_layout`], found
+/// once per frame and kept in `layouts`), each within its slice.
+/// True when it ran them; false when it does not apply (nothing ran).
+fn native_loop(
+    tape: &mut StepTape,
+    layouts: &mut Option<NativeLayouts>,
+    sp: &ScanPlan,
+    frame: &LoopFrame,
+    data: &LoopSlices<'_>,
+    bufs: &mut [&mut [f64]],
+    from: usize,
+) -> Option<bool> {
+    let Some(slots) = tape.native_loop_params() else {
+        return Some(false);
+    };
+    let n = frame.steps().saturating_sub(from);
+    if n < 2 || bufs.len() > MAX_POINTERS || sp.results.len() > MAX_POINTERS {
+        return Some(false);
+    }
+    if layouts.as_ref().is_none_or(|l| l.frame != *frame) {
+        *layouts = Some(NativeLayouts {
+            frame: frame.clone(),
+            tried: Vec::with_capacity(NATIVE_LOOP_TRIES),
+        });
+    }
+    let known = layouts.as_mut()?;
+    let layout = match known.tried.iter().find(|(t, _)| *t == from) {
+        Some(&(_, layout)) => layout,
+        None => {
+            let layout = native_layout(tape, sp, frame, slots, from)?;
+            known.tried.push((from, layout));
+            layout
+        }
+    };
+    let Some(layout) = layout else {
+        return Some(false);
+    };
+    // Each buffer's data, as one pointer for reads and writes alike.
+    let mut buf_ptr = [std::ptr::null_mut::<f64>(); MAX_POINTERS];
+    let mut buf_len = [0usize; MAX_POINTERS];
+    for ((p, l), b) in buf_ptr.iter_mut().zip(&mut buf_len).zip(bufs.iter_mut()) {
+        (*p, *l) = (b.as_mut_ptr(), b.len());
+    }
     // The first element and last end reached by `len` elements at a
     // position moving from `a0` by `stride` over the steps.
     let span = |a0: usize, stride: isize, len: usize| -> Option<(usize, usize)> {
@@ -852,14 +949,8 @@ fn native_loop(
     };
     let mut params = [std::ptr::null::<f64>(); MAX_POINTERS];
     let mut p_strides = [0isize; MAX_POINTERS];
-    for (slot, &(k, need)) in slots.iter().enumerate() {
-        let p = sp.params.get(k)?;
-        let size = tape.param_size(k);
-        let first = place(p, frame, from, size)?;
-        let same_store = |t: usize| place(p, frame, t, size).filter(|a| a.store == first.store);
-        let Some(stride) = affine(&|t| same_store(t).map(|a| a.base)) else {
-            return Some(false);
-        };
+    for (slot, &(_, need)) in slots.iter().enumerate() {
+        let (first, stride) = *layout.params.get(slot)?;
         let (ptr, len): (*const f64, usize) = match first.store {
             Store::Buf(b) => (*buf_ptr.get(b)?, *buf_len.get(b)?),
             Store::Seq(j) => data.seqs.get(j)?.map(|d| (d.as_ptr(), d.len()))?,
@@ -878,10 +969,7 @@ fn native_loop(
     let mut r_strides = [0isize; MAX_POINTERS];
     for (j, result) in sp.results.iter().enumerate() {
         let len = tape.result_len(j)?;
-        let Some(stride) = affine(&|t| frame.result_row(*result, t)) else {
-            return Some(false);
-        };
-        let r0 = frame.result_row(*result, from)?;
+        let (r0, stride) = *layout.rows.get(j)?;
         let (_, end) = span(r0.checked_mul(len)?, stride.checked_mul(len as isize)?, len)?;
         if end > *buf_len.get(result.out)? {
             return Some(false);
@@ -894,8 +982,8 @@ fn native_loop(
     for &(j, len) in tape.native_loop_rows() {
         let out = sp.results.get(j as usize)?.out;
         let (row0, row_stride) = (rows[j as usize] as isize, r_strides[j as usize]);
-        for (slot, &(k, need)) in slots.iter().enumerate() {
-            if place(sp.params.get(k)?, frame, from, tape.param_size(k))?.store != Store::Buf(out) {
+        for (slot, &(_, need)) in slots.iter().enumerate() {
+            if layout.params.get(slot)?.0.store != Store::Buf(out) {
                 continue;
             }
             let (p0, p_stride) = (params[slot] as isize, p_strides[slot]);
@@ -910,7 +998,7 @@ fn native_loop(
     }
     // SAFETY: for every step t < n, parameter slot s reads
     // `need` elements at params[s] + t·stride inside its slice (the
-    // position is affine, checked at every step, and its extremes are
+    // position is affine, checked at every step of this frame, and its extremes are
     // within the slice), and result j writes its `len` elements inside
     // its buffer likewise. Sequences, inits and non-sequences are not
     // buffers; a buffer's reads and writes go through the one pointer
@@ -934,14 +1022,14 @@ const MAX_DIRECT: usize = 8;
 /// instruction writes the row. Every other result is copied from the
 /// arena after the step.
 fn tape_steps(
-    tape: &mut StepTape,
-    at: &mut [ParamAt],
+    ready: ReadyTape<'_>,
     sp: &ScanPlan,
     frame: &LoopFrame,
     data: &LoopSlices<'_>,
     bufs: &mut [&mut [f64]],
     from: usize,
 ) -> Option<()> {
+    let ReadyTape { tape, at, layouts } = ready;
     let direct = tape.writes_direct() && bufs.len() <= MAX_DIRECT && sp.results.len() <= MAX_DIRECT;
     if from < frame.steps() {
         // The values the same on every step, once: the parameters placed
@@ -968,7 +1056,7 @@ fn tape_steps(
         // The rest of the loop in one native function, once every
         // parameter and row moves by a fixed stride (a state's first
         // steps may read its init: tried on the first few steps).
-        if t < from + NATIVE_LOOP_TRIES && native_loop(tape, sp, frame, data, bufs, t)? {
+        if t < from + NATIVE_LOOP_TRIES && native_loop(tape, layouts, sp, frame, data, bufs, t)? {
             return Some(());
         }
         // A non-sequence stays where the first step placed it.
