@@ -13,6 +13,9 @@
 //! counts the same for a loop of matrix products against its weights
 //! (`tests/cases/scan/scan_tape_packed_weights.sexp`), whose weights are
 //! packed once per call (matrixmultiply would allocate at every product).
+//! A third runs a loop inside a loop whose length changes at every outer
+//! step: the inner loop's native layout, kept per frame, is replaced
+//! without allocating (as many allocations as with one inner length).
 
 use eqscan::exec::plan::Compiled;
 use eqscan::exec::run::{generate_inputs, run_program, Dims};
@@ -115,4 +118,56 @@ fn loops_of_matrix_products_allocate_nothing_per_step() {
         long < short + (60 - 5),
         "allocations per call grow with the number of steps: {short} at 5, {long} at 60"
     );
+}
+
+/// A loop whose body runs a loop of `K[t]` steps, so the inner loop's
+/// frame changes at every outer step.
+const NESTED_VARYING: &str = "(program nested_varying
+  (input K (i64 T))
+  (input x0 (f64))
+  (let A (scan
+    (sequences K)
+    (outputs_info (sitsot x0))
+    (fn (k a)
+      (let inner (scan
+        (outputs_info (sitsot a))
+        (n_steps k)
+        (fn (b) (add (mul b 0.5) 1.0))))
+      (index inner -1))))
+  (output A))";
+
+#[test]
+fn an_inner_loop_at_new_sizes_each_step_allocates_no_more_than_at_one_size() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // The inner loop runs as one native function from its first step;
+    // its step tape keeps the layout found for the last frame, replaced
+    // in place when the next outer step runs it at another length. (The
+    // outer loop runs on the plan, whose steps allocate; the frame's
+    // replacement must add nothing to that.)
+    let p = parse_program(NESTED_VARYING).unwrap();
+    let at = |lengths: [i64; 4]| {
+        let outer = 80;
+        let k: Vec<i64> = (0..outer).map(|t| lengths[t % 4]).collect();
+        let inputs = vec![
+            Value::I64(ndarray::ArrayD::from_shape_vec(vec![outer], k).unwrap()),
+            Value::F64(ndarray::arr0(3.0).into_dyn()),
+        ];
+        let refs: Vec<&Value> = inputs.iter().collect();
+        let dims: Dims = [("T".to_string(), outer as i64)].into();
+        let options = eqscan::exec::plan::PlanOptions {
+            native_steps: Some(0),
+            ..Default::default()
+        };
+        let mut f = Compiled::with_options(&p, &dims, options).unwrap();
+        let want = run_program(&p, inputs.clone(), &dims).unwrap();
+        assert_eq!(f.call(&refs).unwrap().to_values(), want);
+        let (ok, allocs) = count(|| f.call(&refs).map(|o| o.to_values()));
+        assert_eq!(ok.unwrap(), want);
+        assert_eq!(f.loops_native(), 1, "the inner loop runs as machine code");
+        allocs
+    };
+    let same = at([40, 40, 40, 40]);
+    let varying = at([40, 57, 40, 71]);
+    eprintln!("nested loop, 80 outer steps: {same} allocations per call with one inner length, {varying} with a new one each step");
+    assert_eq!(same, varying, "a new inner frame allocates");
 }

@@ -132,7 +132,7 @@ pub(crate) enum StateRead {
 
 /// The state of output `k` of a loop: which init it has and how the init
 /// holds its past.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 struct StateFrame {
     /// Its position among the inits.
     init: usize,
@@ -147,7 +147,7 @@ struct StateFrame {
 
 /// The bookkeeping of one run of one loop (two frames equal place every
 /// read and write of every step alike).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct LoopFrame {
     /// The number of steps.
     steps: usize,
@@ -159,6 +159,47 @@ pub(crate) struct LoopFrame {
     states: Vec<Option<StateFrame>>,
     /// Per output, the rows its buffer holds.
     rows: Vec<usize>,
+}
+
+// Clone by hand: `clone_from` reuses the vectors' storage (a loop's step
+// tape keeps a copy of the last frame it ran in, replaced without
+// allocating when an enclosing loop runs it at other sizes each step).
+impl Clone for StateFrame {
+    fn clone(&self) -> Self {
+        StateFrame {
+            init: self.init,
+            form: self.form,
+            step_shape: self.step_shape.clone(),
+            tape_base: self.tape_base,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.init = source.init;
+        self.form = source.form;
+        self.step_shape.clone_from(&source.step_shape);
+        self.tape_base = source.tape_base;
+    }
+}
+
+impl Clone for LoopFrame {
+    fn clone(&self) -> Self {
+        LoopFrame {
+            steps: self.steps,
+            seqs: self.seqs.clone(),
+            go_backwards: self.go_backwards,
+            states: self.states.clone(),
+            rows: self.rows.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.steps = source.steps;
+        self.seqs.clone_from(&source.seqs);
+        self.go_backwards = source.go_backwards;
+        self.states.clone_from(&source.states);
+        self.rows.clone_from(&source.rows);
+    }
 }
 
 impl LoopFrame {

@@ -916,13 +916,20 @@ fn native_loop(
     if n < 2 || bufs.len() > MAX_POINTERS || sp.results.len() > MAX_POINTERS {
         return Some(false);
     }
-    if layouts.as_ref().is_none_or(|l| l.frame != *frame) {
-        *layouts = Some(NativeLayouts {
+    // A new frame replaces the last one in place (no allocation once
+    // the storage is there).
+    let known = match layouts {
+        Some(known) if known.frame == *frame => known,
+        Some(known) => {
+            known.frame.clone_from(frame);
+            known.tried.clear();
+            known
+        }
+        None => layouts.insert(NativeLayouts {
             frame: frame.clone(),
             tried: Vec::with_capacity(NATIVE_LOOP_TRIES),
-        });
-    }
-    let known = layouts.as_mut()?;
+        }),
+    };
     let layout = match known.tried.iter().find(|(t, _)| *t == from) {
         Some(&(_, layout)) => layout,
         None => {
