@@ -682,17 +682,13 @@ fn matmul_batched_f<T: Float + ViewElem + ndarray::LinalgScalar + Gemm>(
         let Some(y) = matrix!(bv.view(), f) else {
             return false;
         };
-        order.push((y.as_ptr() as usize, f));
+        order.push((y.as_ptr() as usize, f, y));
     }
-    order.sort_unstable();
+    order.sort_unstable_by_key(|&(b_at, f, _)| (b_at, f));
     let mut packed_b = Vec::new();
     let mut packed_for = None;
-    for &(b_at, f) in &order {
-        let (Some(x), Some(y), Some(mut z)) = (
-            matrix!(av.view(), f),
-            matrix!(bv.view(), f),
-            matrix!(out.view_mut(), f),
-        ) else {
+    for (b_at, f, y) in order {
+        let (Some(x), Some(mut z)) = (matrix!(av.view(), f), matrix!(out.view_mut(), f)) else {
             return false;
         };
         if packed_for.map(|(at, _)| at) != Some(b_at) {

@@ -837,8 +837,42 @@ struct NativeLayout {
 /// stride from that step on).
 #[derive(Debug)]
 struct NativeLayouts {
+    /// The frame they were found for.
     frame: LoopFrame,
+    /// Per step tried from (at most [`NATIVE_LOOP_TRIES`]): its layout.
     tried: Vec<(usize, Option<NativeLayout>)>,
+}
+
+/// The layout of the whole native loop from step `from` on in `frame`
+/// ([`native_layout`]), from `known` when it was found for this frame
+/// and step, else found now and kept there. A new frame replaces the
+/// kept one in place (no allocation once the storage is there).
+fn known_layout(
+    known: &mut Option<NativeLayouts>,
+    tape: &StepTape,
+    sp: &ScanPlan,
+    frame: &LoopFrame,
+    slots: &[(usize, usize)],
+    from: usize,
+) -> Option<Option<NativeLayout>> {
+    let known = match known {
+        Some(k) if k.frame == *frame => k,
+        Some(k) => {
+            k.frame.clone_from(frame);
+            k.tried.clear();
+            k
+        }
+        None => known.insert(NativeLayouts {
+            frame: frame.clone(),
+            tried: Vec::with_capacity(NATIVE_LOOP_TRIES),
+        }),
+    };
+    if let Some(&(_, layout)) = known.tried.iter().find(|(t, _)| *t == from) {
+        return Some(layout);
+    }
+    let layout = native_layout(tape, sp, frame, slots, from)?;
+    known.tried.push((from, layout));
+    Some(layout)
 }
 
 /// The layout of the whole native loop from step `from` on, checked
@@ -916,29 +950,7 @@ fn native_loop(
     if n < 2 || bufs.len() > MAX_POINTERS || sp.results.len() > MAX_POINTERS {
         return Some(false);
     }
-    // A new frame replaces the last one in place (no allocation once
-    // the storage is there).
-    let known = match layouts {
-        Some(known) if known.frame == *frame => known,
-        Some(known) => {
-            known.frame.clone_from(frame);
-            known.tried.clear();
-            known
-        }
-        None => layouts.insert(NativeLayouts {
-            frame: frame.clone(),
-            tried: Vec::with_capacity(NATIVE_LOOP_TRIES),
-        }),
-    };
-    let layout = match known.tried.iter().find(|(t, _)| *t == from) {
-        Some(&(_, layout)) => layout,
-        None => {
-            let layout = native_layout(tape, sp, frame, slots, from)?;
-            known.tried.push((from, layout));
-            layout
-        }
-    };
-    let Some(layout) = layout else {
+    let Some(layout) = known_layout(layouts, tape, sp, frame, slots, from)? else {
         return Some(false);
     };
     // Each buffer's data, as one pointer for reads and writes alike.
@@ -1003,9 +1015,9 @@ fn native_loop(
             }
         }
     }
-    // SAFETY: for every step t < n, parameter slot s reads
-    // `need` elements at params[s] + t·stride inside its slice (the
-    // position is affine, checked at every step of this frame, and its extremes are
+    // SAFETY: for every step t < n, parameter slot s reads `need`
+    // elements at params[s] + t·stride inside its slice (the position is
+    // affine, checked at every step of this frame, and its extremes are
     // within the slice), and result j writes its `len` elements inside
     // its buffer likewise. Sequences, inits and non-sequences are not
     // buffers; a buffer's reads and writes go through the one pointer
