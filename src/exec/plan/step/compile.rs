@@ -1128,7 +1128,7 @@ pub(crate) fn compile(
     // Packed last, so that a hoisted instruction does not split a run.
     let (prologue, instrs) = (pack_scalars(prologue), pack_scalars(instrs));
     let direct = super::direct_results(&instrs, &res);
-    let tape = StepTape {
+    let mut tape = StepTape {
         prologue,
         instrs,
         direct,
@@ -1138,7 +1138,8 @@ pub(crate) fn compile(
         native_tried: false,
         native_loop: None,
     };
-    tape.operands_below_destinations().then_some(tape)
+    super::reuse::reuse(&mut tape);
+    tape.operands_clear_of_destinations().then_some(tape)
 }
 
 /// `ins` as one operation of a [`Instr::Scalars`] run, when it works on

@@ -36,10 +36,12 @@
 //! into the arena once per step) so the scalar operations address one
 //! slice.
 //!
-//! Storage: every value has its own region of the arena, allocated in
-//! schedule order, so an instruction's operands always lie below its
-//! destination and the arena splits into a read part and a write part
-//! without `unsafe`. Views whose data is contiguous (reshapes, static
+//! Storage: every value gets its own region of the arena, allocated in
+//! schedule order; then the values of a step that are large enough share
+//! regions ([`reuse`]): a value whose last reader has run gives its region
+//! to a later one, so a step's values stay in the cache. An instruction's
+//! operands lie wholly below or wholly above its destination, and a step
+//! splits the arena around it without `unsafe`. Views whose data is contiguous (reshapes, static
 //! indices, unit-step slices) share their argument's region or read the
 //! parameter in place; the loop's parameters are read where they are (a
 //! row of a sequence, a row of an output buffer, an init, a
@@ -65,6 +67,7 @@
 
 mod compile;
 mod native;
+mod reuse;
 mod run;
 
 pub(crate) use compile::{compile, ParamShape};
@@ -381,21 +384,23 @@ impl StepTape {
     }
 
     /// True when every operand an instruction over slices reads from the
-    /// arena lies below its destination (what lets a step split the arena
-    /// into a read part and a write part). Instructions on one element
-    /// read and write the arena whole, anywhere.
-    fn operands_below_destinations(&self) -> bool {
+    /// arena lies wholly below or wholly above what it writes (what lets a
+    /// step split the arena around a destination). Instructions on one
+    /// element read and write the arena whole, anywhere.
+    fn operands_clear_of_destinations(&self) -> bool {
         self.prologue.iter().chain(&self.instrs).all(|ins| {
             let Some(dst) = ins.slice_destination() else {
                 return true;
             };
-            let mut below = true;
+            let mut end = dst;
+            ins.writes(&mut |o, l| end = end.max(o + l));
+            let mut clear = true;
             ins.reads(&mut |loc, len| {
                 if let Loc::Arena(o) = loc {
-                    below &= o + len <= dst;
+                    clear &= o + len <= dst || o >= end;
                 }
             });
-            below
+            clear
         })
     }
 
@@ -603,6 +608,129 @@ impl Instr {
                 dst, rows, n, m, ..
             } => f(dst, rows * m + n),
         }
+    }
+
+    /// Replaces every arena offset the instruction names — its
+    /// destination, its operands' places, its packed or exponentiated
+    /// operands — by `f(offset)` (what [`reuse`] uses to move values).
+    /// `None` when a new offset does not fit an instruction on single
+    /// elements (32 bits). A native run is left as it is: the tape is
+    /// laid out before any run compiles.
+    fn map_arena(&mut self, f: &dyn Fn(usize) -> usize) -> Option<()> {
+        let loc = |l: &mut Loc| {
+            if let Loc::Arena(o) = l {
+                *o = f(*o);
+            }
+        };
+        let one = |i: &mut u32| -> Option<()> {
+            *i = u32::try_from(f(*i as usize)).ok()?;
+            Some(())
+        };
+        match self {
+            Instr::Native(_) => {}
+            Instr::Scalars(ops) => {
+                for op in ops.iter_mut() {
+                    match op {
+                        ScalarOp::Move { src, dst } | ScalarOp::Unary { src, dst, .. } => {
+                            one(src)?;
+                            one(dst)?;
+                        }
+                        ScalarOp::MulAdd { acc, a, b, dst } => {
+                            for i in [acc, a, b, dst] {
+                                one(i)?;
+                            }
+                        }
+                        ScalarOp::Add { a, b, dst }
+                        | ScalarOp::Sub { a, b, dst }
+                        | ScalarOp::Mul { a, b, dst }
+                        | ScalarOp::Binary { a, b, dst, .. } => {
+                            for i in [a, b, dst] {
+                                one(i)?;
+                            }
+                        }
+                    }
+                }
+            }
+            Instr::Copy { src, dst, .. }
+            | Instr::Gather { src, dst, .. }
+            | Instr::Move1 { src, dst }
+            | Instr::Unary1 { src, dst, .. }
+            | Instr::Unary { src, dst, .. } => {
+                loc(src);
+                *dst = f(*dst);
+            }
+            Instr::MulAdd1 { acc, a, b, dst } => {
+                for l in [acc, a, b] {
+                    loc(l);
+                }
+                *dst = f(*dst);
+            }
+            Instr::Binary1 { a, b, dst, .. } => {
+                loc(a);
+                loc(b);
+                *dst = f(*dst);
+            }
+            Instr::Binary { a, b, dst, .. } | Instr::Compare { a, b, dst, .. } => {
+                loc(&mut a.loc);
+                loc(&mut b.loc);
+                *dst = f(*dst);
+            }
+            Instr::Binary2 { x, y, z, dst, .. } => {
+                for o in [x, y, z] {
+                    loc(&mut o.loc);
+                }
+                *dst = f(*dst);
+            }
+            Instr::Select {
+                cond, a, b, dst, ..
+            } => {
+                for o in [cond, a, b] {
+                    loc(&mut o.loc);
+                }
+                *dst = f(*dst);
+            }
+            Instr::Reduce { src, dst, .. } => {
+                loc(src);
+                *dst = f(*dst);
+            }
+            Instr::Gemv { a, x, dst, .. } => {
+                loc(a);
+                loc(x);
+                *dst = f(*dst);
+            }
+            Instr::Inner { a, b, dst, .. } => {
+                loc(a);
+                loc(b);
+                *dst = f(*dst);
+            }
+            Instr::LogMatMulExp {
+                a, b, exp_b, dst, ..
+            } => {
+                for l in [a, b, exp_b] {
+                    loc(l);
+                }
+                *dst = f(*dst);
+            }
+            Instr::Gemm {
+                a,
+                b,
+                packed_b,
+                dst,
+                ..
+            } => {
+                loc(a);
+                loc(b);
+                if let Some(p) = packed_b {
+                    *p = f(*p);
+                }
+                *dst = f(*dst);
+            }
+            Instr::PackB { src, dst, .. } => {
+                loc(src);
+                *dst = f(*dst);
+            }
+        }
+        Some(())
     }
 
     /// Calls `f(loc, len)` for each operand the instruction reads: its

@@ -289,7 +289,7 @@ fn overlaps(o: usize, l: usize, p: usize, m: usize) -> bool {
 /// group's length, and every arena value it reads that a member writes is
 /// that member's whole value, read whole (then from a register), by a
 /// member not written into a row; what it writes overlaps nothing a
-/// member reads from memory. `members` are (instruction, direct).
+/// member reads or writes. `members` are (instruction, direct).
 fn joins(members: &[(&Instr, Option<u32>)], ins: &Instr, len: usize) -> bool {
     if kind(ins) != Kind::Lanes(len) {
         return false;
@@ -305,13 +305,22 @@ fn joins(members: &[(&Instr, Option<u32>)], ins: &Instr, len: usize) -> bool {
             });
         }
     });
+    // A region members read or write is never written again within the
+    // group (the arena's regions are reused between values, `reuse`: one
+    // pass over the elements must not overwrite what a member reads at
+    // another element).
     ins.writes(&mut |d, n| {
         for (m, _) in members {
             m.reads(&mut |loc, l| {
                 if let Loc::Arena(o) = loc {
-                    if overlaps(o, l, d, n) && o != d {
+                    if overlaps(o, l, d, n) {
                         ok = false;
                     }
+                }
+            });
+            m.writes(&mut |o, l| {
+                if overlaps(o, l, d, n) {
+                    ok = false;
                 }
             });
         }

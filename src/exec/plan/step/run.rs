@@ -108,18 +108,63 @@ impl<'a> Sources<'a> {
     }
 }
 
-/// `len` elements at `loc`: in `lo` (the arena below the destination) or
-/// in a parameter.
+/// The arena around an instruction's destination: the elements below it
+/// and those above it (its operands lie in either, never in the
+/// destination: see `reuse`).
+#[derive(Clone, Copy)]
+struct Around<'s> {
+    lo: &'s [f64],
+    hi: &'s [f64],
+    /// The offset of `hi`'s first element.
+    hi_at: usize,
+}
+
+impl<'s> Around<'s> {
+    /// The whole arena, when the destination is elsewhere (a row).
+    fn whole(arena: &'s [f64]) -> Self {
+        Around {
+            lo: arena,
+            hi: &[],
+            hi_at: arena.len(),
+        }
+    }
+
+    /// `len` elements from offset `o`, all below or all above the
+    /// destination.
+    #[inline(always)]
+    fn get(self, o: usize, len: usize) -> Option<&'s [f64]> {
+        let end = o.checked_add(len)?;
+        if end <= self.lo.len() {
+            self.lo.get(o..end)
+        } else {
+            let from = o.checked_sub(self.hi_at)?;
+            self.hi.get(from..from + len)
+        }
+    }
+}
+
+/// The arena split around the `len` elements from `dst` on: what may be
+/// read, and the destination.
+#[inline(always)]
+fn around(arena: &mut [f64], dst: usize, len: usize) -> Option<(Around<'_>, &mut [f64])> {
+    let (lo, rest) = arena.split_at_mut_checked(dst)?;
+    let (out, hi) = rest.split_at_mut_checked(len)?;
+    let hi_at = dst + len;
+    Some((Around { lo, hi, hi_at }, out))
+}
+
+/// `len` elements at `loc`: in the arena around the destination, or in a
+/// parameter.
 #[inline(always)]
 fn read<'s>(
-    lo: &'s [f64],
+    lo: Around<'s>,
     src: &Sources<'s>,
     at: &[ParamAt],
     loc: Loc,
     len: usize,
 ) -> Option<&'s [f64]> {
     match loc {
-        Loc::Arena(o) => lo.get(o..o.checked_add(len)?),
+        Loc::Arena(o) => lo.get(o, len),
         Loc::Param(k, o) => src.param(*at.get(k)?)?.get(o..o.checked_add(len)?),
     }
 }
@@ -343,11 +388,8 @@ fn exec(
     macro_rules! split {
         ($dst:expr, $len:expr) => {
             match direct.and_then(|j| rows.get_mut(j as usize)?.as_deref_mut()) {
-                Some(row) => (&arena[..], row.get_mut(..$len)?),
-                None => {
-                    let (lo, hi) = arena.split_at_mut($dst);
-                    (&*lo, hi.get_mut(..$len)?)
-                }
+                Some(row) => (Around::whole(&arena[..]), row.get_mut(..$len)?),
+                None => around(arena, $dst, $len)?,
             }
         };
     }
@@ -374,7 +416,7 @@ fn exec(
             *arena.get_mut(dst)? = binary1(op, x, y);
         }
         Instr::Copy { src: s, dst, len } => {
-            let (lo, hi) = arena.split_at_mut(dst);
+            let (lo, hi) = around(arena, dst, len)?;
             match (hi.get_mut(..len)?, read(lo, src, at, s, len)?) {
                 // A staged scalar: no call to copy one element.
                 ([d], [x]) => *d = *x,
@@ -387,7 +429,7 @@ fn exec(
             dst,
             ref index,
         } => {
-            let (lo, hi) = arena.split_at_mut(dst);
+            let (lo, hi) = around(arena, dst, index.len())?;
             let x = read(lo, src, at, s, src_len)?;
             for (o, &i) in hi.get_mut(..index.len())?.iter_mut().zip(index.iter()) {
                 *o = *x.get(i)?;
@@ -441,7 +483,7 @@ fn exec(
             binary2_block(outer, inner, inner_first, out, bx, by, bz).then_some(())?;
         }
         Instr::Compare { op, a, b, dst, len } => {
-            let (lo, hi) = arena.split_at_mut(dst);
+            let (lo, hi) = around(arena, dst, len)?;
             let sa = block(a, read(lo, src, at, a.loc, a.span(len, len))?, 0, len)?;
             let sb = block(b, read(lo, src, at, b.loc, b.span(len, len))?, 0, len)?;
             compare_block(op, hi.get_mut(..len)?, sa, sb);
@@ -453,7 +495,7 @@ fn exec(
             dst,
             len,
         } => {
-            let (lo, hi) = arena.split_at_mut(dst);
+            let (lo, hi) = around(arena, dst, len)?;
             let sc = block(
                 cond,
                 read(lo, src, at, cond.loc, cond.span(len, len))?,
@@ -478,7 +520,7 @@ fn exec(
             extent,
             inner,
         } => {
-            let (lo, hi) = arena.split_at_mut(dst);
+            let (lo, hi) = around(arena, dst, outer * inner)?;
             let x = read(lo, src, at, s, outer * extent * inner)?;
             reduce(op, x, hi.get_mut(..outer * inner)?, extent, inner)?;
         }
@@ -490,7 +532,7 @@ fn exec(
             dst,
             transposed,
         } => {
-            let (lo, hi) = arena.split_at_mut(dst);
+            let (lo, hi) = around(arena, dst, rows)?;
             let da = read(lo, src, at, a, rows * cols)?;
             let xs = read(lo, src, at, x, cols)?;
             let y = hi.get_mut(..rows)?;
@@ -512,7 +554,7 @@ fn exec(
             m,
             dst,
         } => {
-            let (lo, hi) = arena.split_at_mut(dst);
+            let (lo, hi) = around(arena, dst, rows * m + n)?;
             let av = read(lo, src, at, a, rows * n)?;
             let bv = read(lo, src, at, b, n * m)?;
             let ev = read(lo, src, at, exp_b, n * m)?;
@@ -520,7 +562,7 @@ fn exec(
             logmatmulexp::rows(av, bv, ev, n, m, w, out);
         }
         Instr::Inner { a, b, len, dst } => {
-            let (lo, hi) = arena.split_at_mut(dst);
+            let (lo, hi) = around(arena, dst, 1)?;
             let x = ArrayView1::from(read(lo, src, at, a, len)?);
             let y = ArrayView1::from(read(lo, src, at, b, len)?);
             *hi.first_mut()? = matvec::inner(&x, &y);
@@ -532,13 +574,13 @@ fn exec(
             packed_b,
             dst,
         } => {
-            let (lo, hi) = arena.split_at_mut(dst);
+            let (lo, hi) = around(arena, dst, shape.batch * shape.m * shape.n)?;
             let da = read(lo, src, at, a, shape.a_span())?;
             let db = read(lo, src, at, b, shape.b_span())?;
             let GemmShape { m, k, n, batch, .. } = shape;
             let out = hi.get_mut(..batch * m * n)?;
             let packed = match packed_b {
-                Some(p) => Some(lo.get(p..p + shape.packed_b_span())?),
+                Some(p) => Some(lo.get(p, shape.packed_b_span())?),
                 None => None,
             };
             let plen = prepacked::packed_len(k, n);
@@ -555,7 +597,7 @@ fn exec(
             }
         }
         Instr::PackB { src: b, shape, dst } => {
-            let (lo, hi) = arena.split_at_mut(dst);
+            let (lo, hi) = around(arena, dst, shape.packed_b_span())?;
             let db = read(lo, src, at, b, shape.b_span())?;
             let GemmShape { k, n, .. } = shape;
             let plen = prepacked::packed_len(k, n);

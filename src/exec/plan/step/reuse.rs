@@ -1,0 +1,382 @@
+//! Reusing the arena within a step: a value whose last reader has run
+//! gives its region to a value computed later in the step.
+//!
+//! Owns: [`reuse`], the pass that lays out again the regions of the values
+//! a step computes (after [`super::compile`] has placed every value in its
+//! own region, in schedule order). A body of a few large elementwise
+//! values — an LSTM cell's gates, a GRU's three products and their sums —
+//! otherwise touches a new region of the arena for every value on every
+//! step: more than the second-level cache holds, so every pass wrote and
+//! read its values through the third. With regions reused, the step's
+//! values fit in the few regions live at once, which stay in the cache from
+//! one pass to the next and one step to the next.
+//!
+//! What moves: the destination of an instruction over slices that only it
+//! writes, that is not a body result, that
+//! no prologue instruction reads, and that every reader reads after it
+//! within the step, each read lying inside it. Everything else (constants,
+//! the prologue's values, staged parameters, results, values written
+//! element by element) stays, packed below the moved ones in the order it
+//! had. A moved value's region is free once the instruction after its last
+//! reader starts; an instruction's destination then never overlaps what it
+//! reads, since its operands are live while it runs.
+//!
+//! Must not: change what any instruction computes (only where its values
+//! are), or move a value any step reads before the step writes it.
+
+use super::{Instr, Loc, StepTape};
+
+/// The fewest elements of a value that moves: every value written by an
+/// instruction over slices (the small ones gain little, but moving them
+/// too keeps one layout rule, which every test case then exercises).
+const MIN_LEN: usize = 1;
+
+/// A value that moves: written by step instruction `ins` at `off` (`len`
+/// elements), last read by step instruction `last`.
+#[derive(Clone, Copy, Debug)]
+struct Moved {
+    ins: usize,
+    off: usize,
+    len: usize,
+    last: usize,
+}
+
+/// The index, among `by_off` (moved values sorted by offset, disjoint), of
+/// the one `[o, o + l)` overlaps, and whether it lies inside it; `None`
+/// when it overlaps none. (A range overlapping two is reported as not
+/// inside the first.)
+fn hit(by_off: &[Moved], o: usize, l: usize) -> Option<(usize, bool)> {
+    let k = by_off.partition_point(|m| m.off + m.len <= o);
+    let m = by_off.get(k)?;
+    if m.off >= o + l.max(1) {
+        return None;
+    }
+    Some((k, m.off <= o && o + l <= m.off + m.len))
+}
+
+/// Lays the tape's step values out again (see the module docs); the tape
+/// is left as it is when nothing moves or a new offset does not fit.
+pub(super) fn reuse(tape: &mut StepTape) {
+    let Some(moved) = movable(tape) else {
+        return;
+    };
+    let Some((pool_at, layout)) = place(&moved) else {
+        return;
+    };
+    // Offsets below `old` that stay, packed: each moved region's elements
+    // leave a gap closed by shifting what is above it down.
+    let mut by_off: Vec<(Moved, usize)> = moved.iter().copied().zip(layout).collect();
+    by_off.sort_by_key(|(m, _)| m.off);
+    let gone: usize = by_off.iter().map(|(m, _)| m.len).sum();
+    let old_len = tape.arena.len();
+    let kept_len = old_len - gone;
+    let map = |o: usize| -> usize {
+        let k = by_off.partition_point(|(m, _)| m.off + m.len <= o);
+        match by_off.get(k) {
+            Some(&(m, at)) if m.off <= o => kept_len + at + (o - m.off),
+            _ => o - by_off[..k].iter().map(|(m, _)| m.len).sum::<usize>(),
+        }
+    };
+    let mut prologue = tape.prologue.clone();
+    let mut instrs = tape.instrs.clone();
+    for ins in prologue.iter_mut().chain(instrs.iter_mut()) {
+        if ins.map_arena(&map).is_none() {
+            return;
+        }
+    }
+    let mut arena = vec![0.0; kept_len + pool_at];
+    let mut from = 0;
+    for (m, _) in &by_off {
+        let (src, to) = (tape.arena.get(from..m.off), map(from));
+        if let (Some(src), Some(dst)) = (src, arena.get_mut(to..to + (m.off - from))) {
+            dst.copy_from_slice(src);
+        }
+        from = m.off + m.len;
+    }
+    if let (Some(src), Some(dst)) = (tape.arena.get(from..), arena.get_mut(map(from)..kept_len)) {
+        dst.copy_from_slice(src);
+    }
+    tape.results = tape.results.iter().map(|&(o, l)| (map(o), l)).collect();
+    tape.prologue = prologue;
+    tape.instrs = instrs;
+    tape.arena = arena;
+}
+
+/// The step values that may move (see the module docs), in step order;
+/// `None` when none may.
+fn movable(tape: &StepTape) -> Option<Vec<Moved>> {
+    let overlaps = |o: usize, l: usize, p: usize, m: usize| o < p + m && p < o + l;
+    let mut cands: Vec<Moved> = Vec::new();
+    for (i, ins) in tape.instrs.iter().enumerate() {
+        let Some(d) = ins.slice_destination() else {
+            continue;
+        };
+        let mut regions = 0;
+        let mut len = 0;
+        ins.writes(&mut |o, l| {
+            regions += 1;
+            if o == d {
+                len = l;
+            }
+        });
+        let is_result = tape.results.iter().any(|&(o, l)| overlaps(o, l, d, len));
+        if regions == 1 && len >= MIN_LEN && !is_result {
+            cands.push(Moved {
+                ins: i,
+                off: d,
+                len,
+                last: i,
+            });
+        }
+    }
+    if cands.is_empty() {
+        return None;
+    }
+    cands.sort_by_key(|m| m.off);
+    // Disjoint regions, each written by its instruction only.
+    let mut ok = vec![true; cands.len()];
+    for w in cands.windows(2).enumerate() {
+        if w.1[0].off + w.1[0].len > w.1[1].off {
+            ok[w.0] = false;
+            ok[w.0 + 1] = false;
+        }
+    }
+    let writes = |who: Option<usize>, ins: &Instr, ok: &mut [bool]| {
+        ins.writes(&mut |o, l| {
+            if let Some((k, _)) = hit(&cands, o, l) {
+                if who != Some(cands[k].ins) {
+                    ok[k] = false;
+                }
+            }
+        })
+    };
+    for ins in &tape.prologue {
+        writes(None, ins, &mut ok);
+    }
+    for (j, ins) in tape.instrs.iter().enumerate() {
+        writes(Some(j), ins, &mut ok);
+    }
+    // Read by the prologue: stays.
+    for ins in &tape.prologue {
+        ins.reads(&mut |loc, l| {
+            if let Loc::Arena(o) = loc {
+                if let Some((k, _)) = hit(&cands, o, l) {
+                    ok[k] = false;
+                }
+            }
+        });
+    }
+    // Each step read: inside the value, after its writer; the last one
+    // ends the value's life.
+    let mut last: Vec<usize> = cands.iter().map(|m| m.ins).collect();
+    for (j, ins) in tape.instrs.iter().enumerate() {
+        ins.reads(&mut |loc, l| {
+            let Loc::Arena(o) = loc else { return };
+            // A range may reach past the first value it overlaps.
+            let mut from = o;
+            while let Some((k, inside)) = hit(&cands, from, o + l - from) {
+                if !inside || j <= cands[k].ins {
+                    ok[k] = false;
+                }
+                last[k] = last[k].max(j);
+                from = cands[k].off + cands[k].len;
+                if from >= o + l {
+                    break;
+                }
+            }
+        });
+    }
+    let mut moved: Vec<Moved> = cands
+        .iter()
+        .zip(&ok)
+        .zip(&last)
+        .filter(|((_, &ok), _)| ok)
+        .map(|((m, _), &last)| Moved { last, ..*m })
+        .collect();
+    moved.sort_by_key(|m| m.ins);
+    (!moved.is_empty()).then_some(moved)
+}
+
+/// Places the moved values (in step order) in a pool, each in a free
+/// block that fits it best once every value whose last reader ran before
+/// its writer is freed. Returns the pool's length and each value's offset
+/// in it.
+fn place(moved: &[Moved]) -> Option<(usize, Vec<usize>)> {
+    let mut free: Vec<(usize, usize)> = Vec::new();
+    let mut live: Vec<(usize, usize, usize)> = Vec::new();
+    let mut end = 0usize;
+    let mut at = Vec::with_capacity(moved.len());
+    for m in moved {
+        // Free what no instruction from this one on reads.
+        live.retain(|&(last, o, l)| {
+            if last < m.ins {
+                release(&mut free, o, l);
+                false
+            } else {
+                true
+            }
+        });
+        let best = free
+            .iter()
+            .enumerate()
+            .filter(|(_, &(_, l))| l >= m.len)
+            .min_by_key(|(_, &(_, l))| l)
+            .map(|(k, _)| k);
+        let o = match best {
+            Some(k) => {
+                let (o, l) = free[k];
+                if l == m.len {
+                    free.remove(k);
+                } else {
+                    free[k] = (o + m.len, l - m.len);
+                }
+                o
+            }
+            None => {
+                let o = end;
+                end = end.checked_add(m.len)?;
+                o
+            }
+        };
+        live.push((m.last, o, m.len));
+        at.push(o);
+    }
+    Some((end, at))
+}
+
+/// Returns `[o, o + l)` to the free blocks (sorted by offset), merged with
+/// its neighbours.
+fn release(free: &mut Vec<(usize, usize)>, o: usize, l: usize) {
+    let k = free.partition_point(|&(p, _)| p < o);
+    free.insert(k, (o, l));
+    if k + 1 < free.len() && free[k].0 + free[k].1 == free[k + 1].0 {
+        free[k].1 += free[k + 1].1;
+        free.remove(k + 1);
+    }
+    if k > 0 && free[k - 1].0 + free[k - 1].1 == free[k].0 {
+        free[k - 1].1 += free[k].1;
+        free.remove(k);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::run::{Bufs, ParamAt, Sources, Store};
+    use super::super::{Cover, Operand};
+    use super::*;
+    use crate::lang::{BinaryOp, UnaryOp};
+
+    const LEN: usize = 300;
+
+    fn whole(loc: Loc) -> Operand {
+        Operand {
+            loc,
+            cover: Cover::Full,
+        }
+    }
+
+    fn binary(op: BinaryOp, a: Loc, b: Loc, dst: usize) -> Instr {
+        Instr::Binary {
+            op,
+            a: whole(a),
+            b: whole(b),
+            dst,
+            len: LEN,
+            period: LEN,
+        }
+    }
+
+    /// A chain of values over two parameters, each in its own region (as
+    /// `compile` places them), the last one the body result; and a
+    /// prologue value (read by the step) that must stay.
+    fn chain() -> StepTape {
+        let at = |k: usize| Loc::Arena(k * LEN);
+        let p = |k: usize| Loc::Param(k, 0);
+        let instrs = vec![
+            // v1 = p0 · p1, v2 = tanh v1, v3 = v1 + v2, v4 = v3 · c,
+            // v5 = v4 − v2, r = v5 + v3.
+            binary(BinaryOp::Mul, p(0), p(1), LEN),
+            Instr::Unary {
+                op: UnaryOp::Tanh,
+                src: at(1),
+                dst: 2 * LEN,
+                len: LEN,
+            },
+            binary(BinaryOp::Add, at(1), at(2), 3 * LEN),
+            binary(BinaryOp::Mul, at(3), at(0), 4 * LEN),
+            binary(BinaryOp::Sub, at(4), at(2), 5 * LEN),
+            binary(BinaryOp::Add, at(5), at(3), 6 * LEN),
+        ];
+        let prologue = vec![binary(BinaryOp::Add, p(0), p(0), 0)];
+        let direct = vec![None; instrs.len()];
+        StepTape {
+            prologue,
+            instrs,
+            direct,
+            arena: vec![0.0; 7 * LEN],
+            results: vec![(6 * LEN, LEN)],
+            param_sizes: vec![LEN, LEN],
+            native_tried: false,
+            native_loop: None,
+        }
+    }
+
+    /// The body result of one step of `tape` (after its prologue).
+    fn step(tape: &mut StepTape, p0: &[f64], p1: &[f64]) -> Vec<u64> {
+        let non_seqs = [Some(p0), Some(p1)];
+        let src = Sources {
+            seqs: &[],
+            inits: &[],
+            non_seqs: &non_seqs,
+            bufs: Bufs::Whole(&[]),
+        };
+        let at = [0, 1].map(|j| ParamAt {
+            store: Store::NonSeq(j),
+            base: 0,
+        });
+        tape.run_prologue(&at, &src).expect("prologue");
+        tape.run(&at, &src, &mut []).expect("step");
+        let r = tape.result(0).expect("result");
+        r.iter().map(|x| x.to_bits()).collect()
+    }
+
+    #[test]
+    fn dead_values_give_their_regions_to_later_ones_with_the_same_bits() {
+        let p0: Vec<f64> = (0..LEN).map(|i| (i as f64 * 0.37).sin() * 3.0).collect();
+        let p1: Vec<f64> = (0..LEN).map(|i| (i as f64 * 0.11).cos() - 0.2).collect();
+        let mut before = chain();
+        let want = step(&mut before, &p0, &p1);
+        let mut after = chain();
+        reuse(&mut after);
+        assert!(after.operands_clear_of_destinations());
+        // v1, v2 and v3 are live together; v4 takes v1's region (v1's
+        // last reader was v3); v5 needs a fourth, v2 and v4 being live
+        // while it runs: four regions for five values, besides the
+        // prologue's value and the result, which stay.
+        assert_eq!(after.arena.len(), 6 * LEN);
+        let dst = |i: usize| after.instrs[i].slice_destination();
+        assert_eq!(dst(3), dst(0));
+        assert_eq!(step(&mut after, &p0, &p1), want);
+        // Twice: nothing of one step leaks into the next.
+        assert_eq!(step(&mut after, &p0, &p1), want);
+    }
+
+    #[test]
+    fn a_value_written_twice_or_read_before_its_writer_stays() {
+        // v3 written again by a later instruction (into its second half).
+        let mut twice = chain();
+        twice.instrs.push(Instr::Copy {
+            src: Loc::Param(0, 0),
+            dst: 3 * LEN + LEN / 2,
+            len: LEN / 2,
+        });
+        twice.direct.push(None);
+        let moved = movable(&twice).expect("some values move");
+        assert!(moved.iter().all(|m| m.off != 3 * LEN));
+        // v2 read by the first instruction, before v2 is written.
+        let mut early = chain();
+        early.instrs[0] = binary(BinaryOp::Mul, Loc::Arena(2 * LEN), Loc::Param(1, 0), LEN);
+        let moved = movable(&early).expect("some values move");
+        assert!(moved.iter().all(|m| m.off != 2 * LEN));
+    }
+}
