@@ -41,17 +41,18 @@ struct Moved {
     last: usize,
 }
 
-/// The index, among `by_off` (moved values sorted by offset, disjoint), of
-/// the one `[o, o + l)` overlaps, and whether it lies inside it; `None`
-/// when it overlaps none. (A range overlapping two is reported as not
-/// inside the first.)
-fn hit(by_off: &[Moved], o: usize, l: usize) -> Option<(usize, bool)> {
-    let k = by_off.partition_point(|m| m.off + m.len <= o);
-    let m = by_off.get(k)?;
-    if m.off >= o + l.max(1) {
-        return None;
+/// Calls `f(index, inside)` for every value of `by_off` that `[o, o + l)`
+/// overlaps (`inside`: the range lies within that value).
+fn each_hit(by_off: &[Moved], o: usize, l: usize, f: &mut dyn FnMut(usize, bool)) {
+    let end = o + l.max(1);
+    let mut k = by_off.partition_point(|m| m.off + m.len <= o);
+    while let Some(m) = by_off.get(k) {
+        if m.off >= end {
+            break;
+        }
+        f(k, m.off <= o && o + l <= m.off + m.len);
+        k += 1;
     }
-    Some((k, m.off <= o && o + l <= m.off + m.len))
 }
 
 /// Lays the tape's step values out again (see the module docs); the tape
@@ -143,11 +144,11 @@ fn movable(tape: &StepTape) -> Option<Vec<Moved>> {
     }
     let writes = |who: Option<usize>, ins: &Instr, ok: &mut [bool]| {
         ins.writes(&mut |o, l| {
-            if let Some((k, _)) = hit(&cands, o, l) {
+            each_hit(&cands, o, l, &mut |k, _| {
                 if who != Some(cands[k].ins) {
                     ok[k] = false;
                 }
-            }
+            })
         })
     };
     for ins in &tape.prologue {
@@ -160,9 +161,7 @@ fn movable(tape: &StepTape) -> Option<Vec<Moved>> {
     for ins in &tape.prologue {
         ins.reads(&mut |loc, l| {
             if let Loc::Arena(o) = loc {
-                if let Some((k, _)) = hit(&cands, o, l) {
-                    ok[k] = false;
-                }
+                each_hit(&cands, o, l, &mut |k, _| ok[k] = false);
             }
         });
     }
@@ -172,18 +171,12 @@ fn movable(tape: &StepTape) -> Option<Vec<Moved>> {
     for (j, ins) in tape.instrs.iter().enumerate() {
         ins.reads(&mut |loc, l| {
             let Loc::Arena(o) = loc else { return };
-            // A range may reach past the first value it overlaps.
-            let mut from = o;
-            while let Some((k, inside)) = hit(&cands, from, o + l - from) {
+            each_hit(&cands, o, l, &mut |k, inside| {
                 if !inside || j <= cands[k].ins {
                     ok[k] = false;
                 }
                 last[k] = last[k].max(j);
-                from = cands[k].off + cands[k].len;
-                if from >= o + l {
-                    break;
-                }
-            }
+            });
         });
     }
     let mut moved: Vec<Moved> = cands
@@ -378,5 +371,32 @@ mod tests {
         early.instrs[0] = binary(BinaryOp::Mul, Loc::Arena(2 * LEN), Loc::Param(1, 0), LEN);
         let moved = movable(&early).expect("some values move");
         assert!(moved.iter().all(|m| m.off != 2 * LEN));
+        // A value made of two halves (a concatenation, each half copied by
+        // its own instruction) and read whole: neither half moves.
+        let mut halves = chain();
+        let half = LEN / 2;
+        halves.instrs[3] = Instr::Copy {
+            src: Loc::Param(0, 0),
+            dst: 4 * LEN,
+            len: half,
+        };
+        halves.instrs.insert(
+            4,
+            Instr::Copy {
+                src: Loc::Param(1, 0),
+                dst: 4 * LEN + half,
+                len: LEN - half,
+            },
+        );
+        halves.direct.push(None);
+        let moved = movable(&halves).expect("some values move");
+        assert!(moved
+            .iter()
+            .all(|m| m.off + m.len <= 4 * LEN || m.off >= 5 * LEN));
+        let p0: Vec<f64> = (0..LEN).map(|i| i as f64 * 0.5 - 7.0).collect();
+        let p1: Vec<f64> = (0..LEN).map(|i| (i as f64).sqrt()).collect();
+        let want = step(&mut halves.clone(), &p0, &p1);
+        reuse(&mut halves);
+        assert_eq!(step(&mut halves, &p0, &p1), want);
     }
 }
