@@ -843,17 +843,15 @@ struct NativeLayouts {
     tried: Vec<(usize, Option<NativeLayout>)>,
 }
 
-/// The layout of the whole native loop from step `from` on in `frame`
-/// ([`native_layout`]), from `known` when it was found for this frame
-/// and step, else found now and kept there. A new frame replaces the
+/// The layout of the whole native loop from step `from` on in `frame`,
+/// from `known` when it was found for this frame and step, else found now
+/// by `find` ([`native_layout`]) and kept there. A new frame replaces the
 /// kept one in place (no allocation once the storage is there).
 fn known_layout(
     known: &mut Option<NativeLayouts>,
-    tape: &StepTape,
-    sp: &ScanPlan,
     frame: &LoopFrame,
-    slots: &[(usize, usize)],
     from: usize,
+    find: impl FnOnce() -> Option<Option<NativeLayout>>,
 ) -> Option<Option<NativeLayout>> {
     let known = match known {
         Some(k) if k.frame == *frame => k,
@@ -870,7 +868,7 @@ fn known_layout(
     if let Some(&(_, layout)) = known.tried.iter().find(|(t, _)| *t == from) {
         return Some(layout);
     }
-    let layout = native_layout(tape, sp, frame, slots, from)?;
+    let layout = find()?;
     known.tried.push((from, layout));
     Some(layout)
 }
@@ -950,7 +948,8 @@ fn native_loop(
     if n < 2 || bufs.len() > MAX_POINTERS || sp.results.len() > MAX_POINTERS {
         return Some(false);
     }
-    let Some(layout) = known_layout(layouts, tape, sp, frame, slots, from)? else {
+    let find = || native_layout(tape, sp, frame, slots, from);
+    let Some(layout) = known_layout(layouts, frame, from, find)? else {
         return Some(false);
     };
     // Each buffer's data, as one pointer for reads and writes alike.

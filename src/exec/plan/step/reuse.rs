@@ -12,8 +12,9 @@
 //! one pass to the next and one step to the next.
 //!
 //! What moves: the destination of an instruction over slices that only it
-//! writes, that is not a body result, that
-//! no prologue instruction reads, and that every reader reads after it
+//! writes (every such value, however small: one layout rule, which every
+//! test case then exercises), that is not a body result, that no prologue
+//! instruction reads, and that every reader reads after it
 //! within the step, each read lying inside it. Everything else (constants,
 //! the prologue's values, staged parameters, results, values written
 //! element by element) stays, packed below the moved ones in the order it
@@ -26,11 +27,6 @@
 
 use super::{Instr, Loc, StepTape};
 
-/// The fewest elements of a value that moves: every value written by an
-/// instruction over slices (the small ones gain little, but moving them
-/// too keeps one layout rule, which every test case then exercises).
-const MIN_LEN: usize = 1;
-
 /// A value that moves: written by step instruction `ins` at `off` (`len`
 /// elements), last read by step instruction `last`.
 #[derive(Clone, Copy, Debug)]
@@ -41,8 +37,9 @@ struct Moved {
     last: usize,
 }
 
-/// Calls `f(index, inside)` for every value of `by_off` that `[o, o + l)`
-/// overlaps (`inside`: the range lies within that value).
+/// Calls `f(index, inside)` for every value of `by_off` (sorted by offset,
+/// disjoint) that `[o, o + l)` overlaps (`inside`: the range lies within
+/// that value).
 fn each_hit(by_off: &[Moved], o: usize, l: usize, f: &mut dyn FnMut(usize, bool)) {
     let end = o + l.max(1);
     let mut k = by_off.partition_point(|m| m.off + m.len <= o);
@@ -64,18 +61,23 @@ pub(super) fn reuse(tape: &mut StepTape) {
     let Some((pool_at, layout)) = place(&moved) else {
         return;
     };
-    // Offsets below `old` that stay, packed: each moved region's elements
-    // leave a gap closed by shifting what is above it down.
+    // The offsets that stay are packed: each moved region leaves a gap,
+    // closed by shifting what lies above it down; the pool follows.
     let mut by_off: Vec<(Moved, usize)> = moved.iter().copied().zip(layout).collect();
     by_off.sort_by_key(|(m, _)| m.off);
-    let gone: usize = by_off.iter().map(|(m, _)| m.len).sum();
-    let old_len = tape.arena.len();
-    let kept_len = old_len - gone;
+    // gone[k]: the elements of the moved regions below the k-th.
+    let gone: Vec<usize> = std::iter::once(0)
+        .chain(by_off.iter().scan(0, |sum, (m, _)| {
+            *sum += m.len;
+            Some(*sum)
+        }))
+        .collect();
+    let kept_len = tape.arena.len() - gone[by_off.len()];
     let map = |o: usize| -> usize {
         let k = by_off.partition_point(|(m, _)| m.off + m.len <= o);
         match by_off.get(k) {
             Some(&(m, at)) if m.off <= o => kept_len + at + (o - m.off),
-            _ => o - by_off[..k].iter().map(|(m, _)| m.len).sum::<usize>(),
+            _ => o - gone[k],
         }
     };
     let mut prologue = tape.prologue.clone();
@@ -121,7 +123,7 @@ fn movable(tape: &StepTape) -> Option<Vec<Moved>> {
             }
         });
         let is_result = tape.results.iter().any(|&(o, l)| overlaps(o, l, d, len));
-        if regions == 1 && len >= MIN_LEN && !is_result {
+        if regions == 1 && len > 0 && !is_result {
             cands.push(Moved {
                 ins: i,
                 off: d,
@@ -133,15 +135,25 @@ fn movable(tape: &StepTape) -> Option<Vec<Moved>> {
     if cands.is_empty() {
         return None;
     }
+    // Regions two instructions write both stay: every candidate of a run
+    // of overlapping ones is dropped, so the rest are disjoint.
     cands.sort_by_key(|m| m.off);
-    // Disjoint regions, each written by its instruction only.
-    let mut ok = vec![true; cands.len()];
-    for w in cands.windows(2).enumerate() {
-        if w.1[0].off + w.1[0].len > w.1[1].off {
-            ok[w.0] = false;
-            ok[w.0 + 1] = false;
+    let mut disjoint = Vec::with_capacity(cands.len());
+    let mut k = 0;
+    while k < cands.len() {
+        let (mut end, mut j) = (cands[k].off + cands[k].len, k + 1);
+        while j < cands.len() && cands[j].off < end {
+            end = end.max(cands[j].off + cands[j].len);
+            j += 1;
         }
+        if j == k + 1 {
+            disjoint.push(cands[k]);
+        }
+        k = j;
     }
+    let cands = disjoint;
+    // Each written by its instruction only.
+    let mut ok = vec![true; cands.len()];
     let writes = |who: Option<usize>, ins: &Instr, ok: &mut [bool]| {
         ins.writes(&mut |o, l| {
             each_hit(&cands, o, l, &mut |k, _| {
@@ -371,6 +383,17 @@ mod tests {
         early.instrs[0] = binary(BinaryOp::Mul, Loc::Arena(2 * LEN), Loc::Param(1, 0), LEN);
         let moved = movable(&early).expect("some values move");
         assert!(moved.iter().all(|m| m.off != 2 * LEN));
+        // Two values whose regions overlap (v4's and v5's, v5 moved half a
+        // value down): neither moves.
+        let mut overlapping = chain();
+        overlapping.instrs[4] = binary(
+            BinaryOp::Sub,
+            Loc::Arena(4 * LEN),
+            Loc::Arena(2 * LEN),
+            4 * LEN + LEN / 2,
+        );
+        let moved = movable(&overlapping).expect("some values move");
+        assert!(moved.iter().all(|m| m.ins != 3 && m.ins != 4));
         // A value made of two halves (a concatenation, each half copied by
         // its own instruction) and read whole: neither half moves.
         let mut halves = chain();

@@ -108,8 +108,8 @@ impl<'a> Sources<'a> {
     }
 }
 
-/// The arena around an instruction's destination: the elements below it
-/// and those above it (its operands lie in either, never in the
+/// The arena around an instruction's destination (what it may read):
+/// the elements below it and those above it (its operands lie in either, never in the
 /// destination: see `reuse`).
 #[derive(Clone, Copy)]
 struct Around<'s> {
@@ -157,14 +157,14 @@ fn around(arena: &mut [f64], dst: usize, len: usize) -> Option<(Around<'_>, &mut
 /// parameter.
 #[inline(always)]
 fn read<'s>(
-    lo: Around<'s>,
+    ar: Around<'s>,
     src: &Sources<'s>,
     at: &[ParamAt],
     loc: Loc,
     len: usize,
 ) -> Option<&'s [f64]> {
     match loc {
-        Loc::Arena(o) => lo.get(o, len),
+        Loc::Arena(o) => ar.get(o, len),
         Loc::Param(k, o) => src.param(*at.get(k)?)?.get(o..o.checked_add(len)?),
     }
 }
@@ -416,8 +416,8 @@ fn exec(
             *arena.get_mut(dst)? = binary1(op, x, y);
         }
         Instr::Copy { src: s, dst, len } => {
-            let (lo, hi) = around(arena, dst, len)?;
-            match (hi.get_mut(..len)?, read(lo, src, at, s, len)?) {
+            let (ar, out) = around(arena, dst, len)?;
+            match (out, read(ar, src, at, s, len)?) {
                 // A staged scalar: no call to copy one element.
                 ([d], [x]) => *d = *x,
                 (d, x) => d.copy_from_slice(x),
@@ -429,9 +429,9 @@ fn exec(
             dst,
             ref index,
         } => {
-            let (lo, hi) = around(arena, dst, index.len())?;
-            let x = read(lo, src, at, s, src_len)?;
-            for (o, &i) in hi.get_mut(..index.len())?.iter_mut().zip(index.iter()) {
+            let (ar, out) = around(arena, dst, index.len())?;
+            let x = read(ar, src, at, s, src_len)?;
+            for (o, &i) in out.iter_mut().zip(index.iter()) {
                 *o = *x.get(i)?;
             }
         }
@@ -441,8 +441,8 @@ fn exec(
             dst,
             len,
         } => {
-            let (lo, out) = split!(dst, len);
-            <f64 as Float>::unary_slice(op, read(lo, src, at, s, len)?, out);
+            let (ar, out) = split!(dst, len);
+            <f64 as Float>::unary_slice(op, read(ar, src, at, s, len)?, out);
         }
         Instr::Binary {
             op,
@@ -452,9 +452,9 @@ fn exec(
             len,
             period,
         } => {
-            let (lo, out) = split!(dst, len);
-            let da = read(lo, src, at, a.loc, a.span(len, period))?;
-            let db = read(lo, src, at, b.loc, b.span(len, period))?;
+            let (ar, out) = split!(dst, len);
+            let da = read(ar, src, at, a.loc, a.span(len, period))?;
+            let db = read(ar, src, at, b.loc, b.span(len, period))?;
             if [a, b]
                 .iter()
                 .all(|o| matches!(o.cover, Cover::Full | Cover::Scalar))
@@ -476,17 +476,17 @@ fn exec(
             dst,
             len,
         } => {
-            let (lo, out) = split!(dst, len);
-            let bx = block(x, read(lo, src, at, x.loc, x.span(len, len))?, 0, len)?;
-            let by = block(y, read(lo, src, at, y.loc, y.span(len, len))?, 0, len)?;
-            let bz = block(z, read(lo, src, at, z.loc, z.span(len, len))?, 0, len)?;
+            let (ar, out) = split!(dst, len);
+            let bx = block(x, read(ar, src, at, x.loc, x.span(len, len))?, 0, len)?;
+            let by = block(y, read(ar, src, at, y.loc, y.span(len, len))?, 0, len)?;
+            let bz = block(z, read(ar, src, at, z.loc, z.span(len, len))?, 0, len)?;
             binary2_block(outer, inner, inner_first, out, bx, by, bz).then_some(())?;
         }
         Instr::Compare { op, a, b, dst, len } => {
-            let (lo, hi) = around(arena, dst, len)?;
-            let sa = block(a, read(lo, src, at, a.loc, a.span(len, len))?, 0, len)?;
-            let sb = block(b, read(lo, src, at, b.loc, b.span(len, len))?, 0, len)?;
-            compare_block(op, hi.get_mut(..len)?, sa, sb);
+            let (ar, out) = around(arena, dst, len)?;
+            let sa = block(a, read(ar, src, at, a.loc, a.span(len, len))?, 0, len)?;
+            let sb = block(b, read(ar, src, at, b.loc, b.span(len, len))?, 0, len)?;
+            compare_block(op, out, sa, sb);
         }
         Instr::Select {
             cond,
@@ -495,16 +495,16 @@ fn exec(
             dst,
             len,
         } => {
-            let (lo, hi) = around(arena, dst, len)?;
+            let (ar, out) = around(arena, dst, len)?;
             let sc = block(
                 cond,
-                read(lo, src, at, cond.loc, cond.span(len, len))?,
+                read(ar, src, at, cond.loc, cond.span(len, len))?,
                 0,
                 len,
             )?;
-            let sa = block(a, read(lo, src, at, a.loc, a.span(len, len))?, 0, len)?;
-            let sb = block(b, read(lo, src, at, b.loc, b.span(len, len))?, 0, len)?;
-            for (i, o) in hi.get_mut(..len)?.iter_mut().enumerate() {
+            let sa = block(a, read(ar, src, at, a.loc, a.span(len, len))?, 0, len)?;
+            let sb = block(b, read(ar, src, at, b.loc, b.span(len, len))?, 0, len)?;
+            for (i, o) in out.iter_mut().enumerate() {
                 *o = if at_or_scalar(sc, i) != 0.0 {
                     at_or_scalar(sa, i)
                 } else {
@@ -520,9 +520,9 @@ fn exec(
             extent,
             inner,
         } => {
-            let (lo, hi) = around(arena, dst, outer * inner)?;
-            let x = read(lo, src, at, s, outer * extent * inner)?;
-            reduce(op, x, hi.get_mut(..outer * inner)?, extent, inner)?;
+            let (ar, out) = around(arena, dst, outer * inner)?;
+            let x = read(ar, src, at, s, outer * extent * inner)?;
+            reduce(op, x, out, extent, inner)?;
         }
         Instr::Gemv {
             a,
@@ -532,10 +532,9 @@ fn exec(
             dst,
             transposed,
         } => {
-            let (lo, hi) = around(arena, dst, rows)?;
-            let da = read(lo, src, at, a, rows * cols)?;
-            let xs = read(lo, src, at, x, cols)?;
-            let y = hi.get_mut(..rows)?;
+            let (ar, y) = around(arena, dst, rows)?;
+            let da = read(ar, src, at, a, rows * cols)?;
+            let xs = read(ar, src, at, x, cols)?;
             // A matrix with one row or one column has the same
             // elements in both layouts; `gemv` reads it by rows.
             let done = if transposed && rows > 1 && cols > 1 {
@@ -554,18 +553,18 @@ fn exec(
             m,
             dst,
         } => {
-            let (lo, hi) = around(arena, dst, rows * m + n)?;
-            let av = read(lo, src, at, a, rows * n)?;
-            let bv = read(lo, src, at, b, n * m)?;
-            let ev = read(lo, src, at, exp_b, n * m)?;
-            let (out, w) = hi.get_mut(..rows * m + n)?.split_at_mut(rows * m);
+            let (ar, out) = around(arena, dst, rows * m + n)?;
+            let av = read(ar, src, at, a, rows * n)?;
+            let bv = read(ar, src, at, b, n * m)?;
+            let ev = read(ar, src, at, exp_b, n * m)?;
+            let (out, w) = out.split_at_mut(rows * m);
             logmatmulexp::rows(av, bv, ev, n, m, w, out);
         }
         Instr::Inner { a, b, len, dst } => {
-            let (lo, hi) = around(arena, dst, 1)?;
-            let x = ArrayView1::from(read(lo, src, at, a, len)?);
-            let y = ArrayView1::from(read(lo, src, at, b, len)?);
-            *hi.first_mut()? = matvec::inner(&x, &y);
+            let (ar, out) = around(arena, dst, 1)?;
+            let x = ArrayView1::from(read(ar, src, at, a, len)?);
+            let y = ArrayView1::from(read(ar, src, at, b, len)?);
+            *out.first_mut()? = matvec::inner(&x, &y);
         }
         Instr::Gemm {
             a,
@@ -574,13 +573,12 @@ fn exec(
             packed_b,
             dst,
         } => {
-            let (lo, hi) = around(arena, dst, shape.batch * shape.m * shape.n)?;
-            let da = read(lo, src, at, a, shape.a_span())?;
-            let db = read(lo, src, at, b, shape.b_span())?;
-            let GemmShape { m, k, n, batch, .. } = shape;
-            let out = hi.get_mut(..batch * m * n)?;
+            let (ar, out) = around(arena, dst, shape.batch * shape.m * shape.n)?;
+            let da = read(ar, src, at, a, shape.a_span())?;
+            let db = read(ar, src, at, b, shape.b_span())?;
+            let GemmShape { m, k, n, .. } = shape;
             let packed = match packed_b {
-                Some(p) => Some(lo.get(p, shape.packed_b_span())?),
+                Some(p) => Some(ar.get(p, shape.packed_b_span())?),
                 None => None,
             };
             let plen = prepacked::packed_len(k, n);
@@ -597,11 +595,10 @@ fn exec(
             }
         }
         Instr::PackB { src: b, shape, dst } => {
-            let (lo, hi) = around(arena, dst, shape.packed_b_span())?;
-            let db = read(lo, src, at, b, shape.b_span())?;
+            let (ar, out) = around(arena, dst, shape.packed_b_span())?;
+            let db = read(ar, src, at, b, shape.b_span())?;
             let GemmShape { k, n, .. } = shape;
             let plen = prepacked::packed_len(k, n);
-            let out = hi.get_mut(..shape.packed_b_span())?;
             for g in 0..shape.b_count() {
                 let bg = db.get(g * shape.b_stride..)?;
                 prepacked::pack(bg, k, n, out.get_mut(g * plen..)?)?;
