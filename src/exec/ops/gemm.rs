@@ -42,14 +42,14 @@ pub fn gemm(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewM
     if !is_small(m, k, n) {
         if is_gram(a, b) {
             gram(a, b, c);
-        } else if let (Some(sa), Some(sb), Some(sc)) =
-            (a.as_slice(), b.as_slice(), c.as_slice_mut())
-        {
-            if !through_packed_b(sa, sb, m, k, n, sc) {
+        } else {
+            let done = match (a.as_slice(), c.as_slice_mut()) {
+                (Some(sa), Some(sc)) => through_packed_b(sa, PackFrom::View(b), m, k, n, sc),
+                _ => false,
+            };
+            if !done {
                 packed(a, b, c);
             }
-        } else {
-            packed(a, b, c);
         }
         return;
     }
@@ -152,14 +152,14 @@ fn packed(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewMut
 pub fn pack_shared(b: &ArrayView2<'_, f64>, m: usize, buf: &mut Vec<f64>) -> bool {
     let (k, n) = b.dim();
     match b.as_slice() {
-        Some(sb) if !is_small(m, k, n) => pack_into(sb, k, n, buf).is_some(),
+        Some(sb) if !is_small(m, k, n) => pack_into(PackFrom::Rows(sb), k, n, buf).is_some(),
         _ => false,
     }
 }
 
-/// Row-major `b` packed into `buf` (grown to fit), and its length there;
-/// `None` when the packed-`B` kernel does not run for it.
-fn pack_into(b: &[f64], k: usize, n: usize, buf: &mut Vec<f64>) -> Option<usize> {
+/// `b` packed into `buf` (grown to fit), and its length there; `None`
+/// when the packed-`B` kernel does not run for it.
+fn pack_into(b: PackFrom<'_>, k: usize, n: usize, buf: &mut Vec<f64>) -> Option<usize> {
     if !prepacked::available() || !prepacked::fits(k, n) {
         return None;
     }
@@ -167,8 +167,22 @@ fn pack_into(b: &[f64], k: usize, n: usize, buf: &mut Vec<f64>) -> Option<usize>
     if buf.len() < len {
         buf.resize(len, 0.0);
     }
-    prepacked::pack(b, k, n, &mut buf[..len])?;
+    let out = &mut buf[..len];
+    match b {
+        PackFrom::Rows(b) => prepacked::pack(b, k, n, out)?,
+        PackFrom::View(b) => match b.as_slice() {
+            Some(rows) => prepacked::pack(rows, k, n, out)?,
+            None => prepacked::pack_view(b, out)?,
+        },
+    }
     Some(len)
+}
+
+/// A `B` to pack: row-major data, or a view of any strides.
+#[derive(Clone, Copy)]
+enum PackFrom<'a> {
+    Rows(&'a [f64]),
+    View(&'a ArrayView2<'a, f64>),
 }
 
 /// [`gemm`] given `b` packed by [`pack_shared`] into `packed`: the same
@@ -203,7 +217,7 @@ pub fn gemm_rows(a: &[f64], b: &[f64], m: usize, k: usize, n: usize, c: &mut [f6
     let c = c.get_mut(..m.checked_mul(n)?)?;
     if is_small(m, k, n) {
         small_rows(a, b, k, n, c);
-    } else if !through_packed_b(a, b, m, k, n, c) {
+    } else if !through_packed_b(a, PackFrom::Rows(b), m, k, n, c) {
         packed_rows(a, b, m, k, n, c)?;
     }
     Some(())
@@ -248,7 +262,14 @@ fn packed_rows(a: &[f64], b: &[f64], m: usize, k: usize, n: usize, c: &mut [f64]
 /// second-level cache; `B` is packed into a buffer this thread keeps
 /// (allocated once, grown when a larger `B` comes). False when it did
 /// not run or met a NaN (then the caller runs matrixmultiply).
-fn through_packed_b(a: &[f64], b: &[f64], m: usize, k: usize, n: usize, c: &mut [f64]) -> bool {
+fn through_packed_b(
+    a: &[f64],
+    b: PackFrom<'_>,
+    m: usize,
+    k: usize,
+    n: usize,
+    c: &mut [f64],
+) -> bool {
     use std::cell::RefCell;
     thread_local! {
         static PACKED_B: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };

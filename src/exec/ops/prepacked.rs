@@ -28,6 +28,7 @@
 //! order of any element's sum, or allocate.
 
 use crate::exec::threads;
+use ndarray::{s, ArrayView2};
 
 /// Columns per panel of a packed `B`.
 pub const PANEL: usize = 8;
@@ -77,6 +78,29 @@ pub fn pack(b: &[f64], k: usize, n: usize, out: &mut [f64]) -> Option<()> {
         let w = PANEL.min(n - j0);
         for (brow, prow) in b.chunks_exact(n).zip(panel.chunks_exact_mut(PANEL)) {
             prow[..w].copy_from_slice(&brow[j0..j0 + w]);
+            prow[w..].fill(0.0);
+        }
+    }
+    Some(())
+}
+
+/// [`pack`] for a `(k, n)` matrix of any strides (a transposed matrix:
+/// `x·Wᵀ`), read element by element: the same layout, so the product
+/// against it is the one against the row-major copy. `None` when `out`
+/// is too short.
+pub fn pack_view(b: &ArrayView2<'_, f64>, out: &mut [f64]) -> Option<()> {
+    let (k, n) = b.dim();
+    let out = out.get_mut(..packed_len(k, n))?;
+    if k == 0 || n == 0 {
+        return Some(());
+    }
+    for (q, panel) in out.chunks_exact_mut(k * PANEL).enumerate() {
+        let cols = b.slice(s![.., q * PANEL..(q * PANEL + PANEL).min(n)]);
+        for (brow, prow) in cols.outer_iter().zip(panel.chunks_exact_mut(PANEL)) {
+            let w = brow.len();
+            for (p, &v) in prow.iter_mut().zip(&brow) {
+                *p = v;
+            }
             prow[w..].fill(0.0);
         }
     }
@@ -372,7 +396,7 @@ mod tests {
     /// bit (a product whose result holds a NaN must be reported).
     fn agree(m: usize, k: usize, n: usize, a: &[f64], b: &[f64]) {
         use ndarray::linalg::general_mat_mul;
-        use ndarray::{ArrayView2, ArrayViewMut2};
+        use ndarray::ArrayViewMut2;
         let mut want = vec![f64::NAN; m * n];
         general_mat_mul(
             1.0,
@@ -415,6 +439,23 @@ mod tests {
         assert!(
             bits(&pre) == bits(&want),
             "{m}x{k}x{n}: gemm_rows_prepacked"
+        );
+        // B given as the transpose of its row-major transpose (x·Wᵀ):
+        // packed from the view to the same layout, and the product's bits.
+        let bt = ArrayView2::from_shape((k, n), b).unwrap().t().to_owned();
+        let b_view = bt.t();
+        let mut bp_view = vec![f64::NAN; packed_len(k, n)];
+        pack_view(&b_view, &mut bp_view).unwrap();
+        assert!(bits(&bp_view) == bits(&bp), "{m}x{k}x{n}: pack_view");
+        let mut through_view = vec![f64::NAN; m * n];
+        super::super::gemm::gemm(
+            &ArrayView2::from_shape((m, k), a).unwrap(),
+            &b_view,
+            &mut ArrayViewMut2::from_shape((m, n), &mut through_view[..]).unwrap(),
+        );
+        assert!(
+            bits(&through_view) == bits(&want),
+            "{m}x{k}x{n}: gemm with a transposed B"
         );
     }
 
