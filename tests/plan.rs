@@ -564,6 +564,41 @@ fn native_code_runs_long_loops() {
     }
 }
 
+/// A matrix-vector product whose matrix is the same on every step and
+/// large enough to be packed into row blocks on the tape (at least 8192
+/// elements): the plan's bits without the step tape, at a size with
+/// whole blocks and chunks (128) and one past each (97 rows and columns),
+/// on ordinary data and on data whose products overflow.
+fn packed_matrix_products_keep_the_plans_bits() {
+    let p = parse_program(
+        "(program push (input W (f64 N N)) (input X (f64 T N)) (input h0 (f64 N))
+          (let H (scan (sequences X) (outputs_info (sitsot h0)) (non_sequences W)
+            (fn (x h w) (tanh (add (dot w h) x)))))
+          (output H))",
+    )
+    .unwrap();
+    for n in [128i64, 97] {
+        let d: Dims = [("T".to_string(), 20), ("N".to_string(), n)].into();
+        let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        let huge: Vec<Value> = inputs
+            .iter()
+            .map(|v| match v {
+                Value::F64(a) => Value::F64(a.mapv(|x| x * 1e300)),
+                other => other.clone(),
+            })
+            .collect();
+        for data in [&inputs, &huge] {
+            let refs: Vec<&Value> = data.iter().collect();
+            let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
+            let want = plain.call(&refs).unwrap().to_values();
+            let mut f = Compiled::new(&p, &d).unwrap();
+            let got = f.call(&refs).unwrap().to_values();
+            assert_eq!(f.loops_on_tape(), (1, 1), "N = {n}");
+            assert!(same_bits(&got[0], &want[0]), "N = {n}");
+        }
+    }
+}
+
 fn main() {
     let cases = cases();
     assert!(cases.len() > 300, "only {} programs found", cases.len());
@@ -571,7 +606,8 @@ fn main() {
         inplace_is_planned,
         increments_update_only_dead_operands,
         fused_sum_holds_a_block_not_a_copy,
-        native_code_runs_long_loops
+        native_code_runs_long_loops,
+        packed_matrix_products_keep_the_plans_bits
     ];
     for (trial, case) in cases {
         trials.push(Trial::test(trial, move || {

@@ -10,7 +10,10 @@
 //! (each load of `x` serves four rows), and, for a column-major `A` (a
 //! transposed matrix, `x·B`), rows of `Aᵀ` scaled into blocks of partial
 //! sums. So `dot(W, h)`, `dot(h, transpose(W))` and the interpreter's and
-//! the plan's products all give the same bits. Both kernels are compiled
+//! the plan's products all give the same bits. A matrix read by rows on
+//! every step of a loop may be packed once into blocks of four rows
+//! ([`pack_row_blocks`]), which the row kernel then reads as one stream
+//! ([`gemv_row_blocks`]), with the same bits. The kernels are compiled
 //! for baseline x86-64 and AVX2+FMA (`multiversion`) and use no fused
 //! multiply-add, so they agree bit for bit. Must not: allocate when `A`'s
 //! rows or columns and `x` are contiguous (the loop bodies of Scan call it
@@ -50,10 +53,10 @@ fn add_products(lo: &mut Quad, hi: &mut Quad, a: &Chunk, x: &Chunk) {
 #[repr(C, align(64))]
 struct Aligned<T>(T);
 
-/// The results of `R` rows (each of `x.len()` elements) from their running
-/// sums: the lanes combined as
-/// `((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))`, then the products
-/// of the last `x.len() mod 8` elements added one by one.
+/// The results of `R` rows from their running sums: the lanes combined
+/// as `((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))`, then the
+/// products of each row's tail (its last `x.len() mod 8` elements) with
+/// `x`'s added one by one.
 ///
 /// The sums pass through [`std::hint::black_box`] (an identity: the bits
 /// do not depend on it). Without it the compiler's vectorizer starts from
@@ -63,18 +66,25 @@ struct Aligned<T>(T);
 /// it each row's `lo` and `hi` are what is stored, one register each, and
 /// the loop keeps one register per half-row.
 #[inline(always)]
-fn finish<const R: usize>(lo: [Quad; R], hi: [Quad; R], rows: [&[f64]; R], x: &[f64]) -> [f64; R] {
+fn finish<const R: usize>(lo: [Quad; R], hi: [Quad; R], tails: [&[f64]; R], x: &[f64]) -> [f64; R] {
     let Aligned((lo, hi)) = std::hint::black_box(Aligned((lo, hi)));
-    let body = x.len() - x.len() % LANES;
+    let x_tail = &x[x.len() - x.len() % LANES..];
     let mut out = [0.0; R];
-    for (((o, lo), hi), row) in out.iter_mut().zip(&lo).zip(&hi).zip(rows) {
+    for (((o, lo), hi), tail) in out.iter_mut().zip(&lo).zip(&hi).zip(tails) {
         let v: Quad = std::array::from_fn(|l| lo[l] + hi[l]);
         *o = (v[0] + v[1]) + (v[2] + v[3]);
-        for (a, b) in row[body..].iter().zip(&x[body..]) {
+        for (a, b) in tail.iter().zip(x_tail) {
             *o += a * b;
         }
     }
     out
+}
+
+/// The tail of a row of `x.len()` elements (or more): its elements past
+/// the last whole chunk of `x`.
+#[inline(always)]
+fn tail<'r>(row: &'r [f64], x: &[f64]) -> &'r [f64] {
+    &row[x.len() - x.len() % LANES..x.len()]
 }
 
 /// The dot products of four rows (each of `x.len()` elements at least)
@@ -93,7 +103,7 @@ fn dot4(rows: [&[f64]; 4], x: &[f64]) -> [f64; 4] {
         add_products(&mut lo[2], &mut hi[2], a2, xs);
         add_products(&mut lo[3], &mut hi[3], a3, xs);
     }
-    finish(lo, hi, rows, x)
+    finish(lo, hi, rows.map(|r| tail(r, x)), x)
 }
 
 /// The dot product of one row (of `x.len()` elements at least) with `x`,
@@ -110,7 +120,7 @@ fn dot1(row: &[f64], x: &[f64]) -> f64 {
     {
         add_products(&mut lo, &mut hi, a, xs);
     }
-    finish([lo], [hi], [row], x)[0]
+    finish([lo], [hi], [tail(row, x)], x)[0]
 }
 
 /// Rows of `A` per block of the row kernel.
@@ -277,6 +287,104 @@ fn gemv_row_major_split(a: &[f64], x: &[f64], y: &mut [f64], force: bool) -> boo
         return l && r;
     }
     gemv_rows(Rows::Packed { data: a, len }, x, y)
+}
+
+/// Packs a row-major `(rows, cols)` matrix `a` into `out` (`rows · cols`
+/// elements) for [`gemv_row_blocks`]: each block of four rows as its
+/// chunks of 8 columns interleaved (chunk 0 of rows 0, 1, 2, 3, then
+/// chunk 1 of each, ...), then the four rows' tails (their last `cols mod
+/// 8` elements); the last `rows mod 4` rows as they are. The four-row
+/// kernel then reads one stream instead of four, which the caches fetch
+/// ahead better: a 128 × 128 product from the second-level cache took
+/// 15% less time. `None` when a slice is shorter than its shape.
+pub fn pack_row_blocks(a: &[f64], rows: usize, cols: usize, out: &mut [f64]) -> Option<()> {
+    let len = rows.checked_mul(cols)?;
+    let (a, out) = (a.get(..len)?, out.get_mut(..len)?);
+    if cols == 0 {
+        return Some(());
+    }
+    let body = cols - cols % LANES;
+    let blocks = rows / ROWS * ROWS * cols;
+    for (src, dst) in a[..blocks]
+        .chunks_exact(ROWS * cols)
+        .zip(out[..blocks].chunks_exact_mut(ROWS * cols))
+    {
+        let (dst_body, dst_tails) = dst.split_at_mut(ROWS * body);
+        for (r, row) in src.chunks_exact(cols).enumerate() {
+            for (c, chunk) in row[..body].chunks_exact(LANES).enumerate() {
+                let at = (c * ROWS + r) * LANES;
+                dst_body[at..at + LANES].copy_from_slice(chunk);
+            }
+            let t = cols - body;
+            dst_tails[r * t..(r + 1) * t].copy_from_slice(&row[body..]);
+        }
+    }
+    out[blocks..].copy_from_slice(&a[blocks..]);
+    Some(())
+}
+
+/// `y = A·x` for `A` packed by [`pack_row_blocks`] (`y.len()` rows of
+/// `x.len()` columns): the bits of [`gemv_row_major`] on the unpacked
+/// matrix (each row's running sums take the same products in the same
+/// order). False, with `y` untouched, when `packed.len()` is not
+/// `y.len() · x.len()`.
+pub fn gemv_row_blocks(packed: &[f64], x: &[f64], y: &mut [f64]) -> bool {
+    gemv_row_blocks_split(packed, x, y, false)
+}
+
+/// [`gemv_row_blocks`], split by rows over two threads as
+/// [`gemv_row_major`] is (at a whole block: the rows past it are packed as
+/// a matrix of their own would be).
+fn gemv_row_blocks_split(packed: &[f64], x: &[f64], y: &mut [f64], force: bool) -> bool {
+    if y.len().checked_mul(x.len()) != Some(packed.len()) {
+        return false;
+    }
+    if let Some(half) = split_at(y.len(), x.len(), ROWS, force) {
+        let (y0, y1) = y.split_at_mut(half);
+        let (p0, p1) = packed.split_at(half * x.len());
+        threads::join(|| row_blocks(p0, x, y0), || row_blocks(p1, x, y1));
+        return true;
+    }
+    row_blocks(packed, x, y);
+    true
+}
+
+/// The kernel of [`gemv_row_blocks`] (sizes checked by the caller).
+#[multiversion(targets("x86_64+avx2+fma"))]
+fn row_blocks(packed: &[f64], x: &[f64], y: &mut [f64]) {
+    let cols = x.len();
+    if cols == 0 {
+        y.fill(0.0);
+        return;
+    }
+    let body = cols - cols % LANES;
+    let t = cols - body;
+    let xs = x.as_chunks::<LANES>().0;
+    let blocks = y.len() / ROWS * ROWS;
+    let (packed_blocks, rest) = packed.split_at(blocks * cols);
+    for (blk, yb) in packed_blocks
+        .chunks_exact(ROWS * cols)
+        .zip(y.chunks_exact_mut(ROWS))
+    {
+        let (chunks, tails) = blk.split_at(ROWS * body);
+        let mut lo = [[0.0; 4]; ROWS];
+        let mut hi = [[0.0; 4]; ROWS];
+        for (quad, xc) in chunks.as_chunks::<{ ROWS * LANES }>().0.iter().zip(xs) {
+            let rows = quad.as_chunks::<LANES>().0;
+            for ((lo, hi), a) in lo.iter_mut().zip(&mut hi).zip(rows) {
+                add_products(lo, hi, a, xc);
+            }
+        }
+        // The four rows' tails (`split_at`, not a closure per row: this
+        // runs once per block).
+        let (t0, rest) = tails.split_at(t);
+        let (t1, rest) = rest.split_at(t);
+        let (t2, t3) = rest.split_at(t);
+        yb.copy_from_slice(&finish(lo, hi, [t0, t1, t2, t3], x));
+    }
+    for (row, yi) in rest.chunks_exact(cols).zip(&mut y[blocks..]) {
+        *yi = dot1(row, x);
+    }
 }
 
 /// `y = A·x` for a column-major `A` (`y.len()` rows, `x.len()` columns),
@@ -641,6 +749,54 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_row_block_layout_keeps_the_row_kernels_bits() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        // Rows below, at and past a block, columns below, at and past a
+        // chunk, extreme values and NaN included.
+        for rows in [1usize, 3, 4, 5, 8, 11, 128] {
+            for cols in [1usize, 7, 8, 9, 16, 23, 128] {
+                for trial in 0..3 {
+                    let a = values(rows * cols, &mut seed, trial == 1);
+                    let x = values(cols, &mut seed, trial == 2);
+                    let mut want = vec![0.0; rows];
+                    assert!(gemv_row_major(&a, &x, &mut want));
+                    let mut packed = vec![0.0; rows * cols];
+                    assert!(pack_row_blocks(&a, rows, cols, &mut packed).is_some());
+                    let mut got = vec![f64::NAN; rows];
+                    assert!(gemv_row_blocks(&packed, &x, &mut got));
+                    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                        assert!(same(*g, *w), "{rows}x{cols} row {i}: {g} vs {w}");
+                    }
+                    // Against the written sum too (the reference order).
+                    for (i, g) in got.iter().enumerate() {
+                        let want = reference_dot(&a[i * cols..(i + 1) * cols], &x);
+                        assert!(same(*g, want), "{rows}x{cols} row {i}");
+                    }
+                }
+            }
+        }
+        // Split over two threads at a block: the same bits.
+        for rows in [8usize, 13, 64] {
+            let cols = 19;
+            let a = values(rows * cols, &mut seed, true);
+            let x = values(cols, &mut seed, false);
+            let mut packed = vec![0.0; rows * cols];
+            assert!(pack_row_blocks(&a, rows, cols, &mut packed).is_some());
+            let (mut one, mut two) = (vec![0.0; rows], vec![0.0; rows]);
+            assert!(gemv_row_blocks(&packed, &x, &mut one));
+            assert!(gemv_row_blocks_split(&packed, &x, &mut two, true));
+            assert!(
+                one.iter().zip(&two).all(|(p, q)| same(*p, *q)),
+                "{rows} rows"
+            );
+        }
+        // Wrong sizes are refused.
+        let mut y = [0.0; 2];
+        assert!(!gemv_row_blocks(&[0.0; 5], &[0.0; 3], &mut y));
+        assert!(pack_row_blocks(&[0.0; 5], 2, 3, &mut [0.0; 6]).is_none());
     }
 
     #[test]

@@ -102,6 +102,8 @@ struct Builder<'a> {
     instrs: Vec<Instr>,
     arena: Vec<f64>,
     params: &'a [ParamShape],
+    /// Per parameter, whether it is the same on every step.
+    invariant: &'a [bool],
     param_sizes: Vec<usize>,
     /// Per parameter, its copy in the arena (see [`STAGE_LEN`]).
     staged: Vec<Option<usize>>,
@@ -109,7 +111,22 @@ struct Builder<'a> {
     scalars: Vec<(u64, usize)>,
 }
 
+/// Rows of a block of the packed matrix-vector kernel: a product with
+/// fewer rows reads its matrix as it is.
+const ROW_BLOCK: usize = 4;
+
+/// The fewest elements a matrix of a matrix-vector product must have for
+/// the tape to pack it (64 KiB, twice the first-level cache): a smaller
+/// one stays in that cache whatever its layout, and the packed copy
+/// would only add to the arena.
+const PACK_ROWS_MIN: usize = 8192;
+
 impl Builder<'_> {
+    /// True when `loc` is in a parameter that is the same on every step.
+    fn is_invariant(&self, loc: Loc) -> bool {
+        matches!(loc, Loc::Param(k, _) if self.invariant.get(k).copied().unwrap_or(false))
+    }
+
     fn alloc(&mut self, len: usize) -> Option<usize> {
         let off = self.arena.len();
         let end = off.checked_add(len)?;
@@ -741,6 +758,25 @@ impl Builder<'_> {
                                 shape: vec![m],
                             }));
                         }
+                        // A matrix the same on every step, read by rows
+                        // from the second-level cache: packed once per
+                        // call into row blocks.
+                        let packed_a = if !transposed
+                            && m >= ROW_BLOCK
+                            && m * k >= PACK_ROWS_MIN
+                            && self.is_invariant(a)
+                        {
+                            let dst = self.alloc(m * k)?;
+                            self.instrs.push(Instr::PackRows {
+                                src: a,
+                                rows: m,
+                                cols: k,
+                                dst,
+                            });
+                            Some(dst)
+                        } else {
+                            None
+                        };
                         self.emit(vec![m], |dst| Instr::Gemv {
                             a,
                             rows: m,
@@ -748,6 +784,7 @@ impl Builder<'_> {
                             x: xl,
                             dst,
                             transposed,
+                            packed_a,
                         })?
                     }
                     (&[k], &[k2]) if k == k2 && k <= SCALAR_WORK => {
@@ -1072,6 +1109,7 @@ pub(crate) fn compile(
         instrs: Vec::new(),
         arena: Vec::new(),
         params,
+        invariant,
         param_sizes: vec![0; params.len()],
         staged: vec![None; params.len()],
         scalars: Vec::new(),

@@ -47,6 +47,11 @@
 //! row of a sequence, a row of an output buffer, an init, a
 //! non-sequence), never copied in.
 //!
+//! Packed operands: a step neither packs a matrix product's `B` nor
+//! reads a matrix-vector product's large matrix in rows apart when that
+//! operand is the same on every step: [`Instr::PackB`] and
+//! [`Instr::PackRows`] pack it once per call, in the prologue.
+//!
 //! Passes: a sum or product whose result only one other sum or product
 //! reads is computed inside it ([`Instr::Binary2`], one pass over the
 //! elements instead of two), and a body result that an elementwise
@@ -245,6 +250,8 @@ pub(crate) enum Instr {
     /// `dst = A · x` for a row-major `(rows, cols)` `A`, or with
     /// `transposed`, `dst = Bᵀ · x` for a row-major `(cols, rows)` `B`
     /// (`x · B`, as the plan computes it).
+    /// With `packed_a`, `A` is read from there instead, packed by an
+    /// [`Instr::PackRows`] (`matvec::pack_row_blocks`; the same bits).
     Gemv {
         a: Loc,
         rows: usize,
@@ -252,6 +259,17 @@ pub(crate) enum Instr {
         x: Loc,
         dst: usize,
         transposed: bool,
+        packed_a: Option<usize>,
+    },
+    /// The row-major `(rows, cols)` matrix at `src` packed into `rows ·
+    /// cols` elements from `dst` on for the [`Instr::Gemv`] that reads it
+    /// (`matvec::pack_row_blocks`): emitted only for a matrix the same on
+    /// every step, so it runs once per call, in the prologue.
+    PackRows {
+        src: Loc,
+        rows: usize,
+        cols: usize,
+        dst: usize,
     },
     /// `dst = a · b` of two vectors.
     Inner {
@@ -565,7 +583,8 @@ impl Instr {
             | Instr::Inner { dst, .. }
             | Instr::LogMatMulExp { dst, .. }
             | Instr::Gemm { dst, .. }
-            | Instr::PackB { dst, .. } => Some(dst),
+            | Instr::PackB { dst, .. }
+            | Instr::PackRows { dst, .. } => Some(dst),
         }
     }
 
@@ -604,6 +623,9 @@ impl Instr {
             Instr::Gemv { dst, rows, .. } => f(dst, rows),
             Instr::Gemm { dst, shape, .. } => f(dst, shape.batch * shape.m * shape.n),
             Instr::PackB { dst, shape, .. } => f(dst, shape.packed_b_span()),
+            Instr::PackRows {
+                dst, rows, cols, ..
+            } => f(dst, rows * cols),
             Instr::LogMatMulExp {
                 dst, rows, n, m, ..
             } => f(dst, rows * m + n),
@@ -693,9 +715,22 @@ impl Instr {
                 loc(src);
                 *dst = f(*dst);
             }
-            Instr::Gemv { a, x, dst, .. } => {
+            Instr::Gemv {
+                a,
+                x,
+                dst,
+                packed_a,
+                ..
+            } => {
                 loc(a);
                 loc(x);
+                if let Some(p) = packed_a {
+                    *p = f(*p);
+                }
+                *dst = f(*dst);
+            }
+            Instr::PackRows { src, dst, .. } => {
+                loc(src);
                 *dst = f(*dst);
             }
             Instr::Inner { a, b, dst, .. } => {
@@ -800,11 +835,22 @@ impl Instr {
                 ..
             } => f(src, outer * extent * inner),
             Instr::Gemv {
-                a, rows, cols, x, ..
+                a,
+                rows,
+                cols,
+                x,
+                packed_a,
+                ..
             } => {
-                f(a, rows * cols);
+                match packed_a {
+                    Some(p) => f(Loc::Arena(p), rows * cols),
+                    None => f(a, rows * cols),
+                }
                 f(x, cols);
             }
+            Instr::PackRows {
+                src, rows, cols, ..
+            } => f(src, rows * cols),
             Instr::Inner { a, b, len, .. } => {
                 f(a, len);
                 f(b, len);

@@ -525,12 +525,26 @@ fn exec(
             reduce(op, x, out, extent, inner)?;
         }
         Instr::Gemv {
+            rows,
+            cols,
+            x,
+            dst,
+            packed_a: Some(p),
+            ..
+        } => {
+            let (ar, y) = around(arena, dst, rows)?;
+            let pa = read(ar, src, at, Loc::Arena(p), rows * cols)?;
+            let xs = read(ar, src, at, x, cols)?;
+            matvec::gemv_row_blocks(pa, xs, y).then_some(())?;
+        }
+        Instr::Gemv {
             a,
             rows,
             cols,
             x,
             dst,
             transposed,
+            packed_a: None,
         } => {
             let (ar, y) = around(arena, dst, rows)?;
             let da = read(ar, src, at, a, rows * cols)?;
@@ -593,6 +607,16 @@ fn exec(
                     None => gemm::gemm_rows(ag, bg, m, k, n, c)?,
                 }
             }
+        }
+        Instr::PackRows {
+            src: a,
+            rows,
+            cols,
+            dst,
+        } => {
+            let (ar, out) = around(arena, dst, rows * cols)?;
+            let da = read(ar, src, at, a, rows * cols)?;
+            matvec::pack_row_blocks(da, rows, cols, out)?;
         }
         Instr::PackB { src: b, shape, dst } => {
             let (ar, out) = around(arena, dst, shape.packed_b_span())?;
