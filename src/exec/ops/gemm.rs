@@ -44,7 +44,7 @@ pub fn gemm(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewM
             gram(a, b, c);
         } else {
             let done = match (a.as_slice(), c.as_slice_mut()) {
-                (Some(sa), Some(sc)) => through_packed_b(sa, PackFrom::View(b), m, k, n, sc),
+                (Some(sa), Some(sc)) => through_packed_b(sa, b, m, k, n, sc),
                 _ => false,
             };
             if !done {
@@ -151,15 +151,13 @@ fn packed(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewMut
 /// without the kernel): then call [`gemm`] for each.
 pub fn pack_shared(b: &ArrayView2<'_, f64>, m: usize, buf: &mut Vec<f64>) -> bool {
     let (k, n) = b.dim();
-    match b.as_slice() {
-        Some(sb) if !is_small(m, k, n) => pack_into(PackFrom::Rows(sb), k, n, buf).is_some(),
-        _ => false,
-    }
+    b.as_slice().is_some() && !is_small(m, k, n) && pack_into(b, buf).is_some()
 }
 
 /// `b` packed into `buf` (grown to fit), and its length there; `None`
 /// when the packed-`B` kernel does not run for it.
-fn pack_into(b: PackFrom<'_>, k: usize, n: usize, buf: &mut Vec<f64>) -> Option<usize> {
+fn pack_into(b: &ArrayView2<'_, f64>, buf: &mut Vec<f64>) -> Option<usize> {
+    let (k, n) = b.dim();
     if !prepacked::available() || !prepacked::fits(k, n) {
         return None;
     }
@@ -167,22 +165,8 @@ fn pack_into(b: PackFrom<'_>, k: usize, n: usize, buf: &mut Vec<f64>) -> Option<
     if buf.len() < len {
         buf.resize(len, 0.0);
     }
-    let out = &mut buf[..len];
-    match b {
-        PackFrom::Rows(b) => prepacked::pack(b, k, n, out)?,
-        PackFrom::View(b) => match b.as_slice() {
-            Some(rows) => prepacked::pack(rows, k, n, out)?,
-            None => prepacked::pack_view(b, out)?,
-        },
-    }
+    prepacked::pack_view(b, &mut buf[..len])?;
     Some(len)
-}
-
-/// A `B` to pack: row-major data, or a view of any strides.
-#[derive(Clone, Copy)]
-enum PackFrom<'a> {
-    Rows(&'a [f64]),
-    View(&'a ArrayView2<'a, f64>),
 }
 
 /// [`gemm`] given `b` packed by [`pack_shared`] into `packed`: the same
@@ -217,7 +201,7 @@ pub fn gemm_rows(a: &[f64], b: &[f64], m: usize, k: usize, n: usize, c: &mut [f6
     let c = c.get_mut(..m.checked_mul(n)?)?;
     if is_small(m, k, n) {
         small_rows(a, b, k, n, c);
-    } else if !through_packed_b(a, PackFrom::Rows(b), m, k, n, c) {
+    } else if !through_packed_b(a, &ArrayView2::from_shape((k, n), b).ok()?, m, k, n, c) {
         packed_rows(a, b, m, k, n, c)?;
     }
     Some(())
@@ -256,15 +240,16 @@ fn packed_rows(a: &[f64], b: &[f64], m: usize, k: usize, n: usize, c: &mut [f64]
     Some(())
 }
 
-/// The product of row-major slices of the exact lengths through a packed
-/// `B` ([`prepacked`]: `A` read where it is, not packed) when the
+/// The product of row-major `a` and `c` (slices of the exact lengths) and
+/// `b` of any strides through a packed `B` ([`prepacked`]: `A` read where
+/// it is, not packed) when the
 /// machine's kernel gives matrixmultiply's bits and `B` fits the
 /// second-level cache; `B` is packed into a buffer this thread keeps
 /// (allocated once, grown when a larger `B` comes). False when it did
 /// not run or met a NaN (then the caller runs matrixmultiply).
 fn through_packed_b(
     a: &[f64],
-    b: PackFrom<'_>,
+    b: &ArrayView2<'_, f64>,
     m: usize,
     k: usize,
     n: usize,
@@ -278,7 +263,7 @@ fn through_packed_b(
         let Ok(mut buf) = buf.try_borrow_mut() else {
             return false;
         };
-        pack_into(b, k, n, &mut buf)
+        pack_into(b, &mut buf)
             .is_some_and(|len| prepacked::product(a, &buf[..len], m, k, n, c) == Some(true))
     })
 }

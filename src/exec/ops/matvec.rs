@@ -277,16 +277,41 @@ fn gemv_row_major_split(a: &[f64], x: &[f64], y: &mut [f64], force: bool) -> boo
         return false;
     }
     let len = x.len();
+    by_row_halves(a, len, y, force, |a, y| {
+        gemv_rows(Rows::Packed { data: a, len }, x, y)
+    })
+}
+
+/// `kernel(a, y)` for the rows of `a` (`y.len()` rows of `len` elements,
+/// or blocks of them packed by [`pack_row_blocks`]), split at a whole
+/// block of [`ROWS`] over two threads when large enough (or `force`):
+/// each result is computed as without the split.
+fn by_row_halves(
+    a: &[f64],
+    len: usize,
+    y: &mut [f64],
+    force: bool,
+    kernel: impl Fn(&[f64], &mut [f64]) -> bool + Sync,
+) -> bool {
     if let Some(half) = split_at(y.len(), len, ROWS, force) {
         let (y0, y1) = y.split_at_mut(half);
         let (a0, a1) = a.split_at(half * len);
-        let (l, r) = threads::join(
-            || gemv_rows(Rows::Packed { data: a0, len }, x, y0),
-            || gemv_rows(Rows::Packed { data: a1, len }, x, y1),
-        );
+        let (l, r) = threads::join(|| kernel(a0, y0), || kernel(a1, y1));
         return l && r;
     }
-    gemv_rows(Rows::Packed { data: a, len }, x, y)
+    kernel(a, y)
+}
+
+/// The fewest elements a matrix must have for [`pack_row_blocks`] to pay
+/// (64 KiB, twice the first-level cache): a smaller one stays in that
+/// cache whatever its layout, and the packed copy would only take memory.
+const ROW_BLOCKS_MIN: usize = 8192;
+
+/// True when a `(rows, cols)` matrix read by rows on every step of a
+/// loop is worth packing once by [`pack_row_blocks`]: at least a block of
+/// rows, and too large for the first-level cache.
+pub fn row_blocks_pay(rows: usize, cols: usize) -> bool {
+    rows >= ROWS && rows.saturating_mul(cols) >= ROW_BLOCKS_MIN
 }
 
 /// Packs a row-major `(rows, cols)` matrix `a` into `out` (`rows · cols`
@@ -339,14 +364,10 @@ fn gemv_row_blocks_split(packed: &[f64], x: &[f64], y: &mut [f64], force: bool) 
     if y.len().checked_mul(x.len()) != Some(packed.len()) {
         return false;
     }
-    if let Some(half) = split_at(y.len(), x.len(), ROWS, force) {
-        let (y0, y1) = y.split_at_mut(half);
-        let (p0, p1) = packed.split_at(half * x.len());
-        threads::join(|| row_blocks(p0, x, y0), || row_blocks(p1, x, y1));
-        return true;
-    }
-    row_blocks(packed, x, y);
-    true
+    by_row_halves(packed, x.len(), y, force, |p, y| {
+        row_blocks(p, x, y);
+        true
+    })
 }
 
 /// The kernel of [`gemv_row_blocks`] (sizes checked by the caller).

@@ -85,11 +85,14 @@ pub fn pack(b: &[f64], k: usize, n: usize, out: &mut [f64]) -> Option<()> {
 }
 
 /// [`pack`] for a `(k, n)` matrix of any strides (a transposed matrix:
-/// `x·Wᵀ`), read element by element: the same layout, so the product
-/// against it is the one against the row-major copy. `None` when `out`
-/// is too short.
+/// `x·Wᵀ`; one in row-major order is copied by rows, as [`pack`] does):
+/// the same layout, so the product against it is the one against the
+/// row-major copy. `None` when `out` is too short.
 pub fn pack_view(b: &ArrayView2<'_, f64>, out: &mut [f64]) -> Option<()> {
     let (k, n) = b.dim();
+    if let Some(rows) = b.as_slice() {
+        return pack(rows, k, n, out);
+    }
     let out = out.get_mut(..packed_len(k, n))?;
     if k == 0 || n == 0 {
         return Some(());

@@ -11,7 +11,7 @@ use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::broadcast_shapes;
 use crate::exec::ops::normalize_axis;
 use crate::exec::ops::shape::slice_indices;
-use crate::exec::ops::{gemm, prepacked};
+use crate::exec::ops::{gemm, matvec, prepacked};
 use crate::exec::plan::schedule::GraphPlan;
 use crate::exec::run::Dims;
 use crate::lang::{BinaryOp, DType, Op, ReduceOp, Scalar, Type, UnaryOp};
@@ -110,16 +110,6 @@ struct Builder<'a> {
     /// The scalar constants made so far, by their bits.
     scalars: Vec<(u64, usize)>,
 }
-
-/// Rows of a block of the packed matrix-vector kernel: a product with
-/// fewer rows reads its matrix as it is.
-const ROW_BLOCK: usize = 4;
-
-/// The fewest elements a matrix of a matrix-vector product must have for
-/// the tape to pack it (64 KiB, twice the first-level cache): a smaller
-/// one stays in that cache whatever its layout, and the packed copy
-/// would only add to the arena.
-const PACK_ROWS_MIN: usize = 8192;
 
 impl Builder<'_> {
     /// True when `loc` is in a parameter that is the same on every step.
@@ -762,8 +752,7 @@ impl Builder<'_> {
                         // from the second-level cache: packed once per
                         // call into row blocks.
                         let packed_a = if !transposed
-                            && m >= ROW_BLOCK
-                            && m * k >= PACK_ROWS_MIN
+                            && matvec::row_blocks_pay(m, k)
                             && self.is_invariant(a)
                         {
                             let dst = self.alloc(m * k)?;
