@@ -208,6 +208,25 @@ fn same_bits(a: &Value, b: &Value) -> bool {
         }
 }
 
+/// [`same_bits`], except that a NaN equals any NaN: Rust leaves the sign
+/// and payload of an operation's NaN result unspecified (RFC 3514), and
+/// the two executors' kernels, compiled apart, may order the operands of
+/// an addition or a product of two NaNs differently (a NaN in a sequence
+/// meeting one from an overflow: +NaN against -NaN).
+fn same_bits_but_nans(a: &Value, b: &Value) -> bool {
+    let same = |p: f64, q: f64| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan());
+    a.dtype() == b.dtype()
+        && a.shape() == b.shape()
+        && match (a, b) {
+            (Value::F64(x), Value::F64(y)) => x.iter().zip(y).all(|(&p, &q)| same(p, q)),
+            (Value::F32(x), Value::F32(y)) => x
+                .iter()
+                .zip(y)
+                .all(|(&p, &q)| same(f64::from(p), f64::from(q))),
+            _ => a == b,
+        }
+}
+
 /// The symbols the input types mention (bound by the inputs' shapes).
 fn input_symbols(p: &Program) -> BTreeSet<String> {
     p.inputs()
@@ -599,6 +618,78 @@ fn packed_matrix_products_keep_the_plans_bits() {
     }
 }
 
+/// Products whose only reader is an elementwise instruction (the GRU's
+/// gates: the product plus a sequence's row plus a bias row; the LSTM's
+/// batched product in a fused pair; a difference and a product with the
+/// product on the right) compute that reader as the kernel stores each
+/// element: the plan's bits without the step tape, with partial tiles
+/// and panels, a `k` above one block (not merged), on ordinary data, on
+/// data whose products overflow (inf, and NaN from inf - inf: the
+/// readers then run apart), and with NaN and infinities in a sequence
+/// (NaN of either sign on both executors: see [`same_bits_but_nans`]).
+fn products_with_their_readers_keep_the_plans_bits() {
+    let read =
+        |rel: &str| parse_program(&std::fs::read_to_string(root().join(rel)).unwrap()).unwrap();
+    let right = parse_program(
+        "(program right (input X (f64 T M N)) (input h0 (f64 M N)) (input U (f64 N N)) (input b (f64 N))
+          (let H (scan (sequences X) (outputs_info (sitsot h0)) (non_sequences U b)
+            (fn (x h u c) (tanh (mul x (sub c (dot h u)))))))
+          (output H))",
+    )
+    .unwrap();
+    let dims = |pairs: &[(&str, i64)]| -> Dims {
+        pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+    };
+    let gru = read("benches/programs/gru.sexp");
+    let lstm = read("benches/programs/lstm.sexp");
+    let cases = [
+        (&gru, dims(&[("T", 5), ("M", 13), ("N", 40), ("D", 24)])),
+        (&gru, dims(&[("T", 3), ("M", 7), ("N", 260), ("D", 9)])),
+        (&lstm, dims(&[("T", 5), ("M", 11), ("N", 24), ("D", 16)])),
+        (&right, dims(&[("T", 4), ("M", 9), ("N", 50)])),
+    ];
+    for (p, d) in cases {
+        let inputs = eqscan::exec::run::generate_inputs(p, &d, &Default::default()).unwrap();
+        let scaled = |f: &dyn Fn(usize, f64) -> f64| -> Vec<Value> {
+            inputs
+                .iter()
+                .enumerate()
+                .map(|(k, v)| match v {
+                    Value::F64(a) => Value::F64(a.mapv(|x| f(k, x))),
+                    other => other.clone(),
+                })
+                .collect()
+        };
+        let huge = scaled(&|_, x| x * 1e300);
+        // The first input (the sequence) with NaN and infinities mixed in.
+        let specials = scaled(&|k, x| match (k, (x.to_bits() >> 20) % 11) {
+            (0, 0) => f64::NAN,
+            (0, 1) => f64::INFINITY,
+            (0, 2) => -f64::NAN,
+            _ => x,
+        });
+        for (what, data) in [
+            ("ordinary", &inputs),
+            ("overflowing", &huge),
+            ("NaN", &specials),
+        ] {
+            let refs: Vec<&Value> = data.iter().collect();
+            let mut plain = Compiled::with_options(p, &d, common::plan_without_tape()).unwrap();
+            let want = plain.call(&refs).unwrap().to_values();
+            let mut f = Compiled::new(p, &d).unwrap();
+            let got = f.call(&refs).unwrap().to_values();
+            assert_eq!(f.loops_on_tape(), (1, 1), "{} {d:?}", p.name);
+            for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    same_bits_but_nans(a, b),
+                    "{} {d:?} {what}: output {k}",
+                    p.name
+                );
+            }
+        }
+    }
+}
+
 fn main() {
     let cases = cases();
     assert!(cases.len() > 300, "only {} programs found", cases.len());
@@ -607,7 +698,8 @@ fn main() {
         increments_update_only_dead_operands,
         fused_sum_holds_a_block_not_a_copy,
         native_code_runs_long_loops,
-        packed_matrix_products_keep_the_plans_bits
+        packed_matrix_products_keep_the_plans_bits,
+        products_with_their_readers_keep_the_plans_bits
     ];
     for (trial, case) in cases {
         trials.push(Trial::test(trial, move || {

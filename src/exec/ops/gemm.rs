@@ -231,6 +231,29 @@ pub fn gemm_rows_prepacked(
     Some(())
 }
 
+/// [`gemm_rows_prepacked`], each element then updated by `steps` as the
+/// packed kernel stores it ([`prepacked::product_then`]): `Some(true)`.
+/// `Some(false)`: `c` holds the product alone (a small product, one the
+/// kernel does not take with steps, or a NaN in the result), and the
+/// caller applies the steps apart.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_rows_prepacked_then(
+    a: &[f64],
+    b: &[f64],
+    bp: &[f64],
+    m: usize,
+    k: usize,
+    n: usize,
+    c: &mut [f64],
+    steps: &[prepacked::Step<'_>],
+) -> Option<bool> {
+    if !is_small(m, k, n) && prepacked::product_then(a, bp, m, k, n, c, steps) == Some(true) {
+        return Some(true);
+    }
+    gemm_rows_prepacked(a, b, bp, m, k, n, c)?;
+    Some(false)
+}
+
 /// matrixmultiply's product of row-major slices of the exact lengths.
 fn packed_rows(a: &[f64], b: &[f64], m: usize, k: usize, n: usize, c: &mut [f64]) -> Option<()> {
     let av = ArrayView2::from_shape((m, k), a).ok()?;

@@ -6,7 +6,10 @@
 //! [`PANEL`] columns, each panel's rows contiguous, the last one padded
 //! with zeros) and the product against it ([`product`]), whose kernel
 //! reads the rows of `A` where they are and keeps a tile of `6 × 8`
-//! running sums in registers. `gemm` decides when it runs (a `B` that fits
+//! running sums in registers, and that product with elementwise steps on
+//! each element as it is stored ([`product_then`], [`Step`]: a loop's
+//! sums of a product and a sequence's row or a bias). `gemm` decides when
+//! it runs (a `B` that fits
 //! the second-level cache, [`fits`]) and packs `B` itself for products
 //! outside loops.
 //!
@@ -128,12 +131,83 @@ pub fn fits(k: usize, n: usize) -> bool {
 /// instructions decide its payload. `None` when a slice is shorter than
 /// its shape says, or [`available`] is false (nothing is written then).
 pub fn product(a: &[f64], bp: &[f64], m: usize, k: usize, n: usize, c: &mut [f64]) -> Option<bool> {
+    product_then(a, bp, m, k, n, c, &[])
+}
+
+/// An elementwise operation on each element `v` of a product as the
+/// kernel stores it, with the element `w` of `src` at the same row and
+/// column: `v = op(v, w)` when `product_first`, else `op(w, v)`. Several
+/// run in order: what the elementwise instructions that read only the
+/// product compute, without a pass of their own over it.
+#[derive(Clone, Copy, Debug)]
+pub struct Step<'a> {
+    /// The operation.
+    pub op: StepOp,
+    /// Whether the running value is the left operand.
+    pub product_first: bool,
+    /// The other operand.
+    pub src: StepSrc<'a>,
+}
+
+/// The operation of a [`Step`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `·`
+    Mul,
+}
+
+/// The other operand of a [`Step`].
+#[derive(Clone, Copy, Debug)]
+pub enum StepSrc<'a> {
+    /// A row-major `(m, n)` matrix, element for element.
+    Full(&'a [f64]),
+    /// A row of `n`, the same for every row.
+    Row(&'a [f64]),
+    /// One value for every element.
+    Scalar(f64),
+}
+
+/// The most [`Step`]s one product applies.
+pub const MAX_STEPS: usize = 4;
+
+/// [`product`], each element then updated by `steps` in order before it
+/// is stored (one rounding per step, as the elementwise instructions
+/// round: the same bits as the product followed by them, when no value is
+/// NaN). `Some(false)` when a stored value is NaN: the caller computes the
+/// product and the steps again, apart, whose instructions decide a NaN's
+/// payload. `None` (nothing written) where [`product`] gives `None`, and
+/// for steps when `k` is above one block of sums (256) or is 0, or there
+/// are more than [`MAX_STEPS`], or a step's operand is shorter than its
+/// shape says.
+pub fn product_then(
+    a: &[f64],
+    bp: &[f64],
+    m: usize,
+    k: usize,
+    n: usize,
+    c: &mut [f64],
+    steps: &[Step<'_>],
+) -> Option<bool> {
     if !available() {
         return None;
     }
     let a = a.get(..m.checked_mul(k)?)?;
     let bp = bp.get(..packed_len(k, n))?;
     let c = c.get_mut(..m.checked_mul(n)?)?;
+    if !steps.is_empty() {
+        let sized = |s: &Step<'_>| match s.src {
+            StepSrc::Full(d) => d.len() >= m * n,
+            StepSrc::Row(d) => d.len() >= n,
+            StepSrc::Scalar(_) => true,
+        };
+        if k == 0 || k > MM_KC || steps.len() > MAX_STEPS || !steps.iter().all(sized) {
+            return None;
+        }
+    }
     if m == 0 || n == 0 {
         return Some(true);
     }
@@ -151,10 +225,13 @@ pub fn product(a: &[f64], bp: &[f64], m: usize, k: usize, n: usize, c: &mut [f64
     let clean = if let Some(h) = super::gemm::row_split(m, k, n) {
         let (a1, a2) = a.split_at(h * k);
         let (c1, c2) = c.split_at_mut(h * n);
-        let (x, y) = threads::join(|| rows(a1, bp, 0, shape, c1), || rows(a2, bp, h, shape, c2));
+        let (x, y) = threads::join(
+            || rows(a1, bp, 0, shape, c1, steps),
+            || rows(a2, bp, h, shape, c2, steps),
+        );
         x && y
     } else {
-        rows(a, bp, 0, shape, c)
+        rows(a, bp, 0, shape, c, steps)
     };
     Some(clean)
 }
@@ -189,7 +266,14 @@ struct Next {
 /// whose operands come from the third level (a loop's inputs hoisted
 /// into one product over every step) does not wait for them. The order
 /// of the tiles does not change any element's sum.
-fn rows(a: &[f64], bp: &[f64], row0: usize, shape: Shape, c: &mut [f64]) -> bool {
+fn rows(
+    a: &[f64],
+    bp: &[f64],
+    row0: usize,
+    shape: Shape,
+    c: &mut [f64],
+    steps: &[Step<'_>],
+) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         let (k, n) = (shape.k, shape.n);
@@ -207,12 +291,12 @@ fn rows(a: &[f64], bp: &[f64], row0: usize, shape: Shape, c: &mut [f64]) -> bool
             // `packed_len(k, n)` elements, `ctile` `r` rows of `n`.
             clean &= unsafe {
                 match r {
-                    6 => fma::tile::<6>(atile, bp, first, shape, ctile, next),
-                    5 => fma::tile::<5>(atile, bp, first, shape, ctile, next),
-                    4 => fma::tile::<4>(atile, bp, first, shape, ctile, next),
-                    3 => fma::tile::<3>(atile, bp, first, shape, ctile, next),
-                    2 => fma::tile::<2>(atile, bp, first, shape, ctile, next),
-                    _ => fma::tile::<1>(atile, bp, first, shape, ctile, next),
+                    6 => fma::tile::<6>(atile, bp, first, shape, ctile, next, steps),
+                    5 => fma::tile::<5>(atile, bp, first, shape, ctile, next, steps),
+                    4 => fma::tile::<4>(atile, bp, first, shape, ctile, next, steps),
+                    3 => fma::tile::<3>(atile, bp, first, shape, ctile, next, steps),
+                    2 => fma::tile::<2>(atile, bp, first, shape, ctile, next, steps),
+                    _ => fma::tile::<1>(atile, bp, first, shape, ctile, next, steps),
                 }
             };
         }
@@ -220,14 +304,14 @@ fn rows(a: &[f64], bp: &[f64], row0: usize, shape: Shape, c: &mut [f64]) -> bool
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (a, bp, row0, shape, c);
+        let _ = (a, bp, row0, shape, c, steps);
         false
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod fma {
-    use super::{Next, Shape, MM_KC, PANEL, ROWS};
+    use super::{Next, Shape, Step, StepOp, StepSrc, MM_KC, PANEL, ROWS};
     use std::arch::x86_64::*;
 
     /// `R` rows of `c` (`row0`: the first one's row in the whole product)
@@ -245,6 +329,7 @@ mod fma {
         shape: Shape,
         c: &mut [f64],
         next: Next,
+        steps: &[Step<'_>],
     ) -> bool {
         let Shape {
             k,
@@ -286,6 +371,13 @@ mod fma {
         for q in 0..panels {
             prefetch_share(next.a, a_lines, a_share, q);
             prefetch_share(next.c, c_lines, c_share, q);
+            // The next tile's rows of a step's matrix, as those of C.
+            for s in steps {
+                if let StepSrc::Full(d) = s.src {
+                    let at = d.as_ptr().wrapping_add((row0 + ROWS) * n);
+                    prefetch_share(at, c_lines, c_share, q);
+                }
+            }
             let j0 = q * PANEL;
             let width = PANEL.min(n - j0);
             // SAFETY: panel q starts at q·k·PANEL < packed_len(k, n).
@@ -315,8 +407,12 @@ mod fma {
                         // SAFETY: row r of `c`, columns j0 .. j0 + 8.
                         unsafe {
                             let crow = cp.add(r * n + j0);
-                            let v0 = _mm256_add_pd(acc[0], zero);
-                            let v1 = _mm256_add_pd(acc[1], zero);
+                            let v = [_mm256_add_pd(acc[0], zero), _mm256_add_pd(acc[1], zero)];
+                            let [v0, v1] = if steps.is_empty() {
+                                v
+                            } else {
+                                steps_on_8(steps, row0 + r, n, j0, v)
+                            };
                             nan = _mm256_or_pd(nan, _mm256_cmp_pd::<_CMP_UNORD_Q>(v0, v1));
                             _mm256_storeu_pd(crow, v0);
                             _mm256_storeu_pd(crow.add(4), v1);
@@ -353,7 +449,7 @@ mod fma {
                             unsafe {
                                 let at = crow.add(jj);
                                 *at = if p0 == 0 {
-                                    s + 0.0
+                                    steps_on_1(steps, row0 + r, n, j0 + jj, s + 0.0)
                                 } else if edge {
                                     *at + (s + 0.0)
                                 } else {
@@ -368,6 +464,74 @@ mod fma {
             }
         }
         !scalar_nan && _mm256_movemask_pd(nan) == 0
+    }
+
+    /// `steps` (in order) on the values `v` of row `row`, columns `j0 ..
+    /// j0 + 8`, of an `n`-column product.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; each step's operand holds those columns (checked
+    /// by `product_then`).
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn steps_on_8(
+        steps: &[Step<'_>],
+        row: usize,
+        n: usize,
+        j0: usize,
+        mut v: [__m256d; 2],
+    ) -> [__m256d; 2] {
+        for s in steps {
+            // SAFETY: the operand holds row `row`'s columns j0 .. j0 + 8.
+            let w = unsafe {
+                match s.src {
+                    StepSrc::Full(d) => {
+                        let p = d.as_ptr().add(row * n + j0);
+                        [_mm256_loadu_pd(p), _mm256_loadu_pd(p.add(4))]
+                    }
+                    StepSrc::Row(d) => {
+                        let p = d.as_ptr().add(j0);
+                        [_mm256_loadu_pd(p), _mm256_loadu_pd(p.add(4))]
+                    }
+                    StepSrc::Scalar(x) => [_mm256_set1_pd(x); 2],
+                }
+            };
+            for (v, w) in v.iter_mut().zip(w) {
+                let (x, y) = if s.product_first { (*v, w) } else { (w, *v) };
+                *v = match s.op {
+                    StepOp::Add => _mm256_add_pd(x, y),
+                    StepOp::Sub => _mm256_sub_pd(x, y),
+                    StepOp::Mul => _mm256_mul_pd(x, y),
+                };
+            }
+        }
+        v
+    }
+
+    /// `steps` (in order) on the value `v` of row `row`, column `j`.
+    ///
+    /// # Safety
+    /// Each step's operand holds that element (checked by
+    /// `product_then`).
+    #[inline]
+    unsafe fn steps_on_1(steps: &[Step<'_>], row: usize, n: usize, j: usize, mut v: f64) -> f64 {
+        for s in steps {
+            // SAFETY: the operand holds the element.
+            let w = unsafe {
+                match s.src {
+                    StepSrc::Full(d) => *d.get_unchecked(row * n + j),
+                    StepSrc::Row(d) => *d.get_unchecked(j),
+                    StepSrc::Scalar(x) => x,
+                }
+            };
+            let (x, y) = if s.product_first { (v, w) } else { (w, v) };
+            v = match s.op {
+                StepOp::Add => x + y,
+                StepOp::Sub => x - y,
+                StepOp::Mul => x * y,
+            };
+        }
+        v
     }
 }
 
@@ -534,6 +698,187 @@ mod tests {
         let a = vec![-1e-200; m * k];
         let b = vec![1e-200; k * n];
         agree(m, k, n, &a, &b);
+    }
+
+    /// `product_then` against the product followed by each step on each
+    /// element in the written order, bit for bit; a NaN in the result
+    /// must be reported (the caller then runs the steps apart).
+    fn steps_agree(m: usize, k: usize, n: usize, a: &[f64], b: &[f64], steps: &[Step<'_>]) {
+        let mut want = vec![f64::NAN; m * n];
+        super::super::gemm::gemm_rows(a, b, m, k, n, &mut want).unwrap();
+        for (i, v) in want.iter_mut().enumerate() {
+            for s in steps {
+                let w = match s.src {
+                    StepSrc::Full(d) => d[i],
+                    StepSrc::Row(d) => d[i % n],
+                    StepSrc::Scalar(x) => x,
+                };
+                let (x, y) = if s.product_first { (*v, w) } else { (w, *v) };
+                *v = match s.op {
+                    StepOp::Add => x + y,
+                    StepOp::Sub => x - y,
+                    StepOp::Mul => x * y,
+                };
+            }
+        }
+        let mut bp = vec![f64::NAN; packed_len(k, n)];
+        pack(b, k, n, &mut bp).unwrap();
+        let mut got = vec![f64::NAN; m * n];
+        match product_then(a, &bp, m, k, n, &mut got, steps) {
+            None => assert!(!available()),
+            Some(false) => assert!(
+                want.iter().any(|x| x.is_nan()),
+                "{m}x{k}x{n}: a NaN reported where the steps give none"
+            ),
+            Some(true) => {
+                assert!(
+                    !want.iter().any(|x| x.is_nan()),
+                    "{m}x{k}x{n}: a NaN not reported"
+                );
+                for i in 0..m * n {
+                    assert!(
+                        got[i].to_bits() == want[i].to_bits(),
+                        "{m}x{k}x{n}: element ({}, {}) is {:e}, expected {:e}",
+                        i / n,
+                        i % n,
+                        got[i],
+                        want[i]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn steps_on_stored_elements_keep_the_separate_passes_bits() {
+        // Whole and partial tiles and panels (rows mod 6, columns mod 8),
+        // one row split over two threads (160 rows), the GRU and LSTM
+        // step shapes; every kind of operand and operation, each side.
+        for &(m, k, n) in &[
+            (80, 128, 128),
+            (64, 64, 64),
+            (7, 40, 17),
+            (13, 256, 9),
+            (160, 64, 130),
+        ] {
+            let (a, b) = (filled(m * k, 7, &[]), filled(k * n, 8, &[]));
+            let full = filled(m * n, 9, &[]);
+            let row = filled(n, 10, &[]);
+            let step = |op, product_first, src| Step {
+                op,
+                product_first,
+                src,
+            };
+            let cases: [&[Step<'_>]; 4] = [
+                &[step(StepOp::Add, false, StepSrc::Full(&full))],
+                &[
+                    step(StepOp::Add, true, StepSrc::Full(&full)),
+                    step(StepOp::Add, true, StepSrc::Row(&row)),
+                ],
+                &[
+                    step(StepOp::Sub, false, StepSrc::Row(&row)),
+                    step(StepOp::Mul, true, StepSrc::Scalar(-0.75)),
+                    step(StepOp::Sub, true, StepSrc::Full(&full)),
+                ],
+                &[
+                    step(StepOp::Mul, false, StepSrc::Full(&full)),
+                    step(StepOp::Sub, false, StepSrc::Scalar(2.5)),
+                    step(StepOp::Add, false, StepSrc::Row(&row)),
+                    step(StepOp::Mul, true, StepSrc::Row(&row)),
+                ],
+            ];
+            for steps in cases {
+                steps_agree(m, k, n, &a, &b, steps);
+            }
+        }
+    }
+
+    #[test]
+    fn steps_at_extreme_magnitudes_keep_bits_or_report_nan() {
+        // Overflow in the product or in a step (inf, then inf - inf),
+        // subnormals, signed zeros (-0 + -0, 0 · -x), and NaN operands.
+        let special = [
+            -0.0,
+            0.0,
+            1e-300,
+            -1e-300,
+            1e300,
+            -1e300,
+            5e-324,
+            f64::MIN_POSITIVE,
+        ];
+        let (m, k, n) = (19, 70, 21);
+        let a = filled(m * k, 11, &special);
+        let b = filled(k * n, 12, &special);
+        let mut huge = filled(m * n, 13, &special);
+        huge.iter_mut().step_by(7).for_each(|x| *x = f64::MAX);
+        let zeros = vec![-0.0; n];
+        let with_nan = filled(m * n, 14, &[f64::NAN, f64::INFINITY, f64::NEG_INFINITY]);
+        let step = |op, product_first, src| Step {
+            op,
+            product_first,
+            src,
+        };
+        for steps in [
+            [
+                step(StepOp::Add, true, StepSrc::Full(&huge)),
+                step(StepOp::Add, false, StepSrc::Row(&zeros)),
+            ],
+            [
+                step(StepOp::Mul, true, StepSrc::Full(&huge)),
+                step(StepOp::Mul, false, StepSrc::Scalar(-0.0)),
+            ],
+            [
+                step(StepOp::Sub, false, StepSrc::Full(&with_nan)),
+                step(StepOp::Add, true, StepSrc::Scalar(1e308)),
+            ],
+        ] {
+            steps_agree(m, k, n, &a, &b, &steps);
+            // Every product underflows: signed zeros through the steps.
+            let tiny: Vec<f64> = a.iter().map(|x| x * 1e-300).collect();
+            steps_agree(m, k, n, &tiny, &b, &steps);
+        }
+    }
+
+    #[test]
+    fn steps_are_refused_where_the_kernel_cannot_run_them() {
+        let (m, n) = (20, 40);
+        let full = vec![1.0; m * n];
+        let steps = [Step {
+            op: StepOp::Add,
+            product_first: true,
+            src: StepSrc::Full(&full),
+        }];
+        for k in [0, 257] {
+            let (a, b) = (vec![1.0; m * k], vec![1.0; k * n]);
+            let mut bp = vec![0.0; packed_len(k, n)];
+            pack(&b, k, n, &mut bp).unwrap();
+            let mut c = vec![0.0; m * n];
+            assert!(
+                product_then(&a, &bp, m, k, n, &mut c, &steps).is_none(),
+                "k = {k}"
+            );
+            assert_eq!(
+                product_then(&a, &bp, m, k, n, &mut c, &[]),
+                available().then_some(true)
+            );
+        }
+        // An operand shorter than the product, or than a row.
+        let k = 30;
+        let (a, b) = (vec![1.0; m * k], vec![1.0; k * n]);
+        let mut bp = vec![0.0; packed_len(k, n)];
+        pack(&b, k, n, &mut bp).unwrap();
+        let mut c = vec![0.0; m * n];
+        let short_full = [Step {
+            src: StepSrc::Full(&full[1..]),
+            ..steps[0]
+        }];
+        let short_row = [Step {
+            src: StepSrc::Row(&full[..n - 1]),
+            ..steps[0]
+        }];
+        assert!(product_then(&a, &bp, m, k, n, &mut c, &short_full).is_none());
+        assert!(product_then(&a, &bp, m, k, n, &mut c, &short_row).is_none());
     }
 
     #[test]

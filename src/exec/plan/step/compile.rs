@@ -185,6 +185,7 @@ impl Builder<'_> {
             shape,
             packed_b,
             dst,
+            then: Box::new([]),
         })
     }
 
@@ -1151,6 +1152,7 @@ pub(crate) fn compile(
         res.push((off, len));
     }
     let instrs = super::fuse_binaries(b.instrs, &res);
+    let instrs = super::epilogue::fuse_products(instrs, &res);
     let (prologue, instrs) = super::hoist_invariants(instrs, invariant, b.arena.len());
     // Packed last, so that a hoisted instruction does not split a run.
     let (prologue, instrs) = (pack_scalars(prologue), pack_scalars(instrs));

@@ -71,11 +71,13 @@
 //! while a step runs, or fail a step the plan would have run.
 
 mod compile;
+mod epilogue;
 mod native;
 mod reuse;
 mod run;
 
 pub(crate) use compile::{compile, ParamShape};
+pub(crate) use epilogue::Stage;
 pub(crate) use native::MAX_POINTERS;
 pub(crate) use run::{BufRows, Bufs, ParamAt, Sources, Store};
 
@@ -297,12 +299,16 @@ pub(crate) enum Instr {
     /// [`Instr::PackB`], in the prologue when `B` does not change between
     /// steps), `prepacked::packed_len(k, n)` elements apart, and the
     /// products read it instead of packing `B` and `A` (the same bits).
+    /// `then`: the elementwise instructions that read only the product,
+    /// in order, computed on each element as the kernel stores it
+    /// ([`epilogue`]); `dst` is then the last one's result.
     Gemm {
         a: Loc,
         b: Loc,
         shape: GemmShape,
         packed_b: Option<usize>,
         dst: usize,
+        then: Box<[Stage]>,
     },
     /// Each distinct `B` of the products of `shape` (`shape.b_count()`
     /// row-major `(k, n)` matrices, `b_stride` elements apart from `src`
@@ -751,12 +757,16 @@ impl Instr {
                 b,
                 packed_b,
                 dst,
+                then,
                 ..
             } => {
                 loc(a);
                 loc(b);
                 if let Some(p) = packed_b {
                     *p = f(*p);
+                }
+                for o in then.iter_mut().flat_map(Stage::operands_mut) {
+                    loc(&mut o.loc);
                 }
                 *dst = f(*dst);
             }
@@ -860,12 +870,17 @@ impl Instr {
                 b,
                 shape,
                 packed_b,
+                ref then,
                 ..
             } => {
                 f(a, shape.a_span());
                 f(b, shape.b_span());
                 if let Some(p) = packed_b {
                     f(Loc::Arena(p), shape.packed_b_span());
+                }
+                let len = shape.batch * shape.m * shape.n;
+                for s in then.iter() {
+                    s.operands(&mut |o, period| f(o.loc, o.span(len, period.unwrap_or(len))));
                 }
             }
             Instr::PackB { src, shape, .. } => f(src, shape.b_span()),

@@ -7,11 +7,12 @@
 //! kernels. Must not: allocate, or compute anything in another order than
 //! the plan does.
 
+use super::epilogue::{self, Operands, Src, MAX_STAGES};
 use super::native::{NativeRun, MAX_POINTERS};
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::pairwise_sum;
-use crate::exec::ops::{gemm, logmatmulexp, matvec, prepacked};
+use crate::exec::ops::{logmatmulexp, matvec, prepacked};
 use crate::exec::plan::block::{binary2_block, binary_block, binary_periodic, zip2, Blk, Periodic};
 use crate::lang::{BinaryOp, CompareOp, ReduceOp};
 use multiversion::multiversion;
@@ -586,8 +587,10 @@ fn exec(
             shape,
             packed_b,
             dst,
+            ref then,
         } => {
-            let (ar, out) = around(arena, dst, shape.batch * shape.m * shape.n)?;
+            let len = shape.batch * shape.m * shape.n;
+            let (ar, out) = around(arena, dst, len)?;
             let da = read(ar, src, at, a, shape.a_span())?;
             let db = read(ar, src, at, b, shape.b_span())?;
             let GemmShape { m, k, n, .. } = shape;
@@ -595,17 +598,18 @@ fn exec(
                 Some(p) => Some(ar.get(p, shape.packed_b_span())?),
                 None => None,
             };
+            let operands = Operands::read(then, len, |loc, span| read(ar, src, at, loc, span))?;
             let plen = prepacked::packed_len(k, n);
             for (g, c) in out.chunks_exact_mut((m * n).max(1)).enumerate() {
                 let ag = da.get(g * shape.a_stride..)?;
                 let bg = db.get(g * shape.b_stride..)?;
-                match packed {
-                    Some(bp) => {
-                        let pg = if shape.b_stride == 0 { 0 } else { g * plen };
-                        gemm::gemm_rows_prepacked(ag, bg, bp.get(pg..)?, m, k, n, c)?;
-                    }
-                    None => gemm::gemm_rows(ag, bg, m, k, n, c)?,
-                }
+                let bp = match packed {
+                    Some(bp) => Some(bp.get(if shape.b_stride == 0 { 0 } else { g * plen }..)?),
+                    None => None,
+                };
+                let mut srcs = [Src::Scalar(0.0); 2 * MAX_STAGES];
+                let srcs = operands.of_batch(g, m * n, &mut srcs)?;
+                epilogue::product(then, srcs, ag, bg, bp, (m, k, n), c)?;
             }
         }
         Instr::PackRows {
