@@ -220,22 +220,14 @@ pub fn gemm_rows_prepacked(
     n: usize,
     c: &mut [f64],
 ) -> Option<()> {
-    let a = a.get(..m.checked_mul(k)?)?;
-    let b = b.get(..k.checked_mul(n)?)?;
-    let c = c.get_mut(..m.checked_mul(n)?)?;
-    if is_small(m, k, n) {
-        small_rows(a, b, k, n, c);
-    } else if prepacked::product(a, bp, m, k, n, c) != Some(true) {
-        packed_rows(a, b, m, k, n, c)?;
-    }
-    Some(())
+    gemm_rows_prepacked_then(a, b, bp, m, k, n, c, &[]).map(drop)
 }
 
 /// [`gemm_rows_prepacked`], each element then updated by `steps` as the
-/// packed kernel stores it ([`prepacked::product_then`]): `Some(true)`.
-/// `Some(false)`: `c` holds the product alone (a small product, one the
-/// kernel does not take with steps, or a NaN in the result), and the
-/// caller applies the steps apart.
+/// packed kernel stores it ([`prepacked::product_then`]): `Some(true)`
+/// (always, without steps). `Some(false)`: `c` holds the product alone (a
+/// small product, one the kernel does not take with steps, or a NaN in
+/// the result), and the caller applies the steps apart.
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_rows_prepacked_then(
     a: &[f64],
@@ -247,11 +239,22 @@ pub fn gemm_rows_prepacked_then(
     c: &mut [f64],
     steps: &[prepacked::Step<'_>],
 ) -> Option<bool> {
-    if !is_small(m, k, n) && prepacked::product_then(a, bp, m, k, n, c, steps) == Some(true) {
-        return Some(true);
+    let a = a.get(..m.checked_mul(k)?)?;
+    let b = b.get(..k.checked_mul(n)?)?;
+    let c = c.get_mut(..m.checked_mul(n)?)?;
+    if is_small(m, k, n) {
+        small_rows(a, b, k, n, c);
+        return Some(steps.is_empty());
     }
-    gemm_rows_prepacked(a, b, bp, m, k, n, c)?;
-    Some(false)
+    match prepacked::product_then(a, bp, m, k, n, c, steps) {
+        Some(true) => return Some(true),
+        // Steps the kernel does not take: the product alone.
+        None if !steps.is_empty() && prepacked::product(a, bp, m, k, n, c) == Some(true) => {
+            return Some(false)
+        }
+        _ => packed_rows(a, b, m, k, n, c)?,
+    }
+    Some(steps.is_empty())
 }
 
 /// matrixmultiply's product of row-major slices of the exact lengths.

@@ -267,38 +267,26 @@ fn steps<'a>(
 /// reads it and writes `out`. `srcs` as for [`steps`].
 fn apply_apart(stages: &[Stage], srcs: &[Src<'_>], n: usize, out: &mut [f64]) -> Option<()> {
     let mut srcs = srcs.iter();
-    let mut v = [0.0f64; PIECE];
     for s in stages {
         match *s {
             Stage::Binary {
                 op, product_first, ..
             } => {
                 let other = *srcs.next()?;
-                // A repeated row: pieces of whole rows, as the
-                // instruction's kernel takes them.
-                let piece = match other {
-                    Src::Row(_) => (PIECE / n.max(1)) * n,
-                    _ => PIECE,
-                };
-                if piece == 0 {
-                    return None;
-                }
-                let mut lo = 0;
-                while lo < out.len() {
-                    let hi = (lo + piece).min(out.len());
-                    let mine = &mut v[..hi - lo];
-                    mine.copy_from_slice(&out[lo..hi]);
-                    let o = &mut out[lo..hi];
-                    if let Src::Row(row) = other {
-                        let (x, y) = (Periodic::Full(&*mine), Periodic::Repeat(row));
+                match other {
+                    // A repeated row: pieces of whole rows, as the
+                    // instruction's kernel takes them.
+                    Src::Row(row) => by_pieces(out, (PIECE / n.max(1)) * n, |_, v, o| {
+                        let (x, y) = (Periodic::Full(v), Periodic::Repeat(row));
                         let (a, b) = if product_first { (x, y) } else { (y, x) };
-                        binary_periodic(op, o, n, a, b).then_some(())?;
-                    } else {
-                        let (x, y) = (Blk::Slice(&*mine), other.blk(lo, hi)?);
+                        binary_periodic(op, o, n, a, b).then_some(())
+                    })?,
+                    _ => by_pieces(out, PIECE, |lo, v, o| {
+                        let (x, y) = (Blk::Slice(v), other.blk(lo, lo + v.len())?);
                         let (a, b) = if product_first { (x, y) } else { (y, x) };
                         binary_block(op, o, a, b);
-                    }
-                    lo = hi;
+                        Some(())
+                    })?,
                 }
             }
             Stage::Binary2 {
@@ -309,20 +297,36 @@ fn apply_apart(stages: &[Stage], srcs: &[Src<'_>], n: usize, out: &mut [f64]) ->
                 ..
             } => {
                 let (other, z) = (*srcs.next()?, *srcs.next()?);
-                let mut lo = 0;
-                while lo < out.len() {
-                    let hi = (lo + PIECE).min(out.len());
-                    let mine = &mut v[..hi - lo];
-                    mine.copy_from_slice(&out[lo..hi]);
-                    let (p, q) = (Blk::Slice(&*mine), other.blk(lo, hi)?);
+                by_pieces(out, PIECE, |lo, v, o| {
+                    let hi = lo + v.len();
+                    let (p, q) = (Blk::Slice(v), other.blk(lo, hi)?);
                     let (x, y) = if at_x { (p, q) } else { (q, p) };
-                    let zb = z.blk(lo, hi)?;
-                    binary2_block(outer, inner, inner_first, &mut out[lo..hi], x, y, zb)
-                        .then_some(())?;
-                    lo = hi;
-                }
+                    binary2_block(outer, inner, inner_first, o, x, y, z.blk(lo, hi)?).then_some(())
+                })?;
             }
         }
+    }
+    Some(())
+}
+
+/// Calls `f(lo, v, piece)` for each piece of `out` (`piece` elements
+/// from `lo` on; at most [`PIECE`]), `v` a copy of it made first.
+fn by_pieces(
+    out: &mut [f64],
+    piece: usize,
+    mut f: impl FnMut(usize, &[f64], &mut [f64]) -> Option<()>,
+) -> Option<()> {
+    if piece == 0 || piece > PIECE {
+        return None;
+    }
+    let mut v = [0.0f64; PIECE];
+    let mut lo = 0;
+    while lo < out.len() {
+        let hi = (lo + piece).min(out.len());
+        let mine = &mut v[..hi - lo];
+        mine.copy_from_slice(&out[lo..hi]);
+        f(lo, mine, &mut out[lo..hi])?;
+        lo = hi;
     }
     Some(())
 }
