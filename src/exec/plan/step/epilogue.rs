@@ -79,44 +79,24 @@ impl Stage {
     }
 }
 
-/// An operand of a stage as one batch of the product sees it.
-#[derive(Clone, Copy)]
-pub(super) enum Src<'a> {
-    /// The batch's `m·n` elements.
-    Full(&'a [f64]),
-    /// A row of `n`, for every row.
-    Row(&'a [f64]),
-    /// One value.
-    Scalar(f64),
+/// Operand `o`, whose data over the whole product is `d`, as batch `g`
+/// (of `mn` elements) sees it: the kernel's operand of a [`Step`].
+fn batch_src(o: Operand, d: &[f64], g: usize, mn: usize) -> Option<StepSrc<'_>> {
+    Some(match o.cover {
+        Cover::Full => StepSrc::Full(d.get(g * mn..(g + 1) * mn)?),
+        Cover::Scalar => StepSrc::Scalar(*d.first()?),
+        Cover::Repeat => StepSrc::Row(d),
+        Cover::PerBlock => return None,
+    })
 }
 
-impl<'a> Src<'a> {
-    /// Operand `o`, whose data over the whole product (`len` elements)
-    /// is `d`, for batch `g` of `mn` elements.
-    pub(super) fn of(o: Operand, d: &'a [f64], g: usize, mn: usize) -> Option<Self> {
-        Some(match o.cover {
-            Cover::Full => Src::Full(d.get(g * mn..(g + 1) * mn)?),
-            Cover::Scalar => Src::Scalar(*d.first()?),
-            Cover::Repeat => Src::Row(d),
-            Cover::PerBlock => return None,
-        })
-    }
-
-    fn step(self) -> StepSrc<'a> {
-        match self {
-            Src::Full(d) => StepSrc::Full(d),
-            Src::Row(d) => StepSrc::Row(d),
-            Src::Scalar(x) => StepSrc::Scalar(x),
-        }
-    }
-
-    /// Piece `lo..hi` of an operand over whole elements or a scalar.
-    fn blk(self, lo: usize, hi: usize) -> Option<Blk<'a, f64>> {
-        match self {
-            Src::Full(d) => Some(Blk::Slice(d.get(lo..hi)?)),
-            Src::Scalar(x) => Some(Blk::Scalar(x)),
-            Src::Row(_) => None,
-        }
+/// Piece `lo..hi` of a batch's operand over whole elements or a scalar
+/// (`None` for a repeated row).
+fn blk(src: StepSrc<'_>, lo: usize, hi: usize) -> Option<Blk<'_, f64>> {
+    match src {
+        StepSrc::Full(d) => Some(Blk::Slice(d.get(lo..hi)?)),
+        StepSrc::Scalar(x) => Some(Blk::Scalar(x)),
+        StepSrc::Row(_) => None,
     }
 }
 
@@ -162,10 +142,10 @@ impl<'a> Operands<'a> {
         &self,
         g: usize,
         mn: usize,
-        out: &'o mut [Src<'a>; 2 * MAX_STAGES],
-    ) -> Option<&'o [Src<'a>]> {
+        out: &'o mut [StepSrc<'a>; 2 * MAX_STAGES],
+    ) -> Option<&'o [StepSrc<'a>]> {
         for (s, &(o, d)) in out.iter_mut().zip(&self.data[..self.count]) {
-            *s = Src::of(o, d, g, mn)?;
+            *s = batch_src(o, d, g, mn)?;
         }
         Some(&out[..self.count])
     }
@@ -176,7 +156,7 @@ impl<'a> Operands<'a> {
 /// kernel when it takes them, else apart ([`apply_apart`]).
 pub(super) fn product(
     stages: &[Stage],
-    srcs: &[Src<'_>],
+    srcs: &[StepSrc<'_>],
     a: &[f64],
     b: &[f64],
     bp: Option<&[f64]>,
@@ -191,15 +171,9 @@ pub(super) fn product(
                 src: StepSrc::Scalar(0.0),
             };
             let mut kernel = [none; prepacked::MAX_STEPS];
-            match steps(stages, srcs, &mut kernel) {
-                Some(count) if count > 0 => {
-                    gemm::gemm_rows_prepacked_then(a, b, bp, m, k, n, c, &kernel[..count])?
-                }
-                _ => {
-                    gemm::gemm_rows_prepacked(a, b, bp, m, k, n, c)?;
-                    stages.is_empty()
-                }
-            }
+            let count = steps(stages, srcs, &mut kernel);
+            let taken = &kernel[..count.unwrap_or(0)];
+            gemm::gemm_rows_prepacked_then(a, b, bp, m, k, n, c, taken)? && count.is_some()
         }
         None => {
             gemm::gemm_rows(a, b, m, k, n, c)?;
@@ -227,16 +201,16 @@ fn step_op(op: BinaryOp) -> Option<StepOp> {
 /// `None` when one has no kernel step.
 fn steps<'a>(
     stages: &[Stage],
-    srcs: &[Src<'a>],
+    srcs: &[StepSrc<'a>],
     out: &mut [Step<'a>; prepacked::MAX_STEPS],
 ) -> Option<usize> {
     let mut k = 0;
     let mut srcs = srcs.iter();
-    let mut push = |op: BinaryOp, product_first: bool, src: Src<'a>| -> Option<()> {
+    let mut push = |op: BinaryOp, product_first: bool, src: StepSrc<'a>| -> Option<()> {
         *out.get_mut(k)? = Step {
             op: step_op(op)?,
             product_first,
-            src: src.step(),
+            src,
         };
         k += 1;
         Some(())
@@ -265,7 +239,7 @@ fn steps<'a>(
 /// from the product, with the kernels of the instructions they were:
 /// piece by piece, each piece of `v` copied aside so that the kernel
 /// reads it and writes `out`. `srcs` as for [`steps`].
-fn apply_apart(stages: &[Stage], srcs: &[Src<'_>], n: usize, out: &mut [f64]) -> Option<()> {
+fn apply_apart(stages: &[Stage], srcs: &[StepSrc<'_>], n: usize, out: &mut [f64]) -> Option<()> {
     let mut srcs = srcs.iter();
     for s in stages {
         match *s {
@@ -276,13 +250,13 @@ fn apply_apart(stages: &[Stage], srcs: &[Src<'_>], n: usize, out: &mut [f64]) ->
                 match other {
                     // A repeated row: pieces of whole rows, as the
                     // instruction's kernel takes them.
-                    Src::Row(row) => by_pieces(out, (PIECE / n.max(1)) * n, |_, v, o| {
+                    StepSrc::Row(row) => by_pieces(out, (PIECE / n.max(1)) * n, |_, v, o| {
                         let (x, y) = (Periodic::Full(v), Periodic::Repeat(row));
                         let (a, b) = if product_first { (x, y) } else { (y, x) };
                         binary_periodic(op, o, n, a, b).then_some(())
                     })?,
                     _ => by_pieces(out, PIECE, |lo, v, o| {
-                        let (x, y) = (Blk::Slice(v), other.blk(lo, lo + v.len())?);
+                        let (x, y) = (Blk::Slice(v), blk(other, lo, lo + v.len())?);
                         let (a, b) = if product_first { (x, y) } else { (y, x) };
                         binary_block(op, o, a, b);
                         Some(())
@@ -299,9 +273,9 @@ fn apply_apart(stages: &[Stage], srcs: &[Src<'_>], n: usize, out: &mut [f64]) ->
                 let (other, z) = (*srcs.next()?, *srcs.next()?);
                 by_pieces(out, PIECE, |lo, v, o| {
                     let hi = lo + v.len();
-                    let (p, q) = (Blk::Slice(v), other.blk(lo, hi)?);
+                    let (p, q) = (Blk::Slice(v), blk(other, lo, hi)?);
                     let (x, y) = if at_x { (p, q) } else { (q, p) };
-                    binary2_block(outer, inner, inner_first, o, x, y, z.blk(lo, hi)?).then_some(())
+                    binary2_block(outer, inner, inner_first, o, x, y, blk(z, lo, hi)?).then_some(())
                 })?;
             }
         }

@@ -7,7 +7,7 @@
 //! kernels. Must not: allocate, or compute anything in another order than
 //! the plan does.
 
-use super::epilogue::{self, Operands, Src, MAX_STAGES};
+use super::epilogue::{self, Operands, MAX_STAGES};
 use super::native::{NativeRun, MAX_POINTERS};
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
@@ -607,7 +607,7 @@ fn exec(
                     Some(bp) => Some(bp.get(if shape.b_stride == 0 { 0 } else { g * plen }..)?),
                     None => None,
                 };
-                let mut srcs = [Src::Scalar(0.0); 2 * MAX_STAGES];
+                let mut srcs = [prepacked::StepSrc::Scalar(0.0); 2 * MAX_STAGES];
                 let srcs = operands.of_batch(g, m * n, &mut srcs)?;
                 epilogue::product(then, srcs, ag, bg, bp, (m, k, n), c)?;
             }
