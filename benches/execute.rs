@@ -20,6 +20,8 @@
 //!   matrixmultiply (packing both operands), the packed-`B` kernel
 //!   packing `B` first (`gemm_rows`), and with `B` packed beforehand
 //!   (what a loop does with its weights);
+//! - `vmath/{exp,exp_wide,log,tanh,sigmoid,sin}`: the elementary
+//!   functions' slice kernels over 4,096 values (an LSTM gate's);
 //! - `fused_pass/ar1_grad/{fused,unfused}`: the loop-free AR(1) gradient
 //!   at T = 200,000 with fusion on and off.
 //!
@@ -231,8 +233,39 @@ criterion_group!(
     bench_workloads,
     bench_step,
     bench_fused_pass,
-    bench_products
+    bench_products,
+    bench_transcendentals
 );
+
+/// Each elementary function's slice kernel over 4,096 values (one LSTM
+/// gate's pre-activations) within ±3, `exp` also over ±700 (its core's
+/// range) and `log` over (0, 700], throughput in elements.
+fn bench_transcendentals(c: &mut Criterion) {
+    use eqscan::exec::ops::vmath::{map_slice, Func};
+    let n = 4096;
+    let gate: Vec<f64> = (0..n).map(|i| 3.0 * (0.37 * i as f64).sin()).collect();
+    let wide: Vec<f64> = (0..n).map(|i| 700.0 * (0.37 * i as f64).sin()).collect();
+    let positive: Vec<f64> = wide.iter().map(|x| x.abs() + 1e-3).collect();
+    let mut out = vec![0.0; n];
+    let mut g = quick(c, "vmath");
+    g.throughput(Throughput::Elements(n as u64));
+    for (name, f, src) in [
+        ("exp", Func::Exp, &gate),
+        ("exp_wide", Func::Exp, &wide),
+        ("log", Func::Log, &positive),
+        ("tanh", Func::Tanh, &gate),
+        ("sigmoid", Func::Sigmoid, &gate),
+        ("sin", Func::Sin, &gate),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                map_slice(f, src, &mut out);
+                std::hint::black_box(&out);
+            })
+        });
+    }
+    g.finish();
+}
 
 /// One matrix product at the shapes the loop programs run (see the
 /// module docs), each way the executor can compute it; the results are
