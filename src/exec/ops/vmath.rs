@@ -696,6 +696,41 @@ mod tests {
         }
     }
 
+    /// tanh against the correctly rounded value, from
+    /// `tests/fixtures/vmath/tanh_reference.txt`, made with mpmath at 160
+    /// bits:
+    ///
+    /// ```text
+    /// import mpmath, random, struct, math; mpmath.mp.prec = 160; random.seed(20261128)
+    /// xs = [random.uniform(0, 1.2) for _ in range(3000)] + [random.uniform(0, 20) for _ in range(800)] \
+    ///    + [10**random.uniform(-12, 0) for _ in range(200)] \
+    ///    + [k*math.log(2)/2*(1+d) for k in range(1, 30) for d in (-1e-12, -1e-15, 0, 1e-15, 1e-12)]
+    /// bits = lambda v: struct.unpack('<Q', struct.pack('<d', v))[0]
+    /// for x in xs: print("%016x %016x" % (bits(x), bits(float(mpmath.tanh(mpmath.mpf(x))))))
+    /// ```
+    #[test]
+    fn tanh_is_within_two_ulp_of_the_true_value() {
+        let text = include_str!("../../../tests/fixtures/vmath/tanh_reference.txt");
+        let mut n = 0;
+        let mut worst = (0, 0.0);
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let mut parts = line.split_whitespace().map(|h| u64::from_str_radix(h, 16));
+            let (Some(Ok(x)), Some(Ok(want))) = (parts.next(), parts.next()) else {
+                panic!("bad fixture line {line:?}");
+            };
+            let (x, want) = (f64::from_bits(x), f64::from_bits(want));
+            let u = ulps(tanh(x), want);
+            if u > worst.0 {
+                worst = (u, x);
+            }
+            assert!(u <= 2, "tanh({x}) = {} is {u} ulp from {want}", tanh(x));
+            assert_eq!(tanh(-x).to_bits(), (-tanh(x)).to_bits(), "tanh(-{x})");
+            n += 1;
+        }
+        assert_eq!(n, 4145);
+        println!("worst {} ulp at {}", worst.0, worst.1);
+    }
+
     #[test]
     fn the_sincos_kernel_equals_sin_and_cos_bit_for_bit() {
         // Inside the core (both quadrant parities, tiny and exact zeros),
