@@ -4,8 +4,9 @@
 //!
 //! Owns: [`Blk`] (an operand's block), [`binary_block`] (a binary op over
 //! one block), [`binary_periodic`] (over a run of blocks, an operand
-//! repeated or one per block) and [`binary2_block`] (a binary op computed
-//! inside its reader), shared by
+//! repeated or one per block), [`binary2_block`] (a binary op computed
+//! inside its reader) and [`binary2_periodic`] (both over a run of
+//! blocks), shared by
 //! the fused groups (`fusion`) and the step tape (`step`). They call the
 //! reference kernels' element functions, compiled for baseline x86-64
 //! and AVX2 (chosen at run time) without fused multiply-add, so every
@@ -98,10 +99,43 @@ pub(crate) fn zip3<T: Copy>(
     }
 }
 
+/// `$body` with `$f` bound to `|p, q, r| outer(inner(p, q), r)` when
+/// `$first`, else `|p, q, r| outer(r, inner(p, q))`, for `outer` and
+/// `inner` among add, sub and mul (the reference kernel's element
+/// functions); `$none` for another op.
+macro_rules! with_binary2_fn {
+    ($outer:expr, $inner:expr, $first:expr, $f:ident => $body:expr, else $none:expr) => {{
+        use BinaryOp::{Add, Mul, Sub};
+        macro_rules! go {
+            ($o:path, $i:path) => {
+                if $first {
+                    let $f = |p, q, r| $o($i(p, q), r);
+                    $body
+                } else {
+                    let $f = |p, q, r| $o(r, $i(p, q));
+                    $body
+                }
+            };
+        }
+        match ($outer, $inner) {
+            (Add, Add) => go!(Arith::add, Arith::add),
+            (Add, Sub) => go!(Arith::add, Arith::sub),
+            (Add, Mul) => go!(Arith::add, Arith::mul),
+            (Sub, Add) => go!(Arith::sub, Arith::add),
+            (Sub, Sub) => go!(Arith::sub, Arith::sub),
+            (Sub, Mul) => go!(Arith::sub, Arith::mul),
+            (Mul, Add) => go!(Arith::mul, Arith::add),
+            (Mul, Sub) => go!(Arith::mul, Arith::sub),
+            (Mul, Mul) => go!(Arith::mul, Arith::mul),
+            _ => $none,
+        }
+    }};
+}
+
 /// `o = outer(inner(x, y), z)` when `inner_first`, else `o = outer(z,
-/// inner(x, y))`, for `outer` and `inner` among add, sub, mul (see
-/// [`InnerOp`]); false for another op. The reference kernel's element
-/// functions, compiled for AVX2 too (no fused multiply-add).
+/// inner(x, y))`, for `outer` and `inner` among add, sub, mul; false for
+/// another op. The reference kernel's element functions, compiled for
+/// AVX2 too (no fused multiply-add).
 #[multiversion(targets("x86_64+avx2"))]
 pub(crate) fn binary2_block<T: Float>(
     outer: BinaryOp,
@@ -112,29 +146,41 @@ pub(crate) fn binary2_block<T: Float>(
     y: Blk<'_, T>,
     z: Blk<'_, T>,
 ) -> bool {
-    use BinaryOp::{Add, Mul, Sub};
-    macro_rules! go {
-        ($f:path, $g:path) => {
-            if inner_first {
-                zip3(o, x, y, z, |p, q, r| $f($g(p, q), r))
-            } else {
-                zip3(o, x, y, z, |p, q, r| $f(r, $g(p, q)))
-            }
-        };
+    with_binary2_fn!(outer, inner, inner_first, f => {
+        zip3(o, x, y, z, f);
+        true
+    }, else false)
+}
+
+/// [`binary2_block`] for a result made of blocks of `period` elements,
+/// each operand covering it as [`Periodic`] says (a padded batch's mask:
+/// one value per row): every block in one call, as [`binary2_block`]
+/// computes each. False for another op or an operand too short.
+#[multiversion(targets("x86_64+avx2"))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn binary2_periodic<T: Float>(
+    outer: BinaryOp,
+    inner: BinaryOp,
+    inner_first: bool,
+    o: &mut [T],
+    period: usize,
+    x: Periodic<'_, T>,
+    y: Periodic<'_, T>,
+    z: Periodic<'_, T>,
+) -> bool {
+    if period == 0 {
+        return o.is_empty();
     }
-    match (outer, inner) {
-        (Add, Add) => go!(Arith::add, Arith::add),
-        (Add, Sub) => go!(Arith::add, Arith::sub),
-        (Add, Mul) => go!(Arith::add, Arith::mul),
-        (Sub, Add) => go!(Arith::sub, Arith::add),
-        (Sub, Sub) => go!(Arith::sub, Arith::sub),
-        (Sub, Mul) => go!(Arith::sub, Arith::mul),
-        (Mul, Add) => go!(Arith::mul, Arith::add),
-        (Mul, Sub) => go!(Arith::mul, Arith::sub),
-        (Mul, Mul) => go!(Arith::mul, Arith::mul),
-        _ => return false,
+    let n_blocks = o.len() / period;
+    if [x, y, z].iter().any(|d| !d.covers(period, n_blocks)) {
+        return false;
     }
-    true
+    with_binary2_fn!(outer, inner, inner_first, f => {
+        for (c, ob) in o.chunks_exact_mut(period).enumerate() {
+            zip3(ob, x.block(c, period), y.block(c, period), z.block(c, period), f);
+        }
+        true
+    }, else false)
 }
 
 /// `$body` with `$f` bound to the element function of binary op `$op`

@@ -358,6 +358,8 @@ fn as_stage(ins: &Instr, dst: usize, len: usize, n: usize) -> Option<(Stage, usi
             z,
             dst: to,
             len: l,
+            // Every operand plain (checked below): the period is `len`.
+            period: _,
         } if l == len && step_op(outer).is_some() && step_op(inner).is_some() => {
             let (at_x, other) = if is_v(&x) {
                 (true, y)

@@ -208,9 +208,10 @@ pub(crate) enum Instr {
     },
     /// `dst[i] = outer(inner(x[i], y[i]), z[i])` when `inner_first`, else
     /// `outer(z[i], inner(x[i], y[i]))`, for `outer` and `inner` among
-    /// add, sub and mul (operands whole or scalars): a binary instruction
-    /// and the one whose result only it reads, in one pass (see
-    /// [`fuse_binaries`]).
+    /// add, sub and mul, each operand with its cover as in
+    /// [`Instr::Binary`] (`period` the length of a repeating operand's
+    /// block, `len` when none): a binary instruction and the one whose
+    /// result only it reads, in one pass (see [`fuse_binaries`]).
     Binary2 {
         outer: BinaryOp,
         inner: BinaryOp,
@@ -220,6 +221,7 @@ pub(crate) enum Instr {
         z: Operand,
         dst: usize,
         len: usize,
+        period: usize,
     },
     /// `dst[i] = op(a[i], b[i])` as 1.0 or 0.0 (operands whole or
     /// scalars).
@@ -821,9 +823,16 @@ impl Instr {
                 f(a.loc, a.span(len, period));
                 f(b.loc, b.span(len, period));
             }
-            Instr::Binary2 { x, y, z, len, .. } => {
+            Instr::Binary2 {
+                x,
+                y,
+                z,
+                len,
+                period,
+                ..
+            } => {
                 for o in [x, y, z] {
-                    f(o.loc, o.span(len, len));
+                    f(o.loc, o.span(len, period));
                 }
             }
             Instr::Compare { a, b, len, .. } => {
@@ -938,19 +947,22 @@ fn direct_results(instrs: &[Instr], results: &[(usize, usize)]) -> Vec<Option<u3
     }
     direct
 }
-/// The instructions with each binary instruction (add, sub or mul, its
-/// operands whole or scalars) whose result one later such instruction
-/// reads, once, and nothing else — no other instruction, no body result
-/// — computed inside that reader as one [`Instr::Binary2`]: the same
-/// element operations in the same order, one pass over the elements
-/// fewer. An inner instruction's operands are still in place when its
-/// reader runs: a step never overwrites a value of the arena, and the
+/// The instructions with each binary instruction (add, sub or mul)
+/// whose result one later such instruction reads, once, whole, and
+/// nothing else — no other instruction, no body result — computed
+/// inside that reader as one [`Instr::Binary2`]: the same element
+/// operations in the same order, one pass over the elements fewer. Their
+/// other operands may repeat (a row, or one value per block: the mask of
+/// a padded batch) when both instructions repeat them with one period.
+/// An inner instruction's operands are still in place when its reader
+/// runs: a step never overwrites a value of the arena, and the
 /// parameters do not change during a step.
 fn fuse_binaries(instrs: Vec<Instr>, results: &[(usize, usize)]) -> Vec<Instr> {
     let plain = |o: &Operand| matches!(o.cover, Cover::Full | Cover::Scalar);
     // An instruction that can be either side of a fusion: (op, a, b,
-    // dst, len). Each is fused once at most, on one side (an inner
-    // instruction is still a plain `Binary`, and so is its reader).
+    // dst, len, the period of its repeating operands if any). Each is
+    // fused once at most, on one side (an inner instruction is still a
+    // plain `Binary`, and so is its reader).
     let fusable = |ins: &Instr| match *ins {
         Instr::Binary {
             op: op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul),
@@ -958,8 +970,11 @@ fn fuse_binaries(instrs: Vec<Instr>, results: &[(usize, usize)]) -> Vec<Instr> {
             b,
             dst,
             len,
-            ..
-        } if plain(&a) && plain(&b) => Some((op, a, b, dst, len)),
+            period,
+        } if period > 0 && len % period == 0 => {
+            let repeats = (!plain(&a) || !plain(&b)).then_some(period);
+            Some((op, a, b, dst, len, repeats))
+        }
         _ => None,
     };
     // The fusable results by their first element: (instruction, length).
@@ -967,7 +982,7 @@ fn fuse_binaries(instrs: Vec<Instr>, results: &[(usize, usize)]) -> Vec<Instr> {
     let starts: std::collections::BTreeMap<usize, (usize, usize)> = instrs
         .iter()
         .enumerate()
-        .filter_map(|(i, ins)| fusable(ins).map(|(.., dst, len)| (dst, (i, len))))
+        .filter_map(|(i, ins)| fusable(ins).map(|(.., dst, len, _)| (dst, (i, len))))
         .collect();
     // Per instruction, how its result is read: a read of exactly the
     // whole result counts once, a partial read twice (ruling it out).
@@ -987,7 +1002,7 @@ fn fuse_binaries(instrs: Vec<Instr>, results: &[(usize, usize)]) -> Vec<Instr> {
         |start: usize, l: usize| results.iter().any(|&(o, n)| o < start + l && start < o + n);
     let mut out: Vec<Option<Instr>> = instrs.iter().cloned().map(Some).collect();
     for (k, ins) in instrs.iter().enumerate() {
-        let Some((outer, a, b, dst, len)) = fusable(ins) else {
+        let Some((outer, a, b, dst, len, outer_repeats)) = fusable(ins) else {
             continue;
         };
         for (pos, o) in [a, b].into_iter().enumerate() {
@@ -995,8 +1010,14 @@ fn fuse_binaries(instrs: Vec<Instr>, results: &[(usize, usize)]) -> Vec<Instr> {
             let Some(&(i, _)) = starts.get(&off) else {
                 continue;
             };
-            let Some((inner, x, y, _, l)) = fusable(&instrs[i]) else {
+            let Some((inner, x, y, _, l, inner_repeats)) = fusable(&instrs[i]) else {
                 continue;
+            };
+            let period = match (outer_repeats, inner_repeats) {
+                (None, None) => len,
+                (Some(p), None) | (None, Some(p)) => p,
+                (Some(p), Some(q)) if p == q => p,
+                _ => continue,
             };
             if i >= k
                 || l != len
@@ -1018,6 +1039,7 @@ fn fuse_binaries(instrs: Vec<Instr>, results: &[(usize, usize)]) -> Vec<Instr> {
                 z,
                 dst,
                 len,
+                period,
             });
             out[i] = None;
             break;
@@ -1155,6 +1177,95 @@ mod tests {
             }
         ));
         assert_eq!(direct_results(&fused, &results), vec![Some(0)]);
+    }
+
+    /// A padded batch's mask: t = m·h (m one value per row of 2, arena
+    /// 1..5), r = t + q (5..9). They fuse into one pass over blocks of
+    /// 2, which computes the bits of the two passes; with another
+    /// instruction repeating an operand every 4, they do not.
+    #[test]
+    fn a_mask_per_row_fuses_when_both_passes_share_its_period() {
+        let per_row = Operand {
+            loc: Loc::Param(2, 0),
+            cover: Cover::PerBlock,
+        };
+        let masked = |period: usize| Instr::Binary {
+            op: BinaryOp::Mul,
+            a: per_row,
+            b: full(Loc::Param(0, 0)),
+            dst: 1,
+            len: 4,
+            period,
+        };
+        let row = Operand {
+            loc: Loc::Param(1, 0),
+            cover: Cover::Repeat,
+        };
+        let add = |b: Operand, period: usize| Instr::Binary {
+            op: BinaryOp::Add,
+            a: full(Loc::Arena(1)),
+            b,
+            dst: 5,
+            len: 4,
+            period,
+        };
+        let results = [(5, 4)];
+        let fused = fuse_binaries(vec![masked(2), add(full(Loc::Param(1, 0)), 4)], &results);
+        assert_eq!(fused.len(), 1);
+        assert!(matches!(
+            fused[0],
+            Instr::Binary2 {
+                outer: BinaryOp::Add,
+                inner: BinaryOp::Mul,
+                inner_first: true,
+                period: 2,
+                ..
+            }
+        ));
+        // The same period on both sides fuses; two periods do not.
+        assert_eq!(
+            fuse_binaries(vec![masked(2), add(row, 2)], &results).len(),
+            1
+        );
+        assert_eq!(
+            fuse_binaries(vec![masked(2), add(row, 4)], &results).len(),
+            2
+        );
+        // The fused pass against the two passes, on values where the
+        // order of operations shows (rounding and overflow).
+        let m = [3.0, -1e308];
+        let h = [0.1, 0.7, 1e-300, 2.0];
+        let q = [0.2, -0.21, 1.0, f64::MAX];
+        let (mut t, mut want) = ([0.0; 4], [0.0; 4]);
+        for i in 0..4 {
+            t[i] = m[i / 2] * h[i];
+            want[i] = t[i] + q[i];
+        }
+        let mut got = [0.0; 4];
+        assert!(crate::exec::plan::block::binary2_periodic(
+            BinaryOp::Add,
+            BinaryOp::Mul,
+            true,
+            &mut got,
+            2,
+            crate::exec::plan::block::Periodic::PerBlock(&m),
+            crate::exec::plan::block::Periodic::Full(&h),
+            crate::exec::plan::block::Periodic::Full(&q),
+        ));
+        for i in 0..4 {
+            assert_eq!(got[i].to_bits(), want[i].to_bits(), "element {i}");
+        }
+        // An operand too short is refused.
+        assert!(!crate::exec::plan::block::binary2_periodic(
+            BinaryOp::Add,
+            BinaryOp::Mul,
+            true,
+            &mut got,
+            2,
+            crate::exec::plan::block::Periodic::PerBlock(&m[..1]),
+            crate::exec::plan::block::Periodic::Full(&h),
+            crate::exec::plan::block::Periodic::Full(&q),
+        ));
     }
 
     #[test]

@@ -13,7 +13,9 @@ use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::pairwise_sum;
 use crate::exec::ops::{logmatmulexp, matvec, prepacked};
-use crate::exec::plan::block::{binary2_block, binary_block, binary_periodic, zip2, Blk, Periodic};
+use crate::exec::plan::block::{
+    binary2_block, binary2_periodic, binary_block, binary_periodic, zip2, Blk, Periodic,
+};
 use crate::lang::{BinaryOp, CompareOp, ReduceOp};
 use multiversion::multiversion;
 use ndarray::ArrayView1;
@@ -476,12 +478,27 @@ fn exec(
             z,
             dst,
             len,
+            period,
         } => {
             let (ar, out) = split!(dst, len);
-            let bx = block(x, read(ar, src, at, x.loc, x.span(len, len))?, 0, len)?;
-            let by = block(y, read(ar, src, at, y.loc, y.span(len, len))?, 0, len)?;
-            let bz = block(z, read(ar, src, at, z.loc, z.span(len, len))?, 0, len)?;
-            binary2_block(outer, inner, inner_first, out, bx, by, bz).then_some(())?;
+            let dx = read(ar, src, at, x.loc, x.span(len, period))?;
+            let dy = read(ar, src, at, y.loc, y.span(len, period))?;
+            let dz = read(ar, src, at, z.loc, z.span(len, period))?;
+            if [x, y, z]
+                .iter()
+                .all(|o| matches!(o.cover, Cover::Full | Cover::Scalar))
+            {
+                let (bx, by, bz) = (
+                    block(x, dx, 0, len)?,
+                    block(y, dy, 0, len)?,
+                    block(z, dz, 0, len)?,
+                );
+                binary2_block(outer, inner, inner_first, out, bx, by, bz).then_some(())?;
+            } else {
+                let (px, py, pz) = (periodic(x, dx)?, periodic(y, dy)?, periodic(z, dz)?);
+                binary2_periodic(outer, inner, inner_first, out, period, px, py, pz)
+                    .then_some(())?;
+            }
         }
         Instr::Compare { op, a, b, dst, len } => {
             let (ar, out) = around(arena, dst, len)?;
