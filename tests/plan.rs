@@ -699,7 +699,8 @@ fn main() {
         fused_sum_holds_a_block_not_a_copy,
         native_code_runs_long_loops,
         packed_matrix_products_keep_the_plans_bits,
-        products_with_their_readers_keep_the_plans_bits
+        products_with_their_readers_keep_the_plans_bits,
+        the_recurrent_cells_steps_keep_their_fusions
     ];
     for (trial, case) in cases {
         trials.push(Trial::test(trial, move || {
@@ -707,4 +708,62 @@ fn main() {
         }));
     }
     harness::run(trials);
+}
+
+/// The structure of the GRU's and the LSTM's steps on the tape at their
+/// medium widths: each gate product computes its readers (`x·W` of the
+/// step and the bias row) as it stores each element, and the passes left
+/// pair up, the LSTM's masked updates (its mask one value per row)
+/// included. A change that loses a fusion shows here before it shows in
+/// a timing.
+fn the_recurrent_cells_steps_keep_their_fusions() {
+    use eqscan::exec::plan::StepCensus;
+    let read =
+        |rel: &str| parse_program(&std::fs::read_to_string(root().join(rel)).unwrap()).unwrap();
+    let dims = |pairs: &[(&str, i64)]| -> Dims {
+        pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+    };
+    let cases = [
+        (
+            read("benches/programs/gru.sexp"),
+            dims(&[("T", 50), ("M", 80), ("N", 128), ("D", 128)]),
+            // z, r, candidate: three products with two stages each;
+            // sigmoid twice, r·h, tanh, and the update as two pairs.
+            StepCensus {
+                products: 3,
+                product_stages: 6,
+                passes: 6,
+                fused_pairs: 2,
+            },
+        ),
+        (
+            read("benches/programs/lstm.sexp"),
+            dims(&[("T", 100), ("M", 64), ("N", 64), ("D", 64)]),
+            // The four gates as one product with two stages; three
+            // sigmoids and two tanh; f·c, i·g + f·c, o·tanh(c) and the
+            // masked updates m·h~ + (1 − m)·h and m·c~ + (1 − m)·c: ten
+            // binary ops in six passes, four of them pairs.
+            StepCensus {
+                products: 1,
+                product_stages: 2,
+                passes: 11,
+                fused_pairs: 4,
+            },
+        ),
+    ];
+    let rewrites = eqscan::optimize::default_rewrites().unwrap();
+    for (p, d, want) in cases {
+        // Optimized as `run` does: `x·W` of every step pushed out of the
+        // loop as one product, read by the step's gate products.
+        let model = eqscan::extract::CostModel::with_dims(d.clone());
+        let limits = eqscan::egraph::runner::Limits::default();
+        let p = eqscan::optimize::optimize(&p, &rewrites, &limits, &model)
+            .unwrap()
+            .program;
+        let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        let refs: Vec<&Value> = inputs.iter().collect();
+        let mut f = Compiled::new(&p, &d).unwrap();
+        f.call(&refs).unwrap();
+        assert_eq!(f.step_census(), vec![want], "{}", p.name);
+    }
 }

@@ -12,6 +12,7 @@
 
 use super::runtime::{Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
+use super::step::StepCensus;
 use super::view::{copy_into, Root, ValView};
 use crate::exec::budget::MemoryBudget;
 use crate::exec::error::ExecError;
@@ -273,6 +274,15 @@ impl Compiled {
     /// loops counted once each).
     pub fn loops_on_tape(&self) -> (usize, usize) {
         self.by_ref.rt.loops_on_tape()
+    }
+
+    /// What one step of each loop runtime of the last call by reference
+    /// ran on its step tape (loops without one are skipped), in the
+    /// program's order: the tape's structure, for tests and reports.
+    pub fn step_census(&self) -> Vec<StepCensus> {
+        let mut out = Vec::new();
+        self.by_ref.rt.step_census(&mut out);
+        out
     }
 
     /// How many loop runtimes of the last call by reference ran steps as

@@ -185,6 +185,14 @@ impl GraphRt {
             .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
     }
 
+    /// What a step of each loop runtime in this graph (and of the loops
+    /// inside them) runs on its tape, appended to `out` in order.
+    pub fn step_census(&self, out: &mut Vec<super::step::StepCensus>) {
+        for s in self.scans.iter().flatten() {
+            s.step_census(out);
+        }
+    }
+
     /// The loop runtimes in this graph and the loops inside them that run
     /// machine code on their step tape.
     pub fn loops_native(&self) -> usize {

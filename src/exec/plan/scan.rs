@@ -152,6 +152,15 @@ impl ScanRt {
         (own + a, 1 + b)
     }
 
+    /// What a step of this loop, then of each loop in its body, runs on
+    /// its tape (loops without a tape are skipped), appended to `out`.
+    pub fn step_census(&self, out: &mut Vec<super::step::StepCensus>) {
+        if let Some((_, Some(t))) = &self.step.tape {
+            out.push(t.census());
+        }
+        self.body.step_census(out);
+    }
+
     /// This loop and the loops in its body: how many run machine code on
     /// their step tape.
     pub fn loops_native(&self) -> usize {

@@ -1151,8 +1151,10 @@ pub(crate) fn compile(
         };
         res.push((off, len));
     }
-    let instrs = super::fuse_binaries(b.instrs, &res);
-    let instrs = super::epilogue::fuse_products(instrs, &res);
+    // Products take their readers first (computed as each element is
+    // stored: no pass at all), then the passes left pair up.
+    let instrs = super::epilogue::fuse_products(b.instrs, &res);
+    let instrs = super::fuse_binaries(instrs, &res);
     let (prologue, instrs) = super::hoist_invariants(instrs, invariant, b.arena.len());
     // Packed last, so that a hoisted instruction does not split a run.
     let (prologue, instrs) = (pack_scalars(prologue), pack_scalars(instrs));

@@ -368,6 +368,23 @@ impl GemmShape {
     }
 }
 
+/// What one step of a loop runs on its tape, counted by kind: the
+/// structure a change to the tape's passes shows in (the instructions
+/// run once per call, before the steps, are not counted).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepCensus {
+    /// Matrix products.
+    pub products: usize,
+    /// Elementwise operations computed inside a product's kernel as it
+    /// stores each element (a product's readers).
+    pub product_stages: usize,
+    /// Passes over elements of their own: unary, binary (one op or a
+    /// fused pair), comparisons, selections, and runs of machine code.
+    pub passes: usize,
+    /// Of the passes, those computing a fused pair of binary ops.
+    pub fused_pairs: usize,
+}
+
 /// A loop body compiled for one set of parameter shapes.
 #[derive(Clone, Debug)]
 pub(crate) struct StepTape {
@@ -479,6 +496,30 @@ impl StepTape {
             )
         };
         Some(())
+    }
+
+    /// What a step runs, counted by kind.
+    pub(crate) fn census(&self) -> StepCensus {
+        let mut c = StepCensus::default();
+        for ins in &self.instrs {
+            match ins {
+                Instr::Gemm { then, .. } => {
+                    c.products += 1;
+                    c.product_stages += then.len();
+                }
+                Instr::Binary2 { .. } => {
+                    c.passes += 1;
+                    c.fused_pairs += 1;
+                }
+                Instr::Unary { .. }
+                | Instr::Binary { .. }
+                | Instr::Compare { .. }
+                | Instr::Select { .. }
+                | Instr::Native(_) => c.passes += 1,
+                _ => {}
+            }
+        }
+        c
     }
 
     /// True when some of the step runs as machine code.
