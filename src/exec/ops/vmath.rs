@@ -76,9 +76,10 @@ const TRIG_CORE_BOUND: f64 = 65_536.0;
 /// `tanh` of |x| above this is 1 to the last bit.
 const TANH_SATURATED: f64 = 22.0;
 
-/// 1/k! for k = 2..=13: Taylor coefficients of exp on |r| ≤ ln2/2, where
-/// the first omitted term is below 2^-60.
-const EXP_TAYLOR: [f64; 12] = [
+/// 1/k! for k = 2..=17: Taylor coefficients of (e^r − 1 − r)/r². `exp`
+/// takes the first 12 (|r| ≤ ln2/2, the first omitted term below 2^-60),
+/// `tanh` all 16 (0 ≤ r ≤ ln 2, below 2^-57 of the result).
+const INV_FACTORIALS: [f64; 16] = [
     1.0 / 2.0,
     1.0 / 6.0,
     1.0 / 24.0,
@@ -91,6 +92,10 @@ const EXP_TAYLOR: [f64; 12] = [
     1.0 / 39_916_800.0,
     1.0 / 479_001_600.0,
     1.0 / 6_227_020_800.0,
+    1.0 / 87_178_291_200.0,
+    1.0 / 1_307_674_368_000.0,
+    1.0 / 20_922_789_888_000.0,
+    1.0 / 355_687_428_096_000.0,
 ];
 
 /// (-1)^k / (2k+1)! for k = 1..=9: sin on |r| ≤ π/4.
@@ -118,28 +123,6 @@ const COS_TAYLOR: [f64; 8] = [
     -1.0 / 6_402_373_705_728_000.0,
 ];
 
-/// 1/k! for k = 2..=17: Taylor coefficients of (e^r − 1 − r)/r² on
-/// 0 ≤ r ≤ ln 2 (`tanh`'s reduction), where the first omitted term is
-/// below 2^-57 of the result.
-const EXPM1_TAYLOR: [f64; 16] = [
-    1.0 / 2.0,
-    1.0 / 6.0,
-    1.0 / 24.0,
-    1.0 / 120.0,
-    1.0 / 720.0,
-    1.0 / 5040.0,
-    1.0 / 40320.0,
-    1.0 / 362_880.0,
-    1.0 / 3_628_800.0,
-    1.0 / 39_916_800.0,
-    1.0 / 479_001_600.0,
-    1.0 / 6_227_020_800.0,
-    1.0 / 87_178_291_200.0,
-    1.0 / 1_307_674_368_000.0,
-    1.0 / 20_922_789_888_000.0,
-    1.0 / 355_687_428_096_000.0,
-];
-
 /// Horner's rule over coefficients stored lowest first.
 #[inline(always)]
 fn horner_rev(x: f64, coeffs: &[f64]) -> f64 {
@@ -153,7 +136,7 @@ fn horner_rev(x: f64, coeffs: &[f64]) -> f64 {
     acc
 }
 
-/// `Σ EXP_TAYLOR[k] r^k` by Estrin's scheme, each step one fused
+/// `Σ INV_FACTORIALS[k] r^k` for k < 12 by Estrin's scheme, each step one fused
 /// multiply-add: pairs `c[2j] + c[2j+1]·r`, then pairs of those with r²,
 /// then r⁴ and r⁸. Four multiply-adds deep (with r², r⁴, r⁸ beside them)
 /// instead of Horner's eleven, so the vector loops of `exp`, `sigmoid` and
@@ -161,7 +144,7 @@ fn horner_rev(x: f64, coeffs: &[f64]) -> f64 {
 /// ns per element); the same accuracy (the unit tests' bounds).
 #[inline(always)]
 fn estrin_exp(r: f64) -> f64 {
-    let c = &EXP_TAYLOR;
+    let c = &INV_FACTORIALS;
     let r2 = r * r;
     let r4 = r2 * r2;
     let r8 = r4 * r4;
@@ -172,11 +155,11 @@ fn estrin_exp(r: f64) -> f64 {
     q2.mul_add(r8, q1.mul_add(r4, q0))
 }
 
-/// `Σ EXPM1_TAYLOR[k] r^k` by Estrin's scheme (see [`estrin_exp`]):
-/// pairs, then r², r⁴ and r⁸, four multiply-adds deep.
+/// `Σ INV_FACTORIALS[k] r^k` for all 16 by Estrin's scheme (see
+/// [`estrin_exp`]): pairs, then r², r⁴ and r⁸, four multiply-adds deep.
 #[inline(always)]
 fn estrin_expm1(r: f64) -> f64 {
-    let c = &EXPM1_TAYLOR;
+    let c = &INV_FACTORIALS;
     let r2 = r * r;
     let r4 = r2 * r2;
     let r8 = r4 * r4;
@@ -790,7 +773,7 @@ mod tests {
         fn from_zero(x: f64, coeffs: &[f64]) -> f64 {
             coeffs.iter().fold(0.0, |acc, &c| acc * x + c)
         }
-        let tables: [&[f64]; 3] = [&EXP_TAYLOR, &SIN_TAYLOR, &COS_TAYLOR];
+        let tables: [&[f64]; 3] = [&INV_FACTORIALS[..12], &SIN_TAYLOR, &COS_TAYLOR];
         let xs = sweep(-1000.0, 1000.0, 20_001)
             .chain(sweep(-1.0, 1.0, 20_001))
             .chain([0.0, -0.0, 1e-300, -1e300, f64::MAX, f64::NAN]);

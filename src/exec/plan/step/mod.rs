@@ -1282,31 +1282,26 @@ mod tests {
             t[i] = m[i / 2] * h[i];
             want[i] = t[i] + q[i];
         }
+        use crate::exec::plan::block::{binary2_periodic, Periodic};
         let mut got = [0.0; 4];
-        assert!(crate::exec::plan::block::binary2_periodic(
-            BinaryOp::Add,
-            BinaryOp::Mul,
-            true,
-            &mut got,
-            2,
-            crate::exec::plan::block::Periodic::PerBlock(&m),
-            crate::exec::plan::block::Periodic::Full(&h),
-            crate::exec::plan::block::Periodic::Full(&q),
-        ));
+        let mut masked_add = |mask: &[f64]| {
+            binary2_periodic(
+                BinaryOp::Add,
+                BinaryOp::Mul,
+                true,
+                &mut got,
+                2,
+                Periodic::PerBlock(mask),
+                Periodic::Full(&h),
+                Periodic::Full(&q),
+            )
+        };
+        // An operand too short is refused.
+        assert!(!masked_add(&m[..1]));
+        assert!(masked_add(&m));
         for i in 0..4 {
             assert_eq!(got[i].to_bits(), want[i].to_bits(), "element {i}");
         }
-        // An operand too short is refused.
-        assert!(!crate::exec::plan::block::binary2_periodic(
-            BinaryOp::Add,
-            BinaryOp::Mul,
-            true,
-            &mut got,
-            2,
-            crate::exec::plan::block::Periodic::PerBlock(&m[..1]),
-            crate::exec::plan::block::Periodic::Full(&h),
-            crate::exec::plan::block::Periodic::Full(&q),
-        ));
     }
 
     #[test]
