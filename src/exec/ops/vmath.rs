@@ -144,31 +144,29 @@ fn horner_rev(x: f64, coeffs: &[f64]) -> f64 {
 /// ns per element); the same accuracy (the unit tests' bounds).
 #[inline(always)]
 fn estrin_exp(r: f64) -> f64 {
-    let c = &INV_FACTORIALS;
-    let r2 = r * r;
-    let r4 = r2 * r2;
-    let r8 = r4 * r4;
-    let pair = |j: usize| c[2 * j + 1].mul_add(r, c[2 * j]);
-    let q0 = pair(1).mul_add(r2, pair(0));
-    let q1 = pair(3).mul_add(r2, pair(2));
-    let q2 = pair(5).mul_add(r2, pair(4));
+    let ([q0, q1, q2, _], [r4, r8]) = estrin_quads(r);
     q2.mul_add(r8, q1.mul_add(r4, q0))
 }
 
 /// `Σ INV_FACTORIALS[k] r^k` for all 16 by Estrin's scheme (see
-/// [`estrin_exp`]): pairs, then r², r⁴ and r⁸, four multiply-adds deep.
+/// [`estrin_exp`]), four multiply-adds deep.
 #[inline(always)]
 fn estrin_expm1(r: f64) -> f64 {
+    let ([q0, q1, q2, q3], [r4, r8]) = estrin_quads(r);
+    q3.mul_add(r4, q2).mul_add(r8, q1.mul_add(r4, q0))
+}
+
+/// Estrin's first two levels over `INV_FACTORIALS`: the four sums
+/// `q_j = (c[4j] + c[4j+1]·r) + (c[4j+2] + c[4j+3]·r)·r²`, and r⁴, r⁸
+/// (what a caller does not use, the compiler drops).
+#[inline(always)]
+fn estrin_quads(r: f64) -> ([f64; 4], [f64; 2]) {
     let c = &INV_FACTORIALS;
     let r2 = r * r;
     let r4 = r2 * r2;
-    let r8 = r4 * r4;
     let pair = |j: usize| c[2 * j + 1].mul_add(r, c[2 * j]);
-    let q0 = pair(1).mul_add(r2, pair(0));
-    let q1 = pair(3).mul_add(r2, pair(2));
-    let q2 = pair(5).mul_add(r2, pair(4));
-    let q3 = pair(7).mul_add(r2, pair(6));
-    q3.mul_add(r4, q2).mul_add(r8, q1.mul_add(r4, q0))
+    let quad = |j: usize| pair(2 * j + 1).mul_add(r2, pair(2 * j));
+    ([quad(0), quad(1), quad(2), quad(3)], [r4, r4 * r4])
 }
 
 /// `exp(x)` for |x| ≤ `EXP_CORE_BOUND`; a meaningless finite value (or
