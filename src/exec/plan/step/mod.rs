@@ -52,9 +52,12 @@
 //! operand is the same on every step: [`Instr::PackB`] and
 //! [`Instr::PackRows`] pack it once per call, in the prologue.
 //!
-//! Passes: a sum or product whose result only one other sum or product
-//! reads is computed inside it ([`Instr::Binary2`], one pass over the
-//! elements instead of two), and a body result that an elementwise
+//! Passes: a matrix product computes its only elementwise reader as it
+//! stores each element ([`epilogue`]); then a sum or product whose
+//! result only one other sum or product reads is computed inside it
+//! ([`Instr::Binary2`], one pass over the elements instead of two, its
+//! operands whole, scalars, or repeating with one period: a padded
+//! batch's mask); and a body result that an elementwise
 //! instruction computes last, and no later instruction reads, is written
 //! by it straight into the loop's row for the step instead of the arena
 //! (`direct`; the loop splits the buffer around that row, and keeps the
