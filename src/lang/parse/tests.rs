@@ -1,3 +1,4 @@
+#![cfg(test)]
 //! Unit tests of the program parser: positions in errors, scan clauses,
 //! closures, fold parameter order and taps.
 

@@ -14,7 +14,7 @@ use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::pairwise_sum;
 use crate::exec::ops::{logmatmulexp, matvec, prepacked};
 use crate::exec::plan::block::{
-    binary2_block, binary2_periodic, binary_block, binary_periodic, zip2, Blk, Periodic,
+    binary2_periodic, binary_block, binary_periodic, zip2, Blk, Periodic,
 };
 use crate::lang::{BinaryOp, CompareOp, ReduceOp};
 use multiversion::multiversion;
@@ -484,21 +484,9 @@ fn exec(
             let dx = read(ar, src, at, x.loc, x.span(len, period))?;
             let dy = read(ar, src, at, y.loc, y.span(len, period))?;
             let dz = read(ar, src, at, z.loc, z.span(len, period))?;
-            if [x, y, z]
-                .iter()
-                .all(|o| matches!(o.cover, Cover::Full | Cover::Scalar))
-            {
-                let (bx, by, bz) = (
-                    block(x, dx, 0, len)?,
-                    block(y, dy, 0, len)?,
-                    block(z, dz, 0, len)?,
-                );
-                binary2_block(outer, inner, inner_first, out, bx, by, bz).then_some(())?;
-            } else {
-                let (px, py, pz) = (periodic(x, dx)?, periodic(y, dy)?, periodic(z, dz)?);
-                binary2_periodic(outer, inner, inner_first, out, period, px, py, pz)
-                    .then_some(())?;
-            }
+            // Operands whole or scalars have `period == len`: one block.
+            let (px, py, pz) = (periodic(x, dx)?, periodic(y, dy)?, periodic(z, dz)?);
+            binary2_periodic(outer, inner, inner_first, out, period, px, py, pz).then_some(())?;
         }
         Instr::Compare { op, a, b, dst, len } => {
             let (ar, out) = around(arena, dst, len)?;
