@@ -50,6 +50,11 @@ fn main() -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
+    // So is a product kernel the machine cannot run, or a misspelled one.
+    if let Err(e) = eqscan::exec::ops::product_kernel::setting() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     // Deeply nested programs recurse in the parser and printer; give them
     // room (the reader bounds the nesting, so this is a margin, not a fix).
     let worker = std::thread::Builder::new()

@@ -20,6 +20,7 @@ mod common;
 
 use common::harness::{self, case_files};
 use common::{header, rel, root, stem};
+use eqscan::exec::ops::product_kernel::{self, ProductKernel};
 use libtest_mimic::{Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -209,19 +210,45 @@ fn main() {
         trials.push(Trial::test(name, move || file_case(&path)).with_ignored_flag(known_bug));
     }
 
-    // A thread budget that is not a positive number: a usage error.
-    for (name, value) in [("threads_word", "many"), ("threads_zero", "0")] {
+    // A thread budget that is not a positive number, a product kernel
+    // that does not exist or that this machine cannot run: usage errors.
+    let mut settings: Vec<(&str, &str, &str, String)> = ["many", "0"]
+        .into_iter()
+        .zip(["threads_word", "threads_zero"])
+        .map(|(value, name)| {
+            (
+                name,
+                "EQSCAN_NUM_THREADS",
+                value,
+                format!(
+                    "EQSCAN_NUM_THREADS must be a whole number of threads, 1 or more, not '{value}'"
+                ),
+            )
+        })
+        .collect();
+    settings.push((
+        "kernel_word",
+        "EQSCAN_PRODUCT_KERNEL",
+        "fastest",
+        "EQSCAN_PRODUCT_KERNEL must be 'packed', 'portable' or 'auto', not 'fastest'".into(),
+    ));
+    if product_kernel::machine() == ProductKernel::Portable {
+        settings.push((
+            "kernel_missing",
+            "EQSCAN_PRODUCT_KERNEL",
+            "packed",
+            "EQSCAN_PRODUCT_KERNEL=packed needs an x86-64 processor with AVX2 and FMA".into(),
+        ));
+    }
+    for (name, var, value, want) in settings {
         trials.push(Trial::test(format!("usage::{name}"), move || {
             let out = Command::new(env!("CARGO_BIN_EXE_eqscan"))
                 .args(["run", "--gen", "examples/rnn.sexp"])
-                .env("EQSCAN_NUM_THREADS", value)
+                .env(var, value)
                 .current_dir(root())
                 .output()
                 .expect("start eqscan");
             let stderr = String::from_utf8_lossy(&out.stderr);
-            let want = format!(
-                "EQSCAN_NUM_THREADS must be a whole number of threads, 1 or more, not '{value}'"
-            );
             if out.status.code() != Some(2)
                 || !stderr.contains(&want)
                 || stderr.lines().count() != 1
@@ -234,6 +261,24 @@ fn main() {
             }
             Ok(())
         }));
+    }
+    // Both kernels by name (and `auto`) run the program.
+    for value in ["portable", "auto"] {
+        trials.push(Trial::test(
+            format!("usage::kernel_{value}_runs"),
+            move || {
+                let out = Command::new(env!("CARGO_BIN_EXE_eqscan"))
+                    .args(["run", "--gen", "--dim", "T=20", "examples/rnn.sexp"])
+                    .env("EQSCAN_PRODUCT_KERNEL", value)
+                    .current_dir(root())
+                    .output()
+                    .expect("start eqscan");
+                if !out.status.success() {
+                    return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
+                }
+                Ok(())
+            },
+        ));
     }
     trials.push(generated_case("empty_file", Vec::new(), &["fmt"]));
     trials.push(generated_case(

@@ -26,6 +26,7 @@ mod common;
 
 use common::harness::{self, case_files, case_name, plain_trials};
 use common::{compare, header, header_pairs, rel, root, stem};
+use eqscan::exec::ops::product_kernel::{self, ProductKernel};
 use eqscan::exec::plan::{Compiled, PlanOptions};
 use eqscan::exec::run::{input_shapes, run_program, Dims};
 use eqscan::exec::Value;
@@ -691,6 +692,10 @@ fn products_with_their_readers_keep_the_plans_bits() {
 }
 
 fn main() {
+    if std::env::var_os(PROBE_VAR).is_some() {
+        print!("{}", kernel_probe());
+        return;
+    }
     let cases = cases();
     assert!(cases.len() > 300, "only {} programs found", cases.len());
     let mut trials = plain_trials![
@@ -700,7 +705,8 @@ fn main() {
         native_code_runs_long_loops,
         packed_matrix_products_keep_the_plans_bits,
         products_with_their_readers_keep_the_plans_bits,
-        the_recurrent_cells_steps_keep_their_fusions
+        the_recurrent_cells_steps_keep_their_fusions,
+        both_product_kernels_give_the_same_bits
     ];
     for (trial, case) in cases {
         trials.push(Trial::test(trial, move || {
@@ -710,60 +716,165 @@ fn main() {
     harness::run(trials);
 }
 
-/// The structure of the GRU's and the LSTM's steps on the tape at their
-/// medium widths: each gate product computes its readers (`x·W` of the
-/// step and the bias row) as it stores each element, and the passes left
-/// pair up, the LSTM's masked updates (its mask one value per row)
-/// included. A change that loses a fusion shows here before it shows in
-/// a timing.
-fn the_recurrent_cells_steps_keep_their_fusions() {
-    use eqscan::exec::plan::StepCensus;
+/// The GRU and the LSTM at their medium widths, optimized as `run` does
+/// (`x·W` of every step pushed out of the loop as one product, read by
+/// the step's gate products), with their inputs: what the census test and
+/// the kernel probe run.
+fn recurrent_cells() -> Vec<(Program, Dims, Vec<Value>)> {
     let read =
         |rel: &str| parse_program(&std::fs::read_to_string(root().join(rel)).unwrap()).unwrap();
     let dims = |pairs: &[(&str, i64)]| -> Dims {
         pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
     };
-    let cases = [
+    let rewrites = eqscan::optimize::default_rewrites().unwrap();
+    [
         (
             read("benches/programs/gru.sexp"),
             dims(&[("T", 50), ("M", 80), ("N", 128), ("D", 128)]),
-            // z, r, candidate: three products with two stages each;
-            // sigmoid twice, r·h, tanh, and the update as two pairs.
-            StepCensus {
-                products: 3,
-                product_stages: 6,
-                passes: 6,
-                fused_pairs: 2,
-            },
         ),
         (
             read("benches/programs/lstm.sexp"),
             dims(&[("T", 100), ("M", 64), ("N", 64), ("D", 64)]),
-            // The four gates as one product with two stages; three
-            // sigmoids and two tanh; f·c, i·g + f·c, o·tanh(c) and the
-            // masked updates m·h~ + (1 − m)·h and m·c~ + (1 − m)·c: ten
-            // binary ops in six passes, four of them pairs.
-            StepCensus {
-                products: 1,
-                product_stages: 2,
-                passes: 11,
-                fused_pairs: 4,
-            },
         ),
-    ];
-    let rewrites = eqscan::optimize::default_rewrites().unwrap();
-    for (p, d, want) in cases {
-        // Optimized as `run` does: `x·W` of every step pushed out of the
-        // loop as one product, read by the step's gate products.
+    ]
+    .into_iter()
+    .map(|(p, d)| {
         let model = eqscan::extract::CostModel::with_dims(d.clone());
         let limits = eqscan::egraph::runner::Limits::default();
         let p = eqscan::optimize::optimize(&p, &rewrites, &limits, &model)
             .unwrap()
             .program;
         let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        (p, d, inputs)
+    })
+    .collect()
+}
+
+/// The census each cell's step must have under `kernel`. With the packed
+/// kernel each gate product computes its readers (`x·W` of the step and
+/// the bias row) as it stores each element; with matrixmultiply alone
+/// (`portable`) those readers are passes of their own. Either way the
+/// passes left pair up, the LSTM's masked updates (its mask one value per
+/// row) included.
+fn expected_census(name: &str, kernel: ProductKernel) -> eqscan::exec::plan::StepCensus {
+    use eqscan::exec::plan::StepCensus;
+    let census = |products, product_stages, passes, fused_pairs| StepCensus {
+        products,
+        product_stages,
+        passes,
+        fused_pairs,
+    };
+    match (name, kernel) {
+        // z, r, candidate: three products with two stages each; sigmoid
+        // twice, r·h, tanh, and the update as two pairs.
+        ("gru", ProductKernel::Packed) => census(3, 6, 6, 2),
+        // The same six passes, and each product's two readers as one
+        // fused pair more per product.
+        ("gru", ProductKernel::Portable) => census(3, 0, 9, 5),
+        // The four gates as one product with two stages; three sigmoids
+        // and two tanh; f·c, i·g + f·c, o·tanh(c) and the masked updates
+        // m·h~ + (1 − m)·h and m·c~ + (1 − m)·c: ten binary ops in six
+        // passes, four of them pairs.
+        ("lstm", ProductKernel::Packed) => census(1, 2, 11, 4),
+        ("lstm", ProductKernel::Portable) => census(1, 0, 12, 5),
+        _ => panic!("no census for {name}"),
+    }
+}
+
+/// The structure of the GRU's and the LSTM's steps on the tape under the
+/// kernel this process runs ([`expected_census`]). A change that loses a
+/// fusion shows here before it shows in a timing.
+fn the_recurrent_cells_steps_keep_their_fusions() {
+    let kernel = product_kernel::selected();
+    for (p, d, inputs) in recurrent_cells() {
         let refs: Vec<&Value> = inputs.iter().collect();
         let mut f = Compiled::new(&p, &d).unwrap();
         f.call(&refs).unwrap();
-        assert_eq!(f.step_census(), vec![want], "{}", p.name);
+        let got = f.step_census();
+        assert_eq!(
+            got,
+            vec![expected_census(&p.name, kernel)],
+            "{} ({kernel:?})",
+            p.name
+        );
+    }
+}
+
+/// The environment variable that makes this test binary print
+/// [`kernel_probe`]'s report instead of running its trials.
+const PROBE_VAR: &str = "EQSCAN_PLAN_KERNEL_PROBE";
+
+/// What the probe prints for this process's kernel: per cell, its census
+/// and the bits of every output (FNV-1a over the `f64` bit patterns).
+fn kernel_probe() -> String {
+    let mut report = String::new();
+    for (p, d, inputs) in recurrent_cells() {
+        let refs: Vec<&Value> = inputs.iter().collect();
+        let mut f = Compiled::new(&p, &d).unwrap();
+        let outs = f.call(&refs).unwrap().to_values();
+        let mut hash = 0xcbf2_9ce4_8422_2325u64;
+        for v in &outs {
+            for x in v.as_f64_array().iter() {
+                for byte in x.to_bits().to_le_bytes() {
+                    hash = (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
+                }
+            }
+        }
+        let c = &f.step_census()[0];
+        report += &format!(
+            "{} census {} {} {} {} bits {hash:016x}\n",
+            p.name, c.products, c.product_stages, c.passes, c.fused_pairs
+        );
+    }
+    report
+}
+
+/// Both product kernels on this machine (`portable` alone where the
+/// packed one cannot run), each forced with `EQSCAN_PRODUCT_KERNEL` in a
+/// process of its own running [`kernel_probe`]: the GRU's and the LSTM's
+/// outputs have the same bits down both paths, and each path's steps
+/// have its census. On an AVX-512 machine this is the AVX-512 path.
+fn both_product_kernels_give_the_same_bits() {
+    let mut kernels = vec![ProductKernel::Portable];
+    if product_kernel::machine() == ProductKernel::Packed {
+        kernels.push(ProductKernel::Packed);
+    }
+    let mut bits: Vec<Vec<String>> = Vec::new();
+    for kernel in kernels {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .env(product_kernel::KERNEL_VAR, kernel.name())
+            .env(PROBE_VAR, "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut these = Vec::new();
+        for line in text.lines() {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(w.len(), 8, "probe line: {line}");
+            let n: Vec<usize> = w[2..6].iter().map(|x| x.parse().unwrap()).collect();
+            let want = expected_census(w[0], kernel);
+            assert_eq!(
+                (n[0], n[1], n[2], n[3]),
+                (
+                    want.products,
+                    want.product_stages,
+                    want.passes,
+                    want.fused_pairs
+                ),
+                "{} under {kernel:?}",
+                w[0]
+            );
+            these.push(format!("{} {}", w[0], w[7]));
+        }
+        assert_eq!(these.len(), 2, "probe output: {text}");
+        bits.push(these);
+    }
+    for other in &bits[1..] {
+        assert_eq!(other, &bits[0], "the kernels' outputs differ");
     }
 }

@@ -20,6 +20,7 @@ pub mod linrec;
 pub mod logmatmulexp;
 pub mod matvec;
 pub mod prepacked;
+pub mod product_kernel;
 pub mod reduce;
 pub mod shape;
 pub mod vmath;

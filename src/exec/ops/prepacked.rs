@@ -23,13 +23,16 @@
 //! `m mod 8` rows and `n mod 4` columns, `c + sum` elsewhere: the two
 //! differ only in the sign of a zero). A NaN's payload depends on the
 //! instructions, not only on the order, so the kernel reports a NaN it
-//! stored and the caller computes that product again with matrixmultiply. That holds only where
-//! matrixmultiply runs that kernel: x86-64 with AVX2 and FMA and without
-//! AVX-512 ([`available`]); elsewhere `gemm` runs matrixmultiply on the
-//! unpacked `B`. The unit tests compare the two bit for
+//! stored and the caller computes that product again with matrixmultiply. That holds wherever
+//! matrixmultiply runs that kernel: x86-64 with AVX2 and FMA, AVX-512
+//! included, since eqscan does not build matrixmultiply's AVX-512 kernel
+//! (`super::product_kernel` says why); elsewhere, or when
+//! `EQSCAN_PRODUCT_KERNEL=portable` forces it ([`available`]), `gemm`
+//! runs matrixmultiply on the unpacked `B`. The unit tests compare the two bit for
 //! bit, extreme values and every edge included. Must not: change the
 //! order of any element's sum, or allocate.
 
+use crate::exec::ops::product_kernel::{self, ProductKernel};
 use crate::exec::threads;
 use ndarray::{s, ArrayView2};
 
@@ -48,23 +51,19 @@ pub fn packed_len(k: usize, n: usize) -> usize {
     k.saturating_mul(n.div_ceil(PANEL) * PANEL)
 }
 
-/// True when the product against a packed `B` gives `gemm_rows`' bits on
-/// this machine (see the module docs); checked once.
+/// True when products run on this kernel: the machine has it (x86-64
+/// with AVX2 and FMA, AVX-512 or not) and [`super::product_kernel`]'s
+/// choice is [`ProductKernel::Packed`] (the default where it exists).
 pub fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::sync::OnceLock;
-        static AVAILABLE: OnceLock<bool> = OnceLock::new();
-        *AVAILABLE.get_or_init(|| {
-            std::is_x86_feature_detected!("avx2")
-                && std::is_x86_feature_detected!("fma")
-                && !std::is_x86_feature_detected!("avx512f")
-        })
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    product_kernel::selected() == ProductKernel::Packed
+}
+
+/// True when this machine has the kernel's instructions, whatever the
+/// choice: [`product`] and [`product_then`] run on a `B` packed by the
+/// caller then (the unit tests compare them with matrixmultiply on every
+/// such machine, even with `portable` forced).
+pub fn runs_here() -> bool {
+    product_kernel::machine() == ProductKernel::Packed
 }
 
 /// Packs the row-major `(k, n)` matrix `b` into `out` ([`packed_len`]
@@ -129,7 +128,7 @@ pub fn fits(k: usize, n: usize) -> bool {
 /// result holds no NaN: `Some(true)`. `Some(false)`: a NaN appeared, and
 /// the caller computes the product again with matrixmultiply, whose
 /// instructions decide its payload. `None` when a slice is shorter than
-/// its shape says, or [`available`] is false (nothing is written then).
+/// its shape says, or [`runs_here`] is false (nothing is written then).
 pub fn product(a: &[f64], bp: &[f64], m: usize, k: usize, n: usize, c: &mut [f64]) -> Option<bool> {
     product_then(a, bp, m, k, n, c, &[])
 }
@@ -192,7 +191,7 @@ pub fn product_then(
     c: &mut [f64],
     steps: &[Step<'_>],
 ) -> Option<bool> {
-    if !available() {
+    if !runs_here() {
         return None;
     }
     let a = a.get(..m.checked_mul(k)?)?;
@@ -286,7 +285,7 @@ fn rows(
                 a: atile.as_ptr().wrapping_add(ROWS * k),
                 c: ctile.as_ptr().wrapping_add(ROWS * n),
             };
-            // SAFETY: `available()` (checked by the only caller) says the
+            // SAFETY: `runs_here()` (checked by the only caller) says the
             // CPU has AVX2 and FMA; `atile` holds `r` rows of `k`, `bp`
             // `packed_len(k, n)` elements, `ctile` `r` rows of `n`.
             clean &= unsafe {
@@ -576,7 +575,7 @@ mod tests {
         pack(b, k, n, &mut bp).unwrap();
         let mut got = vec![f64::NAN; m * n];
         match product(a, &bp, m, k, n, &mut got) {
-            None => return assert!(!available()),
+            None => return assert!(!runs_here()),
             Some(false) => {
                 return assert!(
                     want.iter().any(|x| x.is_nan()),
@@ -725,7 +724,7 @@ mod tests {
         pack(b, k, n, &mut bp).unwrap();
         let mut got = vec![f64::NAN; m * n];
         match product_then(a, &bp, m, k, n, &mut got, steps) {
-            None => assert!(!available()),
+            None => assert!(!runs_here()),
             Some(false) => assert!(
                 want.iter().any(|x| x.is_nan()),
                 "{m}x{k}x{n}: a NaN reported where the steps give none"
@@ -860,7 +859,7 @@ mod tests {
             );
             assert_eq!(
                 product_then(&a, &bp, m, k, n, &mut c, &[]),
-                available().then_some(true)
+                runs_here().then_some(true)
             );
         }
         // An operand shorter than the product, or than a row.
