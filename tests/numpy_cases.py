@@ -1778,6 +1778,287 @@ def mitmot_zero_steps(d, n):
     return (G.copy(), Q)
 
 
+# ------------------------------------------------------- while loops (until)
+#
+# SPEC §1 "While loops (`until`)": a do-while. Each step runs its body,
+# stores its outputs, then stops if its condition holds; n_steps (or the
+# sequences' length) is only the most steps that may run. Every reference
+# below checks how many steps ran (fewer than the bound, except
+# while_never_fires and the inner loops of while_in_map that end at their
+# n_steps) and, where the data rule decides the step, that no condition
+# value is close to its threshold.
+
+
+def until_fires(cond):
+    """The truth of an `until` condition: a scalar bool, or a number that is
+    non-zero (NaN included)."""
+    c = np.asarray(cond)
+    assert c.ndim == 0, "the condition must be a scalar"
+    if c.dtype == np.bool_:
+        return bool(c)
+    return bool(c != 0) or bool(np.isnan(c))
+
+
+@scan
+def while_real_test_while(d, n):
+    x = np.zeros(50)
+    x[23] = 4.0
+    rows = []
+    for t in range(len(x)):
+        rows.append(x[t] + 1.0)
+        if until_fires(x[t] > 3.0):
+            break
+    O = np.array(rows)
+    assert len(O) == 24 < len(x)
+    return (O, np.float64(len(O)))
+
+
+@scan
+def while_sitsot_counter(d, n):
+    M = np.int64(100)
+    v, k = np.int64(0), np.int64(0)
+    V, K = [], []
+    for t in range(100):
+        v, k = v + k, k + 1
+        V.append(v)
+        K.append(k)
+        if until_fires(v > M):
+            break
+    V, K = np.array(V, dtype=i64), np.array(K, dtype=i64)
+    assert len(V) == 15 < 100 and V[-1] == 105 and K[-1] == 15
+    return (V, K, V[-1], K[-1])
+
+
+@scan
+def while_in_map(d, n):
+    s = d["s"]
+    assert s == 0.0
+    ns = 5 - np.arange(5)
+    R = steps(len(ns), ())
+    lengths = []
+    for j, m in enumerate(ns):
+        z, Z = s, []
+        for t in range(m - 1):
+            z = z + 1.0
+            Z.append(z)
+            if until_fires(z > 2.0):
+                break
+        lengths.append(len(Z))
+        R[j] = np.sum(np.array(Z, dtype=f64))
+    assert lengths == [3, 3, 2, 1, 0] and lengths[0] < ns[0] - 1
+    assert list(R) == [6.0, 6.0, 3.0, 1.0, 0.0]
+    return (R,)
+
+
+@scan
+def while_index_nonseq(d, n):
+    x = np.arange(20).astype(f64)
+    rows = []
+    for i in range(20):
+        v = x[i]
+        rows.append(v * v)
+        if until_fires(v == 5.0):
+            break
+    R = np.array(rows)
+    assert list(R) == [0.0, 1.0, 4.0, 9.0, 16.0, 25.0]
+    return (R,)
+
+
+@scan
+def while_nonseq_cond(d, n):
+    a, c, x = 1.5, 5.0, 1.0
+    rows = []
+    for t in range(50):
+        x = a * x
+        rows.append(x)
+        if until_fires(x > c):
+            break
+    X = np.array(rows)
+    assert list(X) == [1.5, 2.25, 3.375, 5.0625]
+    return (X, X[-1])
+
+
+@scan
+def while_mitsot_fib(d, n):
+    buf = [0.0, 1.0]
+    rows = []
+    for t in range(30):
+        xm2, xm1 = buf[-2], buf[-1]
+        rows.append(xm2 + xm1)
+        buf.append(rows[-1])
+        if until_fires(xm1 >= 34.0):
+            break
+    F = np.array(rows)
+    assert list(F) == [1.0, 2.0, 3.0, 5.0, 8.0, 13.0, 21.0, 34.0, 55.0]
+    return (F, F[-1])
+
+
+@scan
+def while_map_until(d, n):
+    s = np.arange(30).astype(f64)
+    rows = []
+    for t in range(25):
+        y = s[t] + 1.0
+        rows.append(y)
+        if until_fires(y >= 10.0):
+            break
+    Y = np.array(rows)
+    assert len(Y) == 10 < 25
+    return (Y, Y[-1])
+
+
+@scan
+def while_sitsot_and_nitsot(d, n):
+    X, s = d["X"], d["s0"]
+    S, Y = [], []
+    for t in range(len(X)):
+        s = s * 0.5 + X[t]
+        y = np.sum(s * s)
+        S.append(s)
+        Y.append(y)
+        assert abs(y - 0.3) > 0.2
+        if until_fires(y < 0.3):
+            break
+    S, Y = np.array(S), np.array(Y)
+    assert len(Y) == 4 < len(X)
+    return (S, Y, S[-1] - Y.sum())
+
+
+@scan
+def while_go_backwards(d, n):
+    X = d["X"]
+    a, rows = 0.0, []
+    for t in range(16):
+        a = a + X[len(X) - 1 - t]
+        rows.append(a)
+        assert abs(a + 1.5) > 0.05
+        if until_fires(a < -1.5):
+            break
+    A = np.array(rows)
+    assert len(A) == 9 < 16
+    return (A,)
+
+
+@scan
+def while_numeric_cond(d, n):
+    X, a = d["X"], d["a0"]
+    rows = []
+    for t in range(len(X)):
+        a = a + X[t]
+        rows.append(a)
+        assert abs(a - 3.0) > 0.05
+        if until_fires(np.maximum(0.0, a - 3.0)):
+            break
+    A = np.array(rows)
+    assert len(A) == 8 < len(X)
+    return (A,)
+
+
+@scan
+def while_nan_cond(d, n):
+    X = d["X"]
+    rows = []
+    for t in range(len(X)):
+        x = X[t]
+        rows.append(x * x)
+        assert abs(x + 0.3) > 0.03
+        if until_fires(np.where(x < -0.3, np.nan, 0.0)):
+            break
+    Y = np.array(rows)
+    assert len(Y) == 12 < len(X)
+    return (Y,)
+
+
+@scan
+def while_never_fires(d, n):
+    X = d["X"]
+    rows = []
+    for t in range(len(X)):
+        y = np.tanh(X[t])
+        rows.append(y)
+        if until_fires(np.sum(y) > 100.0):
+            break
+    Y = np.array(rows)
+    assert len(Y) == len(X)
+    return (Y, Y.sum())
+
+
+@scan
+def while_first_step(d, n):
+    a = d["a0"]
+    rows = []
+    for t in range(8):
+        a = a * 0.5 + 1.0
+        rows.append(a)
+        if until_fires(np.sum(a) < 100.0):
+            break
+    A = np.array(rows)
+    assert len(A) == 1
+    return (A, A[-1])
+
+
+@scan
+def while_real_power_of_2(d, n):
+    p, max_value = 1.0, 45.0
+    rows = []
+    for t in range(1024):
+        p = p * 2.0
+        rows.append(p)
+        if until_fires(p > max_value):
+            break
+    P = np.array(rows)
+    assert list(P) == [2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+    return (P,)
+
+
+@scan
+def while_real_pushout_while(d, n):
+    W1, W2 = d["W1"], d["W2"]
+    idx = np.arange(5).astype(f64)
+    rows = []
+    for t in range(5):
+        rows.append(np.dot(W1[t], W2))
+        if until_fires(idx[t] > 2.0):
+            break
+    O = np.array(rows)
+    assert len(O) == 4 < 5
+    return (O,)
+
+
+@scan
+def while_real_newton(d, n):
+    M = d["M"]
+    E, rows = M, []
+    for t in range(50):
+        dd = (E - 0.5 * np.sin(E) - M) / (1.0 - 0.5 * np.cos(E))
+        E = E - dd
+        rows.append(E)
+        r = np.max(np.abs(dd))
+        assert r < 1e-12 or r > 1e-8, "a step too close to the tolerance"
+        if until_fires(r < 1e-10):
+            break
+    E = np.array(rows)
+    assert len(E) == 5 < 50
+    assert np.allclose(E[-1] - 0.5 * np.sin(E[-1]), M, rtol=0, atol=1e-14)
+    return (E, E[-1])
+
+
+@scan
+def while_last_value_newton_sqrt(d, n):
+    a = np.exp(d["A"])
+    x, k = a, 0.0
+    for t in range(1000):
+        x = 0.5 * (x + a / x)
+        k = k + 1.0
+        r = np.max(np.abs(x * x - a) / a)
+        assert r < 1e-14 or r > 1e-11, "a step too close to the tolerance"
+        if until_fires(r < 1e-12):
+            break
+    assert k == 19.0
+    assert np.allclose(x, np.sqrt(a), rtol=1e-15, atol=0)
+    return (x, np.float64(k))
+
+
 # --------------------------------------------------------------------- main
 
 ALLOWED = {np.dtype(t) for t in DTYPES.values()}

@@ -537,7 +537,7 @@ impl Analysis<TNode> for TensorAnalysis {
             Head::Scan(sig) => {
                 let (body, args) = enode
                     .children
-                    .split_at(sig.n_body_outputs().min(enode.children.len()));
+                    .split_at(sig.n_body_results().min(enode.children.len()));
                 match scan_types(egraph, sig, body, args) {
                     Ok(tys) => value(Kind::Multi(tys), None, deps(egraph, args)),
                     Err(why) => value(Kind::Invalid(why), None, BTreeSet::new()),

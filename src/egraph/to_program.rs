@@ -127,7 +127,7 @@ impl<'a> Rebuild<'a> {
     fn scope_children(&self, i: usize) -> &'a [Id] {
         let node = &self.nodes[i];
         match &node.head {
-            Head::Scan(sig) => &node.children[sig.n_body_outputs().min(node.children.len())..],
+            Head::Scan(sig) => &node.children[sig.n_body_results().min(node.children.len())..],
             _ => &node.children,
         }
     }
@@ -255,12 +255,12 @@ impl<'a> Rebuild<'a> {
         children: &'a [Id],
     ) -> Result<Vec<NodeId>, TermError> {
         let mut clauses = sig.clone();
-        let nb = sig.n_body_outputs().min(children.len());
+        let nb = sig.n_body_results().min(children.len());
         let (body_roots, outer) = children.split_at(nb);
-        if nb != sig.n_body_outputs() || outer.len() != clauses.n_args() {
+        if nb != sig.n_body_results() || outer.len() != clauses.n_args() {
             return Err(LangError::Build {
                 kind: BuildErrorKind::ScanArgs {
-                    expected: sig.n_body_outputs() + clauses.n_args(),
+                    expected: sig.n_body_results() + clauses.n_args(),
                     got: children.len(),
                 },
             }
@@ -635,6 +635,7 @@ mod tests {
             has_n_steps: false,
             go_backwards: false,
             keep: Vec::new(),
+            until: false,
         };
         let scan = e.add(TNode {
             head: Head::Scan(sig),

@@ -107,6 +107,10 @@ fn init_shapes_of<'a>(sig: &LoopSig, k: usize, init_shapes: &[&'a [usize]]) -> O
     init_shapes.get(i).copied()
 }
 
+/// The rows a while loop's output that keeps every step starts with
+/// (its buffer then doubles as steps run: [`LoopFrame::grow_for`]).
+const FIRST_ROWS: usize = 16;
+
 /// `i mod n` (`i` for `n = 0`), without a division when `i < n`: a loop
 /// that keeps every step never wraps, and its steps place their rows
 /// without one.
@@ -159,6 +163,11 @@ pub(crate) struct LoopFrame {
     states: Vec<Option<StateFrame>>,
     /// Per output, the rows its buffer holds.
     rows: Vec<usize>,
+    /// A while loop (`until`): `steps` is the most it may run until
+    /// [`LoopFrame::stop_after`] says how many did.
+    until: bool,
+    /// Per output, the steps it keeps (`(keep K)`), if not all.
+    kept: Vec<Option<usize>>,
 }
 
 // Clone by hand: `clone_from` reuses the vectors' storage (a loop's step
@@ -190,6 +199,8 @@ impl Clone for LoopFrame {
             go_backwards: self.go_backwards,
             states: self.states.clone(),
             rows: self.rows.clone(),
+            until: self.until,
+            kept: self.kept.clone(),
         }
     }
 
@@ -199,6 +210,8 @@ impl Clone for LoopFrame {
         self.go_backwards = source.go_backwards;
         self.states.clone_from(&source.states);
         self.rows.clone_from(&source.rows);
+        self.until = source.until;
+        self.kept.clone_from(&source.kept);
     }
 }
 
@@ -263,6 +276,9 @@ impl LoopFrame {
             .map(
                 |k| match (info_form(sig, k), init_shapes_of(sig, k, init_shapes)) {
                     (Some(InitForm::Tape), Some(tape)) => tape.first().copied().unwrap_or(0),
+                    // A while loop's output that keeps every step starts
+                    // small and grows with the steps that run.
+                    _ if sig.until && sig.kept(k).is_none() => steps.min(FIRST_ROWS),
                     _ => sig.kept_rows(k, steps),
                 },
             )
@@ -273,7 +289,48 @@ impl LoopFrame {
             go_backwards: sig.go_backwards,
             states,
             rows,
+            until: sig.until,
+            kept: (0..sig.outputs.len()).map(|k| sig.kept(k)).collect(),
         })
+    }
+
+    /// True for a while loop, whose step count is a most until it stops.
+    pub(crate) fn is_while(&self) -> bool {
+        self.until
+    }
+
+    /// Before step `t` of a while loop writes output `k`: the rows its
+    /// buffer must grow to, when it holds fewer than the step needs (the
+    /// output keeps every step, and `t` is past its rows), twice its rows
+    /// and at most the step count; the frame then counts them. `None`
+    /// when the buffer holds row `t` already (or is a ring or a tape).
+    pub(crate) fn grow_for(&mut self, k: usize, t: usize) -> Option<usize> {
+        if !self.until || self.is_tape(k) || self.kept.get(k).copied().flatten().is_some() {
+            return None;
+        }
+        let rows = self.rows.get_mut(k)?;
+        if t < *rows {
+            return None;
+        }
+        *rows = rows.saturating_mul(2).max(t + 1).min(self.steps);
+        Some(*rows)
+    }
+
+    /// A while loop stopped after step `t` (its condition held): from now
+    /// on the frame counts `t + 1` steps, and each output's rows are what
+    /// those steps leave (each buffer's first [`Self::rows`] rows, to be
+    /// rotated by [`Self::oldest_row`]).
+    pub(crate) fn stop_after(&mut self, t: usize) {
+        self.steps = (t + 1).min(self.steps);
+        for k in 0..self.rows.len() {
+            if self.is_tape(k) {
+                continue;
+            }
+            self.rows[k] = match self.kept[k] {
+                Some(kept) => kept.min(self.steps),
+                None => self.steps,
+            };
+        }
     }
 
     /// The number of steps.

@@ -457,7 +457,7 @@ fn run_scan(
     let inits: Vec<&Value> = sig.init_args().map(|k| args[k]).collect();
     let init_shapes: Vec<&[usize]> = inits.iter().map(|v| v.shape()).collect();
     let given = sig.n_steps_arg().map(|k| scalar_i64(args[k]));
-    let frame = LoopFrame::new(sig, &seq_lens, given, &init_shapes).map_err(loop_err)?;
+    let mut frame = LoopFrame::new(sig, &seq_lens, given, &init_shapes).map_err(loop_err)?;
     let params_of = sig.body_params();
     // Output buffers: allocated once the first step tells their shape
     // (or from the static type when there are no steps).
@@ -475,7 +475,8 @@ fn run_scan(
     }
     let results = sig.body_outputs();
     let bind = |s: &str| dims.get(s).copied();
-    for t in 0..frame.steps() {
+    let mut t = 0;
+    while t < frame.steps() {
         let mut params: Vec<Value> = Vec::with_capacity(params_of.len());
         let mut refs: Vec<&Value> = Vec::with_capacity(params_of.len());
         for p in &params_of {
@@ -502,10 +503,19 @@ fn run_scan(
         }
         refs.extend(params.iter());
         refs.extend(sig.non_seq_args().map(|k| args[k]));
-        let outs = eval_graph_within(&scan.body, &refs, dims, budget)?;
-        if outs.len() != results.len() {
+        let mut outs = eval_graph_within(&scan.body, &refs, dims, budget)?;
+        if outs.len() != sig.n_body_results() {
             return Err(internal(span, "scan", "wrong number of body results"));
         }
+        // A while loop's condition, read after the step's outputs are kept.
+        let stop = match sig.until_result().and_then(|c| outs.get(c)) {
+            Some(cond) => match cond.scalar_truth() {
+                Some(b) => b,
+                None => return Err(internal(span, "scan", "the loop condition is not a scalar")),
+            },
+            None => false,
+        };
+        outs.truncate(results.len());
         // Every read of this step is done (the parameters are copies), so
         // a mitmot's writes may replace the slots it read.
         for (v, &result) in outs.into_iter().zip(&results) {
@@ -515,6 +525,14 @@ fn run_scan(
             };
             let v = to_dtype(v, out_ty.dtype, dims).map_err(fail)?;
             frame.check_returned(k, v.shape()).map_err(loop_err)?;
+            if let (Some(rows), Some(b)) = (frame.grow_for(k, t), bufs[k].as_mut()) {
+                let mut shape = b.shape().to_vec();
+                shape[0] = rows;
+                budget
+                    .check(Allocation::LoopOutput(k), out_ty.dtype, &shape)
+                    .map_err(over)?;
+                b.resize_rows(rows);
+            }
             if bufs[k].is_none() {
                 let mut shape = vec![frame.rows(k)];
                 shape.extend_from_slice(v.shape());
@@ -538,10 +556,19 @@ fn run_scan(
                 }));
             }
         }
+        if stop {
+            frame.stop_after(t);
+            break;
+        }
+        t += 1;
     }
     (0..sig.outputs.len())
         .map(|k| {
-            if let Some(b) = bufs[k].take() {
+            if let Some(mut b) = bufs[k].take() {
+                // A while loop's buffer past the steps that ran is cut.
+                if frame.is_while() && !frame.is_tape(k) {
+                    b.resize_rows(frame.rows(k));
+                }
                 // A ring buffer is rotated back to chronological order.
                 let start = frame.oldest_row(k);
                 if start == 0 {

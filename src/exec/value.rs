@@ -6,7 +6,7 @@
 //! closeness). Must not: know about ops.
 
 use crate::lang::{DType, Dim, Scalar, Type};
-use ndarray::{ArrayD, CowArray, IxDyn};
+use ndarray::{ArrayD, Axis, CowArray, IxDyn, Slice};
 use std::fmt::Debug;
 
 /// A runtime tensor.
@@ -564,6 +564,49 @@ impl Value {
             return None;
         }
         with_array!(self, a => a.iter().next().map(|x| x.cast::<i64>()))
+    }
+
+    /// Keeps the first `rows` rows along axis 0 (of those it has),
+    /// zero-filled past them: a while loop's buffer grown as its steps
+    /// run, or cut to the steps that ran. A scalar is left as it is.
+    pub fn resize_rows(&mut self, rows: usize) {
+        fn go<T: Elem>(a: &mut ArrayD<T>, rows: usize) {
+            let Some(&old) = a.shape().first() else {
+                return;
+            };
+            if old == rows {
+                return;
+            }
+            let mut shape = a.shape().to_vec();
+            shape[0] = rows;
+            let mut grown = ArrayD::from_elem(IxDyn(&shape), T::zero());
+            let keep = Slice::from(0..old.min(rows));
+            grown
+                .slice_axis_mut(Axis(0), keep)
+                .assign(&a.slice_axis(Axis(0), keep));
+            *a = grown;
+        }
+        match self {
+            Value::F64(a) => go(a, rows),
+            Value::F32(a) => go(a, rows),
+            Value::I64(a) => go(a, rows),
+            Value::Bool(a) => go(a, rows),
+        }
+    }
+
+    /// The truth of a scalar as a while loop's condition reads it: a bool
+    /// as it is, a number when non-zero (NaN included). `None` when the
+    /// value is not a scalar.
+    pub fn scalar_truth(&self) -> Option<bool> {
+        if self.ndim() != 0 {
+            return None;
+        }
+        match self {
+            Value::Bool(a) => a.iter().next().copied(),
+            Value::F64(a) => a.iter().next().map(|&x| x != 0.0),
+            Value::F32(a) => a.iter().next().map(|&x| x != 0.0),
+            Value::I64(a) => a.iter().next().map(|&x| x != 0),
+        }
     }
 
     /// The single element as `f64` when the value has exactly one element.

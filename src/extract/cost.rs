@@ -152,7 +152,7 @@ impl CostModel {
             .iter()
             .find_map(|n| match &n.head {
                 Head::Scan(sig) => {
-                    let nb = sig.n_body_outputs().min(n.children.len());
+                    let nb = sig.n_body_results().min(n.children.len());
                     let d = crate::egraph::analysis::scan_steps(egraph, sig, &n.children[nb..]);
                     (d != Dim::Unknown).then(|| self.size(&d))
                 }
@@ -287,7 +287,7 @@ impl CostModel {
                 }
             }
             Head::Scan(sig) => {
-                let nb = sig.n_body_outputs();
+                let nb = sig.n_body_results();
                 let layout = sig;
                 if node.children.len() != nb + layout.n_args()
                     || node

@@ -428,7 +428,7 @@ impl Scope<'_> {
             }
             let Some(node) = nodes.get(i) else { continue };
             let outer_from = match &node.head {
-                Head::Scan(sig) => sig.n_body_outputs().min(node.children.len()),
+                Head::Scan(sig) => sig.n_body_results().min(node.children.len()),
                 _ => 0,
             };
             for c in &node.children[outer_from..] {

@@ -108,7 +108,7 @@ impl NodeTable {
                 t.scan.push(match &n.head {
                     Head::Scan(sig) => Some((
                         model.scan_steps(egraph, *c),
-                        sig.n_body_outputs().min(n.children.len()),
+                        sig.n_body_results().min(n.children.len()),
                     )),
                     _ => None,
                 });

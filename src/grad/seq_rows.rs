@@ -42,6 +42,7 @@ pub fn used_rows(
         has_n_steps: false,
         go_backwards: false,
         keep: Vec::new(),
+        until: false,
     };
     let mapped =
         e.b.scan(sig, &[seq, steps], |_, ps| Ok::<_, GradError>(vec![ps[0]]))?;
@@ -79,6 +80,7 @@ pub fn place_rows(e: &mut Emit, g: NodeId, seq: NodeId, back: bool) -> Result<No
         has_n_steps: false,
         go_backwards: false,
         keep: Vec::new(),
+        until: false,
     };
     // Parameters: the row of `g`, the tape's slot (unread: the write
     // replaces it, and each slot is written once).

@@ -513,6 +513,7 @@ fn cumulative(
                 has_n_steps: false,
                 go_backwards: true,
                 keep: Vec::new(),
+                until: false,
             };
             let outs = e.b.scan(sig, &[gs, xs, c0], |body, p| {
                 let r = body.op(Op::Binary(BinaryOp::Add), &[p[0], p[2]])?;
@@ -771,6 +772,7 @@ fn concat_symbolic(
                 has_n_steps: false,
                 go_backwards: false,
                 keep: Vec::new(),
+                until: false,
             };
             // Parameters: the part's row (unread), the row counter, gs.
             let outs = e.b.scan(sig, &[rows, start, gs], |body, ps| {

@@ -184,6 +184,7 @@ impl Builder {
     ///     has_n_steps: false,
     ///     go_backwards: false,
     ///     keep: Vec::new(),
+    ///     until: false,
     /// };
     /// let outs = b.scan(clauses, &[x, h0], |body, params| {
     ///     let (x_t, h_prev) = (params[0], params[1]);
@@ -194,6 +195,10 @@ impl Builder {
     /// assert_eq!(p.count_scans(), 1);
     /// # Ok::<(), eqscan::lang::LangError>(())
     /// ```
+    ///
+    /// A while loop (`until: true` in its clauses) returns its stop
+    /// condition, a scalar, after the outputs' results; its outputs' leading
+    /// length is then known only at run time.
     ///
     /// A MIT-MOT state ([`OutputInfo::Mitmot`]) takes its whole tape as its
     /// init argument, one body parameter per in tap and one body result per
@@ -510,6 +515,7 @@ mod tests {
             has_n_steps: false,
             go_backwards: false,
             keep: Vec::new(),
+            until: false,
         }
     }
 

@@ -268,6 +268,13 @@ pub struct LoopSig {
     /// list is empty when every output keeps every step (see
     /// [`Self::keep_list`]), so equal loops have equal signatures.
     pub keep: Vec<Option<usize>>,
+    /// A while loop (`(until COND)`, SPEC §1): the body's last result,
+    /// after every output's ([`Self::until_result`]), is a scalar that
+    /// stops the loop after the step that made it true (a do-while). The
+    /// step count (`n_steps`, or the sequences') is then the most steps
+    /// it may run, and every output but a mitmot tape holds the steps
+    /// that ran.
+    pub until: bool,
 }
 
 impl LoopSig {
@@ -311,6 +318,18 @@ impl LoopSig {
     /// mitmot).
     pub fn n_body_outputs(&self) -> usize {
         self.outputs.iter().map(OutputInfo::n_body_results).sum()
+    }
+
+    /// Number of results the body returns: its outputs' and, in a while
+    /// loop, the stop condition last.
+    pub fn n_body_results(&self) -> usize {
+        self.n_body_outputs() + usize::from(self.until)
+    }
+
+    /// The position of the stop condition among the body's results
+    /// (`None` for a for loop).
+    pub fn until_result(&self) -> Option<usize> {
+        self.until.then(|| self.n_body_outputs())
     }
 
     /// What each body output is for, in body output order.

@@ -34,6 +34,8 @@ pub enum LoopPart {
     Output(usize),
     /// The body (`fn`).
     Body,
+    /// A while loop's `(until COND)`.
+    Until,
     /// The loop as a whole.
     Loop,
 }
@@ -142,6 +144,14 @@ pub enum LoopTypeError {
         /// The tape's type.
         tape: Type,
     },
+    /// A while loop's condition that is not a scalar.
+    #[error(
+        "(until COND) needs a scalar condition (bool, or a number: non-zero is true), got {ty}"
+    )]
+    ConditionNotScalar {
+        /// The condition's type.
+        ty: Type,
+    },
     /// A loop node with the wrong number of outer arguments (never from
     /// the parser; a rewrite that built a malformed node).
     #[error("internal error: the clauses imply {expected} arguments, got {got}")]
@@ -167,6 +177,7 @@ impl LoopTypeError {
             LoopTypeError::OutputCount { .. } | LoopTypeError::BodyOutputCount { .. } => {
                 LoopPart::Body
             }
+            LoopTypeError::ConditionNotScalar { .. } => LoopPart::Until,
             LoopTypeError::TooManySteps { .. } | LoopTypeError::ArgCount { .. } => LoopPart::Loop,
         }
     }
@@ -365,6 +376,16 @@ pub fn output_types(
     body: &[&Type],
 ) -> Result<Vec<Type>, LoopTypeError> {
     check_arg_count(sig, args)?;
+    let body = match sig.until_result() {
+        Some(c) if body.len() == c + 1 => {
+            let cond = body[c];
+            if cond.ndim() != 0 {
+                return Err(LoopTypeError::ConditionNotScalar { ty: cond.clone() });
+            }
+            &body[..c]
+        }
+        _ => body,
+    };
     if body.len() != sig.n_body_outputs() {
         return Err(if sig.has_mitmot() {
             LoopTypeError::BodyOutputCount {
@@ -438,6 +459,9 @@ pub fn output_types(
             None => (*returned).clone().strong(),
         };
         let rows = match sig.kept(k) {
+            // A while loop's outputs hold the steps that ran (of those
+            // kept): known only once it has run.
+            _ if sig.until => Dim::Unknown,
             Some(kept) => Dim::known(kept as i64),
             None => steps.clone(),
         };

@@ -279,12 +279,16 @@ impl<'a> GraphPrinter<'a> {
         for line in body.let_lines(depth + 1) {
             let _ = write!(s, "\n{line}");
         }
-        let outs: Vec<String> = scan
+        let mut outs: Vec<String> = scan
             .body
             .outputs
             .iter()
             .map(|&o| body.expr(o, depth + 2))
             .collect();
+        // A while loop's condition, its body's last result.
+        if let Some(cond) = scan.sig.until_result().filter(|&c| c < outs.len()) {
+            outs[cond] = format!("(until {})", outs[cond]);
+        }
         let inner_pad = "  ".repeat(depth + 1);
         if outs.len() == 1 {
             let _ = write!(s, "\n{inner_pad}{}))", outs[0]);

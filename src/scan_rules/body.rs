@@ -78,7 +78,7 @@ pub struct Plan {
 
 fn is_scan(n: &TNode) -> Option<usize> {
     match &n.head {
-        Head::Scan(sig) => Some(sig.n_body_outputs().min(n.children.len())),
+        Head::Scan(sig) => Some(sig.n_body_results().min(n.children.len())),
         _ => None,
     }
 }

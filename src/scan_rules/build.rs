@@ -370,6 +370,7 @@ impl NewScan {
             has_n_steps: n_steps.is_some(),
             go_backwards: self.go_backwards,
             keep: LoopSig::keep_list(self.outputs.iter().map(|o| o.keep).collect()),
+            until: false,
         };
         Some(egraph.add(TNode {
             head: Head::Scan(sig),

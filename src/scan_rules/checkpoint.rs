@@ -608,6 +608,7 @@ impl<'a> Pair<'a> {
             has_n_steps: false,
             go_backwards: false,
             keep: LoopSig::keep_list(keep),
+            until: false,
         };
         Some(egraph.add(TNode {
             head: Head::Scan(sig),
@@ -812,6 +813,7 @@ impl<'a> Pair<'a> {
             has_n_steps: false,
             go_backwards: true,
             keep: LoopSig::keep_list(vec![Some(1); n_out]),
+            until: false,
         };
         let bck = egraph.add(TNode {
             head: Head::Scan(sig),

@@ -12,6 +12,18 @@
 //! [`crate::lang::LoopSig::body_outputs`] or refuses such loops (each file
 //! says which; research §2.4 of the shared notes lists PyTensor's choices).
 //!
+//! A while loop (`until`, SPEC §1) is seen by none of them: the decoding
+//! every rewrite starts from ([`scan_node::ScanNode::decode`]) refuses it,
+//! so no rewrite changes the number of steps it runs, trims its traces,
+//! pushes an output out of it or merges it with another loop. Research
+//! §5.2 lists what is allowed (hoisting invariant work, trimming traces
+//! keeping the last step that ran, pushing out outputs that do not feed
+//! the condition, merging identical conditions over identical inputs);
+//! each such rewrite will accept while loops in its own file, with a case
+//! where it fires and one where it must not. Until then a while loop's
+//! body is rewritten by the algebraic rules only
+//! (`tests/cases/scan_rules/neg_while_*.sexp`).
+//!
 //! Each rewrite keeps both forms in the e-graph — the loop and what it
 //! becomes — so the cost model, not an order of passes, decides. A rewrite
 //! unions two classes only when their types (shapes included) are equal;

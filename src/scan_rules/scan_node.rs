@@ -31,6 +31,12 @@ impl ScanNode {
         let Head::Scan(sig) = &node.head else {
             return None;
         };
+        // A while loop (`until`): no Scan rewrite knows its condition yet,
+        // so none sees it (each would have to keep its step count: SPEC
+        // §1, research §5.2); the algebraic rules still rewrite its body.
+        if sig.until {
+            return None;
+        }
         let nb = sig.n_body_outputs();
         if node.children.len() != nb + sig.n_args() {
             return None;

@@ -226,6 +226,19 @@ fn scalar_i64(v: &ValView<'_>) -> Option<i64> {
     }
 }
 
+/// The truth of a while loop's condition (see [`Value::scalar_truth`]).
+fn scalar_truth(v: &ValView<'_>) -> Option<bool> {
+    if v.ndim() != 0 {
+        return None;
+    }
+    match v {
+        ValView::Bool(a) => a.iter().next().copied(),
+        ValView::F64(a) => a.iter().next().map(|&x| x != 0.0),
+        ValView::F32(a) => a.iter().next().map(|&x| x != 0.0),
+        ValView::I64(a) => a.iter().next().map(|&x| x != 0),
+    }
+}
+
 /// Shapes buffer `b` as `rows` rows of `step` of `dtype`, reusing its
 /// storage.
 fn shape_buffer(
@@ -385,7 +398,7 @@ fn run_loop(
     let inits: Vec<ValView<'_>> = sig.init_args().map(|k| args[k].clone()).collect();
     let init_shapes: Vec<&[usize]> = inits.iter().map(|v| v.shape()).collect();
     let given = sig.n_steps_arg().map(|k| scalar_i64(&args[k]));
-    let frame = LoopFrame::new(sig, &seq_lens, given, &init_shapes).map_err(loop_err)?;
+    let mut frame = LoopFrame::new(sig, &seq_lens, given, &init_shapes).map_err(loop_err)?;
     let mut non_seqs: Vec<ValView<'_>> = sig.non_seq_args().map(|k| args[k].clone()).collect();
     // Transposed matrices read only by products: one row-major copy each,
     // made once per call (no larger than the value it copies, which was
@@ -413,7 +426,17 @@ fn run_loop(
         }
     }
     let seqs: Vec<ValView<'_>> = sig.seq_args().map(|k| args[k].clone()).collect();
-    let out_nodes: Vec<usize> = sp.body.graph.outputs.iter().map(|o| o.0).collect();
+    let mut out_nodes: Vec<usize> = sp.body.graph.outputs.iter().map(|o| o.0).collect();
+    if out_nodes.len() != sig.n_body_results() {
+        return Err(internal(
+            plan,
+            i,
+            "the body has the wrong number of outputs",
+        ));
+    }
+    // A while loop's condition: the body's last result.
+    let cond_node = sig.until_result().map(|c| out_nodes[c]);
+    out_nodes.truncate(sp.results.len());
     if out_nodes.len() != sp.results.len() {
         return Err(internal(
             plan,
@@ -443,12 +466,13 @@ fn run_loop(
         }
     }
     let mut param_rooted = vec![false; out_nodes.len()];
-    for t in 0..frame.steps() {
+    let mut t = 0;
+    while t < frame.steps() {
         // After the first step (which sized the buffers and checked every
         // shape), the rest on the step tape when the body compiles to one.
         // (A body known not to compile at these sizes is not tried again.)
         let known_failure = matches!(&srt.step.tape, Some((k, None)) if k.gen == env.gen);
-        if t == 1 && plan.options.step_tape && !known_failure {
+        if t == 1 && plan.options.step_tape && !known_failure && !frame.is_while() {
             let data = LoopData {
                 seqs: &seqs,
                 inits: &inits,
@@ -515,6 +539,21 @@ fn run_loop(
                 return Err(internal(plan, i, "body output not computed"));
             };
             frame.check_returned(k, v.shape()).map_err(loop_err)?;
+            if let Some(rows) = frame.grow_for(k, t) {
+                let mut shape = Vec::with_capacity(v.ndim() + 1);
+                shape.push(rows);
+                shape.extend_from_slice(v.shape());
+                env.budget
+                    .check(Allocation::LoopOutput(k), out_ty.dtype, &shape)
+                    .map_err(|over| ExecError::OverBudget {
+                        span,
+                        op: "scan".to_string(),
+                        over: Box::new(over),
+                    })?;
+                if let Some(b) = bufs[k].as_mut() {
+                    b.resize_rows(rows);
+                }
+            }
             if t == 0 && !frame.is_tape(k) {
                 let mut shape = Vec::with_capacity(v.ndim() + 1);
                 shape.push(frame.rows(k));
@@ -544,11 +583,30 @@ fn run_loop(
                 }));
             }
         }
+        // A while loop stops after the step whose condition holds.
+        if let Some(c) = cond_node {
+            let holds = srt
+                .body
+                .view(c, &NoParams)
+                .and_then(|v| scalar_truth(&v))
+                .ok_or_else(|| internal(plan, i, "the loop condition is not a scalar"))?;
+            if holds {
+                frame.stop_after(t);
+                break;
+            }
+        }
+        t += 1;
     }
     let bind = |s: &str| env.dims.get(s).copied();
     for (k, out_ty) in node.ty.iter().enumerate() {
         if frame.is_tape(k) {
             continue;
+        }
+        // A while loop's buffer holds its first `rows` rows.
+        if frame.is_while() && frame.steps() > 0 {
+            if let Some(b) = bufs[k].as_mut() {
+                b.resize_rows(frame.rows(k));
+            }
         }
         if frame.steps() > 0 {
             let start = frame.oldest_row(k);

@@ -77,7 +77,17 @@ pub fn scan_vjp(
     if !sig.keep.is_empty() {
         return kept_vjp(e, &sig, &fbody, &args, out_cots, wanted);
     }
-    let n_dim = steps_of(e, &sig, &args)?;
+    // A while loop ran as many steps as its outputs hold (its step count
+    // is a most): every sequence is cut to the rows those steps read, and
+    // the backward loop runs over them. Its condition is not
+    // differentiated (the count is piecewise constant in every input).
+    let n_dim = if sig.until {
+        Dim::Unknown
+    } else {
+        steps_of(e, &sig, &args)?
+    };
+    // An output with one row per step that ran.
+    let count_out = sig.outputs.iter().position(|o| !o.is_mitmot()).unwrap_or(0);
     let back = sig.go_backwards;
     // Per sequence: `Some(rows)` when the loop reads only its first `rows`
     // rows (its last ones when the loop goes backwards), because the step
@@ -130,7 +140,7 @@ pub fn scan_vjp(
             Some(Some(used)) => e.op(used_slice(used, back), &[args[s]])?,
             Some(None) => {
                 let span = crate::lang::TapWindow::of(taps).span();
-                let steps = proj_of(e.b, node, 0)?;
+                let steps = proj_of(e.b, node, count_out)?;
                 seq_rows::used_rows(e, args[s], span, back, steps)?
             }
             None => args[s],
@@ -243,6 +253,14 @@ pub fn scan_vjp(
     for &a in &ns_args {
         bargs.push(args[a]);
     }
+    if sig.until && bseqs.is_empty() && !bouts.is_empty() {
+        return Err(e.unsupported(
+            "scan",
+            Unsupported::Loop(
+                "a while loop whose backward loop has no sequence to count its steps",
+            ),
+        ));
+    }
     let has_n_steps = sig.n_steps_arg().is_some() && bseqs.is_empty();
     if has_n_steps {
         if let Some(k) = sig.n_steps_arg() {
@@ -289,6 +307,7 @@ pub fn scan_vjp(
         has_n_steps,
         go_backwards: !back,
         keep: Vec::new(),
+        until: false,
     };
     let fparams = sig.body_params();
     let span = e.span;

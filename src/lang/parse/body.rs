@@ -20,6 +20,9 @@ use std::collections::BTreeSet;
 pub(super) struct Body {
     pub(super) graph: Graph,
     pub(super) captured: Vec<NodeId>,
+    /// Where `(until COND)` was written, when the body ends with one: its
+    /// condition is then the graph's last output.
+    pub(super) until: Option<Span>,
 }
 
 impl Parser {
@@ -91,20 +94,51 @@ impl Parser {
                 self.let_clause(l)?;
             }
             let last = &last[0];
+            if last.head() == Some("until") {
+                return Err(syntax(
+                    last.span(),
+                    "(until COND) goes last in (outputs E ... (until COND)), after the loop's outputs",
+                ));
+            }
+            let mut until = None;
             let outputs = if last.head() == Some("outputs") {
-                let es = &last.list().unwrap_or(&[])[1..];
+                let mut es = &last.list().unwrap_or(&[])[1..];
+                if let Some(pos) = es.iter().position(|e| e.head() == Some("until")) {
+                    let clause = &es[pos];
+                    if pos + 1 != es.len() {
+                        return Err(syntax(
+                            clause.span(),
+                            "(until COND) must be the last element of (outputs ...)",
+                        ));
+                    }
+                    let cond = match clause.list() {
+                        Some([_, c]) => c,
+                        _ => {
+                            let n = clause.list().map_or(0, |l| l.len().saturating_sub(1));
+                            return Err(arity(clause.span(), "until", "1 argument (COND)", n));
+                        }
+                    };
+                    until = Some((clause.span(), cond));
+                    es = &es[..pos];
+                }
                 if es.is_empty() {
                     return Err(arity(last.span(), "outputs", "1 or more expressions", 0));
                 }
-                self.exprs(es)?
+                let mut outs = self.exprs(es)?;
+                if let Some((_, cond)) = until {
+                    outs.push(self.expr(cond)?);
+                }
+                outs
             } else {
                 vec![self.expr(last)?]
             };
-            Ok(outputs)
+            Ok((outputs, until.map(|u| u.0)))
         })();
         let frame = self.frames.pop().unwrap_or_else(Frame::new);
-        let outputs = result?;
-        Ok(finish_body(frame, outputs))
+        let (outputs, until) = result?;
+        let mut body = finish_body(frame, outputs);
+        body.until = until;
+        Ok(body)
     }
 }
 
@@ -145,5 +179,6 @@ fn finish_body(frame: Frame, outputs: Vec<NodeId>) -> Body {
     Body {
         graph,
         captured: captures.iter().map(|c| c.0).collect(),
+        until: None,
     }
 }

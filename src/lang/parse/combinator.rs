@@ -7,7 +7,7 @@
 //! the folds' own type error sentences.
 //! Must not: parse `(scan ...)` clauses (see [`super::scan`]).
 
-use super::{arity, loop_err, type_err, Parser};
+use super::{arity, loop_err, syntax, type_err, Parser};
 use crate::lang::error::LangError;
 use crate::lang::loop_sig::LoopSig;
 use crate::lang::loop_type::{self, LoopTypeError};
@@ -47,6 +47,12 @@ impl Parser {
             }
         }
         let body = self.fn_body(&items[1], &tys, None)?;
+        if let Some(at) = body.until {
+            return Err(syntax(
+                at,
+                "(until COND) is allowed in scan only, not in map",
+            ));
+        }
         let mut args = seqs.clone();
         args.extend(body.captured.iter().copied());
         let sig = LoopSig {
@@ -90,6 +96,12 @@ impl Parser {
         let acc = self.ty(init).clone().strong();
         // The scan's fn takes (x, acc); the combinator writes (acc x).
         let body = self.fn_body(&items[1], &[step, acc.clone()], Some(&[1, 0]))?;
+        if let Some(at) = body.until {
+            return Err(syntax(
+                at,
+                format!("(until COND) is allowed in scan only, not in {op}"),
+            ));
+        }
         let mut args = vec![xs, init];
         args.extend(body.captured.iter().copied());
         let backwards = op == "foldr" || op == "scanr";

@@ -197,6 +197,7 @@ impl Parser {
             has_n_steps: false,
             go_backwards,
             keep: LoopSig::keep_list(keep),
+            until: false,
         };
         // The spans of the parts of the loop, for its type errors.
         let seq_spans: Vec<Span> = args[sig.seq_args()]
@@ -204,11 +205,14 @@ impl Parser {
             .map(|a| self.graph().span(*a))
             .collect();
         let out_spans: Vec<Span> = outs.iter().map(|o| o.2).collect();
+        // Where `(until COND)` is, once the body is parsed.
+        let until_span = std::cell::Cell::new(None::<Span>);
         let place = |reason: LoopTypeError| {
             let at = match reason.part() {
                 LoopPart::Sequence(k) => seq_spans.get(k).copied(),
                 LoopPart::Output(k) => out_spans.get(k).copied(),
                 LoopPart::Body => Some(fn_clause.span()),
+                LoopPart::Until => until_span.get().or(Some(fn_clause.span())),
                 LoopPart::Loop => None,
             };
             loop_err(at.unwrap_or(span), "scan", reason)
@@ -219,8 +223,11 @@ impl Parser {
             loop_type::param_types(&sig, &arg_tys).map_err(&place)?
         };
         let body = self.fn_body(fn_clause, &param_tys, None)?;
+        sig.until = body.until.is_some();
+        until_span.set(body.until);
         if !has_outputs_info {
-            sig.outputs = vec![OutputInfo::Nitsot; body.graph.outputs.len()];
+            let n = body.graph.outputs.len() - usize::from(sig.until);
+            sig.outputs = vec![OutputInfo::Nitsot; n];
         }
         if sig.outputs.is_empty() {
             return Err(syntax(span, "a scan needs at least one output"));
