@@ -13,6 +13,9 @@
 //!   `step/fib/{1,1024}/floor`: the same loop hand-written in Rust over
 //!   a reused output, the floor issue 15 measures fib against;
 //!
+//! - `while_step/{for,while}/{tape,plan}`: a loop step of a vector state
+//!   as a for loop and as a while loop stopped by its condition after the
+//!   same 5,000 steps;
 //! - `product/{gru_step,lstm_gate,gru_hoisted}/{matrixmultiply,packed_b,prepacked}`:
 //!   one `f64` matrix product at the shapes of the GRU's step
 //!   (80×128·128×128), an LSTM gate's (64×64·64×64) and the GRU's
@@ -228,10 +231,60 @@ fn bench_fused_pass(c: &mut Criterion) {
     g.finish();
 }
 
+/// A loop of 5,000 steps over a vector state of 64, `h = tanh(0.5 h + x)`
+/// with a step counter, as a for loop (`n_steps 5000`) and as a while loop
+/// whose condition stops it after the same 5,000 steps (`(until (ge k
+/// 5000))`, `n_steps` 10^9): the cost of a while loop's step against a
+/// for loop's, on the step tape (without native code, which a while loop
+/// does not use) and on the plan, throughput in steps.
+fn bench_while_step(c: &mut Criterion) {
+    let body = |until: &str, n_steps: &str| {
+        format!(
+            "(program w (input x (f64 64)) (input h0 (f64 64))
+              (let (H K) (scan (outputs_info (sitsot h0) (sitsot (zeros (f64))))
+                (non_sequences x) (n_steps {n_steps})
+                (fn (h k xv)
+                  (let h1 (tanh (add (mul h 0.5) xv)))
+                  (let k1 (add k 1.0))
+                  (outputs h1 k1{until}))))
+              (output (index H -1) (index K -1)))"
+        )
+    };
+    let steps = 5000u64;
+    let programs = [
+        ("for", body("", "5000")),
+        ("while", body(" (until (ge k1 5000.0))", "1000000000")),
+    ];
+    let mut g = quick(c, "while_step");
+    for (name, text) in programs {
+        let p = parse_program(&text).expect("the loop parses");
+        let dims = Dims::new();
+        let inputs = generate_inputs(&p, &dims, &Default::default()).expect("inputs");
+        let refs: Vec<&Value> = inputs.iter().collect();
+        for (variant, step_tape) in [("tape", true), ("plan", false)] {
+            let options = eqscan::exec::plan::PlanOptions {
+                step_tape,
+                native_steps: None,
+                ..Default::default()
+            };
+            let mut f = Compiled::with_options(&p, &dims, options).expect("compile");
+            f.call(&refs).expect("first call");
+            g.throughput(Throughput::Elements(steps));
+            g.bench_function(BenchmarkId::new(name, variant), |b| {
+                b.iter(|| {
+                    f.call(&refs).expect("call");
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     bench_workloads,
     bench_step,
+    bench_while_step,
     bench_fused_pass,
     bench_products,
     bench_transcendentals

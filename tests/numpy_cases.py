@@ -715,6 +715,17 @@ def grad_flip(d, n):
             np.flip(X, 0) + X, np.flip(X.T, 1).sum(0), np.exp(X) + np.flip(np.exp(X), 1))
 
 
+@ops
+def filter(d, n):
+    X, K, B, c, W = d["X"], d["K"], d["B"], d["c"], d["W"]
+    Wn = np.concatenate([W, np.full((1, 2), np.nan)], 0)
+    kept = X[X.sum(1) > 0]
+    assert 0 < len(kept) < len(X)
+    return (kept, X[X < 0.1], K[K[:, 0] >= 0], B[B], X[X[:, 1] > c],
+            X[X[:, 0] > 100.0], X[X[:, 0] < 100.0], kept[kept[:, 2] < 0.3],
+            kept.sum(0), X[X < 0.1].sum(), Wn[Wn[:, 0] > 0.0])
+
+
 def _linrec(a, u, h0, dtype=np.float64):
     u = np.asarray(u, dtype=dtype)
     a = np.broadcast_to(np.asarray(a, dtype=dtype), u.shape)
@@ -1830,6 +1841,22 @@ def while_sitsot_counter(d, n):
 
 
 @scan
+def while_long_growth(d, n):
+    x = d["x"]
+    h, k = np.zeros(3), 0.0
+    H, K, Y = [], [], []
+    for t in range(100000):
+        h, k = h * 0.5 + x, k + 1.0
+        H.append(h)
+        K.append(k)
+        Y.append(h * k)
+        if until_fires(k >= 300.0):
+            break
+    assert len(H) == 300
+    return (np.array(H), np.array(K), np.array(Y))
+
+
+@scan
 def while_in_map(d, n):
     s = d["s"]
     assert s == 0.0
@@ -2057,6 +2084,12 @@ def while_last_value_newton_sqrt(d, n):
     assert k == 19.0
     assert np.allclose(x, np.sqrt(a), rtol=1e-15, atol=0)
     return (x, np.float64(k))
+
+
+@scan
+def while_newton_1e9(d, n):
+    # while_last_value_newton_sqrt with n_steps 10^9: the same 19 steps.
+    return while_last_value_newton_sqrt(d, n)
 
 
 # --------------------------------------------------------------------- main

@@ -48,6 +48,8 @@ fn example(k: OpKind) -> String {
         OpKind::Flip => "(flip m 1)".into(),
         OpKind::Squeeze => "(squeeze (expand_dims x 1) 1)".into(),
         OpKind::StopGradient => "(stop_gradient x)".into(),
+        OpKind::Compress => "(compress c m)".into(),
+        OpKind::Uncompress => "(uncompress c m)".into(),
         // Programs read a scan's outputs by name; the term reads them with
         // `proj`.
         OpKind::Proj => "(map (fn (r) (sum r)) m)".into(),

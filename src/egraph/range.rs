@@ -470,6 +470,10 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
         | Op::Fill(_) => arg(0),
         Op::Stack | Op::Concat(_) => (1..vargs.len()).fold(arg(0), |acc, k| acc.hull(&arg(k))),
         Op::Flip(_) | Op::Squeeze(_) => arg(0),
+        // Some of X's rows.
+        Op::Compress => arg(1),
+        // G's values, and zeros in the other rows.
+        Op::Uncompress => arg(1).hull(&Range::point(0.0)),
         Op::ZerosLike => Range::point(0.0),
         // A factor beyond 1 in magnitude grows h geometrically: no bound
         // worth the analysis yet.

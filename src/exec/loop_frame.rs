@@ -316,6 +316,35 @@ impl LoopFrame {
         Some(*rows)
     }
 
+    /// A while loop's output `k` that keeps every step starts with
+    /// `rows` rows (at most the step count) instead of a few, when it
+    /// has more: a buffer kept from an earlier call is then reused
+    /// without growing it again.
+    pub(crate) fn adopt_rows(&mut self, k: usize, rows: usize) {
+        if !self.until || self.is_tape(k) || self.kept.get(k).copied().flatten().is_some() {
+            return;
+        }
+        if let Some(r) = self.rows.get_mut(k) {
+            *r = (*r).max(rows.min(self.steps));
+        }
+    }
+
+    /// The first step past `from` that some output's buffer has no row
+    /// for yet (each that keeps every step of a while loop and grows:
+    /// [`Self::grow_for`]), or the step count: the steps from `from` that
+    /// may run without growing a buffer.
+    pub(crate) fn room_from(&self, from: usize) -> usize {
+        let mut end = self.steps;
+        if self.until {
+            for k in 0..self.rows.len() {
+                if !self.is_tape(k) && self.kept[k].is_none() {
+                    end = end.min(self.rows[k].max(from));
+                }
+            }
+        }
+        end
+    }
+
     /// A while loop stopped after step `t` (its condition held): from now
     /// on the frame counts `t + 1` steps, and each output's rows are what
     /// those steps leave (each buffer's first [`Self::rows`] rows, to be

@@ -579,6 +579,20 @@ impl Value {
             }
             let mut shape = a.shape().to_vec();
             shape[0] = rows;
+            let per_row: usize = shape[1..].iter().product();
+            // In row-major order the rows kept are a prefix of the data:
+            // the storage is truncated or extended in place (a buffer
+            // grown again on the next call reuses its capacity).
+            if a.is_standard_layout() {
+                let (mut data, offset) = std::mem::take(a).into_raw_vec_and_offset();
+                // The array's elements: `old · per_row` from its offset.
+                data.drain(..offset.unwrap_or(0).min(data.len()));
+                data.truncate(old * per_row);
+                data.resize(rows * per_row, T::zero());
+                *a = ArrayD::from_shape_vec(IxDyn(&shape), data)
+                    .unwrap_or_else(|_| ArrayD::from_elem(IxDyn(&shape), T::zero()));
+                return;
+            }
             let mut grown = ArrayD::from_elem(IxDyn(&shape), T::zero());
             let keep = Slice::from(0..old.min(rows));
             grown

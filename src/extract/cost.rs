@@ -385,6 +385,12 @@ impl CostModel {
             }
             // A pass over G, writing X's shape.
             Op::SumTo => args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved,
+            // A pass over the mask to count, then a copy of each kept row
+            // (or each given row back, over zeros), row by row.
+            Op::Compress | Op::Uncompress => {
+                let rows = args.get(1).map(|t| self.elements(t)).unwrap_or(0.0);
+                2.0 * rows + args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved
+            }
             // A copy of X, and an add per element of the increment.
             Op::IncIndex | Op::IncSlice { .. } => {
                 n_out + args.get(1).map(|t| self.elements(t)).unwrap_or(0.0)

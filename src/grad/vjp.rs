@@ -126,10 +126,16 @@ pub fn vjp(
                 if unknown > 1 {
                     return Err(e.unsupported("reshape", Unsupported::ReshapeUnknownSizes));
                 }
+                // A size written neither as a number nor as one symbol
+                // (`3*T`: the length of a matrix flattened) becomes -1
+                // when it is the only one: a term can then hold it.
+                let plain = |d: &Dim| d.as_known().is_some() || d.as_sym().is_some();
+                let odd = shape.iter().filter(|d| !plain(d)).count();
                 let dims: Vec<Dim> = shape
                     .iter()
                     .map(|d| match d {
                         Dim::Unknown => Dim::known(-1),
+                        d if odd == 1 && !plain(d) => Dim::known(-1),
                         d => d.clone(),
                     })
                     .collect();
@@ -235,6 +241,21 @@ pub fn vjp(
             if want(0) {
                 let a = norm_axis(*axis, arg_ty[0].ndim());
                 res[0] = Some(e.expand_dims(g, a)?);
+            }
+        }
+        // Each kept row's cotangent goes back to its row, zeros in the
+        // rows left out (the mask, a bool, has none).
+        Op::Compress => {
+            if want(1) {
+                let back = e.op(Op::Uncompress, &[args[0], g])?;
+                res[1] = Some(e.fit(back, &arg_ty[1])?);
+            }
+        }
+        // The rows put back are read at the same positions.
+        Op::Uncompress => {
+            if want(1) {
+                let rows = e.op(Op::Compress, &[args[0], g])?;
+                res[1] = Some(e.fit(rows, &arg_ty[1])?);
             }
         }
     }

@@ -170,7 +170,54 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
             let [x] = fixed(args)?;
             Ok(x.clone())
         }
+        Op::Compress => {
+            let [m, x] = fixed(args)?;
+            compress(m, x)
+        }
+        Op::Uncompress => {
+            let [m, g] = fixed(args)?;
+            uncompress(m, g)
+        }
     }
+}
+
+/// A mask of `compress` or `uncompress`: a bool vector; its length.
+fn mask_len(m: &Type) -> Result<&Dim, String> {
+    if m.dtype != DType::Bool || m.ndim() != 1 {
+        return Err(format!("the mask must be a bool vector, got {m}"));
+    }
+    Ok(&m.shape[0])
+}
+
+/// `(compress M X)`: X's rows where M holds, a length known at run time.
+fn compress(m: &Type, x: &Type) -> Result<Type, String> {
+    let len = mask_len(m)?;
+    let Some(rows) = x.shape.first() else {
+        return Err(format!(
+            "the operand needs a leading axis to choose rows from, got {x}"
+        ));
+    };
+    if let (Some(a), Some(b)) = (len.as_known(), rows.as_known()) {
+        if a != b {
+            return Err(format!(
+                "the mask has {a} elements but the operand has {b} rows"
+            ));
+        }
+    }
+    let mut shape = x.shape.clone();
+    shape[0] = Dim::Unknown;
+    Ok(Type::new(x.dtype, shape))
+}
+
+/// `(uncompress M G)`: G's rows back at M's true positions, M's length.
+fn uncompress(m: &Type, g: &Type) -> Result<Type, String> {
+    let len = mask_len(m)?.clone();
+    if g.ndim() == 0 {
+        return Err(format!("the rows to put back need a leading axis, got {g}"));
+    }
+    let mut shape = g.shape.clone();
+    shape[0] = len;
+    Ok(Type::new(g.dtype, shape))
 }
 
 /// Why a `(grad COST X ...)` does not type-check.

@@ -326,6 +326,15 @@ pub enum Op {
     Flip(i64),
     /// Drop a length-1 axis (negative counts from the end); 1 argument.
     Squeeze(i64),
+    /// `(compress M X)`: the rows of X (along axis 0) where the bool
+    /// vector M is true, in order, as `numpy.compress(M, X, axis=0)`; its
+    /// leading length is known only at run time. What `filter` and
+    /// `filterall` lower to. 2 arguments.
+    Compress,
+    /// `(uncompress M G)`: G's rows put back where the bool vector M is
+    /// true, zeros elsewhere (M's length of rows): the gradient of
+    /// [`Op::Compress`], whose own gradient it is in turn. 2 arguments.
+    Uncompress,
     /// `(stop_gradient X)`: the value of X, through which no gradient
     /// flows back (its gradient rule is in `src/grad/vjp.rs`); 1 argument.
     StopGradient,
@@ -537,6 +546,10 @@ op_table! {
         Flip = "flip" [Arg, Attr(A::AxisOrZero)] => Rearranged, View;
         /// `(squeeze x axis)`
         Squeeze = "squeeze" [Arg, Attr(A::Axis)] => Rearranged, View;
+        /// `(compress m x)`
+        Compress = "compress" [Arg, Arg] => Mixed, Fresh;
+        /// `(uncompress m g)`
+        Uncompress = "uncompress" [Arg, Arg] => Mixed, Fresh;
     }
 }
 
@@ -663,6 +676,8 @@ impl Op {
             Op::IncSlice { .. } => OpKind::IncSlice,
             Op::Flip(_) => OpKind::Flip,
             Op::Squeeze(_) => OpKind::Squeeze,
+            Op::Compress => OpKind::Compress,
+            Op::Uncompress => OpKind::Uncompress,
         })
     }
 
@@ -688,6 +703,7 @@ impl Op {
             Op::Tensor(t, vals) => vec![V::Type(t.clone()), V::Literals(vals.clone())],
             Op::Cast(d) => vec![V::DType(*d)],
             Op::Proj(k) => vec![V::Int(*k as i64)],
+            Op::Compress | Op::Uncompress => Vec::new(),
             Op::Unary(_)
             | Op::Binary(_)
             | Op::Compare(_)
@@ -767,6 +783,8 @@ impl Op {
             },
             OpKind::Flip => Op::Flip(a.next()?.int()?),
             OpKind::Squeeze => Op::Squeeze(a.next()?.int()?),
+            OpKind::Compress => Op::Compress,
+            OpKind::Uncompress => Op::Uncompress,
         };
         a.next().is_none().then_some(op)
     }

@@ -11,6 +11,7 @@
 //! caller adds both). Must not: run graphs or scans ([`Op::Input`],
 //! [`Op::Scan`] and [`Op::Proj`] belong to the runner).
 
+pub mod compress;
 pub mod create;
 pub mod elementwise;
 pub mod gemm;
@@ -226,6 +227,8 @@ pub fn eval(
         }
         Op::Flip(axis) => shape::flip(args[0], *axis)?,
         Op::Squeeze(axis) => shape::squeeze(args[0], *axis)?,
+        Op::Compress => compress::compress(args[0], args[1])?,
+        Op::Uncompress => compress::uncompress(args[0], args[1])?,
         Op::StopGradient => args[0].clone(),
     };
     // The static type decides the dtype; kernels that keep their input's
@@ -401,7 +404,13 @@ mod tests {
             ops.push(Op::Squeeze(axis));
         }
         ops.extend([Op::Dot, Op::Matmul, Op::Where, Op::Stack, Op::Index]);
-        ops.extend([Op::ZerosLike, Op::SumTo, Op::IncIndex]);
+        ops.extend([
+            Op::ZerosLike,
+            Op::SumTo,
+            Op::IncIndex,
+            Op::Compress,
+            Op::Uncompress,
+        ]);
         ops.push(Op::Transpose(None));
         ops.push(Op::Transpose(Some(vec![1, 0])));
         ops.push(Op::Transpose(Some(vec![-1, 0, 1])));

@@ -226,6 +226,40 @@ fn scalar_i64(v: &ValView<'_>) -> Option<i64> {
     }
 }
 
+/// Grows output `k`'s buffer `buf` (of a while loop, when it keeps every
+/// step) to hold step `t`'s row, when it does not yet
+/// ([`LoopFrame::grow_for`]), the new size checked against the budget. A
+/// buffer the first step has not made yet is left to it.
+fn grow_buffer(
+    frame: &mut LoopFrame,
+    buf: &mut Option<Value>,
+    k: usize,
+    t: usize,
+    out_ty: &crate::lang::Type,
+    env: Env<'_>,
+    span: crate::lang::program::Span,
+) -> Result<(), ExecError> {
+    let Some(b) = buf.as_mut() else {
+        return Ok(());
+    };
+    let Some(rows) = frame.grow_for(k, t) else {
+        return Ok(());
+    };
+    let mut shape = b.shape().to_vec();
+    if let Some(first) = shape.first_mut() {
+        *first = rows;
+    }
+    env.budget
+        .check(Allocation::LoopOutput(k), out_ty.dtype, &shape)
+        .map_err(|over| ExecError::OverBudget {
+            span,
+            op: "scan".to_string(),
+            over: Box::new(over),
+        })?;
+    b.resize_rows(rows);
+    Ok(())
+}
+
 /// The truth of a while loop's condition (see [`Value::scalar_truth`]).
 fn scalar_truth(v: &ValView<'_>) -> Option<bool> {
     if v.ndim() != 0 {
@@ -466,13 +500,15 @@ fn run_loop(
         }
     }
     let mut param_rooted = vec![false; out_nodes.len()];
+    // Set when a while loop's condition held on the step tape.
+    let mut to_stop = false;
     let mut t = 0;
     while t < frame.steps() {
         // After the first step (which sized the buffers and checked every
         // shape), the rest on the step tape when the body compiles to one.
         // (A body known not to compile at these sizes is not tried again.)
         let known_failure = matches!(&srt.step.tape, Some((k, None)) if k.gen == env.gen);
-        if t == 1 && plan.options.step_tape && !known_failure && !frame.is_while() {
+        if t == 1 && plan.options.step_tape && !known_failure {
             let data = LoopData {
                 seqs: &seqs,
                 inits: &inits,
@@ -480,19 +516,53 @@ fn run_loop(
             };
             let converted = data.converted();
             let slices = data.slices(&converted);
-            let ready = ready_tape(&mut srt.step, sp, scan, &data, &slices, bufs, env, meter);
-            if let Some(ready) = ready {
-                if plan
-                    .options
-                    .native_steps
-                    .is_some_and(|min| frame.steps() > min)
+            // A while loop runs on the tape in stretches, each up to the
+            // first step its growing buffers have no row for; they grow
+            // between stretches (a for loop: one stretch).
+            let mut from = 1;
+            while from < frame.steps() {
+                for (k, out_ty) in node.ty.iter().enumerate() {
+                    grow_buffer(&mut frame, &mut bufs[k], k, from, out_ty, env, span)?;
+                }
+                let ready = ready_tape(&mut srt.step, sp, scan, &data, &slices, bufs, env, meter);
+                let Some(ready) = ready else { break };
+                if !frame.is_while()
+                    && plan
+                        .options
+                        .native_steps
+                        .is_some_and(|min| frame.steps() > min)
                 {
                     ready.tape.make_native();
                 }
                 meter.transient(converted.bytes());
-                run_on_tape(ready, sp, &frame, &slices, bufs, 1)
-                    .ok_or_else(|| internal(plan, i, "the step tape disagrees with its loop"))?;
-                break;
+                let to = frame.room_from(from);
+                let stopped = run_on_tape(
+                    ready,
+                    sp,
+                    &frame,
+                    &slices,
+                    bufs,
+                    from,
+                    to,
+                    sig.until_result(),
+                )
+                .ok_or_else(|| internal(plan, i, "the step tape disagrees with its loop"))?;
+                if let Some(last) = stopped {
+                    frame.stop_after(last);
+                    to_stop = true;
+                    break;
+                }
+                from = to;
+            }
+            if from > 1 || to_stop {
+                // Every step ran on the tape, or the loop stopped there.
+                if from >= frame.steps() || to_stop {
+                    break;
+                }
+                // The tape was not ready for a later stretch: the plan
+                // runs the rest.
+                t = from;
+                continue;
             }
         }
         {
@@ -539,22 +609,15 @@ fn run_loop(
                 return Err(internal(plan, i, "body output not computed"));
             };
             frame.check_returned(k, v.shape()).map_err(loop_err)?;
-            if let Some(rows) = frame.grow_for(k, t) {
-                let mut shape = Vec::with_capacity(v.ndim() + 1);
-                shape.push(rows);
-                shape.extend_from_slice(v.shape());
-                env.budget
-                    .check(Allocation::LoopOutput(k), out_ty.dtype, &shape)
-                    .map_err(|over| ExecError::OverBudget {
-                        span,
-                        op: "scan".to_string(),
-                        over: Box::new(over),
-                    })?;
-                if let Some(b) = bufs[k].as_mut() {
-                    b.resize_rows(rows);
-                }
-            }
+            grow_buffer(&mut frame, &mut bufs[k], k, t, out_ty, env, span)?;
             if t == 0 && !frame.is_tape(k) {
+                // A while loop's buffer from the last call, of this step
+                // shape, keeps the rows it had.
+                if let Some(b) = bufs[k].as_ref() {
+                    if frame.is_while() && b.shape().get(1..) == Some(v.shape()) {
+                        frame.adopt_rows(k, b.shape().first().copied().unwrap_or(0));
+                    }
+                }
                 let mut shape = Vec::with_capacity(v.ndim() + 1);
                 shape.push(frame.rows(k));
                 shape.extend_from_slice(v.shape());
@@ -772,6 +835,10 @@ fn ready_tape<'r>(
             _ => return None,
         }
     }
+    // A while loop's condition: one more result, a scalar.
+    if scan.sig.until {
+        results.push(Vec::new());
+    }
     let key = TapeKey {
         gen: env.gen,
         params: sp
@@ -893,6 +960,7 @@ fn prefetch_row(data: &LoopSlices<'_>, at: Option<ParamAt>, size: usize) {
 /// Runs steps `from..` of the loop on `tape`, each step's results written
 /// into their rows. `None` only when the tape and the loop disagree (an
 /// internal error).
+#[allow(clippy::too_many_arguments)]
 fn run_on_tape(
     ready: ReadyTape<'_>,
     sp: &ScanPlan,
@@ -900,7 +968,9 @@ fn run_on_tape(
     data: &LoopSlices<'_>,
     bufs: &mut [Option<Value>],
     from: usize,
-) -> Option<()> {
+    to: usize,
+    cond: Option<usize>,
+) -> Option<Option<usize>> {
     // Each buffer's elements as one slice for the whole run (no layout
     // to check per row; ready_tape took only standard-layout buffers).
     let mut slices: Vec<&mut [f64]> = Vec::with_capacity(bufs.len());
@@ -910,7 +980,7 @@ fn run_on_tape(
             _ => return None,
         }
     }
-    tape_steps(ready, sp, frame, data, &mut slices, from)
+    tape_steps(ready, sp, frame, data, &mut slices, from, to, cond)
 }
 
 /// Places the body parameters the tape reads for step `t` (`all`: the
@@ -1149,7 +1219,10 @@ fn native_loop(
 /// the buffers live on the stack).
 const MAX_DIRECT: usize = 8;
 
-/// Steps `from..` on the tape, over the buffers' data `bufs`.
+/// Steps `from..to` on the tape, over the buffers' data `bufs`; in a
+/// while loop (`cond`: the tape's result holding its condition), up to
+/// the step whose condition holds: `Some(Some(t))` when step `t` stopped
+/// the loop, `Some(None)` when every step ran.
 ///
 /// A result the tape may write straight into its row
 /// ([`StepTape::result_writes_direct`]) is, on every step where no read
@@ -1157,6 +1230,7 @@ const MAX_DIRECT: usize = 8;
 /// step reads the parts before and after it, and the result's
 /// instruction writes the row. Every other result is copied from the
 /// arena after the step.
+#[allow(clippy::too_many_arguments)]
 fn tape_steps(
     ready: ReadyTape<'_>,
     sp: &ScanPlan,
@@ -1164,10 +1238,13 @@ fn tape_steps(
     data: &LoopSlices<'_>,
     bufs: &mut [&mut [f64]],
     from: usize,
-) -> Option<()> {
+    to: usize,
+    cond: Option<usize>,
+) -> Option<Option<usize>> {
     let ReadyTape { tape, at, layouts } = ready;
+    let to = to.min(frame.steps());
     let direct = tape.writes_direct() && bufs.len() <= MAX_DIRECT && sp.results.len() <= MAX_DIRECT;
-    if from < frame.steps() {
+    if from < to {
         // The values the same on every step, once: the parameters placed
         // as on the first step (the prologue reads only non-sequences).
         place_params(tape, at, sp, frame, from, true)?;
@@ -1206,16 +1283,21 @@ fn tape_steps(
     if ahead_len > PREFETCH_ROWS {
         n_ahead = 0;
     }
-    for t in from..frame.steps() {
+    for t in from..to {
         // The rest of the loop in one native function, once every
         // parameter and row moves by a fixed stride (a state's first
-        // steps may read its init: tried on the first few steps).
-        if t < from + NATIVE_LOOP_TRIES && native_loop(tape, layouts, sp, frame, data, bufs, t)? {
-            return Some(());
+        // steps may read its init: tried on the first few steps). Not a
+        // while loop's: its steps stop at its condition.
+        if cond.is_none()
+            && to == frame.steps()
+            && t < from + NATIVE_LOOP_TRIES
+            && native_loop(tape, layouts, sp, frame, data, bufs, t)?
+        {
+            return Some(None);
         }
         // A non-sequence stays where the first step placed it.
         place_params(tape, at, sp, frame, t, false)?;
-        if t + 1 < frame.steps() {
+        if t + 1 < to {
             for &(k, size) in ahead.get(..n_ahead)? {
                 let next = place(sp.params.get(k)?, frame, t + 1, size);
                 prefetch_row(data, next, size);
@@ -1282,8 +1364,15 @@ fn tape_steps(
                 (d, v) => d.copy_from_slice(v),
             }
         }
+        // A while loop stops after the step whose condition holds
+        // (non-zero, NaN included: compares are 1.0 or 0.0 on the tape).
+        if let Some(c) = cond {
+            if *tape.result(c)?.first()? != 0.0 {
+                return Some(Some(t));
+            }
+        }
     }
-    Some(())
+    Some(None)
 }
 
 /// True when, for some step `t < n`, the `len` elements from `r0 + rs·t`

@@ -79,6 +79,7 @@ impl Parser {
         match op {
             "scan" => self.scan(s),
             "map" => self.map(s),
+            "filter" | "filterall" => Ok(vec![self.filter(s, op)?]),
             "grad" => self.grad(s),
             "reduce" | "foldl" | "scanl" | "foldr" | "scanr" => Ok(vec![self.fold(s, op)?]),
             _ => Err(LangError::UnknownOp {

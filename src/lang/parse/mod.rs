@@ -23,6 +23,7 @@
 mod body;
 mod combinator;
 mod expr;
+mod filter;
 mod grad;
 mod literal;
 mod program;

@@ -1,0 +1,130 @@
+//! `(filter (fn (x) P) X)` and `(filterall (fn (x) P) X)` (SPEC §1
+//! "Filtering"): rows, or elements, chosen by a predicate, a length known
+//! only at run time.
+//!
+//! Owns: their parsing and their lowering. Each is the mask a `map` of the
+//! predicate computes (one bool per row of X; for `filterall`, per element
+//! of X in row-major order, X flattened first) and `(compress MASK X)`,
+//! which keeps the rows where the mask holds. The program then holds
+//! those two, so every later stage (types, rewrites, both executors,
+//! `grad`) sees a loop and an op it knows; `fmt` prints them (the operand
+//! written twice, once for each). Must not: evaluate anything.
+
+use super::{arity, syntax, type_err, Parser};
+use crate::lang::error::LangError;
+use crate::lang::loop_sig::LoopSig;
+use crate::lang::loop_type;
+use crate::lang::op_table::Op;
+use crate::lang::program::{NodeId, OutputInfo};
+use crate::lang::sexp::Sexp;
+use crate::lang::{DType, Dim};
+
+impl Parser {
+    /// `(filter (fn (x) P) X)` (`op` = "filter": X's rows where P holds)
+    /// or `(filterall (fn (x) P) X)` (X's elements where P holds, as
+    /// NumPy's `X[p(X)]`).
+    pub(super) fn filter(&mut self, s: &Sexp, op: &str) -> Result<NodeId, LangError> {
+        let span = s.span();
+        let items = s.list().unwrap_or(&[]);
+        if items.len() != 3 {
+            return Err(arity(
+                span,
+                op,
+                "a fn of one parameter and an operand",
+                items.len().saturating_sub(1),
+            ));
+        }
+        // One parameter: a row (filter) or an element (filterall).
+        if let Some(params) = items[1]
+            .list()
+            .filter(|_| items[1].head() == Some("fn"))
+            .and_then(|l| l.get(1))
+            .and_then(|p| p.list().map(|l| (l.len(), p.span())))
+        {
+            let (n, at) = params;
+            if n != 1 {
+                let what = if op == "filter" { "row" } else { "element" };
+                return Err(type_err(
+                    at,
+                    op,
+                    format!("takes a fn of one parameter (each {what} of the operand), got {n}"),
+                ));
+            }
+        }
+        let x = self.expr(&items[2])?;
+        let xt = self.ty(x).clone();
+        if xt.ndim() == 0 {
+            return Err(type_err(
+                items[2].span(),
+                op,
+                format!(
+                    "needs an array to choose from, got the scalar {}",
+                    xt.strong()
+                ),
+            ));
+        }
+        // filterall's predicate reads the elements in row-major order.
+        let flatten = op == "filterall" && xt.ndim() != 1;
+        let source = self.flat(x, flatten, span)?;
+        let step = loop_type::sequence_step(0, self.ty(source))
+            .map_err(|reason| super::loop_err(span, op, reason))?;
+        let body = self.fn_body(&items[1], &[step], None)?;
+        if let Some(at) = body.until {
+            return Err(syntax(
+                at,
+                format!("(until COND) is allowed in scan only, not in {op}"),
+            ));
+        }
+        let [pred] = body.graph.outputs[..] else {
+            return Err(type_err(
+                items[1].span(),
+                op,
+                "the predicate is one expression, not (outputs ...)",
+            ));
+        };
+        let pt = body.graph.node(pred).ty();
+        if pt.dtype != DType::Bool || pt.ndim() != 0 {
+            return Err(type_err(
+                body.graph.span(pred),
+                op,
+                format!(
+                    "the predicate must be a bool scalar (a comparison, say), got {}",
+                    pt.clone().strong()
+                ),
+            ));
+        }
+        let mut args = vec![source];
+        args.extend(body.captured.iter().copied());
+        let sig = LoopSig {
+            sequences: vec![vec![0]],
+            outputs: vec![OutputInfo::Nitsot],
+            n_non_seqs: body.captured.len(),
+            ..LoopSig::default()
+        };
+        let out_tys = self
+            .loop_types(&sig, &args, &body.graph)
+            .map_err(|reason| super::loop_err(span, op, reason))?;
+        let mask = self.push_scan(sig, body.graph, args, out_tys, span)[0];
+        // The operand as compress reads it: parsed again, after the loop,
+        // so that no node is shared and the nodes come in the order the
+        // printed `(compress (scan ... (sequences X) ...) X)` reads back
+        // in (the optimizer's e-graph merges the two).
+        let x2 = self.expr(&items[2])?;
+        let operand = self.flat(x2, flatten, span)?;
+        self.make(Op::Compress, vec![mask, operand], span)
+    }
+
+    /// `x` flattened to a vector when `flatten`, else `x`.
+    fn flat(
+        &mut self,
+        x: NodeId,
+        flatten: bool,
+        span: crate::lang::program::Span,
+    ) -> Result<NodeId, LangError> {
+        if flatten {
+            self.make(Op::Reshape(vec![Dim::known(-1)]), vec![x], span)
+        } else {
+            Ok(x)
+        }
+    }
+}
