@@ -163,9 +163,29 @@ impl CostModel {
 
     /// The elements a scan's outputs hold (every step, or the steps an
     /// output keeps): what the loop writes and keeps in memory.
-    pub(crate) fn scan_storage(&self, egraph: &EGraph, class: Id) -> f64 {
+    /// A while loop's output (its length known at run time only) that
+    /// keeps its last K steps holds K steps at most: counted as K, where
+    /// its type cannot say it.
+    pub(crate) fn scan_storage(
+        &self,
+        egraph: &EGraph,
+        class: Id,
+        sig: &crate::lang::LoopSig,
+    ) -> f64 {
         match &egraph[class].data.kind {
-            Kind::Multi(tys) => tys.iter().map(|t| self.elements(t)).sum(),
+            Kind::Multi(tys) => tys
+                .iter()
+                .enumerate()
+                .map(
+                    |(k, t)| match (sig.until, sig.kept(k), t.shape.split_first()) {
+                        (true, Some(kept), Some((Dim::Unknown, step))) => {
+                            let step: f64 = step.iter().map(|d| self.size(d)).product();
+                            kept as f64 * step
+                        }
+                        _ => self.elements(t),
+                    },
+                )
+                .sum(),
             _ => 0.0,
         }
     }
@@ -301,7 +321,7 @@ impl CostModel {
                 let inputs = layout.n_body_params() as f64 * self.input_step_cost;
                 let storage = egraph
                     .lookup(node.clone())
-                    .map(|c| self.scan_storage(egraph, c))
+                    .map(|c| self.scan_storage(egraph, c, sig))
                     .unwrap_or(0.0);
                 mul_inf(steps, self.step_overhead + inputs) + storage
             }

@@ -74,6 +74,9 @@ pub struct NewScan {
     pub go_backwards: bool,
     /// The step count (to write an `n_steps` when every sequence is dropped).
     pub steps: Dim,
+    /// A while loop's condition: its body term (source, class), the
+    /// body's last result.
+    pub until: Option<(usize, Id)>,
 }
 
 /// One parameter of a [`NewScan`], by provisional number.
@@ -90,8 +93,14 @@ impl NewScan {
         let steps = scan.steps(egraph)?;
         let tys = scan.output_types(egraph)?;
         // A loop whose output types are not fully known could not be
-        // unioned with anything (types must match exactly): leave it.
-        if tys.iter().any(|t| t.shape.contains(&Dim::Unknown)) {
+        // unioned with anything (types must match exactly): leave it. A
+        // while loop's outputs have a length known at run time only; their
+        // steps must be known.
+        let from = usize::from(scan.sig.until);
+        if tys
+            .iter()
+            .any(|t| t.shape.get(from..).unwrap_or(&[]).contains(&Dim::Unknown))
+        {
             return None;
         }
         let mut k = 0;
@@ -142,6 +151,7 @@ impl NewScan {
             n_steps: scan.n_steps_outer(),
             go_backwards: scan.sig.go_backwards,
             steps,
+            until: scan.until.map(|c| (0, c)),
         })
     }
 
@@ -234,10 +244,13 @@ impl NewScan {
     /// over the parameters its source may read, or the step count cannot
     /// be written.
     pub fn build(&self, egraph: &mut EGraph, sources: &[Source]) -> Option<Id> {
+        // The outputs' body terms, then a while loop's condition.
         let roots: Vec<(usize, Id)> = self
             .outputs
             .iter()
-            .flat_map(|o| o.body.iter().map(|&(s, c)| (s, egraph.find(c))))
+            .flat_map(|o| o.body.iter().copied())
+            .chain(self.until)
+            .map(|(s, c)| (s, egraph.find(c)))
             .collect();
         let plan = Plan::shared(egraph, sources, &roots);
         if !roots.iter().all(|(s, c)| plan.has_term(egraph, *s, *c)) {
@@ -370,7 +383,7 @@ impl NewScan {
             has_n_steps: n_steps.is_some(),
             go_backwards: self.go_backwards,
             keep: LoopSig::keep_list(self.outputs.iter().map(|o| o.keep).collect()),
-            until: false,
+            until: self.until.is_some(),
         };
         Some(egraph.add(TNode {
             head: Head::Scan(sig),

@@ -50,6 +50,12 @@ fn worth_hoisting(egraph: &EGraph, c: Id) -> bool {
 /// Hoists what `how` allows out of `scan`; returns the classes changed.
 pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -> Vec<Id> {
     let mut changed = Vec::new();
+    // A while loop: its invariant terms only (a term over a sequence's
+    // rows would be computed for rows its steps never reach).
+    let until = scan.sig.until;
+    if until && how == HoistAs::Sequence {
+        return changed;
+    }
     let seqs = how == HoistAs::Sequence;
     let mut params = Vectorizer::standard_params(egraph, scan, seqs);
     let Some(steps) = scan.steps(egraph) else {
@@ -80,11 +86,13 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
     // Walk the smallest terms of the body from its outputs; stop at the
     // first class that qualifies on each path.
     let plain = [spec.source_of(scan)];
-    let roots: Vec<(usize, Id)> = scan.body.iter().map(|b| (0, *b)).collect();
+    // The outputs' terms, and a while loop's condition.
+    let body: Vec<Id> = scan.body.iter().copied().chain(scan.until).collect();
+    let roots: Vec<(usize, Id)> = body.iter().map(|b| (0, *b)).collect();
     let plan = Plan::shared(egraph, &plain, &roots);
     let mut hoisted: Vec<(Id, Outer)> = Vec::new();
     let mut seen = BTreeSet::new();
-    let mut stack: Vec<Id> = scan.body.clone();
+    let mut stack: Vec<Id> = body.clone();
     while let Some(c) = stack.pop() {
         if !seen.insert(c) {
             continue;
@@ -120,7 +128,9 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
         .filter(|(r, _)| r.tap.is_none())
         .map(|(r, b)| (r.out, *b))
         .collect();
-    if how == HoistAs::NonSequence {
+    // (A while loop's outputs hold the steps that ran: none is a
+    // repetition of a known number of steps.)
+    if how == HoistAs::NonSequence && !until {
         for &(j, ref b) in &whole_outputs {
             let data = &egraph[*b].data;
             if data.konst.is_none() || data.ty().is_none() {
@@ -139,7 +149,7 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
         return changed;
     }
     // A whole output that qualifies equals its outer form.
-    for &(j, b) in whole_outputs.iter().filter(|_| exact) {
+    for &(j, b) in whole_outputs.iter().filter(|_| exact && !until) {
         let b = egraph.find(b);
         let Some((_, o)) = hoisted.iter().find(|(c, _)| *c == b) else {
             continue;
@@ -196,7 +206,17 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
         source.replace.insert(*c, Target::Param(v));
     }
     if let Some(new) = spec.build(egraph, &[source]) {
-        if union_checked(egraph, rule, scan.class, new) {
+        // A while loop's outputs have lengths known at run time only,
+        // which a checked union refuses to assume equal; these are the
+        // same loop's, with the same steps and condition.
+        let united = if until {
+            egraph.find(new) != egraph.find(scan.class)
+                && egraph[new].data.kind == egraph[scan.class].data.kind
+                && egraph.union_trusted(scan.class, new, rule)
+        } else {
+            union_checked(egraph, rule, scan.class, new)
+        };
+        if united {
             changed.push(scan.class);
         }
     }

@@ -12,17 +12,17 @@
 //! [`crate::lang::LoopSig::body_outputs`] or refuses such loops (each file
 //! says which; research §2.4 of the shared notes lists PyTensor's choices).
 //!
-//! A while loop (`until`, SPEC §1) is seen by none of them: the decoding
-//! every rewrite starts from ([`scan_node::ScanNode::decode`]) refuses it,
-//! so no rewrite changes the number of steps it runs, trims its traces,
-//! pushes an output out of it or merges it with another loop. Research
-//! §5.2 lists what is allowed (hoisting invariant work, trimming traces
-//! keeping the last step that ran, pushing out outputs that do not feed
-//! the condition, merging identical conditions over identical inputs);
-//! each such rewrite will accept while loops in its own file, with a case
-//! where it fires and one where it must not. Until then a while loop's
-//! body is rewritten by the algebraic rules only
-//! (`tests/cases/scan_rules/neg_while_*.sexp`).
+//! A while loop (`until`, SPEC §1) is seen only by the rewrites that
+//! decode it on purpose ([`scan_node::ScanNode::decode_while_too`]); the
+//! decoding every other rewrite starts from
+//! ([`scan_node::ScanNode::decode`]) refuses it, so none changes the
+//! number of steps it runs, pushes an output out of it or merges it with
+//! another loop. Research §5.2 lists what is allowed (hoisting invariant
+//! work, trimming traces keeping the last step that ran, pushing out
+//! outputs that do not feed the condition, merging identical conditions
+//! over identical inputs); a rewrite that accepts while loops says so in
+//! its file, with a case where it fires on one and one where it must not.
+//! Today: `scan-save-mem` (`tests/cases/scan_rules/{eq,neg}_while_*`).
 //!
 //! Each rewrite keeps both forms in the e-graph — the loop and what it
 //! becomes — so the cost model, not an order of passes, decides. A rewrite
@@ -116,7 +116,16 @@ pub type ScanFn = fn(&mut EGraph, &scan_node::ScanNode, Symbol) -> Vec<Id>;
 /// The applier of a rule that examines each scan node of a matched class
 /// (at most [`MAX_VARIANTS`] of them).
 #[derive(Clone)]
-pub struct PerScan(pub ScanFn);
+pub struct PerScan(pub ScanFn, pub Loops);
+
+/// Which loops a rule built by [`per_scan_rule`] sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loops {
+    /// For loops only.
+    For,
+    /// While loops too (the rule keeps their step count and condition).
+    WhileToo,
+}
 
 impl Applier<TNode, TensorAnalysis> for PerScan {
     fn apply_one(
@@ -130,7 +139,10 @@ impl Applier<TNode, TensorAnalysis> for PerScan {
         if applications_stopped(egraph) {
             return Vec::new();
         }
-        let scans = scan_node::ScanNode::all_in(egraph, eclass);
+        let scans = match self.1 {
+            Loops::For => scan_node::ScanNode::all_in(egraph, eclass),
+            Loops::WhileToo => scan_node::ScanNode::all_in_while_too(egraph, eclass),
+        };
         let mut changed = Vec::new();
         for s in scans.iter().take(MAX_VARIANTS) {
             if egraph.analysis.out_of_time() {
@@ -175,7 +187,12 @@ pub type ScanRewrite = Result<Rewrite<TNode, TensorAnalysis>, String>;
 
 /// A rule named `name` that runs `f` on every scan node.
 pub fn per_scan_rule(name: &str, f: ScanFn) -> ScanRewrite {
-    Rewrite::new(name, ScanClasses, PerScan(f))
+    Rewrite::new(name, ScanClasses, PerScan(f, Loops::For))
+}
+
+/// [`per_scan_rule`] for a rule that handles while loops too.
+pub fn per_scan_rule_while_too(name: &str, f: ScanFn) -> ScanRewrite {
+    Rewrite::new(name, ScanClasses, PerScan(f, Loops::WhileToo))
 }
 
 /// Every Scan rewrite, in a fixed order.

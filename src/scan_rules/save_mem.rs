@@ -16,6 +16,13 @@
 //! read outputs are unioned with the trimmed loop's. (An unread output no
 //! other output reads is `scan-drop-output`'s.)
 //!
+//! A while loop is trimmed too (research §5.2: PyTensor's save-mem trims
+//! while scans since pymc-devs/pytensor#178): its reader `-m` reads the
+//! `m`-th step from the end of the steps that ran, which a ring of its
+//! last K steps holds as well (or, when fewer than `m` ran, neither
+//! holds: the same error). Its step count does not change, and its
+//! condition is carried over unchanged ([`NewScan::like`]).
+//!
 //! Does not fire on: a mitmot's tape (its slots are not steps; PyTensor
 //! never trims one either); a non-constant or non-negative index (reads from the
 //! start need every step, or fewer steps, which is not this rule);
@@ -131,7 +138,10 @@ impl Applier<TNode, TensorAnalysis> for SaveMem {
         }
         let (k, back) = (k as usize, (-m) as usize);
         let mut changed = Vec::new();
-        for scan in ScanNode::all_in(egraph, s).iter().take(MAX_VARIANTS) {
+        for scan in ScanNode::all_in_while_too(egraph, s)
+            .iter()
+            .take(MAX_VARIANTS)
+        {
             changed.extend(keep_last(egraph, scan, k, back, m, eclass, rule));
         }
         changed
@@ -195,7 +205,18 @@ fn keep_last(
         if i != k {
             let old = proj(egraph, scan.class, i);
             let new_p = proj(egraph, new, i);
-            if union_checked(egraph, rule, old, new_p) {
+            // A while loop's other outputs: the same loop's, of the same
+            // length known at run time only (which the checked union
+            // refuses to assume of two classes in general).
+            let same_loop = scan.sig.until
+                && egraph.find(old) != egraph.find(new_p)
+                && egraph[old].data.kind == egraph[new_p].data.kind;
+            let united = if same_loop {
+                egraph.union_trusted(old, new_p, rule)
+            } else {
+                union_checked(egraph, rule, old, new_p)
+            };
+            if united {
                 changed.push(old);
             }
         }

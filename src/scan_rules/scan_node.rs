@@ -23,22 +23,32 @@ pub struct ScanNode {
     pub body: Vec<Id>,
     /// The outer argument classes, in [`crate::lang::Scan`]'s layout.
     pub args: Vec<Id>,
+    /// A while loop's condition class (scope: the scan's params), the
+    /// body's last result; `None` for a for loop.
+    pub until: Option<Id>,
 }
 
 impl ScanNode {
     /// Decodes `node` (of class `class`) if it is a well-formed scan.
     pub fn decode(egraph: &EGraph, class: Id, node: &TNode) -> Option<ScanNode> {
+        // A while loop (`until`) is seen only by the rewrites that keep
+        // its step count and its condition ([`Self::decode_while_too`]):
+        // SPEC §1, research §5.2. The algebraic rules rewrite its body.
+        match &node.head {
+            Head::Scan(sig) if !sig.until => Self::decode_while_too(egraph, class, node),
+            _ => None,
+        }
+    }
+
+    /// [`Self::decode`] for a while loop too, its condition in
+    /// [`Self::until`]: for the rewrites that handle one.
+    pub fn decode_while_too(egraph: &EGraph, class: Id, node: &TNode) -> Option<ScanNode> {
         let Head::Scan(sig) = &node.head else {
             return None;
         };
-        // A while loop (`until`): no Scan rewrite knows its condition yet,
-        // so none sees it (each would have to keep its step count: SPEC
-        // §1, research §5.2); the algebraic rules still rewrite its body.
-        if sig.until {
-            return None;
-        }
         let nb = sig.n_body_outputs();
-        if node.children.len() != nb + sig.n_args() {
+        let nr = sig.n_body_results();
+        if node.children.len() != nr + sig.n_args() {
             return None;
         }
         let f = |i: &Id| egraph.find(*i);
@@ -46,7 +56,8 @@ impl ScanNode {
             class: egraph.find(class),
             sig: sig.clone(),
             body: node.children[..nb].iter().map(f).collect(),
-            args: node.children[nb..].iter().map(f).collect(),
+            args: node.children[nr..].iter().map(f).collect(),
+            until: sig.until_result().map(|c| f(&node.children[c])),
         })
     }
 
@@ -54,13 +65,26 @@ impl ScanNode {
     /// none when the class is retired (every output of the loop has a
     /// loop-free form: see [`crate::egraph::retired`]).
     pub fn all_in(egraph: &EGraph, class: Id) -> Vec<ScanNode> {
+        Self::all_decoded(egraph, class, ScanNode::decode)
+    }
+
+    /// [`Self::all_in`], while loops included ([`Self::decode_while_too`]).
+    pub fn all_in_while_too(egraph: &EGraph, class: Id) -> Vec<ScanNode> {
+        Self::all_decoded(egraph, class, ScanNode::decode_while_too)
+    }
+
+    fn all_decoded(
+        egraph: &EGraph,
+        class: Id,
+        decode: fn(&EGraph, Id, &TNode) -> Option<ScanNode>,
+    ) -> Vec<ScanNode> {
         if egraph.analysis.retired.contains(&egraph.find(class)) {
             return Vec::new();
         }
         egraph[class]
             .nodes
             .iter()
-            .filter_map(|n| ScanNode::decode(egraph, class, n))
+            .filter_map(|n| decode(egraph, class, n))
             .collect()
     }
 

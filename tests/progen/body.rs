@@ -41,6 +41,7 @@ impl Gen<'_> {
         outs: &[(usize, Vec<usize>, Vec<i64>)],
         state_params: &[Vec<String>],
         depth: usize,
+        until: bool,
     ) -> String {
         let mut scope: Vec<Var> = outer
             .iter()
@@ -77,6 +78,14 @@ impl Gen<'_> {
                 _ => self.mitsot_update(&scope, shape, sp),
             };
             results.push(r);
+        }
+        if until {
+            // The stop condition: a sum of anything the step computes
+            // against a threshold (NaN never stops it).
+            let shape = self.elem_shape(false);
+            let e = self.texpr(&scope, &shape, 2, true);
+            let thr = *self.src.pick(&["0.0", "0.5", "2.0", "-1.0"]);
+            results.push(format!("(until (gt (sum {e}) {thr}))"));
         }
         parts.push(if results.len() == 1 {
             results.pop().unwrap()

@@ -245,7 +245,13 @@ impl<'a> Gen<'a> {
         let mut lines = Vec::new();
         let stmts = 1 + self.src.below(4);
         for _ in 0..stmts {
-            match self.src.below(12) {
+            match self.src.below(13) {
+                12 => {
+                    if let Some((line, v)) = self.filter_let(&scope) {
+                        lines.push(line);
+                        scope.push(v);
+                    }
+                }
                 10 | 11 => {
                     let (line, v) = self.fold(&scope);
                     lines.push(line);
@@ -350,6 +356,52 @@ impl<'a> Gen<'a> {
             2 => vec![self.m],
             _ => vec![self.m, self.n],
         }
+    }
+
+    /// An outer `let` of a filter: the rows of a value whose sum (or
+    /// value) passes a threshold, or (`filterall`) its elements below
+    /// one; the result's length is known only at run time.
+    fn filter_let(&mut self, scope: &[Var]) -> Option<(String, Var)> {
+        let cands: Vec<&Var> = scope
+            .iter()
+            .filter(|v| v.seq().is_some_and(|(l, _)| l.n >= 1))
+            .collect();
+        if cands.is_empty() {
+            return None;
+        }
+        let v = cands[cands.len() - 1 - self.src.below(cands.len())].clone();
+        let (_, elem) = v.seq().unwrap();
+        let name = self.use_var(&v);
+        let thr = *self.src.pick(&["0.0", "0.25", "-0.5", "1.0"]);
+        let unknown = Dm { st: St::U, n: 0 };
+        let (text, shape) = if self.src.chance(30) {
+            self.feat("filterall");
+            let x = self.fresh("e");
+            (
+                format!("(filterall (fn ({x}) (lt {x} {thr})) {name})"),
+                vec![unknown],
+            )
+        } else {
+            self.feat("filter");
+            let r = self.fresh("r");
+            let pred = if elem.is_empty() {
+                format!("(gt {r} {thr})")
+            } else {
+                format!("(gt (sum {r}) {thr})")
+            };
+            let mut shape = vec![unknown];
+            shape.extend(elem.iter().map(|&d| Dm::k(d)));
+            (format!("(filter (fn ({r}) {pred}) {name})"), shape)
+        };
+        let out = self.fresh("f");
+        Some((
+            format!("(let {out} {text})"),
+            Var {
+                name: out,
+                shape,
+                state: false,
+            },
+        ))
     }
 
     /// An outer `let` of a whole sequence: elementwise, a matrix product,
@@ -666,15 +718,25 @@ impl<'a> Gen<'a> {
             clauses.push("(go_backwards)".into());
         }
 
+        // A while loop, now and then: a condition on what the step
+        // computes (its states included) stops it early; its outputs'
+        // length is then known only at run time.
+        let until = self.src.chance(15);
+        if until {
+            self.feat("until");
+        }
         // The body.
-        let body = self.body(&scope, &params, &outs, &state_params, depth);
+        let body = self.body(&scope, &params, &outs, &state_params, depth, until);
         let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
         clauses.push(format!("(fn ({}) {body})", names.join(" ")));
 
         let out_vars: Vec<Var> = outs
             .iter()
             .map(|(_, shape, _)| {
-                let mut s = vec![steps];
+                // A while loop's length: unknown to the type checker, and
+                // maybe 0 (so never indexed, iterated or tapped).
+                let lead = if until { Dm { st: St::U, n: 0 } } else { steps };
+                let mut s = vec![lead];
                 s.extend(shape.iter().map(|&d| Dm::k(d)));
                 Var {
                     name: self.fresh("S"),
@@ -809,6 +871,8 @@ impl Coverage {
 pub const FEATURES: &[&str] = &[
     "accumulator",
     "dot",
+    "filter",
+    "filterall",
     "combinator",
     "exp_bounded",
     "exp_shifted",
@@ -838,4 +902,5 @@ pub const FEATURES: &[&str] = &[
     "sitsot",
     "sum_axis",
     "transpose",
+    "until",
 ];

@@ -6,10 +6,12 @@
 ; fuse the two loops). A while loop keeps its steps: the outputs hold the
 ; steps that ran, the loops stay apart, nothing is pushed out (research
 ; §5.2: merging needs identical conditions, a push-out must not change
-; what a consumer sees).
+; what a consumer sees). The states read at their last step keep only it
+; (scan-save-mem, which trims while loops too).
 ; dims: T=12 N=3
 ; scans_after: 2
-; not_fires: scan-push-out-seq scan-push-out-output scan-merge scan-save-mem scan-read-trace
+; not_fires: scan-push-out-seq scan-push-out-output scan-merge scan-read-trace
+; fires: scan-save-mem
 (program neg_while_push_out_and_merge
   (input X (f64 T N))
   (input W (f64 N N))
