@@ -2,7 +2,8 @@
 //!
 //! Every `tests/cases/grad/NAME.sexp` is one trial per mode (`MODES`: as
 //! written and optimized, each on the interpreter and on the compiled
-//! plan). Output 0 of a case is a scalar float cost L; outputs 1..=k are
+//! plan; and the expanded program as `eqscan expand` prints it, read
+//! back, on the plan). Output 0 of a case is a scalar float cost L; outputs 1..=k are
 //! its gradients with respect to the inputs its `; wrt: X Y` header names,
 //! in that order. The inputs come from the data rule (`generate_inputs`)
 //! with the case's `; dims:` and `; scale:` headers, as in `tests/cases.rs`.
@@ -65,6 +66,9 @@ const KEYS: &[&str] = &["dims", "scale", "wrt", "pending"];
 enum Prepare {
     AsWritten,
     Optimized,
+    /// The text `eqscan expand` prints (the expanded program printed),
+    /// read back: what a user who saves the expansion runs.
+    ExpandedText,
 }
 
 /// What runs the prepared program.
@@ -82,6 +86,7 @@ const MODES: &[(&str, Prepare, Executor)] = &[
     ("plan", Prepare::AsWritten, Executor::Plan),
     ("optimized", Prepare::Optimized, Executor::Interpreter),
     ("optimized_plan", Prepare::Optimized, Executor::Plan),
+    ("expanded_text", Prepare::ExpandedText, Executor::Plan),
 ];
 
 /// What a case file says.
@@ -278,6 +283,11 @@ fn run_case(path: &Path, prepare: Prepare, executor: Executor) -> Result<(), Fai
         Prepare::AsWritten => written.clone(),
         Prepare::Optimized => {
             optimized(&written, &case.dims).map_err(|e| format!("{file}: optimizing: {e}"))?
+        }
+        Prepare::ExpandedText => {
+            let text = eqscan::lang::print_program(&written);
+            parse_program(&text)
+                .map_err(|e| format!("{file}: the expanded text does not parse: {e}\n{text}"))?
         }
     };
     let inputs = generate_inputs(&written, &case.dims, &case.scales)

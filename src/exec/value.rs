@@ -22,6 +22,13 @@ pub enum Value {
     Bool(ArrayD<bool>),
 }
 
+/// The truth of one element as a while loop's condition reads it: a bool
+/// as it is, a number when non-zero (NaN included; an `i64` is non-zero
+/// exactly when its nearest `f64` is).
+pub fn truth<T: Elem>(x: T) -> bool {
+    x.to_f64() != 0.0
+}
+
 /// One of the four element types, with NumPy's `astype` conversions.
 ///
 /// Conversions follow NumPy on x86-64: float → int truncates toward zero,
@@ -615,12 +622,7 @@ impl Value {
         if self.ndim() != 0 {
             return None;
         }
-        match self {
-            Value::Bool(a) => a.iter().next().copied(),
-            Value::F64(a) => a.iter().next().map(|&x| x != 0.0),
-            Value::F32(a) => a.iter().next().map(|&x| x != 0.0),
-            Value::I64(a) => a.iter().next().map(|&x| x != 0),
-        }
+        with_array!(self, a => a.iter().next().map(|&x| truth(x)))
     }
 
     /// The single element as `f64` when the value has exactly one element.

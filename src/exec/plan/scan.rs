@@ -249,15 +249,26 @@ fn grow_buffer(
     if let Some(first) = shape.first_mut() {
         *first = rows;
     }
+    check_output(env, span, k, out_ty.dtype, &shape)?;
+    b.resize_rows(rows);
+    Ok(())
+}
+
+/// Checks a buffer of `shape` for output `k` against the budget.
+fn check_output(
+    env: Env<'_>,
+    span: crate::lang::program::Span,
+    k: usize,
+    dtype: DType,
+    shape: &[usize],
+) -> Result<(), ExecError> {
     env.budget
-        .check(Allocation::LoopOutput(k), out_ty.dtype, &shape)
+        .check(Allocation::LoopOutput(k), dtype, shape)
         .map_err(|over| ExecError::OverBudget {
             span,
             op: "scan".to_string(),
             over: Box::new(over),
-        })?;
-    b.resize_rows(rows);
-    Ok(())
+        })
 }
 
 /// The truth of a while loop's condition (see [`Value::scalar_truth`]).
@@ -265,12 +276,7 @@ fn scalar_truth(v: &ValView<'_>) -> Option<bool> {
     if v.ndim() != 0 {
         return None;
     }
-    match v {
-        ValView::Bool(a) => a.iter().next().copied(),
-        ValView::F64(a) => a.iter().next().map(|&x| x != 0.0),
-        ValView::F32(a) => a.iter().next().map(|&x| x != 0.0),
-        ValView::I64(a) => a.iter().next().map(|&x| x != 0),
-    }
+    with_view!(v, a => a.iter().next().map(|&x| crate::exec::value::truth(x)))
 }
 
 /// Shapes buffer `b` as `rows` rows of `step` of `dtype`, reusing its
@@ -621,13 +627,7 @@ fn run_loop(
                 let mut shape = Vec::with_capacity(v.ndim() + 1);
                 shape.push(frame.rows(k));
                 shape.extend_from_slice(v.shape());
-                env.budget
-                    .check(Allocation::LoopOutput(k), out_ty.dtype, &shape)
-                    .map_err(|over| ExecError::OverBudget {
-                        span,
-                        op: "scan".to_string(),
-                        over: Box::new(over),
-                    })?;
+                check_output(env, span, k, out_ty.dtype, &shape)?;
                 shape_buffer(&mut bufs[k], out_ty.dtype, frame.rows(k), v.shape())
                     .map_err(&fail)?;
             }
