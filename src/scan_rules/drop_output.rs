@@ -27,13 +27,19 @@
 //! whole when nothing reads it and no kept output reads its slots, as
 //! PyTensor's `scan_remove_unused` drops a mitmot group.
 //!
-//! Does not fire on: an output whose state a kept output reads (directly
-//! or through a chain of states); a loop with one output; a loop whose
-//! outputs are all read and computed only by it.
+//! A while loop drops outputs too, but never a state its condition reads
+//! (directly or through a chain of states: PyTensor's `scan_remove_unused`
+//! keeps the condition's inputs as survivors); its step count and
+//! condition do not change.
+//!
+//! Does not fire on: an output whose state a kept output or a while
+//! loop's condition reads (directly or through a chain of states); a loop
+//! with one output; a loop whose outputs are all read and computed only
+//! by it.
 
 use super::build::NewScan;
 use super::scan_node::ScanNode;
-use super::{per_scan_rule, proj, union_checked};
+use super::{per_scan_rule_while_too, proj, union_checked};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::BodyParam;
@@ -42,7 +48,7 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-drop-output", drop_output)
+    per_scan_rule_while_too("scan-drop-output", drop_output)
 }
 
 /// How an output of a loop is used.
@@ -133,19 +139,26 @@ fn keeping(
 fn with_states_read(egraph: &EGraph, scan: &ScanNode, outputs: &[usize]) -> Vec<usize> {
     let inputs = scan.sig.body_params();
     let mut keep: Vec<usize> = outputs.to_vec();
+    let states_read = |term: Id, keep: &mut Vec<usize>| {
+        for p in &egraph[term].data.deps {
+            if let Some(BodyParam::State { out, .. }) = inputs.get(*p) {
+                if !keep.contains(out) {
+                    keep.push(*out);
+                }
+            }
+        }
+    };
+    // A while loop's condition reads states that stay.
+    if let Some(cond) = scan.until {
+        states_read(cond, &mut keep);
+    }
     let mut i = 0;
     while i < keep.len() {
         let Some(results) = scan.body.get(scan.sig.body_output_range(keep[i])) else {
             break;
         };
         for body in results {
-            for p in &egraph[*body].data.deps {
-                if let Some(BodyParam::State { out, .. }) = inputs.get(*p) {
-                    if !keep.contains(out) {
-                        keep.push(*out);
-                    }
-                }
-            }
+            states_read(*body, &mut keep);
         }
         i += 1;
     }
@@ -171,7 +184,16 @@ fn without(egraph: &mut EGraph, scan: &ScanNode, drop: &[usize], rule: Symbol) -
         if let Some(i2) = out_map(i) {
             let old_p = proj(egraph, scan.class, i);
             let new_p = proj(egraph, new, i2);
-            if union_checked(egraph, rule, old_p, new_p) {
+            // A while loop's outputs: lengths known at run time only,
+            // the same steps' in both loops (same count, same condition).
+            let united = if scan.sig.until {
+                egraph.find(old_p) != egraph.find(new_p)
+                    && egraph[old_p].data.kind == egraph[new_p].data.kind
+                    && egraph.union_trusted(old_p, new_p, rule)
+            } else {
+                union_checked(egraph, rule, old_p, new_p)
+            };
+            if united {
                 changed.push(old_p);
             }
         }

@@ -7,6 +7,13 @@
 //! stays in the loop only if something else reads it (see
 //! `scan-drop-output`).
 //!
+//! A while loop's output is pushed out too (research §5.2: allowed, the
+//! steps that ran being known after the loop): from the other outputs'
+//! stacked values and the non-sequences only (a sequence has more rows
+//! than the steps that ran), its length the steps that ran. Its step
+//! count and condition do not change, and the output stays in the loop
+//! while the condition reads it (the e-graph keeps both forms).
+//!
 //! Does not fire on: a loop with a mitmot (a tape has no stacked step
 //! values); an output whose only other outputs keep their last steps
 //! alone (`(keep K)`: their projections are not the stacked values); an
@@ -16,13 +23,14 @@
 
 use super::scan_node::ScanNode;
 use super::vectorize::{Outer, Vectorizer};
-use super::{per_scan_rule, proj, union_checked};
+use super::{per_scan_rule_while_too, proj, union_checked};
 use crate::egraph::analysis::EGraph;
+use crate::lang::Dim;
 use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-push-out-output", push_out_output)
+    per_scan_rule_while_too("scan-push-out-output", push_out_output)
 }
 
 fn push_out_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
@@ -35,10 +43,17 @@ fn push_out_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id
     let projs: Vec<Id> = (0..scan.body.len())
         .map(|k| proj(egraph, scan.class, k))
         .collect();
+    let until = scan.sig.until;
     for j in 0..scan.body.len() {
-        let params = Vectorizer::standard_params(egraph, scan, true);
-        let Some(mut vz) = Vectorizer::new(scan, egraph, params) else {
-            return changed;
+        let params = Vectorizer::standard_params(egraph, scan, !until);
+        // A while loop's stacked values have as many rows as steps ran.
+        let mut vz = if until {
+            Vectorizer::with_rows(params, Dim::Unknown)
+        } else {
+            let Some(vz) = Vectorizer::new(scan, egraph, params) else {
+                return changed;
+            };
+            vz
         };
         let mut any_leaf = false;
         for (k, b) in scan.body.iter().enumerate() {
@@ -61,7 +76,19 @@ fn push_out_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id
         let Some(o) = vz.outer(egraph, scan.body[j]) else {
             continue;
         };
-        if o.batched && o.id != projs[j] && union_checked(egraph, rule, projs[j], o.id) {
+        if !o.batched || egraph.find(o.id) == egraph.find(projs[j]) {
+            continue;
+        }
+        // A while loop's outputs: lengths known at run time only, which a
+        // checked union refuses; these are the same steps' values when the
+        // two types agree (a term of the other outputs' rows).
+        let united = if until {
+            egraph[o.id].data.kind == egraph[projs[j]].data.kind
+                && egraph.union_trusted(projs[j], o.id, rule)
+        } else {
+            union_checked(egraph, rule, projs[j], o.id)
+        };
+        if united {
             changed.push(projs[j]);
         }
     }
