@@ -73,6 +73,16 @@ impl fmt::Display for Unsupported {
                 f.write_str("needs a size that is known only at run time")
             }
             Unsupported::Loop(what) => write!(f, "is not written yet for {what}"),
+            Unsupported::MitmotTapeLength { tape, shortest }
+                if *tape == Dim::Unknown && shortest.as_known().is_none() =>
+            {
+                write!(
+                    f,
+                    "cannot relate a MIT-MOT tape's length to its loop's steps when both are \
+                     known only at run time (the backward loop of a while loop: second-order \
+                     gradients through while loops are not supported yet)"
+                )
+            }
             Unsupported::MitmotTapeLength { tape, shortest } => write!(
                 f,
                 "needs a MIT-MOT tape of the shortest length the loop allows ({shortest} slots) \
