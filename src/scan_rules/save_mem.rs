@@ -9,7 +9,9 @@
 //! nothing else reads output k whole (the cost model counts the elements
 //! a loop keeps).
 //!
-//! `scan-save-mem-unread` is the same trim for a state that nothing reads
+//! `scan-save-mem-unread` (while loops too: a state their condition reads
+//! keeps the steps its taps read back) is the same trim for a state that
+//! nothing reads
 //! after the loop (its `proj` has no parent: PyTensor's "required orphan",
 //! kept because another output's step reads it): every such state keeps
 //! only the steps its taps read back, all in one variant, and the loop's
@@ -47,7 +49,7 @@ pub fn rewrite() -> super::ScanRewrite {
 
 /// The rule for states nothing reads after the loop.
 pub fn rewrite_unread() -> super::ScanRewrite {
-    super::per_scan_rule("scan-save-mem-unread", keep_unread)
+    super::per_scan_rule_while_too("scan-save-mem-unread", keep_unread)
 }
 
 struct SaveMem;
@@ -103,11 +105,25 @@ fn keep_unread(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
     for i in (0..n).filter(|i| !trims.iter().any(|(k, _)| k == i)) {
         let old = proj(egraph, scan.class, i);
         let new_p = proj(egraph, new, i);
-        if union_checked(egraph, rule, old, new_p) {
+        if union_same_loop(egraph, scan, rule, old, new_p) {
             changed.push(old);
         }
     }
     changed
+}
+
+/// Unions output `old` of `scan` with `new_p`, the same output of the
+/// loop that only keeps fewer steps of another: the checked union, or
+/// for a while loop (whose outputs' lengths are known at run time only,
+/// which the checked union refuses) a union of the same kinds, the same
+/// steps and condition making them the same values.
+fn union_same_loop(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, old: Id, new_p: Id) -> bool {
+    if !scan.sig.until {
+        return union_checked(egraph, rule, old, new_p);
+    }
+    egraph.find(old) != egraph.find(new_p)
+        && egraph[old].data.kind == egraph[new_p].data.kind
+        && egraph.union_trusted(old, new_p, rule)
 }
 
 fn int_of(egraph: &EGraph, c: Id) -> Option<i64> {
@@ -205,18 +221,7 @@ fn keep_last(
         if i != k {
             let old = proj(egraph, scan.class, i);
             let new_p = proj(egraph, new, i);
-            // A while loop's other outputs: the same loop's, of the same
-            // length known at run time only (which the checked union
-            // refuses to assume of two classes in general).
-            let same_loop = scan.sig.until
-                && egraph.find(old) != egraph.find(new_p)
-                && egraph[old].data.kind == egraph[new_p].data.kind;
-            let united = if same_loop {
-                egraph.union_trusted(old, new_p, rule)
-            } else {
-                union_checked(egraph, rule, old, new_p)
-            };
-            if united {
+            if union_same_loop(egraph, scan, rule, old, new_p) {
                 changed.push(old);
             }
         }

@@ -2,9 +2,10 @@
 ; (PyTensor's scan_remove_unused keeps the condition's inputs): only H is
 ; read after the loop, but the counter K stops it (after 6 of at most
 ; 100 steps), so K stays; the unread mapped output Y (which nothing else
-; reads) is dropped.
+; reads) is dropped. K, which only the condition reads, keeps one step
+; (scan-save-mem-unread: the ring holds the value the condition reads).
 ; dims: N=3
-; fires: scan-drop-output
+; fires: scan-drop-output scan-save-mem-unread
 ; parts_after: sitsots=2 nitsots=0
 ; scans_after: 1
 (program neg_while_drop_condition_state
