@@ -28,8 +28,6 @@ mod grad;
 mod literal;
 mod program;
 mod scan;
-#[cfg(test)]
-mod tests;
 
 pub(crate) use literal::is_identifier;
 pub use literal::parse_literal;

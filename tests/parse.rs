@@ -1,8 +1,8 @@
-#![cfg(test)]
-//! Unit tests of the program parser: positions in errors, scan clauses,
+//! Tests of the program parser through its public entry point
+//! (`eqscan::lang::parse_program`): positions in errors, scan clauses,
 //! closures, fold parameter order and taps.
 
-use super::*;
+use eqscan::lang::{parse_program, LangError, NodeId, Op};
 
 fn err(src: &str) -> LangError {
     match parse_program(src) {
