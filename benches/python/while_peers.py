@@ -24,13 +24,14 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "EQSCAN_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
 import numpy as np  # noqa: E402
+
+from loops_peers import median_ms  # noqa: E402  (the peers' timing, one warm-up call)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_STEPS = 100000
@@ -84,16 +85,6 @@ def jax_fn():
         return x, k
 
     return jax.jit(f)
-
-
-def median_ms(fn, reps):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts) * 1e3
 
 
 def main():

@@ -48,12 +48,15 @@ pub fn konsts_agree(a: Option<Scalar>, b: Option<Scalar>) -> bool {
 /// and such a union is the trace of a float overflow (`0.0 * inf`) in a
 /// rule that holds only for real numbers.
 pub fn union_allowed(new: &ClassData, matched: &ClassData) -> bool {
+    kinds_compatible(&new.kind, &matched.kind) && konsts_allowed(new, matched)
+}
+
+/// [`konsts_agree`], and no one-sided non-finite constant.
+fn konsts_allowed(new: &ClassData, matched: &ClassData) -> bool {
     let non_finite = |k: Option<Scalar>| k.is_some_and(|c| !c.as_f64().is_finite());
     let one_sided_non_finite = (new.konst.is_none() && non_finite(matched.konst))
         || (matched.konst.is_none() && non_finite(new.konst));
-    kinds_compatible(&new.kind, &matched.kind)
-        && konsts_agree(new.konst, matched.konst)
-        && !one_sided_non_finite
+    konsts_agree(new.konst, matched.konst) && !one_sided_non_finite
 }
 
 /// Unions `matched` with `new` (the class a rule built) when
@@ -70,6 +73,27 @@ pub fn union_checked(
         return false;
     }
     if !union_allowed(&egraph[new].data, &egraph[matched].data) {
+        *egraph.analysis.refused.entry(rule.to_string()).or_insert(0) += 1;
+        return false;
+    }
+    egraph.union_trusted(matched, new, rule)
+}
+
+/// [`union_checked`] for two forms of the values of one while loop (the
+/// same steps and condition: lengths that are equal, though known only at
+/// run time): the same kinds, sizes known or not, and agreeing constants.
+/// A rule calls it only for such pairs (see `crate::scan_rules`).
+pub fn union_checked_same_loop(
+    egraph: &mut EGraph,
+    rule: egg::Symbol,
+    matched: egg::Id,
+    new: egg::Id,
+) -> bool {
+    if egraph.find(matched) == egraph.find(new) {
+        return false;
+    }
+    let (n, m) = (&egraph[new].data, &egraph[matched].data);
+    if n.kind != m.kind || !konsts_allowed(n, m) {
         *egraph.analysis.refused.entry(rule.to_string()).or_insert(0) += 1;
         return false;
     }

@@ -305,7 +305,7 @@ impl LoopFrame {
     /// and at most the step count; the frame then counts them. `None`
     /// when the buffer holds row `t` already (or is a ring or a tape).
     pub(crate) fn grow_for(&mut self, k: usize, t: usize) -> Option<usize> {
-        if !self.until || self.is_tape(k) || self.kept.get(k).copied().flatten().is_some() {
+        if !self.grows(k) {
             return None;
         }
         let rows = self.rows.get_mut(k)?;
@@ -321,7 +321,7 @@ impl LoopFrame {
     /// has more: a buffer kept from an earlier call is then reused
     /// without growing it again.
     pub(crate) fn adopt_rows(&mut self, k: usize, rows: usize) {
-        if !self.until || self.is_tape(k) || self.kept.get(k).copied().flatten().is_some() {
+        if !self.grows(k) {
             return;
         }
         if let Some(r) = self.rows.get_mut(k) {
@@ -334,15 +334,16 @@ impl LoopFrame {
     /// [`Self::grow_for`]), or the step count: the steps from `from` that
     /// may run without growing a buffer.
     pub(crate) fn room_from(&self, from: usize) -> usize {
-        let mut end = self.steps;
-        if self.until {
-            for k in 0..self.rows.len() {
-                if !self.is_tape(k) && self.kept[k].is_none() {
-                    end = end.min(self.rows[k].max(from));
-                }
-            }
-        }
-        end
+        (0..self.rows.len())
+            .filter(|&k| self.grows(k))
+            .map(|k| self.rows[k].max(from))
+            .fold(self.steps, usize::min)
+    }
+
+    /// True for an output whose buffer grows as the steps run: a while
+    /// loop's that keeps every step (not a ring, not a tape).
+    fn grows(&self, k: usize) -> bool {
+        self.until && !self.is_tape(k) && self.kept.get(k).is_some_and(|kept| kept.is_none())
     }
 
     /// A while loop stopped after step `t` (its condition held): from now

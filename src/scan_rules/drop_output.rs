@@ -39,7 +39,7 @@
 
 use super::build::NewScan;
 use super::scan_node::ScanNode;
-use super::{per_scan_rule_while_too, proj, union_checked};
+use super::{per_scan_rule_while_too, proj, union_loop_forms};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::BodyParam;
@@ -184,16 +184,7 @@ fn without(egraph: &mut EGraph, scan: &ScanNode, drop: &[usize], rule: Symbol) -
         if let Some(i2) = out_map(i) {
             let old_p = proj(egraph, scan.class, i);
             let new_p = proj(egraph, new, i2);
-            // A while loop's outputs: lengths known at run time only,
-            // the same steps' in both loops (same count, same condition).
-            let united = if scan.sig.until {
-                egraph.find(old_p) != egraph.find(new_p)
-                    && egraph[old_p].data.kind == egraph[new_p].data.kind
-                    && egraph.union_trusted(old_p, new_p, rule)
-            } else {
-                union_checked(egraph, rule, old_p, new_p)
-            };
-            if united {
+            if union_loop_forms(egraph, scan, rule, old_p, new_p) {
                 changed.push(old_p);
             }
         }

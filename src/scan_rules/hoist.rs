@@ -16,7 +16,7 @@ use super::build::{NewScan, NewSeq};
 use super::scan_node::ScanNode;
 use super::terms::op;
 use super::vectorize::{Outer, Vectorizer};
-use super::{proj, union_checked};
+use super::{proj, union_checked, union_loop_forms};
 use crate::egraph::analysis::{EGraph, Kind};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::{BinaryOp, DType, Dim, Scalar, Type};
@@ -206,17 +206,7 @@ pub fn hoist(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, how: HoistAs) -
         source.replace.insert(*c, Target::Param(v));
     }
     if let Some(new) = spec.build(egraph, &[source]) {
-        // A while loop's outputs have lengths known at run time only,
-        // which a checked union refuses to assume equal; these are the
-        // same loop's, with the same steps and condition.
-        let united = if until {
-            egraph.find(new) != egraph.find(scan.class)
-                && egraph[new].data.kind == egraph[scan.class].data.kind
-                && egraph.union_trusted(scan.class, new, rule)
-        } else {
-            union_checked(egraph, rule, scan.class, new)
-        };
-        if united {
+        if union_loop_forms(egraph, scan, rule, scan.class, new) {
             changed.push(scan.class);
         }
     }

@@ -258,6 +258,25 @@ impl Searcher<TNode, TensorAnalysis> for ScanClasses {
 
 pub use crate::egraph::union::union_checked;
 
+/// Unions `matched` with `new`, two forms of values of loop `scan` (its
+/// outputs, or the loop itself) that a rule keeps the same: the checked
+/// union, or for a while loop, whose outputs' lengths are known only at
+/// run time and equal in both forms (same steps, same condition),
+/// [`crate::egraph::union::union_checked_same_loop`].
+pub fn union_loop_forms(
+    egraph: &mut EGraph,
+    scan: &scan_node::ScanNode,
+    rule: Symbol,
+    matched: Id,
+    new: Id,
+) -> bool {
+    if scan.sig.until {
+        crate::egraph::union::union_checked_same_loop(egraph, rule, matched, new)
+    } else {
+        union_checked(egraph, rule, matched, new)
+    }
+}
+
 /// Every `(proj k S)` node of `class`: the output index and the scan class.
 pub fn projs_in(egraph: &EGraph, class: Id) -> Vec<(usize, Id)> {
     egraph[class]

@@ -23,7 +23,7 @@
 
 use super::scan_node::ScanNode;
 use super::vectorize::{Outer, Vectorizer};
-use super::{per_scan_rule_while_too, proj, union_checked};
+use super::{per_scan_rule_while_too, proj, union_loop_forms};
 use crate::egraph::analysis::EGraph;
 use crate::lang::Dim;
 use egg::{Id, Symbol};
@@ -76,19 +76,7 @@ fn push_out_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id
         let Some(o) = vz.outer(egraph, scan.body[j]) else {
             continue;
         };
-        if !o.batched || egraph.find(o.id) == egraph.find(projs[j]) {
-            continue;
-        }
-        // A while loop's outputs: lengths known at run time only, which a
-        // checked union refuses; these are the same steps' values when the
-        // two types agree (a term of the other outputs' rows).
-        let united = if until {
-            egraph[o.id].data.kind == egraph[projs[j]].data.kind
-                && egraph.union_trusted(projs[j], o.id, rule)
-        } else {
-            union_checked(egraph, rule, projs[j], o.id)
-        };
-        if united {
+        if o.batched && union_loop_forms(egraph, scan, rule, projs[j], o.id) {
             changed.push(projs[j]);
         }
     }

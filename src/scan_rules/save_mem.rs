@@ -33,7 +33,7 @@
 
 use super::build::NewScan;
 use super::scan_node::ScanNode;
-use super::{proj, union_checked, MAX_VARIANTS};
+use super::{proj, union_checked, union_loop_forms, MAX_VARIANTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, Lit, OpKind, TNode};
 use crate::lang::Scalar;
@@ -105,25 +105,11 @@ fn keep_unread(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
     for i in (0..n).filter(|i| !trims.iter().any(|(k, _)| k == i)) {
         let old = proj(egraph, scan.class, i);
         let new_p = proj(egraph, new, i);
-        if union_same_loop(egraph, scan, rule, old, new_p) {
+        if union_loop_forms(egraph, scan, rule, old, new_p) {
             changed.push(old);
         }
     }
     changed
-}
-
-/// Unions output `old` of `scan` with `new_p`, the same output of the
-/// loop that only keeps fewer steps of another: the checked union, or
-/// for a while loop (whose outputs' lengths are known at run time only,
-/// which the checked union refuses) a union of the same kinds, the same
-/// steps and condition making them the same values.
-fn union_same_loop(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol, old: Id, new_p: Id) -> bool {
-    if !scan.sig.until {
-        return union_checked(egraph, rule, old, new_p);
-    }
-    egraph.find(old) != egraph.find(new_p)
-        && egraph[old].data.kind == egraph[new_p].data.kind
-        && egraph.union_trusted(old, new_p, rule)
 }
 
 fn int_of(egraph: &EGraph, c: Id) -> Option<i64> {
@@ -221,7 +207,7 @@ fn keep_last(
         if i != k {
             let old = proj(egraph, scan.class, i);
             let new_p = proj(egraph, new, i);
-            if union_same_loop(egraph, scan, rule, old, new_p) {
+            if union_loop_forms(egraph, scan, rule, old, new_p) {
                 changed.push(old);
             }
         }

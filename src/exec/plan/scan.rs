@@ -506,8 +506,6 @@ fn run_loop(
         }
     }
     let mut param_rooted = vec![false; out_nodes.len()];
-    // Set when a while loop's condition held on the step tape.
-    let mut to_stop = false;
     let mut t = 0;
     while t < frame.steps() {
         // After the first step (which sized the buffers and checked every
@@ -526,6 +524,8 @@ fn run_loop(
             // first step its growing buffers have no row for; they grow
             // between stretches (a for loop: one stretch).
             let mut from = 1;
+            // Set when a while loop's condition held on the tape.
+            let mut stopped = false;
             while from < frame.steps() {
                 for (k, out_ty) in node.ty.iter().enumerate() {
                     grow_buffer(&mut frame, &mut bufs[k], k, from, out_ty, env, span)?;
@@ -542,7 +542,7 @@ fn run_loop(
                 }
                 meter.transient(converted.bytes());
                 let to = frame.room_from(from);
-                let stopped = run_on_tape(
+                let last = run_on_tape(
                     ready,
                     sp,
                     &frame,
@@ -553,20 +553,20 @@ fn run_loop(
                     sig.until_result(),
                 )
                 .ok_or_else(|| internal(plan, i, "the step tape disagrees with its loop"))?;
-                if let Some(last) = stopped {
+                if let Some(last) = last {
                     frame.stop_after(last);
-                    to_stop = true;
+                    stopped = true;
                     break;
                 }
                 from = to;
             }
-            if from > 1 || to_stop {
-                // Every step ran on the tape, or the loop stopped there.
-                if from >= frame.steps() || to_stop {
-                    break;
-                }
-                // The tape was not ready for a later stretch: the plan
-                // runs the rest.
+            // Every step ran on the tape, or the loop stopped there.
+            if stopped || from >= frame.steps() {
+                break;
+            }
+            // The tape was not ready for a later stretch: the plan runs
+            // the rest (or every step from the second, when it never was).
+            if from > 1 {
                 t = from;
                 continue;
             }
