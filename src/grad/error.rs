@@ -44,10 +44,9 @@ pub enum Unsupported {
     UnknownSize,
     /// A loop form the backward loop does not handle yet.
     Loop(&'static str),
-    /// A loop with a MIT-MOT state whose tape is not known to be the
-    /// shortest the loop allows (`steps + max(taps) - min(in_taps)`)
-    /// plus a known number of slots: the backward tape's slots would not
-    /// line up with the reversed steps.
+    /// A loop with a MIT-MOT state whose tape is known to be shorter than
+    /// the loop needs (`steps + max(taps) - min(in_taps)`): the forward
+    /// loop cannot run.
     MitmotTapeLength {
         /// The tape's length.
         tape: Dim,
@@ -73,20 +72,10 @@ impl fmt::Display for Unsupported {
                 f.write_str("needs a size that is known only at run time")
             }
             Unsupported::Loop(what) => write!(f, "is not written yet for {what}"),
-            Unsupported::MitmotTapeLength { tape, shortest }
-                if *tape == Dim::Unknown && shortest.as_known().is_none() =>
-            {
-                write!(
-                    f,
-                    "cannot relate a MIT-MOT tape's length to its loop's steps when both are \
-                     known only at run time (the backward loop of a while loop: second-order \
-                     gradients through while loops are not supported yet)"
-                )
-            }
             Unsupported::MitmotTapeLength { tape, shortest } => write!(
                 f,
-                "needs a MIT-MOT tape of the shortest length the loop allows ({shortest} slots) \
-                 or that plus a known number of slots; its tape has {tape} slots"
+                "needs a MIT-MOT tape of at least the length the loop runs over ({shortest} \
+                 slots); its tape has {tape} slots"
             ),
         }
     }

@@ -14,10 +14,12 @@
 //!   `seq` at tap `span` that runs as many steps as a forward output has
 //!   rows (`n`), so `n + span` rows in all;
 //! - [`place_rows`]: a gradient of those rows put back at their place in
-//!   zeros of the sequence's shape, by a loop over the rows holding a
-//!   MIT-MOT tape that starts as the zeros (step `i` writes slot `i`).
+//!   zeros of the sequence's shape, by [`overwrite_rows`]: a loop over the
+//!   rows holding a MIT-MOT tape that starts as the zeros (step `i` writes
+//!   slot `i`). A MIT-MOT dual whose untouched tail is known only at run
+//!   time writes its backward tape over the cotangent the same way.
 //!
-//! Owns: those two constructions. Must not: differentiate anything (see
+//! Owns: those constructions. Must not: differentiate anything (see
 //! [`super::loop_vjp`]).
 
 use super::emit::Emit;
@@ -70,6 +72,16 @@ pub fn used_rows(
 pub fn place_rows(e: &mut Emit, g: NodeId, seq: NodeId, back: bool) -> Result<NodeId, GradError> {
     let g = if back { e.flip0(g)? } else { g };
     let zeros = e.zeros_like(seq)?;
+    let out = overwrite_rows(e, g, zeros)?;
+    if back {
+        return e.flip0(out);
+    }
+    Ok(out)
+}
+
+/// `base` with its first rows replaced by the rows of `g` (as many as `g`
+/// has, known only at run time; `base` has at least as many).
+pub fn overwrite_rows(e: &mut Emit, g: NodeId, base: NodeId) -> Result<NodeId, GradError> {
     let sig = LoopSig {
         sequences: vec![vec![0]],
         outputs: vec![OutputInfo::Mitmot {
@@ -85,10 +97,6 @@ pub fn place_rows(e: &mut Emit, g: NodeId, seq: NodeId, back: bool) -> Result<No
     // Parameters: the row of `g`, the tape's slot (unread: the write
     // replaces it, and each slot is written once).
     let placed =
-        e.b.scan(sig, &[g, zeros], |_, ps| Ok::<_, GradError>(vec![ps[0]]))?;
-    let mut out = placed[0];
-    if back {
-        out = e.flip0(out)?;
-    }
-    Ok(out)
+        e.b.scan(sig, &[g, base], |_, ps| Ok::<_, GradError>(vec![ps[0]]))?;
+    Ok(placed[0])
 }

@@ -29,9 +29,14 @@
 //! at `-τ` get `(old, or zero if τ ∈ O) + contribution if τ ∈ I`. A
 //! longer tape (`L - (n + M - m)` known and positive) has slots no step
 //! touches at its end: the backward tape leaves them out and their
-//! cotangent passes straight through. When the tape's length cannot be
-//! shown to be at least the shortest one plus a known number of slots
-//! (sizes known only at run time), the gradient is refused
+//! cotangent passes straight through. When that excess is known only at
+//! run time (a tape of 7 slots for `T` steps, or the backward loop of a
+//! while loop, whose tape and steps both have the forward's executed
+//! count), the backward tape is the first `n + M - m` rows cut by a loop
+//! of `n` steps, and the init's gradient those rows written over the
+//! cotangent after the loop ([`super::super::seq_rows`]): the forward
+//! executor refuses a tape shorter than the shortest, so the excess is
+//! never negative when this runs. A tape known to be too short is refused
 //! ([`Unsupported::MitmotTapeLength`]).
 //!
 //! The value a step reads from a slot may be overwritten by a later step
@@ -44,6 +49,7 @@
 use super::super::emit::Emit;
 use super::super::error::{GradError, Unsupported};
 use super::super::expand::copy_graph;
+use super::super::seq_rows;
 use crate::lang::{BodyParam, Dim, Graph, LoopSig, NodeId, Op, OutputInfo};
 
 /// How the backward loop carries the cotangent of one forward MIT-MOT
@@ -57,15 +63,17 @@ pub(super) struct MitmotDual {
     /// The backward tape's in and out taps, `-(O ∪ I)` in increasing
     /// order.
     pub taps: Vec<i64>,
+    /// `M - m`: the shortest tape has `n + M - m` slots.
+    extra: i64,
     /// The slots at the end of the forward tape that no step reads or
-    /// writes: `L - (n + M - m)`.
-    tail: i64,
+    /// writes, `L - (n + M - m)`; `None` when known only at run time.
+    tail: Option<i64>,
 }
 
 impl MitmotDual {
     /// The dual of a MIT-MOT `info` whose tape has `tape_len` slots, over
-    /// `steps` steps; `Err` with the reason when the tape's length is not
-    /// known to be the shortest plus a known number of slots.
+    /// `steps` steps; `Err` with the reason when the tape is known to be
+    /// shorter than the loop needs.
     pub fn plan(info: &OutputInfo, tape_len: &Dim, steps: &Dim) -> Result<MitmotDual, Unsupported> {
         let (OutputInfo::Mitmot { in_taps, out_taps }, Some(extra)) = (info, info.tape_extra())
         else {
@@ -74,12 +82,14 @@ impl MitmotDual {
             ));
         };
         let shortest = steps.add(&Dim::known(extra));
-        let tail = tape_len.sub(&shortest).as_known().filter(|t| *t >= 0);
-        let Some(tail) = tail else {
-            return Err(Unsupported::MitmotTapeLength {
-                tape: tape_len.clone(),
-                shortest,
-            });
+        let tail = match tape_len.sub(&shortest).as_known() {
+            Some(t) if t < 0 => {
+                return Err(Unsupported::MitmotTapeLength {
+                    tape: tape_len.clone(),
+                    shortest,
+                })
+            }
+            known => known,
         };
         let mut taps: Vec<i64> = out_taps.iter().chain(in_taps).map(|t| -t).collect();
         taps.sort_unstable();
@@ -88,6 +98,7 @@ impl MitmotDual {
             in_taps: in_taps.clone(),
             out_taps: out_taps.clone(),
             taps,
+            extra,
             tail,
         })
     }
@@ -108,19 +119,25 @@ impl MitmotDual {
 
     /// The backward tape before the loop: `direct` (the cotangent of the
     /// forward tape after the loop) without its untouched tail, reversed.
-    pub fn init(&self, e: &mut Emit, direct: NodeId) -> Result<NodeId, GradError> {
-        if self.tail == 0 {
-            return e.flip0(direct);
+    /// `steps` is any value with a row per forward step (read only when
+    /// the tail is known only at run time).
+    pub fn init(&self, e: &mut Emit, direct: NodeId, steps: NodeId) -> Result<NodeId, GradError> {
+        match self.tail {
+            Some(0) => e.flip0(direct),
+            // direct[L - tail - 1], ..., direct[0].
+            Some(tail) => e.op(
+                Op::Slice {
+                    start: Some(-tail - 1),
+                    stop: None,
+                    step: -1,
+                },
+                &[direct],
+            ),
+            None => {
+                let used = seq_rows::used_rows(e, direct, self.extra, false, steps)?;
+                e.flip0(used)
+            }
         }
-        // direct[L - tail - 1], ..., direct[0].
-        e.op(
-            Op::Slice {
-                start: Some(-self.tail - 1),
-                stop: None,
-                step: -1,
-            },
-            &[direct],
-        )
     }
 
     /// What one backward step writes, one value per tap of
@@ -170,12 +187,14 @@ impl MitmotDual {
         direct: NodeId,
     ) -> Result<NodeId, GradError> {
         let touched = e.flip0(tape)?;
-        if self.tail == 0 {
-            return Ok(touched);
-        }
+        let tail = match self.tail {
+            Some(0) => return Ok(touched),
+            Some(tail) => tail,
+            None => return seq_rows::overwrite_rows(e, touched, direct),
+        };
         let rest = e.op(
             Op::Slice {
-                start: Some(-self.tail),
+                start: Some(-tail),
                 stop: None,
                 step: 1,
             },

@@ -39,10 +39,10 @@
 //! slice of its used rows; its gradient is zero in the other rows (when
 //! the step count is known only at run time, through the loops of
 //! [`super::seq_rows`]). A loop whose outputs keep only their last steps
-//! (`(keep K)`) is built again keeping all of them (`kept_vjp`). Not yet
-//! handled (an error naming the case): MIT-MOT tapes whose length is not
-//! the shortest the loop allows plus a known number of slots
-//! ([`Unsupported::MitmotTapeLength`]).
+//! (`(keep K)`) is built again keeping all of them (`kept_vjp`). A
+//! MIT-MOT tape whose length is related to the steps only at run time (a
+//! while loop's backward loop, differentiated again) is cut with the
+//! loops of [`super::seq_rows`] too ([`mitmot`]).
 
 mod mitmot;
 
@@ -207,7 +207,12 @@ pub fn scan_vjp(
                 Some(c) => c,
                 None => e.zeros_like(proj_of(e.b, node, k)?)?,
             };
-            let tape = dual.init(e, direct)?;
+            // A row per forward step: the trace of the tape's first read.
+            let steps = mitmot_reads[k]
+                .first()
+                .copied()
+                .ok_or_else(|| internal("a MIT-MOT state without an in tap"))?;
+            let tape = dual.init(e, direct, steps)?;
             tape_direct[k] = Some(direct);
             tape_out[k] = Some(bouts.len());
             bouts.push(dual.output_info());
@@ -683,8 +688,8 @@ pub(super) fn internal(msg: &str) -> GradError {
 #[cfg(test)]
 mod tests {
     use super::mitmot::MitmotDual;
-    use crate::grad::{expand, Unsupported};
-    use crate::lang::{parse_program, Dim, OutputInfo};
+    use crate::grad::Unsupported;
+    use crate::lang::{Dim, OutputInfo};
 
     fn mitmot(in_taps: &[i64], out_taps: &[i64]) -> OutputInfo {
         OutputInfo::Mitmot {
@@ -706,38 +711,23 @@ mod tests {
         // Out taps that are not in taps get a backward tap (to write zero).
         let d = MitmotDual::plan(&mitmot(&[-1, 1], &[0, 2]), &t.add(&Dim::known(3)), &t);
         assert_eq!(d.unwrap().taps, vec![-2, -1, 0, 1]);
-        // A longer tape by a known number of slots is fine; a shorter one,
-        // or one whose excess is a symbol, is refused.
+        // A longer tape by a known number of slots is fine, and so is one
+        // whose excess is known only at run time (the forward executor
+        // refuses a tape that is too short); one known to be shorter is
+        // refused.
         assert!(MitmotDual::plan(&mitmot(&[0], &[2]), &Dim::known(9), &Dim::known(4)).is_ok());
-        for len in [t.clone(), Dim::sym("S"), Dim::known(8), Dim::Unknown] {
-            let e = MitmotDual::plan(&mitmot(&[0, 1], &[1]), &len, &t).unwrap_err();
+        for len in [Dim::sym("S"), Dim::known(8), Dim::Unknown] {
+            assert!(MitmotDual::plan(&mitmot(&[0, 1], &[1]), &len, &t).is_ok());
+        }
+        for (len, steps) in [(t.clone(), t.clone()), (Dim::known(4), Dim::known(4))] {
+            let e = MitmotDual::plan(&mitmot(&[0, 1], &[1]), &len, &steps).unwrap_err();
             assert_eq!(
                 e,
                 Unsupported::MitmotTapeLength {
                     tape: len.clone(),
-                    shortest: t.add(&Dim::known(1)),
+                    shortest: steps.add(&Dim::known(1)),
                 }
             );
         }
-    }
-
-    #[test]
-    fn a_tape_of_unprovable_length_is_refused_at_the_grad() {
-        // Eight slots for T steps: the slots of the reversed tape line up
-        // with the reversed steps only if T is 7.
-        let text = "(program p
-  (input G (f64 8 2))
-  (input X (f64 T 2))
-  (let R (scan (sequences X) (outputs_info (mitmot G (in_taps 0 1) (out_taps 1)))
-    (fn (x g0 g1) (add g1 (mul g0 x)))))
-  (output (grad (sum (mul R R)) G)))";
-        let p = parse_program(text).unwrap();
-        let e = expand(&p).unwrap_err();
-        assert_eq!(
-            e.located("f.sexp"),
-            "f.sexp:6:11: grad: the gradient of scan needs a MIT-MOT tape of the shortest \
-             length the loop allows (T+1 slots) or that plus a known number of slots; its \
-             tape has 8 slots"
-        );
     }
 }

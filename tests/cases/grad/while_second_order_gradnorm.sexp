@@ -5,7 +5,6 @@
 ; gradients with respect to W, h0 and X: the backward loop of the
 ; backward loop runs over the steps that ran, checked by finite
 ; differences.
-; pending: second order through a while loop needs the backward loop's MIT-MOT tape length as a run-time size (the dual of a tape of unknown length)
 ; wrt: W h0 X
 ; dims: T=12
 (program while_second_order_gradnorm
