@@ -77,6 +77,10 @@ pub struct NewScan {
     /// A while loop's condition: its body term (source, class), the
     /// body's last result.
     pub until: Option<(usize, Id)>,
+    /// Conditions that must be the same term as [`Self::until`] in the
+    /// built body, or nothing is built: the other loop's condition when
+    /// two while loops merge (they stop at the same step only then).
+    pub same_until: Vec<(usize, Id)>,
 }
 
 /// One parameter of a [`NewScan`], by provisional number.
@@ -152,6 +156,7 @@ impl NewScan {
             go_backwards: scan.sig.go_backwards,
             steps,
             until: scan.until.map(|c| (0, c)),
+            same_until: Vec::new(),
         })
     }
 
@@ -252,11 +257,19 @@ impl NewScan {
             .chain(self.until)
             .map(|(s, c)| (s, egraph.find(c)))
             .collect();
-        let plan = Plan::shared(egraph, sources, &roots);
-        if !roots.iter().all(|(s, c)| plan.has_term(egraph, *s, *c)) {
+        // The conditions that must rebuild to the condition's term are
+        // planned with the roots (their terms must exist over what the
+        // built loop reads), but are not results.
+        let planned: Vec<(usize, Id)> = roots
+            .iter()
+            .copied()
+            .chain(self.same_until.iter().map(|(s, c)| (*s, egraph.find(*c))))
+            .collect();
+        let plan = Plan::shared(egraph, sources, &planned);
+        if !planned.iter().all(|(s, c)| plan.has_term(egraph, *s, *c)) {
             return None;
         }
-        let read = plan.params_read(egraph, &roots);
+        let read = plan.params_read(egraph, &planned);
         let params = self.params();
         let is_read = |p: Param| {
             params
@@ -342,6 +355,19 @@ impl NewScan {
         let mut children = Vec::new();
         for (s, c) in &roots {
             children.push(plan.rebuild(egraph, *s, *c, &final_of, &mut memo)?);
+        }
+        if !self.same_until.is_empty() {
+            // The condition is the last root.
+            let cond = match self.until {
+                Some(_) => *children.last()?,
+                None => return None,
+            };
+            for &(s, c) in &self.same_until {
+                let other = plan.rebuild(egraph, s, egraph.find(c), &final_of, &mut memo)?;
+                if egraph.find(other) != egraph.find(cond) {
+                    return None;
+                }
+            }
         }
         for &i in &kept_seqs {
             children.push(self.sequences[i].outer);

@@ -16,6 +16,14 @@
 //! Loops that keep only their last steps (`scan-save-mem` variants) are not
 //! merged: their full versions are, and save-mem applies to the result.
 //!
+//! While loops: two while loops merge only when their conditions are one
+//! term over the same inputs once both bodies are in the merged loop (the
+//! same sequences at the same taps, the same non-sequences; a condition
+//! that reads a state never is, each loop's states being its own), and
+//! their step bounds are equal: then both stop at the same step, and the
+//! merged loop runs exactly the steps each ran. A while loop and a for
+//! loop never merge (research §5.2; PyTensor's `belongs_to_set`).
+//!
 //! Does not fire on: a loop with a mitmot (its body results do not line
 //! up with its outputs; PyTensor concatenates mitmot groups, eqscan leaves
 //! them alone); loops where one reads the other (directly or through
@@ -30,7 +38,7 @@
 use super::build::NewScan;
 use super::reach::ScanReach;
 use super::scan_node::ScanNode;
-use super::{proj, projs_in, union_checked, MAX_MERGED_OUTPUTS};
+use super::{proj, projs_in, union_loop_forms, MAX_MERGED_OUTPUTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::Scalar;
@@ -166,6 +174,14 @@ pub fn merged(
     if sb.steps != spec.steps {
         return None;
     }
+    // Two while loops stop at the same step only when their conditions
+    // are one term over the same inputs (checked when the merged body is
+    // built); a while loop and a for loop never merge.
+    match (spec.until, sb.until) {
+        (None, None) => {}
+        (Some(_), Some((_, cb))) if b_seq_from_a.is_none() => spec.same_until.push((1, cb)),
+        _ => return None,
+    }
     // A forward loop and one going backwards: the merged loop goes
     // forwards, and the other reads its sequences reversed.
     if sb.go_backwards != spec.go_backwards {
@@ -215,7 +231,9 @@ fn run_forwards(egraph: &mut EGraph, spec: &mut NewScan) {
     spec.go_backwards = false;
 }
 
-/// Unions every output of `a` and `b` with the merged loop's.
+/// Unions every output of `a` and `b` with the merged loop's (for while
+/// loops, whose outputs' lengths are known only at run time, the merged
+/// loop stops at the same step: see [`merged`]).
 pub fn union_outputs(
     egraph: &mut EGraph,
     rule: Symbol,
@@ -231,7 +249,8 @@ pub fn union_outputs(
     for (i, (s, k)) in pairs.into_iter().enumerate() {
         let old = proj(egraph, s, k);
         let new = proj(egraph, m, i);
-        if union_checked(egraph, rule, old, new) {
+        let scan = if s == a.class { a } else { b };
+        if union_loop_forms(egraph, scan, rule, old, new) {
             changed.push(old);
         }
     }
@@ -268,7 +287,7 @@ impl Applier<TNode, TensorAnalysis> for Merge {
         let variants: Vec<Vec<ScanNode>> = scans
             .iter()
             .map(|c| {
-                ScanNode::all_in(egraph, *c)
+                ScanNode::all_in_while_too(egraph, *c)
                     .into_iter()
                     .filter(top_level)
                     .take(PAIRED_VARIANTS)

@@ -22,8 +22,9 @@
 //! outputs that do not feed the condition, merging identical conditions
 //! over identical inputs); a rewrite that accepts while loops says so in
 //! its file, with a case where it fires on one and one where it must not.
-//! Today: `scan-save-mem`, `scan-push-out-nonseq`, `scan-push-out-output`
-//! and `scan-drop-output` (`tests/cases/scan_rules/{eq,neg}_while_*`).
+//! Today: `scan-save-mem`, `scan-save-mem-unread`, `scan-push-out-nonseq`,
+//! `scan-push-out-output`, `scan-drop-output` and `scan-merge`
+//! (`tests/cases/scan_rules/{eq,neg}_while_*`, `pt_e6_*`).
 //!
 //! Each rewrite keeps both forms in the e-graph — the loop and what it
 //! becomes — so the cost model, not an order of passes, decides. A rewrite
