@@ -584,6 +584,88 @@ fn native_code_runs_long_loops() {
     }
 }
 
+/// While loops whose step is one run of machine code run as one native
+/// function that stops at the condition (`loops_native_whole`): a
+/// scalar Newton square root bounded by 10^6 steps (stops after a few),
+/// the docs' power of 2 (6 steps), a numeric condition that is NaN
+/// (counts as true: 12 of 20 steps), a condition that never holds
+/// (every step), and a counter that stops after 3000 of 10^9 steps
+/// (native chunks across the buffer's growths). Each gives the plan's bits without the step tape, and
+/// its outputs the rows of the steps that ran, on the first call and on
+/// the second (the compiled code and the grown buffers reused).
+fn native_code_runs_whole_while_loops() {
+    let read = |text: &str| parse_program(text).unwrap();
+    let newton = read(
+        "(program newton (input a0 (f64))
+          (let a (add (abs a0) 2.0))
+          (let X (scan (outputs_info (sitsot a)) (non_sequences a) (n_steps 1000000)
+            (fn (x av)
+              (let x1 (mul 0.5 (add x (div av x))))
+              (outputs x1 (until (lt (abs (sub (mul x1 x1) av)) 1e-12))))))
+          (output X))",
+    );
+    let power = read(
+        &std::fs::read_to_string(root().join("tests/cases/scan/while_real_power_of_2.sexp"))
+            .unwrap(),
+    );
+    // 0 * log(x + 0.35): 0 while x > -0.35, NaN from x_11 = -0.400 on
+    // (the data of while_nan_cond.sexp).
+    let nan = read(
+        "(program nan (input X (f64 T))
+          (let Y (scan (sequences X)
+            (fn (x) (outputs (mul x x) (until (mul 0.0 (log (add x 0.35))))))))
+          (output Y))",
+    );
+    let never = read(
+        "(program never (input X (f64 T)) (input s0 (f64))
+          (let S (scan (sequences X) (outputs_info (sitsot s0))
+            (fn (x s) (let s1 (add (mul s 0.5) x)) (outputs s1 (until (gt s1 100.0))))))
+          (output S))",
+    );
+    // 3000 steps of at most 10^9: stretches between the buffer's growths,
+    // each run in native chunks of 64, 128, ... steps.
+    let count = read(
+        "(program count (input a (f64))
+          (let K (scan (outputs_info (sitsot (zeros (f64)))) (non_sequences a) (n_steps 1000000000)
+            (fn (k av) (let k1 (add k 1.0)) (outputs k1 (until (ge (add k1 (mul av 0.0)) 3000.0))))))
+          (output K))",
+    );
+    let dims = |pairs: &[(&str, i64)]| -> Dims {
+        pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+    };
+    let cases = [
+        (&newton, dims(&[]), None),
+        (&count, dims(&[]), Some(3000)),
+        (&power, dims(&[]), Some(6)),
+        (&nan, dims(&[("T", 20)]), Some(12)),
+        (&never, dims(&[("T", 40)]), Some(40)),
+    ];
+    for (p, d, rows) in cases {
+        let inputs = eqscan::exec::run::generate_inputs(p, &d, &Default::default()).unwrap();
+        let refs: Vec<&Value> = inputs.iter().collect();
+        let mut plain = Compiled::with_options(p, &d, common::plan_without_tape()).unwrap();
+        let want = plain.call(&refs).unwrap().to_values();
+        if let Some(rows) = rows {
+            assert_eq!(want[0].shape()[0], rows, "{}", p.name);
+        } else {
+            let n = want[0].shape()[0];
+            assert!((2..=64).contains(&n), "{}: {n} steps", p.name);
+        }
+        let mut f = Compiled::with_options(p, &d, common::plan_native_from_first_step()).unwrap();
+        for call in 0..2 {
+            let got = f.call(&refs).unwrap().to_values();
+            assert_eq!(f.loops_native_whole(), 1, "{} call {call}", p.name);
+            for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    a.shape() == b.shape() && same_bits(a, b),
+                    "{} call {call}: output {k}",
+                    p.name
+                );
+            }
+        }
+    }
+}
+
 /// A matrix-vector product whose matrix is the same on every step and
 /// large enough to be packed into row blocks on the tape (at least 8192
 /// elements): the plan's bits without the step tape, at a size with
@@ -703,6 +785,7 @@ fn main() {
         increments_update_only_dead_operands,
         fused_sum_holds_a_block_not_a_copy,
         native_code_runs_long_loops,
+        native_code_runs_whole_while_loops,
         packed_matrix_products_keep_the_plans_bits,
         products_with_their_readers_keep_the_plans_bits,
         the_recurrent_cells_steps_keep_their_fusions,

@@ -291,6 +291,13 @@ impl Compiled {
         self.by_ref.rt.loops_native()
     }
 
+    /// How many loop runtimes of the last call by reference have their
+    /// whole loop as one native function (a step that is one run of
+    /// machine code; while loops included).
+    pub fn loops_native_whole(&self) -> usize {
+        self.by_ref.rt.loops_native_whole()
+    }
+
     /// The bytes the executor's storage holds between calls.
     pub fn held_bytes(&self) -> usize {
         self.meter.live()

@@ -199,6 +199,16 @@ impl GraphRt {
         self.scans.iter().flatten().map(|s| s.loops_native()).sum()
     }
 
+    /// The loop runtimes in this graph and the loops inside them whose
+    /// step tape runs the whole loop as one native function.
+    pub fn loops_native_whole(&self) -> usize {
+        self.scans
+            .iter()
+            .flatten()
+            .map(|s| s.loops_native_whole())
+            .sum()
+    }
+
     /// A view of node `i`'s value in this run.
     pub fn view<'s>(&'s self, i: usize, params: &'s dyn Params) -> Option<ValView<'s>> {
         let loc = self.locs.get(i)?;

@@ -167,6 +167,13 @@ impl ScanRt {
         let own = matches!(&self.step.tape, Some((_, Some(t))) if t.runs_native()) as usize;
         own + self.body.loops_native()
     }
+
+    /// This loop and the loops in its body: how many have a whole native
+    /// loop on their step tape.
+    pub fn loops_native_whole(&self) -> usize {
+        let own = matches!(&self.step.tape, Some((_, Some(t))) if t.has_native_loop()) as usize;
+        own + self.body.loops_native_whole()
+    }
 }
 
 /// What a step tape was compiled for: the size generation, what it knew
@@ -532,16 +539,23 @@ fn run_loop(
                 }
                 let ready = ready_tape(&mut srt.step, sp, scan, &data, &slices, bufs, env, meter);
                 let Some(ready) = ready else { break };
-                if !frame.is_while()
-                    && plan
-                        .options
-                        .native_steps
-                        .is_some_and(|min| frame.steps() > min)
-                {
-                    ready.tape.make_native();
+                // Machine code once the call runs enough steps: a for
+                // loop knows its count; a while loop's bound says
+                // nothing of the steps that run, so it compiles once
+                // `min` steps have run on the tape in a call (its first
+                // stretch ends there; a later call finds it compiled).
+                let native_steps = plan.options.native_steps;
+                let mut to = frame.room_from(from);
+                match native_steps {
+                    Some(min) if frame.is_while() && from < min && !ready.tape.native_tried() => {
+                        to = to.min(min)
+                    }
+                    Some(min) if frame.is_while() || frame.steps() > min => {
+                        ready.tape.make_native(sig.until_result());
+                    }
+                    _ => {}
                 }
                 meter.transient(converted.bytes());
-                let to = frame.room_from(from);
                 let last = run_on_tape(
                     ready,
                     sp,
@@ -1007,6 +1021,9 @@ fn place_params(
 /// loop as one native function ([`native_loop`]).
 const NATIVE_LOOP_TRIES: usize = 4;
 
+/// The steps of a while loop's first native chunk ([`native_steps`]).
+const NATIVE_WHILE_CHUNK: usize = 64;
+
 /// Where a whole native loop's parameters and rows are, from its first
 /// step on: found true of every step once per frame ([`native_layout`]),
 /// then reused by every call whose loop has the same frame.
@@ -1027,18 +1044,20 @@ struct NativeLayout {
 struct NativeLayouts {
     /// The frame they were found for.
     frame: LoopFrame,
-    /// Per step tried from (at most [`NATIVE_LOOP_TRIES`]): its layout.
-    tried: Vec<(usize, Option<NativeLayout>)>,
+    /// Per stretch of steps tried (`from..to`; at most
+    /// [`NATIVE_LOOP_TRIES`], the oldest dropped first): its layout.
+    tried: Vec<((usize, usize), Option<NativeLayout>)>,
 }
 
-/// The layout of the whole native loop from step `from` on in `frame`,
-/// from `known` when it was found for this frame and step, else found now
-/// by `find` ([`native_layout`]) and kept there. A new frame replaces the
-/// kept one in place (no allocation once the storage is there).
+/// The layout of the whole native loop over steps `from..to` in
+/// `frame`, from `known` when it was found for this frame and stretch,
+/// else found now by `find` ([`native_layout`]) and kept there. A new
+/// frame replaces the kept one in place (no allocation once the storage
+/// is there).
 fn known_layout(
     known: &mut Option<NativeLayouts>,
     frame: &LoopFrame,
-    from: usize,
+    (from, to): (usize, usize),
     find: impl FnOnce() -> Option<Option<NativeLayout>>,
 ) -> Option<Option<NativeLayout>> {
     let known = match known {
@@ -1053,15 +1072,18 @@ fn known_layout(
             tried: Vec::with_capacity(NATIVE_LOOP_TRIES),
         }),
     };
-    if let Some(&(_, layout)) = known.tried.iter().find(|(t, _)| *t == from) {
+    if let Some(&(_, layout)) = known.tried.iter().find(|(t, _)| *t == (from, to)) {
         return Some(layout);
     }
     let layout = find()?;
-    known.tried.push((from, layout));
+    if known.tried.len() >= NATIVE_LOOP_TRIES {
+        known.tried.remove(0);
+    }
+    known.tried.push(((from, to), layout));
     Some(layout)
 }
 
-/// The layout of the whole native loop from step `from` on, checked
+/// The layout of the whole native loop over steps `from..to`, checked
 /// step by step against the frame (`place` and `result_row`): every
 /// parameter slot is in one store at a position that moves by a fixed
 /// stride, and so is every result's row. `Some(None)` when it is not;
@@ -1072,6 +1094,7 @@ fn native_layout(
     frame: &LoopFrame,
     slots: &[(usize, usize)],
     from: usize,
+    to: usize,
 ) -> Option<Option<NativeLayout>> {
     // A position from `from` on that moves by a fixed stride: the stride,
     // when `at(t)` is `at(from) + (t - from)·stride` for every step.
@@ -1079,7 +1102,7 @@ fn native_layout(
         let a0 = isize::try_from(at(from)?).ok()?;
         let stride = isize::try_from(at(from + 1)?).ok()? - a0;
         let mut want = a0;
-        for t in from..frame.steps() {
+        for t in from..to {
             if isize::try_from(at(t)?).ok()? != want {
                 return None;
             }
@@ -1114,12 +1137,15 @@ fn native_layout(
     Some(Some(layout))
 }
 
-/// Runs steps `from..` of the loop as one native function when the tape
-/// has one ([`StepTape::native_loop_params`]) and, over all those steps,
-/// every parameter it reads is in one store at a position that moves by a
-/// fixed stride, and so is every result's row ([`native_layout`], found
-/// once per frame and kept in `layouts`), each within its slice.
-/// True when it ran them; false when it does not apply (nothing ran).
+/// Runs steps `from..to` of the loop as one native function when the
+/// tape has one ([`StepTape::native_loop_params`]) and, over all those
+/// steps, every parameter it reads is in one store at a position that
+/// moves by a fixed stride, and so is every result's row
+/// ([`native_layout`], found once per frame and kept in `layouts`), each
+/// within its slice. `Some(ran)`: the steps that ran from `from` (all of
+/// them, or in a while loop up to the one whose condition held);
+/// `None` when it does not apply (nothing ran).
+#[allow(clippy::too_many_arguments)]
 fn native_loop(
     tape: &mut StepTape,
     layouts: &mut Option<NativeLayouts>,
@@ -1128,17 +1154,18 @@ fn native_loop(
     data: &LoopSlices<'_>,
     bufs: &mut [&mut [f64]],
     from: usize,
-) -> Option<bool> {
+    to: usize,
+) -> Option<Option<usize>> {
     let Some(slots) = tape.native_loop_params() else {
-        return Some(false);
+        return Some(None);
     };
-    let n = frame.steps().saturating_sub(from);
+    let n = to.saturating_sub(from);
     if n < 2 || bufs.len() > MAX_POINTERS || sp.results.len() > MAX_POINTERS {
-        return Some(false);
+        return Some(None);
     }
-    let find = || native_layout(tape, sp, frame, slots, from);
-    let Some(layout) = known_layout(layouts, frame, from, find)? else {
-        return Some(false);
+    let find = || native_layout(tape, sp, frame, slots, from, to);
+    let Some(layout) = known_layout(layouts, frame, (from, to), find)? else {
+        return Some(None);
     };
     // Each buffer's data, as one pointer for reads and writes alike.
     let mut buf_ptr = [std::ptr::null_mut::<f64>(); MAX_POINTERS];
@@ -1162,11 +1189,11 @@ fn native_loop(
             Store::Seq(j) => data.seqs.get(j)?.map(|d| (d.as_ptr(), d.len()))?,
             Store::Init(i) => data.inits.get(i)?.map(|d| (d.as_ptr(), d.len()))?,
             Store::NonSeq(j) => data.non_seqs.get(j)?.map(|d| (d.as_ptr(), d.len()))?,
-            Store::Unused => return Some(false),
+            Store::Unused => return Some(None),
         };
         let (_, end) = span(first.base, stride, need)?;
         if end > len {
-            return Some(false);
+            return Some(None);
         }
         params[slot] = ptr.wrapping_add(first.base);
         p_strides[slot] = stride;
@@ -1178,7 +1205,7 @@ fn native_loop(
         let (r0, stride) = *layout.rows.get(j)?;
         let (_, end) = span(r0.checked_mul(len)?, stride.checked_mul(len as isize)?, len)?;
         if end > *buf_len.get(result.out)? {
-            return Some(false);
+            return Some(None);
         }
         rows[j] = buf_ptr.get(result.out)?.wrapping_add(r0 * len);
         r_strides[j] = stride * len as isize;
@@ -1198,7 +1225,7 @@ fn native_loop(
             let at = |ptr: isize, stride: isize| (i128::from(ptr as i64) / 8, stride as i128);
             let ((r, rs), (p, ps)) = (at(row0, row_stride), at(p0, p_stride));
             if meet_at_some_step(r, rs, p, ps, len as i128, need as i128, n as i128) {
-                return Some(false);
+                return Some(None);
             }
         }
     }
@@ -1210,8 +1237,77 @@ fn native_loop(
     // buffers; a buffer's reads and writes go through the one pointer
     // taken from it above; a step reads before it writes its rows (the
     // copy to the rows ends the step, as on the tape).
-    unsafe { tape.run_native_loop(&params, &p_strides, &rows, &r_strides, n)? };
-    Some(true)
+    let ran = unsafe { tape.run_native_loop(&params, &p_strides, &rows, &r_strides, n)? };
+    Some(Some(ran))
+}
+
+/// What [`native_steps`] did.
+enum NativeSteps {
+    /// Nothing ran (no whole native loop, or its layout does not apply).
+    NotRun,
+    /// Every step of the stretch ran.
+    All,
+    /// A while loop's condition held after this step.
+    Stopped(usize),
+    /// The steps before this one ran; the tape runs the rest.
+    Until(usize),
+}
+
+/// The steps `from..to` as one native function ([`native_loop`]). A while
+/// loop's (`cond`) run in chunks from 64 steps, each twice the last: its
+/// stretch may end at its bound (10^9 steps for a loop that stops after
+/// 20), and the layout check looks at every step of a chunk, so the work
+/// stays proportional to the steps that ran. When a later chunk's layout
+/// does not apply, the steps run so far stand and the tape runs the
+/// rest ([`NativeSteps::Until`]). `None` when the tape and the loop
+/// disagree.
+#[allow(clippy::too_many_arguments)]
+fn native_steps(
+    tape: &mut StepTape,
+    layouts: &mut Option<NativeLayouts>,
+    sp: &ScanPlan,
+    frame: &LoopFrame,
+    data: &LoopSlices<'_>,
+    bufs: &mut [&mut [f64]],
+    from: usize,
+    to: usize,
+    cond: Option<usize>,
+) -> Option<NativeSteps> {
+    let Some(c) = cond else {
+        return Some(
+            match native_loop(tape, layouts, sp, frame, data, bufs, from, to)? {
+                Some(ran) if from + ran == to => NativeSteps::All,
+                Some(_) => return None,
+                None => NativeSteps::NotRun,
+            },
+        );
+    };
+    let mut t = from;
+    let mut chunk = NATIVE_WHILE_CHUNK;
+    while t < to {
+        let end = to.min(t.saturating_add(chunk));
+        let Some(ran) = native_loop(tape, layouts, sp, frame, data, bufs, t, end)? else {
+            break;
+        };
+        if ran == 0 || t + ran > end {
+            return None;
+        }
+        t += ran;
+        if *tape.result(c)?.first()? != 0.0 {
+            return Some(NativeSteps::Stopped(t - 1));
+        }
+        if t != end {
+            return None;
+        }
+        chunk = chunk.saturating_mul(2);
+    }
+    Some(if t == from {
+        NativeSteps::NotRun
+    } else if t >= to {
+        NativeSteps::All
+    } else {
+        NativeSteps::Until(t)
+    })
 }
 
 /// The most buffers, and the most body results, a loop may have for the
@@ -1283,17 +1379,22 @@ fn tape_steps(
     if ahead_len > PREFETCH_ROWS {
         n_ahead = 0;
     }
-    for t in from..to {
-        // The rest of the loop in one native function, once every
-        // parameter and row moves by a fixed stride (a state's first
-        // steps may read its init: tried on the first few steps). Not a
-        // while loop's: its steps stop at its condition.
-        if cond.is_none()
-            && to == frame.steps()
-            && t < from + NATIVE_LOOP_TRIES
-            && native_loop(tape, layouts, sp, frame, data, bufs, t)?
-        {
-            return Some(None);
+    let mut t = from;
+    while t < to {
+        // The rest of the loop (of the stretch, in a while loop) as
+        // native code, once every parameter and row moves by a fixed
+        // stride (a state's first steps may read its init: tried on the
+        // first few steps).
+        if t < from + NATIVE_LOOP_TRIES {
+            match native_steps(tape, layouts, sp, frame, data, bufs, t, to, cond)? {
+                NativeSteps::NotRun => {}
+                NativeSteps::Stopped(last) => return Some(Some(last)),
+                NativeSteps::All => return Some(None),
+                NativeSteps::Until(next) => {
+                    t = next;
+                    continue;
+                }
+            }
         }
         // A non-sequence stays where the first step placed it.
         place_params(tape, at, sp, frame, t, false)?;
@@ -1371,6 +1472,7 @@ fn tape_steps(
                 return Some(Some(t));
             }
         }
+        t += 1;
     }
     Some(None)
 }

@@ -465,11 +465,12 @@ impl StepTape {
             .map_or(&[], |l| &l.extent.rows[..])
     }
 
-    /// Runs `n` steps of the loop as one native function, parameter slot
-    /// `s` of step `t` at `params[s] + t·p_strides[s]` and body result
-    /// `j` of step `t` written to `rows[j] + t·r_strides[j]`. `None`
-    /// (running nothing) without a whole loop or when the arena is
-    /// short.
+    /// Runs at most `n` steps of the loop as one native function,
+    /// parameter slot `s` of step `t` at `params[s] + t·p_strides[s]` and
+    /// body result `j` of step `t` written to `rows[j] + t·r_strides[j]`;
+    /// returns the steps that ran (fewer than `n` when a while loop's
+    /// condition held on the last of them). `None` (running nothing)
+    /// without a whole loop or when the arena is short.
     ///
     /// # Safety
     /// As [`native::NativeLoop::call`]: every address those give for
@@ -483,12 +484,12 @@ impl StepTape {
         rows: &[*mut f64; native::MAX_POINTERS],
         r_strides: &[isize; native::MAX_POINTERS],
         n: usize,
-    ) -> Option<()> {
+    ) -> Option<usize> {
         let lp = self.native_loop.as_ref()?;
         let arena = self.arena.get_mut(..lp.extent.arena)?;
         // SAFETY: the arena holds the extent (just checked); the rest is
         // the caller's contract.
-        unsafe {
+        let ran = unsafe {
             lp.call(
                 arena.as_mut_ptr(),
                 params.as_ptr(),
@@ -498,7 +499,7 @@ impl StepTape {
                 n,
             )
         };
-        Some(())
+        Some(ran)
     }
 
     /// What a step runs, counted by kind.
@@ -526,6 +527,18 @@ impl StepTape {
     }
 
     /// True when some of the step runs as machine code.
+    /// True once [`Self::make_native`] ran (whether or not anything
+    /// compiled).
+    pub(crate) fn native_tried(&self) -> bool {
+        self.native_tried
+    }
+
+    /// True when the whole loop runs as one native function
+    /// ([`native::NativeLoop`]) where its layout allows.
+    pub(crate) fn has_native_loop(&self) -> bool {
+        self.native_loop.is_some()
+    }
+
     pub(crate) fn runs_native(&self) -> bool {
         self.instrs
             .iter()
@@ -554,8 +567,9 @@ impl StepTape {
     /// machine code ([`native`]), once; a tape whose runs do not compile
     /// (another architecture, a code generator's refusal) stays as it is.
     /// Worth it for a loop of many steps: compiling takes a fraction of a
-    /// millisecond per run.
-    pub(crate) fn make_native(&mut self) {
+    /// millisecond per run. `cond`: the result holding a while loop's
+    /// condition (the whole loop, when one is made, stops at it).
+    pub(crate) fn make_native(&mut self, cond: Option<usize>) {
         if std::mem::replace(&mut self.native_tried, true) {
             return;
         }
@@ -584,7 +598,7 @@ impl StepTape {
         };
         let whole = Some(&self.results[..]);
         let Ok((runs, native_loop)) =
-            native::compile_runs(instrs, &self.direct, &ranges, &read_after, whole)
+            native::compile_runs(instrs, &self.direct, &ranges, &read_after, whole, cond)
         else {
             return;
         };

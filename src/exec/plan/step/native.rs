@@ -6,7 +6,8 @@
 //! memory ([`NativeCode`], freed when the last tape holding it goes) and
 //! calling it ([`NativeRun`]). What compiles:
 //! - instructions on one element (staged copies, `Scalars`, the `…1`
-//!   instructions), their values kept in registers between operations,
+//!   instructions, a comparison of two elements giving 1.0 or 0.0),
+//!   their values kept in registers between operations,
 //!   each still stored into its place in the arena;
 //! - groups of two or more elementwise instructions over the same number
 //!   of elements (copies, `neg`, `abs`, add, sub, mul and div, and
@@ -32,8 +33,8 @@
 
 use super::{Cover, Instr, Loc, Operand, ScalarOp};
 use crate::exec::ops::elementwise::Float;
-use crate::lang::{BinaryOp, UnaryOp};
-use cranelift_codegen::ir::condcodes::IntCC;
+use crate::lang::{BinaryOp, CompareOp, UnaryOp};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     types, AbiParam, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, UserFuncName, Value,
 };
@@ -53,7 +54,9 @@ pub(crate) const MAX_POINTERS: usize = 8;
 type Entry = unsafe extern "C" fn(*mut f64, *const *const f64, *const *mut f64);
 
 /// The entry of a whole loop ([`NativeLoop`]): `(arena, parameter
-/// pointers, parameter strides, row pointers, row strides, steps)`.
+/// pointers, parameter strides, row pointers, row strides, steps)`,
+/// returning the steps that ran (fewer when a while loop's condition
+/// held).
 type LoopEntry = unsafe extern "C" fn(
     *mut f64,
     *const *const f64,
@@ -61,7 +64,7 @@ type LoopEntry = unsafe extern "C" fn(
     *const *mut f64,
     *const isize,
     usize,
-);
+) -> usize;
 
 /// A loop whose step is one run ([`NativeRun`]) and whose parameters
 /// and result rows move by a fixed stride from step to step, as one
@@ -86,7 +89,8 @@ impl std::fmt::Debug for NativeLoop {
 }
 
 impl NativeLoop {
-    /// Runs `n` steps.
+    /// Runs at most `n` steps; returns how many ran (a while loop stops
+    /// after the step whose condition holds).
     ///
     /// # Safety
     /// `arena` holds `extent.arena` elements; for every step `t < n`,
@@ -102,7 +106,7 @@ impl NativeLoop {
         rows: *const *mut f64,
         r_strides: *const isize,
         n: usize,
-    ) {
+    ) -> usize {
         // SAFETY: the caller's contract is the code's (module docs).
         unsafe { (self.entry)(arena, params, p_strides, rows, r_strides, n) }
     }
@@ -264,6 +268,7 @@ fn kind(ins: &Instr) -> Kind {
         | Instr::Unary1 { .. }
         | Instr::Binary1 { .. }
         | Instr::Scalars(_) => Kind::Scalar,
+        Instr::Compare { a, b, len: 1, .. } if plain(&a) && plain(&b) => Kind::Scalar,
         Instr::Copy { len, .. } => Kind::Lanes(len),
         Instr::Unary {
             op: UnaryOp::Neg | UnaryOp::Abs,
@@ -382,13 +387,16 @@ pub(crate) struct NotCompiled;
 /// Compiles each of `runs` of `instrs` into one function of one module.
 /// `read_after(i, o, l)`: some instruction after `i`, or a body result,
 /// reads the arena's `[o, o + l)` (else a value there need not be
-/// stored). Returns a run per range, in order.
+/// stored). `whole`: the step's results, when a whole loop may be made
+/// of a run that is the whole step; `cond`: which of them is a while
+/// loop's condition. Returns a run per range, in order.
 pub(crate) fn compile_runs(
     instrs: &[Instr],
     direct: &[Option<u32>],
     ranges: &[std::ops::Range<usize>],
     read_after: &dyn Fn(usize, usize, usize) -> bool,
     whole: Option<&[(usize, usize)]>,
+    cond: Option<usize>,
 ) -> Result<(Vec<NativeRun>, Option<NativeLoop>), NotCompiled> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(|_| NotCompiled)?;
@@ -442,6 +450,7 @@ pub(crate) fn compile_runs(
             for _ in 0..6 {
                 lsig.params.push(AbiParam::new(ptr));
             }
+            lsig.returns.push(AbiParam::new(ptr));
             let id = module
                 .declare_function("whole_loop", Linkage::Local, &lsig)
                 .map_err(|_| NotCompiled)?;
@@ -452,7 +461,7 @@ pub(crate) fn compile_runs(
                 let mut g = Gen::new(b, ptr, module.isa().default_call_conv());
                 let entry = g.b.current_block().ok_or(NotCompiled)?;
                 let args = g.b.block_params(entry).to_vec();
-                g.whole_loop(instrs, direct, results, read_after, &args)?;
+                g.whole_loop(instrs, direct, results, cond, read_after, &args)?;
                 g.finish(module.target_config())
             };
             module
@@ -471,8 +480,8 @@ pub(crate) fn compile_runs(
     let code = Arc::new(NativeCode(Mutex::new(Some(module))));
     let whole_loop = whole_loop.map(|(p, extent)| NativeLoop {
         // SAFETY: `p` is the finalized code of the function declared with
-        // `lsig`: six pointer-sized arguments, no result, the platform's
-        // C calling convention.
+        // `lsig`: six pointer-sized arguments, one pointer-sized result,
+        // the platform's C calling convention.
         entry: unsafe { std::mem::transmute::<*const u8, LoopEntry>(p) },
         _code: code.clone(),
         extent,
@@ -523,6 +532,8 @@ struct Gen<'a> {
     step: Option<(Value, Value)>,
     /// In a whole loop: the array of each result row's stride.
     row_strides: Option<Value>,
+    /// The function's result (a whole loop's steps run), if it has one.
+    ret: Option<Value>,
 }
 
 impl<'a> Gen<'a> {
@@ -554,11 +565,15 @@ impl<'a> Gen<'a> {
             binary_sig,
             step: None,
             row_strides: None,
+            ret: None,
         }
     }
 
     fn finish(mut self, config: cranelift_codegen::isa::TargetFrontendConfig) -> Extent {
-        self.b.ins().return_(&[]);
+        match self.ret {
+            Some(v) => self.b.ins().return_(&[v]),
+            None => self.b.ins().return_(&[]),
+        };
         self.b.seal_all_blocks();
         self.b.finalize(config);
         self.extent
@@ -669,31 +684,39 @@ impl<'a> Gen<'a> {
     /// instruction): `n` steps, each running the run with every parameter
     /// pointer advanced by its stride, then copying each body result
     /// `(offset, length)` from the arena to its row (row pointer plus
-    /// the step times the row's stride), as the loop commits a step.
-    /// Arguments: arena, parameter pointers and strides, row pointers and
-    /// strides, `n`.
+    /// the step times the row's stride), as the loop commits a step. A
+    /// while loop's condition (`cond`, a result of one element, with no
+    /// row) ends the loop after the step where it is non-zero or NaN, as
+    /// the tape's loop tests it. Arguments: arena, parameter pointers and
+    /// strides, row pointers and strides, `n`; returns the steps that ran.
     fn whole_loop(
         &mut self,
         run: &[Instr],
         direct: &[Option<u32>],
         results: &[(usize, usize)],
+        cond: Option<usize>,
         read_after: &dyn Fn(usize, usize, usize) -> bool,
         args: &[Value],
     ) -> Result<(), NotCompiled> {
         let &[_, _, p_strides, rows, r_strides, n] = args else {
             return Err(NotCompiled);
         };
-        if results.len() > MAX_POINTERS {
+        if results.len() > MAX_POINTERS + usize::from(cond.is_some()) {
             return Err(NotCompiled);
         }
         let header = self.b.create_block();
         let exit = self.b.create_block();
         self.b.append_block_param(header, types::I64);
+        self.b.append_block_param(exit, types::I64);
         let zero = self.b.ins().iconst(types::I64, 0);
         let any = self.b.ins().icmp_imm_s(IntCC::NotEqual, n, 0);
-        self.b
-            .ins()
-            .brif(any, header, &[BlockArg::Value(zero)], exit, &[]);
+        self.b.ins().brif(
+            any,
+            header,
+            &[BlockArg::Value(zero)],
+            exit,
+            &[BlockArg::Value(zero)],
+        );
         self.b.switch_to_block(header);
         let t = self.b.block_params(header)[0];
         self.step = Some((t, p_strides));
@@ -701,8 +724,9 @@ impl<'a> Gen<'a> {
         self.row_strides = Some(r_strides);
         self.run(run, direct, read_after)?;
         for (j, &(off, len)) in results.iter().enumerate() {
-            if self.rows.contains_key(&(j as u32)) {
-                // Written straight into its row by the run.
+            if self.rows.contains_key(&(j as u32)) || cond == Some(j) {
+                // Written straight into its row by the run, or the
+                // condition (no row).
                 continue;
             }
             let row = self.load_pointer(rows, j)?;
@@ -717,11 +741,32 @@ impl<'a> Gen<'a> {
             }
         }
         let next = self.b.ins().iadd_imm_s(t, 1);
+        if let Some(c) = cond {
+            let &(off, len) = results.get(c).ok_or(NotCompiled)?;
+            if len != 1 {
+                return Err(NotCompiled);
+            }
+            self.extent.arena = self.extent.arena.max(off + 1);
+            let v = self.scalar(Loc::Arena(off))?;
+            let zero = self.b.ins().f64const(0.0);
+            // Unordered or not equal: non-zero, or NaN.
+            let holds = self.b.ins().fcmp(FloatCC::NotEqual, v, zero);
+            let go_on = self.b.create_block();
+            self.b
+                .ins()
+                .brif(holds, exit, &[BlockArg::Value(next)], go_on, &[]);
+            self.b.switch_to_block(go_on);
+        }
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, n);
-        self.b
-            .ins()
-            .brif(more, header, &[BlockArg::Value(next)], exit, &[]);
+        self.b.ins().brif(
+            more,
+            header,
+            &[BlockArg::Value(next)],
+            exit,
+            &[BlockArg::Value(next)],
+        );
         self.b.switch_to_block(exit);
+        self.ret = Some(self.b.block_params(exit)[0]);
         Ok(())
     }
 
@@ -777,6 +822,30 @@ impl<'a> Gen<'a> {
             Instr::Binary1 { op, a, b, dst } => {
                 let (x, y) = (self.scalar(a)?, self.scalar(b)?);
                 let v = self.binary(op, x, y);
+                self.put(dst, v)
+            }
+            Instr::Compare {
+                op,
+                a,
+                b,
+                dst,
+                len: 1,
+            } => {
+                let (x, y) = (self.scalar(a.loc)?, self.scalar(b.loc)?);
+                // IEEE comparisons, as Rust's operators: ordered for all
+                // but `!=`, which holds when either side is NaN.
+                let cc = match op {
+                    CompareOp::Gt => FloatCC::GreaterThan,
+                    CompareOp::Ge => FloatCC::GreaterThanOrEqual,
+                    CompareOp::Lt => FloatCC::LessThan,
+                    CompareOp::Le => FloatCC::LessThanOrEqual,
+                    CompareOp::Eq => FloatCC::Equal,
+                    CompareOp::Ne => FloatCC::NotEqual,
+                };
+                let holds = self.b.ins().fcmp(cc, x, y);
+                let one = self.b.ins().f64const(1.0);
+                let zero = self.b.ins().f64const(0.0);
+                let v = self.b.ins().select(holds, one, zero);
                 self.put(dst, v)
             }
             Instr::Scalars(ref ops) => {
