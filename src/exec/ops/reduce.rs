@@ -256,6 +256,50 @@ fn prod_t<T: Arith>(a: &ArrayViewD<T>, axis: Option<usize>) -> ArrayD<T> {
     }
 }
 
+/// The fold of the non-empty `a` with NumPy's NaN-propagating maximum
+/// (`max`) or minimum from its first element, in order — the bits of
+/// `a[1..].fold(a[0], maximum)` — computed in lanes: the result is the
+/// first NaN when there is one; otherwise the extreme value, which has
+/// one bit pattern unless it is a zero, and then the sign of the last
+/// zero (a tie keeps the later operand, as NumPy's `maximum`). `None`
+/// for an empty slice.
+#[multiversion(targets("x86_64+avx2"))]
+pub fn fold_extreme(a: &[f64], max: bool) -> Option<f64> {
+    const LANES: usize = 8;
+    a.first()?;
+    let mut m = [if max {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    }; LANES];
+    let mut nan = [false; LANES];
+    let mut chunks = a.chunks_exact(LANES);
+    for c in &mut chunks {
+        for ((m, n), &v) in m.iter_mut().zip(&mut nan).zip(c) {
+            // A NaN `v` is never taken (both compares are false).
+            let better = if max { v > *m } else { v < *m };
+            *m = if better { v } else { *m };
+            *n |= v.is_nan();
+        }
+    }
+    let mut best = m[0];
+    let mut any_nan = nan.iter().any(|&n| n);
+    for &v in m[1..].iter().chain(chunks.remainder()) {
+        any_nan |= v.is_nan();
+        if (max && v > best) || (!max && v < best) {
+            best = v;
+        }
+    }
+    if any_nan {
+        return a.iter().copied().find(|v| v.is_nan());
+    }
+    if best == 0.0 {
+        return a.iter().rev().copied().find(|&v| v == 0.0);
+    }
+    // Not a zero (every element infinite included): one bit pattern.
+    Some(best)
+}
+
 /// Max or min; the caller has checked that the reduced extent is not empty.
 fn extreme_t<T: Arith>(a: &ArrayViewD<T>, axis: Option<usize>, max: bool) -> ArrayD<T> {
     let pick = |x: T, y: T| if max { x.maximum(y) } else { x.minimum(y) };
@@ -325,6 +369,13 @@ pub fn reduce(op: ReduceOp, x: &Value, axis: Option<i64>, out: DType) -> Result<
                 return Err(format!(
                     "zero-size array to reduction operation {name} which has no identity"
                 ));
+            }
+            // A whole f64 array in memory order: the lane kernel (the
+            // same bits).
+            if let (None, DType::F64, Value::F64(a)) = (axis, out, x) {
+                if let Some(m) = a.as_slice().and_then(|d| fold_extreme(d, max)) {
+                    return Ok(Value::F64(ArrayD::from_elem(IxDyn(&[]), m)));
+                }
             }
             Ok(with_elem!(out, T => T::wrap(extreme_t(&x.to_array::<T>().view(), axis, max))))
         }
@@ -566,6 +617,63 @@ mod tests {
             reduce(ReduceOp::Prod, &p, None, DType::I64).unwrap(),
             Value::scalar_i64(0)
         );
+    }
+
+    #[test]
+    fn lane_extremes_keep_the_ordered_folds_bits() {
+        // Signed zeros, NaNs with payloads, infinities and ties, at every
+        // length around the lane count: the bits of the ordered fold.
+        let nan2 = f64::from_bits(f64::NAN.to_bits() | 7);
+        let pool = [
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            nan2,
+            3.0,
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for len in 1..40 {
+            for _ in 0..300 {
+                // Mostly zeros and ordinary values, sometimes the rest.
+                let a: Vec<f64> = (0..len)
+                    .map(|_| {
+                        let r = next();
+                        let k = if r % 5 == 0 {
+                            (r >> 8) % 9
+                        } else {
+                            (r >> 8) % 4
+                        };
+                        pool[k as usize]
+                    })
+                    .collect();
+                for max in [true, false] {
+                    let want =
+                        a[1..].iter().fold(
+                            a[0],
+                            |acc, &v| {
+                                if max {
+                                    acc.maximum(v)
+                                } else {
+                                    acc.minimum(v)
+                                }
+                            },
+                        );
+                    let got = fold_extreme(&a, max).unwrap();
+                    assert_eq!(got.to_bits(), want.to_bits(), "{a:?} max={max}");
+                }
+            }
+        }
+        assert_eq!(fold_extreme(&[], true), None);
     }
 
     #[test]

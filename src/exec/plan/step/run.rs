@@ -11,7 +11,7 @@ use super::epilogue::{self, Operands, MAX_STAGES};
 use super::native::{NativeRun, MAX_POINTERS};
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
-use crate::exec::ops::reduce::pairwise_sum;
+use crate::exec::ops::reduce::{fold_extreme, pairwise_sum};
 use crate::exec::ops::{logmatmulexp, matvec, prepacked};
 use crate::exec::plan::block::{
     binary2_periodic, binary_block, binary_periodic, zip2, Blk, Periodic,
@@ -246,6 +246,9 @@ fn reduce(op: ReduceOp, x: &[f64], out: &mut [f64], extent: usize, inner: usize)
         let src = x.get(o * block..(o + 1) * block)?;
         match op {
             ReduceOp::Sum | ReduceOp::Mean if inner == 1 => dst[0] = pairwise_sum(src),
+            ReduceOp::Max | ReduceOp::Min if inner == 1 => {
+                dst[0] = fold_extreme(src, op == ReduceOp::Max)?;
+            }
             _ => fold_rows(op, src, dst)?,
         }
         if op == ReduceOp::Mean {
