@@ -662,9 +662,9 @@ mod tests {
                             a[0],
                             |acc, &v| {
                                 if max {
-                                    acc.maximum(v)
+                                    Arith::maximum(acc, v)
                                 } else {
-                                    acc.minimum(v)
+                                    Arith::minimum(acc, v)
                                 }
                             },
                         );
