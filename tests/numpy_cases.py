@@ -185,6 +185,43 @@ def unary_sigmoid_extreme(d, n):
     return (sigmoid(d["X"] * 4000.0),)
 
 
+def _scipy_special():
+    import scipy.special
+    return scipy.special
+
+
+def _special_outputs(x):
+    sp = _scipy_special()
+    with np.errstate(all="ignore"):
+        return (np.expm1(x), np.logaddexp(0.0, x), np.floor(x), np.ceil(x), np.round(x),
+                sp.erf(x), sp.erfc(x), sp.gammaln(x), sp.digamma(x), sp.polygamma(1, x))
+
+
+@ops
+def unary_special(d, n):
+    return _special_outputs(d["X"])
+
+
+@ops
+def unary_special_extreme(d, n):
+    sp = _scipy_special()
+    x = d["X"]
+    t = x * 1e-306
+    with np.errstate(all="ignore"):
+        return (np.expm1(x), np.logaddexp(0.0, x), np.round(x), sp.erf(x), sp.erfc(x),
+                sp.gammaln(x), sp.digamma(x), sp.polygamma(1, x),
+                np.expm1(t), np.logaddexp(0.0, t), sp.erfc(t), sp.digamma(t),
+                sp.polygamma(1, t), sp.gammaln(t))
+
+
+@ops
+def unary_round_dtypes(d, n):
+    k, b, f = d["K"], d["B"], d["F"]
+    h = np.array([-2.5, -1.5, -0.5, 0.5, 2.5, 3.5])
+    return (np.floor(k), np.ceil(k), np.round(k), np.floor(b), np.ceil(b), np.round(h),
+            np.floor(f), np.round(f))
+
+
 @ops
 def unary_sin(d, n):
     return (np.sin(d["X"]),)

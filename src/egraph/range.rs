@@ -31,6 +31,7 @@
 
 use super::analysis::EGraph;
 use crate::egraph::term::{Head, OpKind};
+use crate::exec::ops::special;
 use crate::lang::{BinaryOp, CumOp, DType, Dim, Op, ReduceOp, Scalar, Type, UnaryOp};
 use egg::Id;
 
@@ -386,6 +387,26 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
                     if x.lo >= 0.0 { 0.0 } else { -1.0 },
                     if x.hi <= 0.0 { 0.0 } else { 1.0 },
                 ),
+                UnaryOp::Expm1 => x
+                    .monotone(special::expm1)
+                    .intersect(&Range::new(-1.0, f64::INFINITY)),
+                UnaryOp::Softplus => x
+                    .monotone(special::softplus)
+                    .intersect(&Range::new(0.0, f64::INFINITY)),
+                UnaryOp::Floor => Range::new(x.lo.floor(), x.hi.floor()),
+                UnaryOp::Ceil => Range::new(x.lo.ceil(), x.hi.ceil()),
+                UnaryOp::Round => Range::new(x.lo.round_ties_even(), x.hi.round_ties_even()),
+                UnaryOp::Erf => x.monotone(special::erf).intersect(&Range::UNIT),
+                UnaryOp::Erfc => Range::new(special::erfc(x.hi), special::erfc(x.lo))
+                    .widen(ULP_MARGIN)
+                    .intersect(&Range::new(0.0, 2.0)),
+                // log|Γ| is at least its minimum over x > 0 (about
+                // -0.1215, at digamma's root); anything for x < 0.
+                UnaryOp::Gammaln if x.lo > 0.0 => Range::new(-0.1215, f64::INFINITY),
+                UnaryOp::Gammaln | UnaryOp::Digamma => Range::FULL,
+                // ψ' is positive on x > 0 (and π²/sin² - ψ'(1-x) elsewhere).
+                UnaryOp::Trigamma if x.lo > 0.0 => Range::new(0.0, f64::INFINITY),
+                UnaryOp::Trigamma => Range::FULL,
             }
         }
         Op::Binary(b) => {

@@ -44,6 +44,8 @@ pub enum Unsupported {
     UnknownSize,
     /// A loop form the backward loop does not handle yet.
     Loop(&'static str),
+    /// An op whose derivative is a function eqscan does not have.
+    Derivative(&'static str),
     /// A loop with a MIT-MOT state whose tape is known to be shorter than
     /// the loop needs (`steps + max(taps) - min(in_taps)`): the forward
     /// loop cannot run.
@@ -72,6 +74,9 @@ impl fmt::Display for Unsupported {
                 f.write_str("needs a size that is known only at run time")
             }
             Unsupported::Loop(what) => write!(f, "is not written yet for {what}"),
+            Unsupported::Derivative(what) => {
+                write!(f, "needs {what}, which eqscan does not have")
+            }
             Unsupported::MitmotTapeLength { tape, shortest } => write!(
                 f,
                 "needs a MIT-MOT tape of at least the length the loop runs over ({shortest} \

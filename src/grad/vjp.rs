@@ -315,7 +315,42 @@ fn unary(
             let s = e.unary(UnaryOp::Sign, x)?;
             e.mul(g, s)?
         }
-        UnaryOp::Sign => return Ok(None),
+        // Piecewise constant: zero almost everywhere (JAX's convention;
+        // PyTensor's too for floor, ceil and round).
+        UnaryOp::Sign | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round => return Ok(None),
+        UnaryOp::Expm1 => {
+            let d = e.unary(UnaryOp::Exp, x)?;
+            e.mul(g, d)?
+        }
+        UnaryOp::Softplus => {
+            let d = e.unary(UnaryOp::Sigmoid, x)?;
+            e.mul(g, d)?
+        }
+        // erf'(x) = 2/sqrt(pi) e^(-x^2); erfc' its negative.
+        UnaryOp::Erf | UnaryOp::Erfc => {
+            let sq = e.mul(x, x)?;
+            let nsq = e.neg(sq)?;
+            let ex = e.unary(UnaryOp::Exp, nsq)?;
+            let k = if u == UnaryOp::Erf {
+                std::f64::consts::FRAC_2_SQRT_PI
+            } else {
+                -std::f64::consts::FRAC_2_SQRT_PI
+            };
+            let c = e.lit(k)?;
+            let d = e.mul(c, ex)?;
+            e.mul(g, d)?
+        }
+        UnaryOp::Gammaln => {
+            let d = e.unary(UnaryOp::Digamma, x)?;
+            e.mul(g, d)?
+        }
+        UnaryOp::Digamma => {
+            let d = e.unary(UnaryOp::Trigamma, x)?;
+            e.mul(g, d)?
+        }
+        UnaryOp::Trigamma => {
+            return Err(e.unsupported("trigamma", Unsupported::Derivative("polygamma(2, x)")))
+        }
     }))
 }
 

@@ -127,6 +127,26 @@ op_family! {
         Abs = "abs" [Same, Simple],
         /// -1, 0 or 1
         Sign = "sign" [Signed, Simple],
+        /// `e^x - 1`, accurate near 0
+        Expm1 = "expm1" [Float, Transcendental],
+        /// `log(1 + e^x)`, without overflow
+        Softplus = "softplus" [Float, Transcendental],
+        /// the largest integer not above `x` (integers and bools unchanged)
+        Floor = "floor" [Same, Simple],
+        /// the smallest integer not below `x` (integers and bools unchanged)
+        Ceil = "ceil" [Same, Simple],
+        /// the nearest integer, halves to even (integers unchanged)
+        Round = "round" [Signed, Simple],
+        /// the error function
+        Erf = "erf" [Float, Transcendental],
+        /// `1 - erf(x)`, accurate where it is tiny
+        Erfc = "erfc" [Float, Transcendental],
+        /// `log|Γ(x)|`
+        Gammaln = "gammaln" [Float, Transcendental],
+        /// `Γ'(x) / Γ(x)`
+        Digamma = "digamma" [Float, Transcendental],
+        /// the derivative of digamma (SciPy's `polygamma(1, x)`)
+        Trigamma = "trigamma" [Float, Transcendental],
     }
 }
 

@@ -8,7 +8,7 @@
 //! dtype before the loop. Must not: decide result dtypes (the caller passes
 //! them, from type inference).
 
-use super::vmath;
+use super::{special, vmath};
 use crate::exec::value::{shape_str, with_elem, Elem, Value};
 use crate::lang::{BinaryOp, CompareOp, DType, UnaryOp};
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
@@ -68,7 +68,21 @@ fn vmath_func(op: UnaryOp) -> Option<vmath::Func> {
         UnaryOp::Cos => Some(vmath::Func::Cos),
         UnaryOp::Tanh => Some(vmath::Func::Tanh),
         UnaryOp::Sigmoid => Some(vmath::Func::Sigmoid),
-        UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Sign | UnaryOp::Log1p | UnaryOp::Sqrt => None,
+        UnaryOp::Neg
+        | UnaryOp::Abs
+        | UnaryOp::Sign
+        | UnaryOp::Log1p
+        | UnaryOp::Sqrt
+        | UnaryOp::Expm1
+        | UnaryOp::Softplus
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Round
+        | UnaryOp::Erf
+        | UnaryOp::Erfc
+        | UnaryOp::Gammaln
+        | UnaryOp::Digamma
+        | UnaryOp::Trigamma => None,
     }
 }
 
@@ -142,6 +156,16 @@ macro_rules! float_impls {
                     UnaryOp::Cos => vmath::cos(self as f64) as $t,
                     UnaryOp::Abs => <$t>::abs(self),
                     UnaryOp::Sign => Arith::sign(self),
+                    UnaryOp::Floor => self.floor(),
+                    UnaryOp::Ceil => self.ceil(),
+                    UnaryOp::Round => self.round_ties_even(),
+                    UnaryOp::Expm1 => special::expm1(self as f64) as $t,
+                    UnaryOp::Softplus => special::softplus(self as f64) as $t,
+                    UnaryOp::Erf => special::erf(self as f64) as $t,
+                    UnaryOp::Erfc => special::erfc(self as f64) as $t,
+                    UnaryOp::Gammaln => special::gammaln(self as f64) as $t,
+                    UnaryOp::Digamma => special::digamma(self as f64) as $t,
+                    UnaryOp::Trigamma => special::trigamma(self as f64) as $t,
                 }
             }
             float_slice_impls!($t);
@@ -360,6 +384,8 @@ pub fn unary(op: UnaryOp, x: &Value, out: DType) -> Result<Value, String> {
         UnaryOp::Neg => Ok(with_elem!(out, T => T::wrap(x.to_array::<T>().mapv(Arith::neg)))),
         UnaryOp::Abs => Ok(with_elem!(out, T => T::wrap(x.to_array::<T>().mapv(Arith::abs)))),
         UnaryOp::Sign => Ok(with_elem!(out, T => T::wrap(x.to_array::<T>().mapv(Arith::sign)))),
+        // On integers and bools: the value itself.
+        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round if !out.is_float() => Ok(x.clone()),
         _ => {
             let v = with_float!(float_dtype(out), F => {
                 let mut a = x.to_array::<F>().into_owned();

@@ -24,6 +24,7 @@ pub mod prepacked;
 pub mod product_kernel;
 pub mod reduce;
 pub mod shape;
+pub mod special;
 pub mod vmath;
 
 use crate::exec::budget::{Allocation, MemoryBudget, OverBudget};

@@ -657,17 +657,13 @@ mod tests {
                     })
                     .collect();
                 for max in [true, false] {
-                    let want =
-                        a[1..].iter().fold(
-                            a[0],
-                            |acc, &v| {
-                                if max {
-                                    Arith::maximum(acc, v)
-                                } else {
-                                    Arith::minimum(acc, v)
-                                }
-                            },
-                        );
+                    let want = a[1..].iter().fold(a[0], |acc, &v| {
+                        if max {
+                            Arith::maximum(acc, v)
+                        } else {
+                            Arith::minimum(acc, v)
+                        }
+                    });
                     let got = fold_extreme(&a, max).unwrap();
                     assert_eq!(got.to_bits(), want.to_bits(), "{a:?} max={max}");
                 }

@@ -212,6 +212,16 @@ fn unary_entry(op: UnaryOp) -> *const () {
         UnaryOp::Cos => entry!(Cos),
         UnaryOp::Abs => entry!(Abs),
         UnaryOp::Sign => entry!(Sign),
+        UnaryOp::Expm1 => entry!(Expm1),
+        UnaryOp::Softplus => entry!(Softplus),
+        UnaryOp::Floor => entry!(Floor),
+        UnaryOp::Ceil => entry!(Ceil),
+        UnaryOp::Round => entry!(Round),
+        UnaryOp::Erf => entry!(Erf),
+        UnaryOp::Erfc => entry!(Erfc),
+        UnaryOp::Gammaln => entry!(Gammaln),
+        UnaryOp::Digamma => entry!(Digamma),
+        UnaryOp::Trigamma => entry!(Trigamma),
     }
 }
 

@@ -1,0 +1,8 @@
+; d/dx of sum(C * erf(...)) on 3x (x from the data rule, so over [-1.5, 1.5]): the VJP of erf, a non-uniform
+; cotangent C, against finite differences.
+; wrt: x
+(program op_erf
+  (input C (f64 3 4))
+  (input x (f64 3 4))
+  (let L (sum (mul C (erf (mul 3.0 x)))))
+  (output L (grad L x)))
