@@ -223,6 +223,22 @@ def unary_round_dtypes(d, n):
 
 
 @ops
+def binary_mod_floor_div(d, n):
+    x = d["X"]
+    a = np.array([7.5, -7.5, 7.5, -7.5, 0.0, 5.0, -0.0, 1.0, 1e300])
+    b = np.array([2.0, 2.0, -2.0, -2.0, 0.0, np.inf, 3.0, -np.inf, 3e-300])
+    i = np.array([7, -7, 7, -7, 0, 9223372036854775807], dtype=np.int64)
+    j = np.array([3, 3, -3, -3, 0, -2], dtype=np.int64)
+    p = np.array([True, False])
+    t = np.array([True, True])
+    c = np.array([3.0, -3.0, 0.5, 7.0])
+    with np.errstate(all="ignore"):
+        return (np.mod(a, b), np.floor_divide(a, b), np.mod(i, j), np.floor_divide(i, j),
+                np.mod(x * 10.0, c), np.floor_divide(x * 10.0, c),
+                np.mod(p, t).astype(np.int64), np.floor_divide(p, t).astype(np.int64))
+
+
+@ops
 def unary_sin(d, n):
     return (np.sin(d["X"]),)
 

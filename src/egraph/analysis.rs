@@ -297,7 +297,9 @@ fn size_value_within(egraph: &EGraph, c: Id, depth: usize, visits: &mut usize) -
                 crate::lang::BinaryOp::Div
                 | crate::lang::BinaryOp::Pow
                 | crate::lang::BinaryOp::Maximum
-                | crate::lang::BinaryOp::Minimum => None,
+                | crate::lang::BinaryOp::Minimum
+                | crate::lang::BinaryOp::Mod
+                | crate::lang::BinaryOp::FloorDiv => None,
             }
             .filter(|d| *d != Dim::Unknown)
         }

@@ -439,6 +439,17 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
                 },
                 BinaryOp::Maximum => Range::new(x.lo.max(y.lo), x.hi.max(y.hi)),
                 BinaryOp::Minimum => Range::new(x.lo.min(y.lo), x.hi.min(y.hi)),
+                // The sign of the divisor, and no farther from 0 than it
+                // (mod(-1, inf) is inf); a divisor that may be 0: NaN.
+                BinaryOp::Mod if y.lo > 0.0 => Range::new(0.0, y.hi),
+                BinaryOp::Mod if y.hi < 0.0 => Range::new(y.lo, 0.0),
+                BinaryOp::Mod => Range::FULL,
+                // floor of the quotient, one outward for the rounding of
+                // (a - r) / b.
+                BinaryOp::FloorDiv => {
+                    let q = x.div(&y);
+                    Range::new(q.lo.floor() - 1.0, q.hi.floor() + 1.0)
+                }
             }
         }
         Op::Compare(_) => Range::BOOL,

@@ -434,6 +434,18 @@ fn binary(
                 gy = Some(e.where_(first, zero, g)?);
             }
         }
+        // a mod b = a - b floor(a / b), floor's derivative taken as zero
+        // (JAX's convention).
+        BinaryOp::Mod => {
+            gx = wx.then_some(g);
+            if wy {
+                let q = e.bin(BinaryOp::FloorDiv, x, y)?;
+                let m = e.mul(g, q)?;
+                gy = Some(e.neg(m)?);
+            }
+        }
+        // Piecewise constant.
+        BinaryOp::FloorDiv => {}
     }
     Ok((gx, gy))
 }

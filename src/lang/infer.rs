@@ -465,14 +465,17 @@ fn binary(b: BinaryOp, x: &Type, y: &Type) -> Result<Type, String> {
                  use (ne A B) for exclusive or"
             ))
         }
-        // NumPy gives int8 for bool ** bool; the closest dtype here is i64.
-        BinaryOp::Pow if promoted == DType::Bool => DType::I64,
+        // NumPy gives int8 for bool ** bool (and bool % bool, bool // bool);
+        // the closest dtype here is i64.
+        BinaryOp::Pow | BinaryOp::Mod | BinaryOp::FloorDiv if promoted == DType::Bool => DType::I64,
         BinaryOp::Add
         | BinaryOp::Sub
         | BinaryOp::Mul
         | BinaryOp::Pow
         | BinaryOp::Maximum
-        | BinaryOp::Minimum => promoted,
+        | BinaryOp::Minimum
+        | BinaryOp::Mod
+        | BinaryOp::FloorDiv => promoted,
     };
     Ok(Type { dtype, shape, weak })
 }

@@ -170,6 +170,11 @@ op_family! {
         Maximum = "maximum" [Simple],
         /// elementwise minimum (NaN-propagating)
         Minimum = "minimum" [Simple],
+        /// `a mod b` with the sign of `b` (NumPy's `mod`; 0 for an integer
+        /// `b` of 0)
+        Mod = "mod" [Simple],
+        /// `floor(a / b)` (NumPy's `floor_divide`; 0 for an integer `b` of 0)
+        FloorDiv = "floor_div" [Simple],
     }
 }
 
@@ -342,8 +347,14 @@ mod tests {
             .collect();
         assert_eq!(
             transcendental,
-            ["exp", "log", "log1p", "tanh", "sigmoid", "sin", "cos"]
+            [
+                "exp", "log", "log1p", "tanh", "sigmoid", "sin", "cos", "expm1", "softplus", "erf",
+                "erfc", "gammaln", "digamma", "trigamma"
+            ]
         );
+        assert_eq!(UnaryOp::Floor.dtype_rule(), UnaryDType::Same);
+        assert_eq!(UnaryOp::Round.dtype_rule(), UnaryDType::Signed);
+        assert_eq!(BinaryOp::Mod.work(), Work::Simple);
     }
 
     #[test]

@@ -27,6 +27,12 @@ pub trait Arith: Elem {
     fn maximum(self, o: Self) -> Self;
     /// NaN-propagating minimum (`and` for bool).
     fn minimum(self, o: Self) -> Self;
+    /// NumPy's `mod`: the remainder of floor division, with the sign of
+    /// `o` (for integers 0 when `o` is 0; bools are promoted first).
+    fn modulo(self, o: Self) -> Self;
+    /// NumPy's `floor_divide` (for integers 0 when `o` is 0, and the
+    /// wrapped quotient for `i64::MIN // -1`; bools are promoted first).
+    fn floor_div(self, o: Self) -> Self;
     /// `-a` (wrapping for `i64`; `not` for bool, which callers reject).
     fn neg(self) -> Self;
     /// `|a|` (wrapping for `i64`, identity for bool).
@@ -115,6 +121,12 @@ macro_rules! float_impls {
                 } else {
                     o
                 }
+            }
+            fn modulo(self, o: $t) -> $t {
+                float_divmod(self as f64, o as f64).1 as $t
+            }
+            fn floor_div(self, o: $t) -> $t {
+                float_divmod(self as f64, o as f64).0 as $t
             }
             fn neg(self) -> $t {
                 -self
@@ -213,6 +225,37 @@ fn wrapping_ipow(mut base: i64, mut e: u64) -> i64 {
     acc
 }
 
+/// NumPy's `divmod` of two floats (`npy_divmod`): the floor quotient and
+/// the remainder with the sign of `b`, both computed from `fmod` so that
+/// `q * b + r` reproduces `a` as closely as NumPy's does; `b = 0` gives
+/// NaN for both.
+pub fn float_divmod(a: f64, b: f64) -> (f64, f64) {
+    let mut r = a % b;
+    if b == 0.0 {
+        return (a / b, r);
+    }
+    let mut div = (a - r) / b;
+    if r != 0.0 {
+        if (b < 0.0) != (r < 0.0) {
+            r += b;
+            div -= 1.0;
+        }
+    } else {
+        r = 0.0f64.copysign(b);
+    }
+    let q = if div != 0.0 {
+        let f = div.floor();
+        if div - f > 0.5 {
+            f + 1.0
+        } else {
+            f
+        }
+    } else {
+        0.0f64.copysign(a / b)
+    };
+    (q, r)
+}
+
 impl Arith for i64 {
     fn add(self, o: i64) -> i64 {
         self.wrapping_add(o)
@@ -235,6 +278,28 @@ impl Arith for i64 {
     }
     fn minimum(self, o: i64) -> i64 {
         self.min(o)
+    }
+    fn modulo(self, o: i64) -> i64 {
+        if o == 0 {
+            return 0;
+        }
+        let r = self.wrapping_rem(o);
+        if r != 0 && ((r < 0) != (o < 0)) {
+            r + o
+        } else {
+            r
+        }
+    }
+    fn floor_div(self, o: i64) -> i64 {
+        if o == 0 {
+            return 0;
+        }
+        let q = self.wrapping_div(o);
+        if self.wrapping_rem(o) != 0 && ((self < 0) != (o < 0)) {
+            q - 1
+        } else {
+            q
+        }
     }
     fn neg(self) -> i64 {
         self.wrapping_neg()
@@ -268,6 +333,14 @@ impl Arith for bool {
         self | o
     }
     fn minimum(self, o: bool) -> bool {
+        self & o
+    }
+    // Unreachable through `binary` (bools are promoted to i64 first): the
+    // values of 0/1 arithmetic, with 0 for a divisor of 0.
+    fn modulo(self, _o: bool) -> bool {
+        false
+    }
+    fn floor_div(self, o: bool) -> bool {
         self & o
     }
     fn neg(self) -> bool {
@@ -412,6 +485,8 @@ fn binary_t<T: Arith>(
         BinaryOp::Pow => zip2(a, b, T::pow),
         BinaryOp::Maximum => zip2(a, b, T::maximum),
         BinaryOp::Minimum => zip2(a, b, T::minimum),
+        BinaryOp::Mod => zip2(a, b, T::modulo),
+        BinaryOp::FloorDiv => zip2(a, b, T::floor_div),
         // Routed to the float path by `binary`.
         BinaryOp::Div => Err("internal: division outside the float path".into()),
     }

@@ -216,6 +216,14 @@ macro_rules! with_binary_fn {
                 let $f = Arith::minimum;
                 $body
             }
+            BinaryOp::Mod => {
+                let $f = Arith::modulo;
+                $body
+            }
+            BinaryOp::FloorDiv => {
+                let $f = Arith::floor_div;
+                $body
+            }
         }
     };
 }

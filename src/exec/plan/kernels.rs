@@ -386,6 +386,8 @@ pub fn apply_binary<T: Float>(
         BinaryOp::Pow => map2(out, x, y, Arith::pow),
         BinaryOp::Maximum => map2(out, x, y, Arith::maximum),
         BinaryOp::Minimum => map2(out, x, y, Arith::minimum),
+        BinaryOp::Mod => map2(out, x, y, Arith::modulo),
+        BinaryOp::FloorDiv => map2(out, x, y, Arith::floor_div),
     }
 }
 

@@ -244,6 +244,8 @@ fn binary_entry(op: BinaryOp) -> *const () {
         BinaryOp::Pow => entry!(Pow),
         BinaryOp::Maximum => entry!(Maximum),
         BinaryOp::Minimum => entry!(Minimum),
+        BinaryOp::Mod => entry!(Mod),
+        BinaryOp::FloorDiv => entry!(FloorDiv),
     }
 }
 
@@ -670,7 +672,11 @@ impl<'a> Gen<'a> {
             BinaryOp::Sub => ins.fsub(x, y),
             BinaryOp::Mul => ins.fmul(x, y),
             BinaryOp::Div => ins.fdiv(x, y),
-            BinaryOp::Pow | BinaryOp::Maximum | BinaryOp::Minimum => {
+            BinaryOp::Pow
+            | BinaryOp::Maximum
+            | BinaryOp::Minimum
+            | BinaryOp::Mod
+            | BinaryOp::FloorDiv => {
                 let f = self.b.ins().iconst(self.ptr, binary_entry(op) as i64);
                 let call = self.b.ins().call_indirect(self.binary_sig, f, &[x, y]);
                 self.b.inst_results(call)[0]

@@ -192,6 +192,8 @@ pub(super) fn binary1(op: BinaryOp, x: f64, y: f64) -> f64 {
         BinaryOp::Pow => x.pow(y),
         BinaryOp::Maximum => Arith::maximum(x, y),
         BinaryOp::Minimum => Arith::minimum(x, y),
+        BinaryOp::Mod => Arith::modulo(x, y),
+        BinaryOp::FloorDiv => Arith::floor_div(x, y),
     }
 }
 
