@@ -238,6 +238,21 @@ def binary_mod_floor_div(d, n):
                 np.mod(p, t).astype(np.int64), np.floor_divide(p, t).astype(np.int64))
 
 
+def _logsumexp(x, axis=None):
+    return _scipy_special().logsumexp(x, axis=axis)
+
+
+@ops
+def reduce_logsumexp(d, n):
+    x, k = d["X"], d["K"]
+    e = np.array([[-np.inf, -np.inf, -np.inf], [1.0, np.inf, 2.0], [1e308, 1e308, -1e308],
+                  [3.0, np.nan, 1.0]])
+    with np.errstate(all="ignore"):
+        return (_logsumexp(x), _logsumexp(x, 0), _logsumexp(x, -1), _logsumexp(x * 1000.0, 1),
+                _logsumexp(e, 1), _logsumexp(k.astype(np.float64)),
+                _logsumexp(k.astype(np.float64), 0))
+
+
 @ops
 def unary_sin(d, n):
     return (np.sin(d["X"]),)
@@ -913,6 +928,17 @@ def composite_lets(d, n):
 def steps(n, shape, dtype=f64):
     return np.empty((n,) + tuple(shape), dtype=dtype)
 
+
+
+@scan
+def lse_forward(d, n):
+    x, la, a = d["X"], d["LA"], d["a0"]
+    rows = []
+    for t in range(x.shape[0]):
+        a = _logsumexp(a[:, None] + la, 0) + x[t]
+        rows.append(a)
+    out = np.stack(rows)
+    return (out, _logsumexp(out[-1]))
 
 @scan
 def logspace_forward(d, n):

@@ -468,6 +468,13 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
                 ReduceOp::Sum => x.times_count(n, eps),
                 ReduceOp::Mean => mean_range(&x, n, eps),
                 ReduceOp::Prod => prod_range(&x),
+                // max(x) <= logsumexp(x) <= max(x) + log(n).
+                ReduceOp::LogSumExp => match n {
+                    Some(n) if n >= 1.0 => {
+                        Range::new(x.lo, x.hi + n.ln()).widen(ULP_MARGIN * n.max(1.0))
+                    }
+                    _ => Range::new(x.lo, f64::INFINITY),
+                },
             }
         }
         Op::Cumulative(c, axis) => {

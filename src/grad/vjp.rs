@@ -499,6 +499,14 @@ fn reduce(
             };
             e.broadcast_like(scaled, x)?
         }
+        // softmax(x) along the axis: exp(x - logsumexp(x)).
+        ReduceOp::LogSumExp => {
+            let oe = back(e, out)?;
+            let d = e.sub(x, oe)?;
+            let p = e.unary(UnaryOp::Exp, d)?;
+            let m = e.mul(ge, p)?;
+            e.broadcast_like(m, x)?
+        }
         ReduceOp::Max | ReduceOp::Min => {
             // Every element equal to the result gets the full cotangent.
             let oe = back(e, out)?;

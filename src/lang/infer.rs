@@ -509,7 +509,7 @@ fn where_(c: &Type, x: &Type, y: &Type) -> Result<Type, String> {
 fn reduce(r: ReduceOp, axis: Option<i64>, x: &Type) -> Result<Type, String> {
     let dtype = match r {
         ReduceOp::Sum | ReduceOp::Prod if x.dtype == DType::Bool => DType::I64,
-        ReduceOp::Mean => x.dtype.to_float(),
+        ReduceOp::Mean | ReduceOp::LogSumExp => x.dtype.to_float(),
         ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Max | ReduceOp::Min => x.dtype,
     };
     let (shape, reduced): (Shape, Vec<&Dim>) = match axis {

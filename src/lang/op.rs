@@ -209,6 +209,9 @@ op_family! {
         Min = "min",
         /// product
         Prod = "prod",
+        /// `log(sum(exp(x)))`, max-shifted as SciPy's `logsumexp`: finite
+        /// wherever the result is
+        LogSumExp = "logsumexp",
     }
 }
 

@@ -10,6 +10,7 @@
 
 use super::elementwise::{Arith, Float};
 use super::normalize_axis;
+use super::vmath;
 use crate::exec::value::{shape_str, with_elem, Elem, Value};
 use crate::lang::{CumOp, DType, ReduceOp};
 use multiversion::multiversion;
@@ -300,6 +301,43 @@ pub fn fold_extreme(a: &[f64], max: bool) -> Option<f64> {
     Some(best)
 }
 
+/// SciPy's `logsumexp` of the `n` elements `at(0)`, ..., `at(n - 1)`:
+/// `m + log(Σ exp(x - m))` with `m` their maximum, or 0 when that is
+/// infinite (a row of `-inf` gives `-inf`, one holding `+inf` gives
+/// `+inf`); NaN when one is NaN. The sum is taken in order (no buffer:
+/// the step tape calls it on every step), `exp` and `log` are the `exp`
+/// and `log` ops' own. The one definition both executors use.
+pub fn logsumexp_of(n: usize, at: impl Fn(usize) -> f64) -> f64 {
+    let mut m = f64::NEG_INFINITY;
+    for i in 0..n {
+        let v = at(i);
+        if v.is_nan() {
+            return v;
+        }
+        if v > m {
+            m = v;
+        }
+    }
+    let shift = if m.is_finite() { m } else { 0.0 };
+    let mut s = 0.0;
+    for i in 0..n {
+        s += vmath::scalar(vmath::Func::Exp, at(i) - shift);
+    }
+    vmath::log(s) + shift
+}
+
+/// `logsumexp` over `axis` (or all axes) of a float array; the caller has
+/// checked that the reduced extent is not empty.
+fn logsumexp_t(a: &ArrayViewD<f64>, axis: Option<usize>) -> ArrayD<f64> {
+    match axis {
+        None => {
+            let v: Vec<f64> = a.iter().copied().collect();
+            ArrayD::from_elem(IxDyn(&[]), logsumexp_of(v.len(), |i| v[i]))
+        }
+        Some(ax) => a.map_axis(Axis(ax), |lane| logsumexp_of(lane.len(), |i| lane[i])),
+    }
+}
+
 /// Max or min; the caller has checked that the reduced extent is not empty.
 fn extreme_t<T: Arith>(a: &ArrayViewD<T>, axis: Option<usize>, max: bool) -> ArrayD<T> {
     let pick = |x: T, y: T| if max { x.maximum(y) } else { x.minimum(y) };
@@ -361,6 +399,15 @@ pub fn reduce(op: ReduceOp, x: &Value, axis: Option<i64>, out: DType) -> Result<
                 Value::F64(mean_t(&x.to_array::<f64>().view(), axis))
             };
             Ok(v.into_dtype(out))
+        }
+        ReduceOp::LogSumExp => {
+            if extent == 0 {
+                return Err(
+                    "zero-size array to reduction operation logsumexp which has no identity".into(),
+                );
+            }
+            let v = logsumexp_t(&x.to_array::<f64>().view(), axis);
+            Ok(Value::F64(v).into_dtype(out))
         }
         ReduceOp::Max | ReduceOp::Min => {
             let max = op == ReduceOp::Max;

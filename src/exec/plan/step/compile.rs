@@ -343,6 +343,8 @@ impl Builder<'_> {
                 let d = dst + o * inner + i;
                 let elem = |e: usize| offset(src, (o * extent + e) * inner + i);
                 match op {
+                    // One `Reduce` instruction (the caller never expands it).
+                    ReduceOp::LogSumExp => return None,
                     ReduceOp::Sum | ReduceOp::Mean if inner == 1 && extent >= 8 => {
                         if extent > 128 {
                             return None;
@@ -700,10 +702,10 @@ impl Builder<'_> {
                         (outer, extent, inner, shape)
                     }
                 };
-                if extent == 0 && matches!(r, ReduceOp::Max | ReduceOp::Min) {
+                if extent == 0 && matches!(r, ReduceOp::Max | ReduceOp::Min | ReduceOp::LogSumExp) {
                     return None;
                 }
-                if outer * extent * inner <= SCALAR_WORK {
+                if outer * extent * inner <= SCALAR_WORK && *r != ReduceOp::LogSumExp {
                     return self
                         .scalar_reduce(*r, x.loc, outer, extent, inner, shape)
                         .map(Known::Val);

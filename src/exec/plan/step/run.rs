@@ -11,7 +11,7 @@ use super::epilogue::{self, Operands, MAX_STAGES};
 use super::native::{NativeRun, MAX_POINTERS};
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
-use crate::exec::ops::reduce::{fold_extreme, pairwise_sum};
+use crate::exec::ops::reduce::{fold_extreme, logsumexp_of, pairwise_sum};
 use crate::exec::ops::{logmatmulexp, matvec, prepacked};
 use crate::exec::plan::block::{
     binary2_periodic, binary_block, binary_periodic, zip2, Blk, Periodic,
@@ -251,6 +251,14 @@ fn reduce(op: ReduceOp, x: &[f64], out: &mut [f64], extent: usize, inner: usize)
             ReduceOp::Max | ReduceOp::Min if inner == 1 => {
                 dst[0] = fold_extreme(src, op == ReduceOp::Max)?;
             }
+            ReduceOp::LogSumExp => {
+                if extent == 0 {
+                    return None;
+                }
+                for (i, d) in dst.iter_mut().enumerate() {
+                    *d = logsumexp_of(extent, |e| src[e * inner + i]);
+                }
+            }
             _ => fold_rows(op, src, dst)?,
         }
         if op == ReduceOp::Mean {
@@ -280,6 +288,8 @@ fn fold_rows(op: ReduceOp, src: &[f64], dst: &mut [f64]) -> Option<()> {
         ReduceOp::Prod => fold_columns(src, dst, Some(1.0), |d, v| d.mul(v)),
         ReduceOp::Max => fold_columns(src, dst, None, Arith::maximum),
         ReduceOp::Min => fold_columns(src, dst, None, Arith::minimum),
+        // `reduce` computes it.
+        ReduceOp::LogSumExp => return None,
     }
     Some(())
 }
@@ -700,9 +710,46 @@ mod tests {
                     ReduceOp::Prod => col.fold(1.0, |a, v| a.mul(v)),
                     ReduceOp::Max => col.reduce(Arith::maximum).unwrap_or(f64::NAN),
                     ReduceOp::Min => col.reduce(Arith::minimum).unwrap_or(f64::NAN),
+                    ReduceOp::LogSumExp => {
+                        let v: Vec<f64> = col.collect();
+                        logsumexp_of(v.len(), |i| v[i])
+                    }
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn logsumexp_on_the_tape_is_the_reference_kernels() {
+        // Along a last axis and a leading one, with -inf, +inf and NaN
+        // columns: the bits of ops::reduce (the plan's and the
+        // interpreter's kernel).
+        let (rows, inner) = (5usize, 4usize);
+        let mut src: Vec<f64> = (0..rows * inner)
+            .map(|i| (i as f64 * 0.91).sin() * 700.0)
+            .collect();
+        for r in 0..rows {
+            src[r * inner] = f64::NEG_INFINITY;
+        }
+        src[inner + 1] = f64::INFINITY;
+        src[2 * inner + 2] = f64::NAN;
+        let x = crate::exec::Value::F64(
+            ndarray::ArrayD::from_shape_vec(vec![rows, inner], src.clone()).unwrap(),
+        );
+        for (axis, extent, inner, outer) in [(0i64, rows, inner, 1usize), (1, inner, 1, rows)] {
+            let want = crate::exec::ops::reduce::reduce(
+                ReduceOp::LogSumExp,
+                &x,
+                Some(axis),
+                crate::lang::DType::F64,
+            )
+            .unwrap();
+            let mut got = vec![0.0; outer * inner];
+            reduce(ReduceOp::LogSumExp, &src, &mut got, extent, inner).unwrap();
+            let want: Vec<u64> = want.to_array::<f64>().iter().map(|v| v.to_bits()).collect();
+            let got: Vec<u64> = got.iter().map(|v| v.to_bits()).collect();
+            assert_eq!(got, want, "axis {axis}");
+        }
     }
 
     #[test]
