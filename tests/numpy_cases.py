@@ -254,6 +254,18 @@ def reduce_logsumexp(d, n):
 
 
 @ops
+def normalize_softmax(d, n):
+    sp = _scipy_special()
+    x, k = d["X"], d["K"].astype(np.float64)
+    e = np.array([[-np.inf, 0.0, 1.0], [-np.inf, -np.inf, -np.inf], [1.0, np.inf, 2.0],
+                  [3.0, np.nan, 1.0]])
+    with np.errstate(all="ignore"):
+        return (sp.softmax(x, 0), sp.softmax(x, -1), sp.log_softmax(x, 0), sp.log_softmax(x, -1),
+                sp.softmax(x * 1000.0, 1), sp.log_softmax(x * 1000.0, 1),
+                sp.softmax(e, 1), sp.log_softmax(e, 1), sp.softmax(k, 1), sp.log_softmax(k, 0))
+
+
+@ops
 def unary_sin(d, n):
     return (np.sin(d["X"]),)
 

@@ -22,7 +22,9 @@ fn example(k: OpKind) -> String {
     match k {
         OpKind::Unary(_) => format!("({name} x)"),
         OpKind::Binary(_) | OpKind::Compare(_) => format!("({name} x y)"),
-        OpKind::Reduce(_) | OpKind::Cumulative(_) => format!("({name} m 1)"),
+        OpKind::Reduce(_) | OpKind::Cumulative(_) | OpKind::Normalize(_) => {
+            format!("({name} m 1)")
+        }
         OpKind::Where => "(where c x y)".into(),
         OpKind::Dot => "(dot m x)".into(),
         OpKind::Matmul => "(matmul m m)".into(),

@@ -32,7 +32,7 @@
 use super::analysis::EGraph;
 use crate::egraph::term::{Head, OpKind};
 use crate::exec::ops::special;
-use crate::lang::{BinaryOp, CumOp, DType, Dim, Op, ReduceOp, Scalar, Type, UnaryOp};
+use crate::lang::{BinaryOp, CumOp, DType, Dim, NormOp, Op, ReduceOp, Scalar, Type, UnaryOp};
 use egg::Id;
 
 /// A closed interval of the extended reals bounding every non-NaN element
@@ -477,6 +477,8 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
                 },
             }
         }
+        Op::Normalize(NormOp::Softmax, _) => Range::BOOL,
+        Op::Normalize(NormOp::LogSoftmax, _) => Range::new(f64::NEG_INFINITY, 0.0),
         Op::Cumulative(c, axis) => {
             let x = arg(0);
             let shape = arg_ty(0).map(|t| t.shape.clone()).unwrap_or_default();

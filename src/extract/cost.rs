@@ -372,6 +372,8 @@ impl CostModel {
             Op::Reduce(..) | Op::Cumulative(..) => {
                 args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved
             }
+            // An exp per element, a max and a sum per lane.
+            Op::Normalize(..) => self.element_weight(Work::Transcendental) * n_out + moved,
             Op::Dot | Op::Matmul => {
                 let k = match (args.first(), args.get(1)) {
                     (Some(a), Some(b)) if !a.shape.is_empty() && !b.shape.is_empty() => {

@@ -18,7 +18,8 @@
 use super::emit::Emit;
 use super::error::{GradError, Unsupported};
 use crate::lang::{
-    BinaryOp, CompareOp, CumOp, Dim, LoopSig, NodeId, Op, OutputInfo, ReduceOp, Type, UnaryOp,
+    BinaryOp, CompareOp, CumOp, Dim, LoopSig, NodeId, NormOp, Op, OutputInfo, ReduceOp, Type,
+    UnaryOp,
 };
 
 /// The cotangent contributions of node `node` (an op of the builder's
@@ -90,6 +91,11 @@ pub fn vjp(
         Op::Cumulative(c, axis) => {
             if want(0) {
                 res[0] = Some(cumulative(e, *c, *axis, args[0], out, g)?);
+            }
+        }
+        Op::Normalize(n, axis) => {
+            if want(0) {
+                res[0] = Some(normalize(e, *n, *axis, args[0], out, g)?);
             }
         }
         Op::Dot => {
@@ -535,6 +541,37 @@ fn reduce(
             let d = e.where_(none, plain, single)?;
             let m = e.mul(ge, d)?;
             e.broadcast_like(m, x)?
+        }
+    })
+}
+
+/// The cotangent of `x` in a softmax or log-softmax along `axis` (result
+/// `out`): softmax: `y (g - sum(g y))`; log-softmax: `g - exp(out)
+/// sum(g)`, the sums along the axis kept for broadcasting.
+fn normalize(
+    e: &mut Emit,
+    n: NormOp,
+    axis: i64,
+    x: NodeId,
+    out: NodeId,
+    g: NodeId,
+) -> Result<NodeId, GradError> {
+    let xt = e.ty(x)?;
+    let a = norm_axis(axis, xt.ndim());
+    Ok(match n {
+        NormOp::Softmax => {
+            let gy = e.mul(g, out)?;
+            let s = e.sum(gy, Some(a))?;
+            let s = e.expand_dims(s, a)?;
+            let d = e.sub(g, s)?;
+            e.mul(out, d)?
+        }
+        NormOp::LogSoftmax => {
+            let s = e.sum(g, Some(a))?;
+            let s = e.expand_dims(s, a)?;
+            let p = e.unary(UnaryOp::Exp, out)?;
+            let m = e.mul(p, s)?;
+            e.sub(g, m)?
         }
     })
 }

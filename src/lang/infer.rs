@@ -80,6 +80,11 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
             let [x] = fixed(args)?;
             cumulative(*axis, x)
         }
+        Op::Normalize(_, axis) => {
+            let [x] = fixed(args)?;
+            norm_axis(*axis, x.ndim(), &x.shape)?;
+            Ok(Type::new(x.dtype.to_float(), x.shape.clone()))
+        }
         Op::Dot => {
             let [a, b] = fixed(args)?;
             dot(a, b)

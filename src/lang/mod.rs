@@ -22,7 +22,9 @@ pub use build::Builder;
 pub use dtype::DType;
 pub use error::{BuildErrorKind, LangError};
 pub use loop_sig::{BodyOutput, BodyParam, InitForm, LoopSig, TapWindow};
-pub use op::{BinaryOp, CompareOp, CumOp, ExactInt, ReduceOp, Scalar, UnaryDType, UnaryOp, Work};
+pub use op::{
+    BinaryOp, CompareOp, CumOp, ExactInt, NormOp, ReduceOp, Scalar, UnaryDType, UnaryOp, Work,
+};
 pub use op_table::{Arity, AttrKind, AttrValue, Elements, Form, Op, OpKind, Slot, Storage};
 pub use parse::parse_program;
 pub use print::print_program;

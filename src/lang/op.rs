@@ -216,6 +216,16 @@ op_family! {
 }
 
 op_family! {
+    /// Normalizations along an axis (the result has the operand's shape).
+    NormOp {
+        /// `exp(x - m) / sum(exp(x - m))`, `m` the max along the axis
+        Softmax = "softmax",
+        /// `(x - m) - log(sum(exp(x - m)))`
+        LogSoftmax = "log_softmax",
+    }
+}
+
+op_family! {
     /// Running (inclusive) scans along an axis.
     CumOp {
         /// running sum

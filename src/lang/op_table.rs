@@ -28,7 +28,7 @@
 //! (without it the planner copies).
 
 use super::dtype::DType;
-use super::op::{BinaryOp, CompareOp, CumOp, ReduceOp, Scalar, UnaryOp};
+use super::op::{BinaryOp, CompareOp, CumOp, NormOp, ReduceOp, Scalar, UnaryOp};
 use super::program::Scan;
 use super::shape::{Dim, Type};
 use std::fmt;
@@ -243,6 +243,10 @@ pub enum Op {
     Reduce(ReduceOp, Option<i64>),
     /// Running sum/product along an axis (negative counts from the end).
     Cumulative(CumOp, i64),
+    /// Softmax or log-softmax along an axis (negative counts from the
+    /// end), max-shifted as SciPy's; 1 argument, a float result of its
+    /// shape.
+    Normalize(NormOp, i64),
     /// `numpy.dot` of 0-, 1- and 2-D operands; 2 arguments.
     Dot,
     /// `numpy.matmul` (batched, broadcasting batch axes); 2 arguments.
@@ -491,6 +495,8 @@ op_table! {
         Reduce(ReduceOp) = [Arg, Attr(A::OptAxis)] => Mixed, Fresh;
         /// running scan: `(cumsum x axis)`
         Cumulative(CumOp) = [Arg, Attr(A::AxisOrZero)] => Mixed, Fresh;
+        /// normalization along an axis: `(softmax x axis)`
+        Normalize(NormOp) = [Arg, Attr(A::Axis)] => Mixed, Fresh;
     }
     ops {
         /// `(where c a b)`
@@ -650,6 +656,7 @@ impl Op {
             Op::Compare(c) => OpKind::Compare(*c),
             Op::Reduce(r, _) => OpKind::Reduce(*r),
             Op::Cumulative(c, _) => OpKind::Cumulative(*c),
+            Op::Normalize(n, _) => OpKind::Normalize(*n),
             Op::Where => OpKind::Where,
             Op::Dot => OpKind::Dot,
             Op::Matmul => OpKind::Matmul,
@@ -689,6 +696,7 @@ impl Op {
         let attrs = match self {
             Op::Reduce(_, axis) => vec![V::OptInt(*axis)],
             Op::Cumulative(_, axis)
+            | Op::Normalize(_, axis)
             | Op::ExpandDims(axis)
             | Op::Concat(axis)
             | Op::Flip(axis)
@@ -733,6 +741,7 @@ impl Op {
             OpKind::Compare(c) => Op::Compare(c),
             OpKind::Reduce(r) => Op::Reduce(r, a.next()?.opt_int()?),
             OpKind::Cumulative(c) => Op::Cumulative(c, a.next()?.int()?),
+            OpKind::Normalize(n) => Op::Normalize(n, a.next()?.int()?),
             OpKind::Where => Op::Where,
             OpKind::Dot => Op::Dot,
             OpKind::Matmul => Op::Matmul,

@@ -197,6 +197,7 @@ fn roles(ast: &PatternAst<TNode>) -> BTreeMap<Var, Role> {
                 let attrs: &[Id] = match op {
                     OpKind::Reduce(_)
                     | OpKind::Cumulative(_)
+                    | OpKind::Normalize(_)
                     | OpKind::ExpandDims
                     | OpKind::Transpose
                     | OpKind::Flip

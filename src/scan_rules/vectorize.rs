@@ -401,7 +401,7 @@ impl Vectorizer {
                     }
                 }
             }
-            Op::Cumulative(_, a) => {
+            Op::Cumulative(_, a) | Op::Normalize(_, a) => {
                 let a = lit(egraph, shift_axis(*a));
                 Some(op(egraph, name, vec![outs[0].id, a]))
             }

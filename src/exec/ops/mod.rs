@@ -95,6 +95,7 @@ fn compute_dtype(op: &Op, arg_tys: &[&Type], out: DType) -> Option<DType> {
         | Op::Where
         | Op::Reduce(..)
         | Op::Cumulative(..)
+        | Op::Normalize(..)
         | Op::Dot
         | Op::Matmul
         | Op::Stack
@@ -195,6 +196,7 @@ pub fn eval(
         Op::Where => elementwise::where_(args[0], args[1], args[2], out)?,
         Op::Reduce(r, axis) => reduce::reduce(*r, args[0], *axis, out)?,
         Op::Cumulative(c, axis) => reduce::cumulative(*c, args[0], *axis, out)?,
+        Op::Normalize(n, axis) => reduce::normalize(*n, args[0], *axis, out)?,
         Op::Dot => linalg::dot(args[0], args[1], out)?,
         Op::Matmul => linalg::matmul(args[0], args[1], out)?,
         Op::Transpose(perm) => shape::transpose(args[0], perm.as_deref())?,

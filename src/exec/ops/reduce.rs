@@ -12,7 +12,7 @@ use super::elementwise::{Arith, Float};
 use super::normalize_axis;
 use super::vmath;
 use crate::exec::value::{shape_str, with_elem, Elem, Value};
-use crate::lang::{CumOp, DType, ReduceOp};
+use crate::lang::{CumOp, DType, NormOp, ReduceOp};
 use multiversion::multiversion;
 use ndarray::{ArrayD, ArrayView1, ArrayViewD, Axis, IxDyn};
 
@@ -489,6 +489,56 @@ fn cumulative_t<T: Arith>(a: &ArrayViewD<T>, ax: usize, op: CumOp) -> ArrayD<T> 
         cur.zip_mut_with(&prev, |c, &p| *c = f(p, *c));
     }
     out
+}
+
+/// SciPy's `softmax` or `log_softmax` of one lane (`x` in, `out` out, the
+/// same length): `m` the lane's maximum (for log-softmax 0 when that is
+/// infinite, as SciPy: a lane of `-inf` then gives NaN, as softmax's
+/// does); `e_i = exp(x_i - m)`, `s` their sum in order; softmax `e_i /
+/// s`, log-softmax `(x_i - m) - log(s)`. A lane holding NaN is NaN.
+pub fn normalize_lane(op: NormOp, x: &[f64], out: &mut [f64]) {
+    if x.iter().any(|v| v.is_nan()) {
+        out.fill(f64::NAN);
+        return;
+    }
+    let m = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let shift = if m.is_finite() || op == NormOp::Softmax {
+        m
+    } else {
+        0.0
+    };
+    let mut s = 0.0;
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = vmath::scalar(vmath::Func::Exp, v - shift);
+        s += *o;
+    }
+    match op {
+        NormOp::Softmax => out.iter_mut().for_each(|o| *o /= s),
+        NormOp::LogSoftmax => {
+            let ls = vmath::log(s);
+            for (o, &v) in out.iter_mut().zip(x) {
+                *o = (v - shift) - ls;
+            }
+        }
+    }
+}
+
+/// Softmax or log-softmax along `axis` (negative counts from the end), in
+/// `f64` then the float result dtype `out`.
+pub fn normalize(op: NormOp, x: &Value, axis: i64, out: DType) -> Result<Value, String> {
+    let ax = normalize_axis(axis, x.ndim())?;
+    let a = x.to_array::<f64>();
+    let mut res = a.to_owned();
+    let mut lane_in = Vec::new();
+    let mut lane_out = Vec::new();
+    for (src, mut dst) in a.lanes(Axis(ax)).into_iter().zip(res.lanes_mut(Axis(ax))) {
+        lane_in.clear();
+        lane_in.extend(src.iter().copied());
+        lane_out.resize(lane_in.len(), 0.0);
+        normalize_lane(op, &lane_in, &mut lane_out);
+        dst.iter_mut().zip(&lane_out).for_each(|(d, &v)| *d = v);
+    }
+    Ok(Value::F64(res).into_dtype(out))
 }
 
 /// A running sum or product along `axis` (negative counts from the end),
