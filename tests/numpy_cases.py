@@ -266,6 +266,17 @@ def normalize_softmax(d, n):
 
 
 @ops
+def reduce_arg_truth(d, n):
+    x, k = d["X"], d["K"]
+    t = np.array([[1.0, np.nan, 3.0, np.nan], [2.0, 2.0, -1.0, -1.0]])
+    z = np.array([[0.0, -0.0], [np.nan, 0.0]])
+    b = x > 0.0
+    return (np.argmax(x), np.argmax(x, 0), np.argmin(x, -1), np.argmax(t, 1), np.argmin(t, 1),
+            np.argmin(k, 0), np.argmax(b, 1), np.all(z, 1), np.any(z, 1), np.all(x), np.any(b, 0),
+            np.all(k), np.any(k == 100))
+
+
+@ops
 def unary_sin(d, n):
     return (np.sin(d["X"]),)
 
@@ -941,6 +952,20 @@ def steps(n, shape, dtype=f64):
     return np.empty((n,) + tuple(shape), dtype=dtype)
 
 
+
+
+@scan
+def argmax_steps(d, n):
+    x, w = d["X"], d["w"]
+    idx, pos, cnt = [], [], []
+    c = np.int64(0)
+    for t in range(x.shape[0]):
+        s = x[t] * w
+        idx.append(np.argmax(s))
+        pos.append(np.all(s > 0.0))
+        c = c + np.int64(np.any(s > 0.3))
+        cnt.append(c)
+    return (np.array(idx, dtype=np.int64), np.array(pos), np.array(cnt, dtype=np.int64))
 
 @scan
 def lse_forward(d, n):

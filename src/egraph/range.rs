@@ -469,6 +469,11 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
                 ReduceOp::Mean => mean_range(&x, n, eps),
                 ReduceOp::Prod => prod_range(&x),
                 // max(x) <= logsumexp(x) <= max(x) + log(n).
+                // An index into the reduced extent.
+                ReduceOp::Argmax | ReduceOp::Argmin => {
+                    Range::new(0.0, n.map_or(f64::INFINITY, |n| (n - 1.0).max(0.0)))
+                }
+                ReduceOp::All | ReduceOp::Any => Range::BOOL,
                 ReduceOp::LogSumExp => match n {
                     Some(n) if n >= 1.0 => {
                         Range::new(x.lo, x.hi + n.ln()).widen(ULP_MARGIN * n.max(1.0))

@@ -505,6 +505,8 @@ fn reduce(
             };
             e.broadcast_like(scaled, x)?
         }
+        // Piecewise constant (an index, a truth value): zero.
+        ReduceOp::Argmax | ReduceOp::Argmin | ReduceOp::All | ReduceOp::Any => e.zeros_like(x)?,
         // softmax(x) along the axis: exp(x - logsumexp(x)).
         ReduceOp::LogSumExp => {
             let oe = back(e, out)?;

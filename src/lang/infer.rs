@@ -515,6 +515,8 @@ fn reduce(r: ReduceOp, axis: Option<i64>, x: &Type) -> Result<Type, String> {
     let dtype = match r {
         ReduceOp::Sum | ReduceOp::Prod if x.dtype == DType::Bool => DType::I64,
         ReduceOp::Mean | ReduceOp::LogSumExp => x.dtype.to_float(),
+        ReduceOp::Argmax | ReduceOp::Argmin => DType::I64,
+        ReduceOp::All | ReduceOp::Any => DType::Bool,
         ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Max | ReduceOp::Min => x.dtype,
     };
     let (shape, reduced): (Shape, Vec<&Dim>) = match axis {

@@ -212,6 +212,15 @@ op_family! {
         /// `log(sum(exp(x)))`, max-shifted as SciPy's `logsumexp`: finite
         /// wherever the result is
         LogSumExp = "logsumexp",
+        /// the index (`i64`) of the first maximum (of the first NaN); all
+        /// axes flattened without an axis
+        Argmax = "argmax",
+        /// the index (`i64`) of the first minimum (of the first NaN)
+        Argmin = "argmin",
+        /// `bool`: every element is non-zero (NaN counts as non-zero)
+        All = "all",
+        /// `bool`: some element is non-zero
+        Any = "any",
     }
 }
 

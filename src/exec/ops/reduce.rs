@@ -338,6 +338,62 @@ fn logsumexp_t(a: &ArrayViewD<f64>, axis: Option<usize>) -> ArrayD<f64> {
     }
 }
 
+/// The index of the first maximum (`max`) or minimum of a lane, NaN
+/// counting as the extreme (the first NaN's index), as NumPy's `argmax`.
+/// `None` for an empty lane.
+pub fn arg_extreme<T: Arith + PartialOrd>(lane: impl Iterator<Item = T>, max: bool) -> Option<i64> {
+    let mut best: Option<(usize, T)> = None;
+    for (i, v) in lane.enumerate() {
+        if v.is_nan() {
+            return i64::try_from(i).ok();
+        }
+        let better = match best {
+            None => true,
+            Some((_, b)) => (max && v > b) || (!max && v < b),
+        };
+        if better {
+            best = Some((i, v));
+        }
+    }
+    best.and_then(|(i, _)| i64::try_from(i).ok())
+}
+
+fn arg_extreme_t<T: Arith + PartialOrd>(
+    a: &ArrayViewD<T>,
+    axis: Option<usize>,
+    max: bool,
+) -> ArrayD<i64> {
+    match axis {
+        None => ArrayD::from_elem(IxDyn(&[]), arg_extreme(a.iter().copied(), max).unwrap_or(0)),
+        Some(ax) => a.map_axis(Axis(ax), |lane| {
+            arg_extreme(lane.iter().copied(), max).unwrap_or(0)
+        }),
+    }
+}
+
+/// `all` (`every`) or `any` of the elements' truth (non-zero; NaN is
+/// true), over `axis` or all axes.
+fn truth_t<T: Arith>(a: &ArrayViewD<T>, axis: Option<usize>, every: bool) -> ArrayD<bool> {
+    let truth = |v: &T| *v != T::zero();
+    match axis {
+        None => ArrayD::from_elem(
+            IxDyn(&[]),
+            if every {
+                a.iter().all(truth)
+            } else {
+                a.iter().any(truth)
+            },
+        ),
+        Some(ax) => a.map_axis(Axis(ax), |lane| {
+            if every {
+                lane.iter().all(truth)
+            } else {
+                lane.iter().any(truth)
+            }
+        }),
+    }
+}
+
 /// Max or min; the caller has checked that the reduced extent is not empty.
 fn extreme_t<T: Arith>(a: &ArrayViewD<T>, axis: Option<usize>, max: bool) -> ArrayD<T> {
     let pick = |x: T, y: T| if max { x.maximum(y) } else { x.minimum(y) };
@@ -399,6 +455,21 @@ pub fn reduce(op: ReduceOp, x: &Value, axis: Option<i64>, out: DType) -> Result<
                 Value::F64(mean_t(&x.to_array::<f64>().view(), axis))
             };
             Ok(v.into_dtype(out))
+        }
+        ReduceOp::Argmax | ReduceOp::Argmin => {
+            let max = op == ReduceOp::Argmax;
+            if extent == 0 {
+                let name = if max { "argmax" } else { "argmin" };
+                return Err(format!("attempt to get {name} of an empty sequence"));
+            }
+            let idx =
+                with_elem!(x.dtype(), T => arg_extreme_t(&x.to_array::<T>().view(), axis, max));
+            Ok(Value::I64(idx))
+        }
+        ReduceOp::All | ReduceOp::Any => {
+            let every = op == ReduceOp::All;
+            let t = with_elem!(x.dtype(), T => truth_t(&x.to_array::<T>().view(), axis, every));
+            Ok(Value::Bool(t))
         }
         ReduceOp::LogSumExp => {
             if extent == 0 {

@@ -343,8 +343,13 @@ impl Builder<'_> {
                 let d = dst + o * inner + i;
                 let elem = |e: usize| offset(src, (o * extent + e) * inner + i);
                 match op {
-                    // One `Reduce` instruction (the caller never expands it).
-                    ReduceOp::LogSumExp => return None,
+                    // One `Reduce` instruction (the caller never expands it);
+                    // integer and bool results are not on the tape.
+                    ReduceOp::LogSumExp
+                    | ReduceOp::Argmax
+                    | ReduceOp::Argmin
+                    | ReduceOp::All
+                    | ReduceOp::Any => return None,
                     ReduceOp::Sum | ReduceOp::Mean if inner == 1 && extent >= 8 => {
                         if extent > 128 {
                             return None;
@@ -690,6 +695,14 @@ impl Builder<'_> {
                 self.gather(&x, shape, index)?
             }
             (Op::Reduce(r, axis), [x]) => {
+                // The tape holds f64 values: an index or a truth value is
+                // the plan's.
+                if matches!(
+                    r,
+                    ReduceOp::Argmax | ReduceOp::Argmin | ReduceOp::All | ReduceOp::Any
+                ) {
+                    return None;
+                }
                 let x = self.float(x)?;
                 let (outer, extent, inner, shape) = match axis {
                     None => (1, x.len(), 1, vec![]),

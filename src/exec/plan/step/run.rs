@@ -288,8 +288,12 @@ fn fold_rows(op: ReduceOp, src: &[f64], dst: &mut [f64]) -> Option<()> {
         ReduceOp::Prod => fold_columns(src, dst, Some(1.0), |d, v| d.mul(v)),
         ReduceOp::Max => fold_columns(src, dst, None, Arith::maximum),
         ReduceOp::Min => fold_columns(src, dst, None, Arith::minimum),
-        // `reduce` computes it.
-        ReduceOp::LogSumExp => return None,
+        // `reduce` computes it; the others are never on the tape.
+        ReduceOp::LogSumExp
+        | ReduceOp::Argmax
+        | ReduceOp::Argmin
+        | ReduceOp::All
+        | ReduceOp::Any => return None,
     }
     Some(())
 }
@@ -714,6 +718,7 @@ mod tests {
                         let v: Vec<f64> = col.collect();
                         logsumexp_of(v.len(), |i| v[i])
                     }
+                    ReduceOp::Argmax | ReduceOp::Argmin | ReduceOp::All | ReduceOp::Any => f64::NAN,
                 }
             })
             .collect()
