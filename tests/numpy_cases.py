@@ -954,6 +954,15 @@ def steps(n, shape, dtype=f64):
 
 
 
+
+@scan
+def argmax_matrix_step(d, n):
+    x = d["X"]
+    i = np.array([np.argmax(x[t]) for t in range(x.shape[0])], dtype=np.int64)
+    j = np.array([np.argmin(x[t]) for t in range(x.shape[0])], dtype=np.int64)
+    l = np.array([_logsumexp(x[t]) for t in range(x.shape[0])])
+    return (i, j, l)
+
 @scan
 def argmax_steps(d, n):
     x, w = d["X"], d["w"]

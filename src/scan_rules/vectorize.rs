@@ -21,7 +21,7 @@ use super::terms::{expand_dims, lit, op};
 use crate::egraph::analysis::{node_op, EGraph, Kind};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::BodyParam;
-use crate::lang::{BinaryOp, Dim, Op, Type};
+use crate::lang::{BinaryOp, Dim, Op, ReduceOp, Type};
 use egg::Id;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -389,7 +389,11 @@ impl Vectorizer {
                     }
                     None => {
                         let r = r_of(egraph, 0)?;
-                        if r == 0 {
+                        // Reducing a row's axes one at a time is the
+                        // reduction of all of them, except for an index
+                        // into the flattened row.
+                        let arg = matches!(op_, Op::Reduce(ReduceOp::Argmax | ReduceOp::Argmin, _));
+                        if r == 0 || (arg && r > 1) {
                             return None;
                         }
                         let mut id = x;

@@ -432,7 +432,9 @@ fn mean_t<F: Float>(a: &ArrayViewD<F>, axis: Option<usize>) -> ArrayD<F> {
 }
 
 /// A reduction over `axis` (negative counts from the end) or all axes,
-/// with result dtype `out`. Sums and products compute in `out` (so bool
+/// with result dtype `out`. Max, min, their arg forms and logsumexp of an
+/// empty extent are errors when the result has an element (NumPy's
+/// error; an empty result is empty). Sums and products compute in `out` (so bool
 /// and i64 sum in wrapping i64); `mean` computes in `out`'s float type.
 pub fn reduce(op: ReduceOp, x: &Value, axis: Option<i64>, out: DType) -> Result<Value, String> {
     let axis = match axis {
@@ -442,6 +444,20 @@ pub fn reduce(op: ReduceOp, x: &Value, axis: Option<i64>, out: DType) -> Result<
     let extent = match axis {
         Some(ax) => x.shape()[ax],
         None => x.len(),
+    };
+    // The result's elements: an empty extent has no maximum (an error,
+    // as NumPy's) only where a result element asks for one; with none
+    // (a loop's rows of length 0 over 0 steps, pushed out of the loop)
+    // the result is empty, as the loop's.
+    let lanes: usize = match axis {
+        Some(ax) => x
+            .shape()
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != ax)
+            .map(|(_, &n)| n)
+            .product(),
+        None => 1,
     };
     match op {
         ReduceOp::Sum => Ok(with_elem!(out, T => T::wrap(sum_t(&x.to_array::<T>().view(), axis)))),
@@ -458,7 +474,7 @@ pub fn reduce(op: ReduceOp, x: &Value, axis: Option<i64>, out: DType) -> Result<
         }
         ReduceOp::Argmax | ReduceOp::Argmin => {
             let max = op == ReduceOp::Argmax;
-            if extent == 0 {
+            if extent == 0 && lanes > 0 {
                 let name = if max { "argmax" } else { "argmin" };
                 return Err(format!("attempt to get {name} of an empty sequence"));
             }
@@ -472,7 +488,7 @@ pub fn reduce(op: ReduceOp, x: &Value, axis: Option<i64>, out: DType) -> Result<
             Ok(Value::Bool(t))
         }
         ReduceOp::LogSumExp => {
-            if extent == 0 {
+            if extent == 0 && lanes > 0 {
                 return Err(
                     "zero-size array to reduction operation logsumexp which has no identity".into(),
                 );
@@ -482,7 +498,7 @@ pub fn reduce(op: ReduceOp, x: &Value, axis: Option<i64>, out: DType) -> Result<
         }
         ReduceOp::Max | ReduceOp::Min => {
             let max = op == ReduceOp::Max;
-            if extent == 0 {
+            if extent == 0 && lanes > 0 {
                 let name = if max { "maximum" } else { "minimum" };
                 return Err(format!(
                     "zero-size array to reduction operation {name} which has no identity"
