@@ -49,7 +49,9 @@
 //! Environment: `EQSCAN_FUZZ_CASES` (reader mutants, default 20,000; the
 //! CLI test runs one in 200 of that, the differential test one in 50),
 //! `EQSCAN_FUZZ_SEED` (default 11), `EQSCAN_FUZZ_SHOW` (findings printed
-//! and written per kind, default 3).
+//! and written per kind, default 3), `EQSCAN_FUZZ_TRACE` (the differential
+//! campaigns write the case being run to
+//! `$CARGO_TARGET_TMPDIR/fuzz_current.sexp`, to find one that stalls).
 
 mod common;
 mod progen;
@@ -905,7 +907,9 @@ fn small(g: &Graph, dims: &Dims, steps: u128, limit: u128) -> bool {
                     _ => return false,
                 }
             }
-            if n.saturating_mul(steps) > limit {
+            // At least one element per node and step: a loop of 2^32 steps
+            // over empty values still runs its 2^32 steps.
+            if n.max(1).saturating_mul(steps) > limit {
                 return false;
             }
         }
@@ -1153,6 +1157,12 @@ fn campaign(
         let mut text = corpus[k].1.clone();
         for _ in 0..mutations(&mut rng) {
             text = mutate_gently(&text, &mut rng);
+        }
+        // The case being run, for a campaign that stalls (a program that
+        // runs for hours is not a crash: find it and bound it in `small`).
+        if std::env::var_os("EQSCAN_FUZZ_TRACE").is_some() {
+            let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz_current.sexp");
+            let _ = std::fs::write(path, &text);
         }
         match check(&text) {
             Ok(true) => checked += 1,
