@@ -307,31 +307,34 @@ fn unary(
             let d = e.mul(out, c)?;
             e.mul(g, d)?
         }
-        UnaryOp::Sin => {
-            let c = e.unary(UnaryOp::Cos, x)?;
-            e.mul(g, c)?
+        // g * f'(x) where f' is another unary op of x (sign(0) = 0: abs
+        // has gradient 0 at 0).
+        UnaryOp::Sin
+        | UnaryOp::Abs
+        | UnaryOp::Expm1
+        | UnaryOp::Softplus
+        | UnaryOp::Gammaln
+        | UnaryOp::Digamma => {
+            let derivative = match u {
+                UnaryOp::Sin => UnaryOp::Cos,
+                UnaryOp::Abs => UnaryOp::Sign,
+                UnaryOp::Expm1 => UnaryOp::Exp,
+                UnaryOp::Softplus => UnaryOp::Sigmoid,
+                UnaryOp::Gammaln => UnaryOp::Digamma,
+                UnaryOp::Digamma => UnaryOp::Trigamma,
+                _ => return Err(e.unsupported("grad", Unsupported::Derivative("a derivative op"))),
+            };
+            let d = e.unary(derivative, x)?;
+            e.mul(g, d)?
         }
         UnaryOp::Cos => {
             let s = e.unary(UnaryOp::Sin, x)?;
             let m = e.mul(g, s)?;
             e.neg(m)?
         }
-        // sign(0) = 0: abs has gradient 0 at 0.
-        UnaryOp::Abs => {
-            let s = e.unary(UnaryOp::Sign, x)?;
-            e.mul(g, s)?
-        }
         // Piecewise constant: zero almost everywhere (JAX's convention;
         // PyTensor's too for floor, ceil and round).
         UnaryOp::Sign | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round => return Ok(None),
-        UnaryOp::Expm1 => {
-            let d = e.unary(UnaryOp::Exp, x)?;
-            e.mul(g, d)?
-        }
-        UnaryOp::Softplus => {
-            let d = e.unary(UnaryOp::Sigmoid, x)?;
-            e.mul(g, d)?
-        }
         // erf'(x) = 2/sqrt(pi) e^(-x^2); erfc' its negative.
         UnaryOp::Erf | UnaryOp::Erfc => {
             let sq = e.mul(x, x)?;
@@ -344,14 +347,6 @@ fn unary(
             };
             let c = e.lit(k)?;
             let d = e.mul(c, ex)?;
-            e.mul(g, d)?
-        }
-        UnaryOp::Gammaln => {
-            let d = e.unary(UnaryOp::Digamma, x)?;
-            e.mul(g, d)?
-        }
-        UnaryOp::Digamma => {
-            let d = e.unary(UnaryOp::Trigamma, x)?;
             e.mul(g, d)?
         }
         UnaryOp::Trigamma => {
