@@ -955,6 +955,35 @@ def steps(n, shape, dtype=f64):
 
 
 
+
+
+@scan
+def softmax_steps_last_axis(d, n):
+    sp = _scipy_special()
+    x, w, h = d["X"], d["W"], d["h0"]
+    hs, ls = [], []
+    for t in range(x.shape[0]):
+        p = sp.softmax(w @ h, -1)
+        ls.append(sp.log_softmax(h[None, :] + w, 1))
+        h = p * 0.5 + x[t]
+        hs.append(h)
+    return (np.stack(hs), np.stack(ls))
+
+@scan
+def softmax_steps(d, n):
+    sp = _scipy_special()
+    x, w, h = d["X"], d["W"], d["h0"]
+    hs, ps, ls, qs = [], [], [], []
+    for t in range(x.shape[0]):
+        p = sp.softmax(w @ h, 0)
+        m = x[t][None, :] + w
+        h = p * 0.5 + x[t]
+        hs.append(h)
+        ps.append(p)
+        ls.append(sp.log_softmax(m, 1))
+        qs.append(sp.log_softmax(m, 0))
+    return (np.stack(hs), np.stack(ps), np.stack(ls), np.stack(qs))
+
 @scan
 def argmax_matrix_step(d, n):
     x = d["X"]

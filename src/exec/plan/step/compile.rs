@@ -694,6 +694,24 @@ impl Builder<'_> {
                 let index = vec![0; shape.iter().product()].into_boxed_slice();
                 self.gather(&x, shape, index)?
             }
+            (Op::Normalize(n, axis), [x]) => {
+                // Along the last axis only: its lanes are contiguous.
+                let x = self.float(x)?;
+                let ax = normalize_axis(*axis, x.shape.len()).ok()?;
+                if ax + 1 != x.shape.len() {
+                    return None;
+                }
+                let extent = x.shape[ax];
+                let outer: usize = x.shape[..ax].iter().product();
+                let (op, src) = (*n, x.loc);
+                self.emit(x.shape.clone(), |dst| Instr::Normalize {
+                    op,
+                    src,
+                    dst,
+                    outer,
+                    extent,
+                })?
+            }
             (Op::Reduce(r, axis), [x]) => {
                 // The tape holds f64 values: an index or a truth value is
                 // the plan's.

@@ -85,7 +85,7 @@ pub(crate) use native::MAX_POINTERS;
 pub(crate) use run::{BufRows, Bufs, ParamAt, Sources, Store};
 
 use crate::exec::ops::prepacked;
-use crate::lang::{BinaryOp, CompareOp, ReduceOp, UnaryOp};
+use crate::lang::{BinaryOp, CompareOp, NormOp, ReduceOp, UnaryOp};
 
 /// Where a value of the step lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,6 +253,16 @@ pub(crate) enum Instr {
         outer: usize,
         extent: usize,
         inner: usize,
+    },
+    /// Softmax or log-softmax of `src`, read as `outer` contiguous lanes
+    /// of `extent` elements, into `dst` of the same length (the last axis:
+    /// the lanes of another axis are strided and stay on the plan).
+    Normalize {
+        op: NormOp,
+        src: Loc,
+        dst: usize,
+        outer: usize,
+        extent: usize,
     },
     /// `dst = A · x` for a row-major `(rows, cols)` `A`, or with
     /// `transposed`, `dst = Bᵀ · x` for a row-major `(cols, rows)` `B`
@@ -645,6 +655,7 @@ impl Instr {
             | Instr::Compare { dst, .. }
             | Instr::Select { dst, .. }
             | Instr::Reduce { dst, .. }
+            | Instr::Normalize { dst, .. }
             | Instr::Gemv { dst, .. }
             | Instr::Inner { dst, .. }
             | Instr::LogMatMulExp { dst, .. }
@@ -686,6 +697,9 @@ impl Instr {
             Instr::Reduce {
                 dst, outer, inner, ..
             } => f(dst, outer * inner),
+            Instr::Normalize {
+                dst, outer, extent, ..
+            } => f(dst, outer * extent),
             Instr::Gemv { dst, rows, .. } => f(dst, rows),
             Instr::Gemm { dst, shape, .. } => f(dst, shape.batch * shape.m * shape.n),
             Instr::PackB { dst, shape, .. } => f(dst, shape.packed_b_span()),
@@ -777,7 +791,7 @@ impl Instr {
                 }
                 *dst = f(*dst);
             }
-            Instr::Reduce { src, dst, .. } => {
+            Instr::Reduce { src, dst, .. } | Instr::Normalize { src, dst, .. } => {
                 loc(src);
                 *dst = f(*dst);
             }
@@ -911,6 +925,9 @@ impl Instr {
                 inner,
                 ..
             } => f(src, outer * extent * inner),
+            Instr::Normalize {
+                src, outer, extent, ..
+            } => f(src, outer * extent),
             Instr::Gemv {
                 a,
                 rows,

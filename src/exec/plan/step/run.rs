@@ -11,7 +11,7 @@ use super::epilogue::{self, Operands, MAX_STAGES};
 use super::native::{NativeRun, MAX_POINTERS};
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
-use crate::exec::ops::reduce::{fold_extreme, logsumexp_of, pairwise_sum};
+use crate::exec::ops::reduce::{fold_extreme, logsumexp_of, normalize_lane, pairwise_sum};
 use crate::exec::ops::{logmatmulexp, matvec, prepacked};
 use crate::exec::plan::block::{
     binary2_periodic, binary_block, binary_periodic, zip2, Blk, Periodic,
@@ -548,6 +548,22 @@ fn exec(
             let (ar, out) = around(arena, dst, outer * inner)?;
             let x = read(ar, src, at, s, outer * extent * inner)?;
             reduce(op, x, out, extent, inner)?;
+        }
+        Instr::Normalize {
+            op,
+            src: s,
+            dst,
+            outer,
+            extent,
+        } => {
+            let (ar, out) = around(arena, dst, outer * extent)?;
+            let x = read(ar, src, at, s, outer * extent)?;
+            if extent == 0 {
+                return Some(());
+            }
+            for (lane, o) in x.chunks_exact(extent).zip(out.chunks_exact_mut(extent)) {
+                normalize_lane(op, lane, o);
+            }
         }
         Instr::Gemv {
             rows,
