@@ -69,14 +69,7 @@ pub fn union_checked(
     matched: egg::Id,
     new: egg::Id,
 ) -> bool {
-    if egraph.find(matched) == egraph.find(new) {
-        return false;
-    }
-    if !union_allowed(&egraph[new].data, &egraph[matched].data) {
-        *egraph.analysis.refused.entry(rule.to_string()).or_insert(0) += 1;
-        return false;
-    }
-    egraph.union_trusted(matched, new, rule)
+    union_if(egraph, rule, matched, new, union_allowed)
 }
 
 /// [`union_checked`] for two forms of the values of one while loop (the
@@ -89,11 +82,24 @@ pub fn union_checked_same_loop(
     matched: egg::Id,
     new: egg::Id,
 ) -> bool {
+    union_if(egraph, rule, matched, new, |n, m| {
+        n.kind == m.kind && konsts_allowed(n, m)
+    })
+}
+
+/// Unions `matched` with `new` when `allowed(new's data, matched's data)`,
+/// else counts a refusal for `rule`; true if the e-graph changed.
+fn union_if(
+    egraph: &mut EGraph,
+    rule: egg::Symbol,
+    matched: egg::Id,
+    new: egg::Id,
+    allowed: impl Fn(&ClassData, &ClassData) -> bool,
+) -> bool {
     if egraph.find(matched) == egraph.find(new) {
         return false;
     }
-    let (n, m) = (&egraph[new].data, &egraph[matched].data);
-    if n.kind != m.kind || !konsts_allowed(n, m) {
+    if !allowed(&egraph[new].data, &egraph[matched].data) {
         *egraph.analysis.refused.entry(rule.to_string()).or_insert(0) += 1;
         return false;
     }

@@ -53,6 +53,12 @@ impl<'a> Src<'a> {
     fn pick<'b, T>(&mut self, items: &'b [T]) -> &'b T {
         &items[self.below(items.len())]
     }
+
+    /// An item counted from the end: the last (the most recently made)
+    /// on a 0 byte, so that shrinking the stream moves toward it.
+    fn pick_recent<'b, T>(&mut self, items: &'b [T]) -> &'b T {
+        &items[items.len() - 1 - self.below(items.len())]
+    }
 }
 
 /// The static form of one size, as the type checker sees it.
@@ -291,7 +297,7 @@ impl<'a> Gen<'a> {
         let n_out = 1 + self.src.below(3);
         let mut outs = Vec::new();
         for _ in 0..n_out {
-            let v = pool[pool.len() - 1 - self.src.below(pool.len())].clone();
+            let v = (*self.src.pick_recent(&pool)).clone();
             outs.push(self.read(&v));
         }
         let mut text = format!("; dims: T={t}\n(program prop\n");
@@ -369,7 +375,7 @@ impl<'a> Gen<'a> {
         if cands.is_empty() {
             return None;
         }
-        let v = cands[cands.len() - 1 - self.src.below(cands.len())].clone();
+        let v = (*self.src.pick_recent(&cands)).clone();
         let (_, elem) = v.seq().unwrap();
         let name = self.use_var(&v);
         let thr = *self.src.pick(&["0.0", "0.25", "-0.5", "1.0"]);
@@ -414,7 +420,7 @@ impl<'a> Gen<'a> {
         if seqs.is_empty() {
             return None;
         }
-        let v = seqs[seqs.len() - 1 - self.src.below(seqs.len())].clone();
+        let v = (*self.src.pick_recent(&seqs)).clone();
         let (lead, elem) = v.seq().unwrap();
         let name = self.use_var(&v);
         let w = scope.iter().find(|x| x.name == "W").unwrap().clone();
@@ -509,7 +515,7 @@ impl<'a> Gen<'a> {
             } else {
                 &cands
             };
-            let v = from[from.len() - 1 - self.src.below(from.len())].clone();
+            let v = (*self.src.pick_recent(from)).clone();
             let (lead, elem) = v.seq().unwrap();
             let is_input = self.inputs.iter().any(|(n, _)| *n == v.name);
             if !is_input && depth == 0 {
@@ -644,7 +650,7 @@ impl<'a> Gen<'a> {
                     )
                 }
                 2 => {
-                    let v = scope[scope.len() - 1 - self.src.below(scope.len())].clone();
+                    let v = (*self.src.pick_recent(&scope)).clone();
                     (self.use_var(&v), v.shape.clone())
                 }
                 3 => {
@@ -655,7 +661,7 @@ impl<'a> Gen<'a> {
                 _ => {
                     let consts: Vec<&Var> =
                         scope.iter().filter(|v| v.const_shape().is_some()).collect();
-                    let v = consts[consts.len() - 1 - self.src.below(consts.len())].clone();
+                    let v = (*self.src.pick_recent(&consts)).clone();
                     (self.use_var(&v), v.shape.clone())
                 }
             };
@@ -768,7 +774,7 @@ impl<'a> Gen<'a> {
             .filter(|v| v.seq().is_some())
             .cloned()
             .collect();
-        let v = seqs[seqs.len() - 1 - self.src.below(seqs.len())].clone();
+        let v = (*self.src.pick_recent(&seqs)).clone();
         let (lead, elem) = v.seq().unwrap();
         let seq = self.use_var(&v);
         let shape = if self.src.chance(30) {
