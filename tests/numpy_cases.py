@@ -277,6 +277,77 @@ def reduce_arg_truth(d, n):
 
 
 @ops
+def clip_bounds(d, n):
+    x, k, b, lo = d["X"], d["K"], d["B"], d["L"]
+    e = np.array([np.nan, -np.inf, np.inf, 1e308, -1e308, 0.25])
+    with np.errstate(all="ignore"):
+        return (np.clip(x, -0.25, 0.3), np.clip(x, lo, 0.4), np.clip(x, x[0], x[2]),
+                np.clip(e, -1.0, 1.0), np.clip(e, 1.0, -1.0), np.clip(e, -np.inf, 1e308),
+                np.clip(x, 0.1, np.nan), np.clip(k, 0.5, 2.5), np.clip(k, -2, 3),
+                np.clip(b, False, True), np.clip(x * 1e308, -1e300, 1e300))
+
+
+@ops
+def eye_outer(d, n):
+    x, k, b = d["X"], d["K"], d["B"]
+    with np.errstate(all="ignore"):
+        return (np.eye(3), np.eye(3, 5), np.eye(4, 2), np.eye(n["N"], dtype=np.int64),
+                np.eye(2, 3, dtype=bool), np.eye(0, 3),
+                np.outer(x[0], x[1]), np.outer(x[2], k), np.outer(k, k), np.outer(b, b),
+                np.outer(x[0], np.zeros(0)),
+                np.outer(np.array([1e200, -1e200]), np.array([1e200, 1e-200, 0.0])))
+
+
+def _set(x, key, v):
+    y = x.copy()
+    y[key] = v
+    return y
+
+
+@ops
+def update_set(d, n):
+    x, k, b = d["X"], d["K"], d["B"]
+    s = _set(x, 1, 7.0)
+    return (s, _set(x, -1, x[0]), _set(x, (2, -1), -2.5), _set(x, slice(None, None, -2), x[3]),
+            _set(x, slice(1, 3, 1), 0.0), _set(x, slice(0, 2), np.array([[1e308], [-1e308]])),
+            _set(x, slice(5, None), 9.0), _set(k, 0, 100), _set(k, slice(-2, None), k[0]),
+            _set(b, 0, True), np.sum(x), s - x)
+
+
+def _add_at(x, idx, g, axis=0):
+    y = np.moveaxis(x.copy(), axis, 0)
+    g = np.broadcast_to(g, np.take(x, idx, axis=axis).shape)
+    g = np.moveaxis(g, list(range(axis, axis + np.ndim(idx))), list(range(np.ndim(idx))))
+    np.add.at(y, idx, g)
+    return np.moveaxis(y, 0, axis)
+
+
+def _set_at(x, idx, v, axis=0):
+    y = np.moveaxis(x.copy(), axis, 0)
+    v = np.broadcast_to(v, np.take(x, idx, axis=axis).shape)
+    v = np.moveaxis(v, list(range(axis, axis + np.ndim(idx))), list(range(np.ndim(idx))))
+    flat = np.reshape(idx, -1)
+    rows = np.reshape(v, (flat.size,) + y.shape[1:])
+    for i, r in zip(flat, rows):  # in order: the last write wins
+        y[i] = r
+    return np.moveaxis(y, 0, axis)
+
+
+@ops
+def take_family(d, n):
+    x, k, g = d["X"], d["K"], d["G"]
+    j = np.array([3, -1, 0, 3, 1])
+    j2 = np.array([[0, -1, 0], [2, 2, 1]])
+    z = np.zeros(0, dtype=np.int64)
+    return (np.take(x, j, 0), np.take(x, j2, 0), np.take(x, 2, 0), np.take(x, j2, 1),
+            np.take(x, [2, -3, 2], -1), np.take(x, z, 0), np.take(k, j, 0),
+            _add_at(x, j, g), _add_at(x, j, 1.0), _add_at(x, j2, x[0]), _add_at(x, j2, 0.5, 1),
+            _add_at(k, j, 3), _add_at(x, z, g[0]),
+            _set_at(x, j, g), _set_at(x, j2, -1.0), _set_at(x, j2, g[0], 1), _set_at(k, j, 7),
+            _set_at(x > 0.0, j, True))
+
+
+@ops
 def unary_sin(d, n):
     return (np.sin(d["X"]),)
 

@@ -52,6 +52,14 @@ fn example(k: OpKind) -> String {
         OpKind::StopGradient => "(stop_gradient x)".into(),
         OpKind::Compress => "(compress c m)".into(),
         OpKind::Uncompress => "(uncompress c m)".into(),
+        OpKind::Clip => "(clip m -0.5 x)".into(),
+        OpKind::Eye => "(eye (f64 3 2))".into(),
+        OpKind::Outer => "(outer x y)".into(),
+        OpKind::SetIndex => "(set_index m x 1)".into(),
+        OpKind::SetSlice => "(set_slice x y 2 none -1)".into(),
+        OpKind::Take => "(take m (tensor (i64 2 2) 2 0 -1 1) 1)".into(),
+        OpKind::IncTake => "(inc_take m x (tensor (i64 2) 1 1) 0)".into(),
+        OpKind::SetTake => "(set_take m (expand_dims x 1) (tensor (i64 2) 1 1) -1)".into(),
         // Programs read a scan's outputs by name; the term reads them with
         // `proj`.
         OpKind::Proj => "(map (fn (r) (sum r)) m)".into(),

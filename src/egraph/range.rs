@@ -543,6 +543,24 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
             let x = arg(0);
             x.hull(&x.add(&arg(1)))
         }
+        // Each element is X's or one of V's.
+        Op::SetIndex | Op::SetSlice { .. } | Op::SetTake(_) => arg(0).hull(&arg(1)),
+        // Each element is X's, or X's plus any number of G's (repeated
+        // indices accumulate).
+        Op::IncTake(_) => {
+            let (x, g) = (arg(0), arg(1));
+            let n = arg_ty(1).and_then(|t| count(&t.shape));
+            x.hull(&x.add(&g.hull(&g.times_count(n, eps))))
+        }
+        Op::Take(_) => arg(0),
+        // minimum(maximum(x, lo), hi)
+        Op::Clip => {
+            let (x, lo, hi) = (arg(0), arg(1), arg(2));
+            let m = Range::new(x.lo.max(lo.lo), x.hi.max(lo.hi));
+            Range::new(m.lo.min(hi.lo), m.hi.min(hi.hi))
+        }
+        Op::Eye(_) => Range::BOOL,
+        Op::Outer => arg(0).mul(&arg(1)),
         Op::Zeros(_) => Range::point(0.0),
         Op::Ones(_) => Range::point(1.0),
         Op::Arange(n) => match n.as_known() {

@@ -413,10 +413,17 @@ impl CostModel {
                 let rows = args.get(1).map(|t| self.elements(t)).unwrap_or(0.0);
                 2.0 * rows + args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved
             }
-            // A copy of X, and an add per element of the increment.
-            Op::IncIndex | Op::IncSlice { .. } => {
-                n_out + args.get(1).map(|t| self.elements(t)).unwrap_or(0.0)
-            }
+            // A compare and a select per element for each bound.
+            Op::Clip => 2.0 * n_out + moved,
+            // A product per element.
+            Op::Outer => n_out + moved,
+            // A copy of X, and a write per element of the update.
+            Op::IncIndex
+            | Op::IncSlice { .. }
+            | Op::SetIndex
+            | Op::SetSlice { .. }
+            | Op::IncTake(_)
+            | Op::SetTake(_) => n_out + args.get(1).map(|t| self.elements(t)).unwrap_or(0.0),
             Op::Stack
             | Op::Concat(_)
             | Op::Slice { .. }
@@ -426,7 +433,9 @@ impl CostModel {
             | Op::Tensor(..)
             | Op::Arange(_)
             | Op::Cast(_)
-            | Op::ZerosLike => n_out,
+            | Op::ZerosLike
+            | Op::Eye(_)
+            | Op::Take(_) => n_out,
             Op::Literal(_) => self.literal_cost,
             Op::Input(_) | Op::Size(_) | Op::Proj(_) => 0.0,
             // Never built by `node_op`; a scan is costed by its head.

@@ -51,6 +51,7 @@ pub fn vjp(
         | Op::Arange(_)
         | Op::Tensor(..)
         | Op::ZerosLike
+        | Op::Eye(_)
         | Op::StopGradient => {}
         Op::Scan(_) | Op::Proj(_) | Op::Grad => {
             return Err(GradError::Build(crate::lang::LangError::Type {
@@ -247,6 +248,79 @@ pub fn vjp(
             if want(0) {
                 let a = norm_axis(*axis, arg_ty[0].ndim());
                 res[0] = Some(e.expand_dims(g, a)?);
+            }
+        }
+        Op::Clip => {
+            let [gx, glo, ghi] = clip(
+                e,
+                [args[0], args[1], args[2]],
+                g,
+                [want(0), want(1), want(2)],
+            )?;
+            res[0] = gx;
+            res[1] = glo;
+            res[2] = ghi;
+        }
+        // g[i, j] = a[i] b[j]: ā = g·b, b̄ = gᵀ·a.
+        Op::Outer => {
+            if want(0) {
+                res[0] = Some(e.op(Op::Dot, &[g, args[1]])?);
+            }
+            if want(1) {
+                let gt = e.op(Op::Transpose(None), &[g])?;
+                res[1] = Some(e.op(Op::Dot, &[gt, args[0]])?);
+            }
+        }
+        // X's part was replaced: X receives g with zeros there; V the
+        // part of g (summed over what it was broadcast to, by `fit`).
+        Op::SetIndex => {
+            if want(0) {
+                let zero = e.lit(0.0)?;
+                let mut a = vec![g, zero];
+                a.extend_from_slice(&args[2..]);
+                res[0] = Some(e.op(Op::SetIndex, &a)?);
+            }
+            if want(1) {
+                let mut ix = vec![g];
+                ix.extend_from_slice(&args[2..]);
+                res[1] = Some(e.op(Op::Index, &ix)?);
+            }
+        }
+        Op::SetSlice { start, stop, step } => {
+            let (start, stop, step) = (*start, *stop, *step);
+            if want(0) {
+                let zero = e.lit(0.0)?;
+                res[0] = Some(e.op(Op::SetSlice { start, stop, step }, &[g, zero])?);
+            }
+            if want(1) {
+                res[1] = Some(e.op(Op::Slice { start, stop, step }, &[g])?);
+            }
+        }
+        // Each picked position's cotangent added back at its position
+        // (repeated picks add up).
+        Op::Take(axis) => {
+            if want(0) {
+                let dtype = arg_ty[0].dtype;
+                let gc = e.cast(g, dtype)?;
+                let z = e.zeros_like(args[0])?;
+                res[0] = Some(e.op(Op::IncTake(*axis), &[z, gc, args[1]])?);
+            }
+        }
+        Op::IncTake(axis) => {
+            if want(0) {
+                res[0] = Some(g);
+            }
+            if want(1) {
+                res[1] = Some(e.op(Op::Take(*axis), &[g, args[2]])?);
+            }
+        }
+        Op::SetTake(axis) => {
+            if want(0) {
+                let zero = e.lit(0.0)?;
+                res[0] = Some(e.op(Op::SetTake(*axis), &[g, zero, args[2]])?);
+            }
+            if want(1) {
+                res[1] = Some(set_take_value(e, *axis, args[0], args[2], &arg_ty, g)?);
             }
         }
         // Each kept row's cotangent goes back to its row, zeros in the
@@ -912,6 +986,103 @@ fn index(e: &mut Emit, x: NodeId, idx: &[NodeId], g: NodeId) -> Result<NodeId, G
     let mut args = vec![e.zeros_like(x)?, g];
     args.extend_from_slice(idx);
     e.op(Op::IncIndex, &args)
+}
+
+/// The cotangents of `(clip X LO HI)` = `minimum(maximum(X, LO), HI)`,
+/// PyTensor's rule: X receives `g` wherever it lies within `[LO, HI]`
+/// (bounds included), LO where X is below it, HI where X (or LO) is
+/// above it. With LO above HI the result is HI, and HI receives all of
+/// `g`.
+fn clip(
+    e: &mut Emit,
+    [x, lo, hi]: [NodeId; 3],
+    g: NodeId,
+    want: [bool; 3],
+) -> Result<[Option<NodeId>; 3], GradError> {
+    let m = e.bin(BinaryOp::Maximum, x, lo)?;
+    let above = e.cmp(CompareOp::Gt, m, hi)?;
+    let below = e.cmp(CompareOp::Lt, x, lo)?;
+    let zero = e.lit(0.0)?;
+    let mut res = [None; 3];
+    if want[0] {
+        let inside = e.where_(below, zero, g)?;
+        res[0] = Some(e.where_(above, zero, inside)?);
+    }
+    if want[1] {
+        let low = e.where_(below, g, zero)?;
+        res[1] = Some(e.where_(above, zero, low)?);
+    }
+    if want[2] {
+        res[2] = Some(e.where_(above, g, zero)?);
+    }
+    Ok(res)
+}
+
+/// The cotangent of V in `(set_take X V IDX AXIS)`: `g` at each written
+/// position, but only for the write that stayed (the last of a repeated
+/// index); the earlier ones were overwritten and get zeros, as finite
+/// differences give. The winners are found by replaying the writes with
+/// their ordinals: `W = set_take(zeros(n), 1..=K, idx)` holds at each
+/// position the ordinal of its last write, and write k won where
+/// `W[idx[k]] == k`.
+fn set_take_value(
+    e: &mut Emit,
+    axis: i64,
+    x: NodeId,
+    idx: NodeId,
+    arg_ty: &[Type],
+    g: NodeId,
+) -> Result<NodeId, GradError> {
+    let (xt, it) = (&arg_ty[0], &arg_ty[2]);
+    let nd = xt.ndim();
+    let a = norm_axis(axis, nd).clamp(0, nd as i64) as usize;
+    let picked = e.op(Op::Take(axis), &[g, idx])?;
+    if it.ndim() == 0 {
+        return Ok(picked);
+    }
+    // The indices as one row, in row-major order, and their shape back.
+    let plain = |d: &Dim| d.as_known().is_some() || d.as_sym().is_some();
+    let flat = if it.ndim() == 1 {
+        idx
+    } else {
+        e.op(Op::Reshape(vec![Dim::known(-1)]), &[idx])?
+    };
+    let one = e.int(1)?;
+    let zeros_i = e.zeros_like(flat)?;
+    let ones = e.add(zeros_i, one)?;
+    let ordinal = e.op(Op::Cumulative(CumOp::Cumsum, 0), &[ones])?;
+    // A zero per position along the axis: X's zeros summed over the
+    // other axes (an empty axis sums to zeros too).
+    let xz = e.zeros_like(x)?;
+    let mut w = e.cast(xz, crate::lang::DType::I64)?;
+    for _ in a + 1..nd {
+        w = e.sum(w, Some(-1))?;
+    }
+    for _ in 0..a {
+        w = e.sum(w, Some(0))?;
+    }
+    let last = e.op(Op::SetTake(0), &[w, ordinal, flat])?;
+    let seen = e.op(Op::Take(0), &[last, flat])?;
+    let mut won = e.cmp(CompareOp::Eq, seen, ordinal)?;
+    if it.ndim() > 1 {
+        if it.shape.iter().filter(|d| !plain(d)).count() > 1 {
+            return Err(e.unsupported("set_take", Unsupported::ReshapeUnknownSizes));
+        }
+        let dims: Vec<Dim> = it
+            .shape
+            .iter()
+            .map(|d| if plain(d) { d.clone() } else { Dim::known(-1) })
+            .collect();
+        won = e.op(Op::Reshape(dims), &[won])?;
+    }
+    for _ in 0..a {
+        won = e.expand_dims(won, 0)?;
+    }
+    for k in 0..nd.saturating_sub(a + 1) {
+        won = e.expand_dims(won, (a + it.ndim() + k) as i64)?;
+    }
+    let zero = e.lit(0.0)?;
+    e.where_(won, picked, zero)
 }
 
 /// The cotangent of `x` in `x[start:stop:step]` (axis 0, any step): `g`

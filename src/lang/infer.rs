@@ -183,7 +183,117 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
             let [m, g] = fixed(args)?;
             uncompress(m, g)
         }
+        Op::Clip => {
+            let [x, lo, hi] = fixed(args)?;
+            clip(x, lo, hi)
+        }
+        Op::Eye(ty) => {
+            let [] = fixed(args)?;
+            check_created(ty)?;
+            if ty.ndim() != 2 {
+                return Err(format!("the type must be 2-D, got {ty}"));
+            }
+            Ok(ty.clone().strong())
+        }
+        Op::Outer => {
+            let [a, b] = fixed(args)?;
+            outer(a, b)
+        }
+        Op::SetIndex => write_index(args, consts, Write::Set),
+        Op::SetSlice { start, stop, step } => {
+            let [x, v] = fixed(args)?;
+            let part = slice(x, *start, *stop, *step)?;
+            write_part(x, v, &part, Write::Set)
+        }
+        Op::Take(axis) => {
+            let [x, idx] = fixed(args)?;
+            take(x, idx, *axis, consts.get(1).copied().flatten())
+        }
+        Op::IncTake(axis) | Op::SetTake(axis) => {
+            let [x, g, idx] = fixed(args)?;
+            let part = take(x, idx, *axis, consts.get(2).copied().flatten())?;
+            let how = match op {
+                Op::IncTake(_) => Write::Add,
+                _ => Write::Set,
+            };
+            write_part(x, g, &part, how)
+        }
     }
+}
+
+/// How an update writes its part: adds into it or replaces it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Write {
+    /// `inc_index`, `inc_slice`, `inc_take`
+    Add,
+    /// `set_index`, `set_slice`, `set_take`
+    Set,
+}
+
+impl Write {
+    fn noun(self) -> &'static str {
+        match self {
+            Write::Add => "increment",
+            Write::Set => "value",
+        }
+    }
+}
+
+/// `(clip X LO HI)`: the three broadcast together, in their promoted
+/// dtype (NEP 50, as `numpy.clip` promotes).
+fn clip(x: &Type, lo: &Type, hi: &Type) -> Result<Type, String> {
+    let shape = broadcast_shapes(&x.shape, &lo.shape)
+        .and_then(|s| broadcast_shapes(&s, &hi.shape))
+        .ok_or_else(|| {
+            format!(
+                "shapes {}, {} and {} do not broadcast",
+                shape_str(&x.shape),
+                shape_str(&lo.shape),
+                shape_str(&hi.shape)
+            )
+        })?;
+    let (d, w) = promote(x.dtype, x.weak, lo.dtype, lo.weak);
+    let (dtype, weak) = promote(d, w, hi.dtype, hi.weak);
+    Ok(Type { dtype, shape, weak })
+}
+
+/// `(outer A B)`: two vectors, every product.
+fn outer(a: &Type, b: &Type) -> Result<Type, String> {
+    if a.ndim() != 1 || b.ndim() != 1 {
+        return Err(format!(
+            "the operands must be 1-D, got {} and {}",
+            shape_str(&a.shape),
+            shape_str(&b.shape)
+        ));
+    }
+    let dtype = promote_strong(a.dtype, b.dtype);
+    Ok(Type::new(
+        dtype,
+        vec![a.shape[0].clone(), b.shape[0].clone()],
+    ))
+}
+
+/// `(take X IDX AXIS)`: X with AXIS replaced by IDX's shape; `konst` is
+/// IDX when it is a literal, checked against a known size.
+fn take(x: &Type, idx: &Type, axis: i64, konst: Option<Scalar>) -> Result<Type, String> {
+    if x.ndim() == 0 {
+        return Err(format!("cannot take from the 0-D operand {x}"));
+    }
+    let a = norm_axis(axis, x.ndim(), &x.shape)?;
+    if idx.dtype != DType::I64 {
+        return Err(format!("the indices must be i64, got {idx}"));
+    }
+    if let (Some(Scalar::I64(v)), Some(n)) = (konst, x.shape[a].as_known()) {
+        if !(-n..n).contains(&v) {
+            return Err(format!(
+                "index {v} is out of range for axis {a} of size {n}"
+            ));
+        }
+    }
+    let mut shape = x.shape[..a].to_vec();
+    shape.extend(idx.shape.iter().cloned());
+    shape.extend(x.shape[a + 1..].iter().cloned());
+    Ok(Type::new(x.dtype, shape))
 }
 
 /// A mask of `compress` or `uncompress`: a bool vector; its length.
@@ -947,10 +1057,24 @@ fn logmatmulexp(a: &Type, b: &Type) -> Result<Type, String> {
 /// `inc_slice`): `g` must broadcast to the part's shape and its dtype fit
 /// `x`'s (adding it does not promote `x`); the result has `x`'s type.
 fn increment(x: &Type, g: &Type, part: &Type) -> Result<Type, String> {
+    write_part(x, g, part, Write::Add)
+}
+
+/// An update of `x` by `v` at a part of type `part`, added or written
+/// over (`inc_*`, `set_*`): `v` must broadcast to the part's shape and
+/// its dtype fit `x`'s (the update does not promote `x`; NumPy would
+/// cast silently, PyTensor refuses a downcast); the result has `x`'s
+/// type.
+fn write_part(x: &Type, g: &Type, part: &Type, how: Write) -> Result<Type, String> {
+    let noun = how.noun();
     let (promoted, _) = promote(x.dtype, false, g.dtype, g.weak);
     if promoted != x.dtype {
+        let verb = match how {
+            Write::Add => "adding it",
+            Write::Set => "writing it",
+        };
         return Err(format!(
-            "the increment {g} does not fit the dtype of X {x} (adding it would make {promoted}); \
+            "the {noun} {g} does not fit the dtype of X {x} ({verb} would make {promoted}); \
              cast it first"
         ));
     }
@@ -962,9 +1086,13 @@ fn increment(x: &Type, g: &Type, part: &Type) -> Result<Type, String> {
             .all(|(dg, dp)| dg.is_one() || !dg.provably_differs(dp));
     if !fits {
         return Err(format!(
-            "the increment's shape {} does not broadcast to the shape {} of the part it adds to",
+            "the {noun}'s shape {} does not broadcast to the shape {} of the part it {}",
             shape_str(&g.shape),
-            shape_str(&part.shape)
+            shape_str(&part.shape),
+            match how {
+                Write::Add => "adds to",
+                Write::Set => "replaces",
+            }
         ));
     }
     Ok(Type::new(x.dtype, x.shape.clone()))
@@ -972,14 +1100,24 @@ fn increment(x: &Type, g: &Type, part: &Type) -> Result<Type, String> {
 
 /// `(inc_index X G I ...)`: the indices as [`index`] checks them.
 fn inc_index(args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type, String> {
+    write_index(args, consts, Write::Add)
+}
+
+/// `(inc_index X G I ...)` and `(set_index X V I ...)`: the indices as
+/// [`index`] checks them.
+fn write_index(args: &[&Type], consts: &[Option<Scalar>], how: Write) -> Result<Type, String> {
+    let noun = match how {
+        Write::Add => "an increment",
+        Write::Set => "a value",
+    };
     let Some((x, rest)) = args.split_first() else {
-        return Err(
-            "expects an operand, an increment and at least 1 index, got no arguments".into(),
-        );
+        return Err(format!(
+            "expects an operand, {noun} and at least 1 index, got no arguments"
+        ));
     };
     let Some((g, indices)) = rest.split_first() else {
         return Err(format!(
-            "expects an increment and at least 1 index after the operand {x}"
+            "expects {noun} and at least 1 index after the operand {x}"
         ));
     };
     let mut index_args = vec![*x];
@@ -987,7 +1125,7 @@ fn inc_index(args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type, String> 
     let mut index_consts = vec![None];
     index_consts.extend(consts.iter().skip(2).copied());
     let part = index(&index_args, &index_consts)?;
-    increment(x, g, &part)
+    write_part(x, g, &part, how)
 }
 
 /// The promoted dtype of several operands (NEP 50), as a strong dtype.

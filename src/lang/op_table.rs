@@ -339,6 +339,45 @@ pub enum Op {
     /// true, zeros elsewhere (M's length of rows): the gradient of
     /// [`Op::Compress`], whose own gradient it is in turn. 2 arguments.
     Uncompress,
+    /// `(clip X LO HI)`: X limited to `[LO, HI]` elementwise, as
+    /// `numpy.clip` (`minimum(maximum(X, LO), HI)`: NaN propagates, and a
+    /// LO above HI gives HI); 3 arguments, broadcast together.
+    Clip,
+    /// `(eye TYPE)`: ones on the main diagonal of the 2-D TYPE, zeros
+    /// elsewhere (`numpy.eye`). No arguments.
+    Eye(Type),
+    /// `(outer A B)`: `A[i] * B[j]` for 1-D A and B (`numpy.outer`); 2
+    /// arguments.
+    Outer,
+    /// `(set_index X V I ...)`: a copy of `X` with `X[I, ...]` replaced
+    /// by `V` (broadcast), indexed as [`Op::Index`] indexes (PyTensor's
+    /// `set_subtensor`); 3 or more arguments.
+    SetIndex,
+    /// `(set_slice X V START STOP STEP)`: a copy of `X` with
+    /// `X[start:stop:step]` (axis 0) replaced by `V` (broadcast), sliced as
+    /// [`Op::Slice`] slices; 2 arguments.
+    SetSlice {
+        /// start, `None` for the default
+        start: Option<i64>,
+        /// stop, `None` for the default
+        stop: Option<i64>,
+        /// step, non-zero
+        step: i64,
+    },
+    /// `(take X IDX AXIS)`: `X[..., IDX, ...]` with the integer array IDX
+    /// (any shape; negative from the end) along AXIS (`numpy.take`
+    /// without flattening); the result's shape is X's with that axis
+    /// replaced by IDX's shape. 2 arguments.
+    Take(i64),
+    /// `(inc_take X G IDX AXIS)`: a copy of `X` with `G` (broadcast to
+    /// `take`'s result shape) added at the positions IDX picks along
+    /// AXIS, repeated indices accumulating (`numpy.add.at`); 3 arguments.
+    IncTake(i64),
+    /// `(set_take X V IDX AXIS)`: a copy of `X` with the positions IDX
+    /// picks along AXIS replaced by `V` (broadcast to `take`'s result
+    /// shape); with repeated indices the last write, in IDX's row-major
+    /// order, wins. 3 arguments.
+    SetTake(i64),
     /// `(stop_gradient X)`: the value of X, through which no gradient
     /// flows back (its gradient rule is in `src/grad/vjp.rs`); 1 argument.
     StopGradient,
@@ -556,6 +595,22 @@ op_table! {
         Compress = "compress" [Arg, Arg] => Mixed, Fresh;
         /// `(uncompress m g)`
         Uncompress = "uncompress" [Arg, Arg] => Mixed, Fresh;
+        /// `(clip x lo hi)`
+        Clip = "clip" [Arg, Arg, Arg] => Pointwise, Fresh;
+        /// `(eye type)`
+        Eye = "eye" [Attr(A::Type)] => Mixed, Created;
+        /// `(outer a b)`
+        Outer = "outer" [Arg, Arg] => Mixed, Fresh;
+        /// `(set_index x v i ...)`
+        SetIndex = "set_index" [Arg, Arg, Args] => Mixed, UpdatesArg0;
+        /// `(set_slice x v start stop step)`
+        SetSlice = "set_slice" [Arg, Arg, Attr(A::Start), Attr(A::Stop), Attr(A::Step)] => Mixed, UpdatesArg0;
+        /// `(take x idx axis)`
+        Take = "take" [Arg, Arg, Attr(A::AxisOrZero)] => Mixed, Fresh;
+        /// `(inc_take x g idx axis)`
+        IncTake = "inc_take" [Arg, Arg, Arg, Attr(A::AxisOrZero)] => Mixed, UpdatesArg0;
+        /// `(set_take x v idx axis)`
+        SetTake = "set_take" [Arg, Arg, Arg, Attr(A::AxisOrZero)] => Mixed, UpdatesArg0;
     }
 }
 
@@ -685,6 +740,14 @@ impl Op {
             Op::Squeeze(_) => OpKind::Squeeze,
             Op::Compress => OpKind::Compress,
             Op::Uncompress => OpKind::Uncompress,
+            Op::Clip => OpKind::Clip,
+            Op::Eye(_) => OpKind::Eye,
+            Op::Outer => OpKind::Outer,
+            Op::SetIndex => OpKind::SetIndex,
+            Op::SetSlice { .. } => OpKind::SetSlice,
+            Op::Take(_) => OpKind::Take,
+            Op::IncTake(_) => OpKind::IncTake,
+            Op::SetTake(_) => OpKind::SetTake,
         })
     }
 
@@ -700,13 +763,18 @@ impl Op {
             | Op::ExpandDims(axis)
             | Op::Concat(axis)
             | Op::Flip(axis)
-            | Op::Squeeze(axis) => vec![V::Int(*axis)],
+            | Op::Squeeze(axis)
+            | Op::Take(axis)
+            | Op::IncTake(axis)
+            | Op::SetTake(axis) => vec![V::Int(*axis)],
             Op::Transpose(perm) => vec![V::Ints(perm.clone().unwrap_or_default())],
             Op::Reshape(dims) => vec![V::Sizes(dims.clone())],
-            Op::Slice { start, stop, step } | Op::IncSlice { start, stop, step } => {
+            Op::Slice { start, stop, step }
+            | Op::IncSlice { start, stop, step }
+            | Op::SetSlice { start, stop, step } => {
                 vec![V::OptInt(*start), V::OptInt(*stop), V::Int(*step)]
             }
-            Op::Fill(t) | Op::Zeros(t) | Op::Ones(t) => vec![V::Type(t.clone())],
+            Op::Fill(t) | Op::Zeros(t) | Op::Ones(t) | Op::Eye(t) => vec![V::Type(t.clone())],
             Op::Arange(n) => vec![V::Size(n.clone())],
             Op::Tensor(t, vals) => vec![V::Type(t.clone()), V::Literals(vals.clone())],
             Op::Cast(d) => vec![V::DType(*d)],
@@ -725,6 +793,9 @@ impl Op {
             | Op::LinRec
             | Op::LogMatMulExp
             | Op::IncIndex
+            | Op::Clip
+            | Op::Outer
+            | Op::SetIndex
             | Op::StopGradient => Vec::new(),
             Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) | Op::Grad => return None,
         };
@@ -794,6 +865,18 @@ impl Op {
             OpKind::Squeeze => Op::Squeeze(a.next()?.int()?),
             OpKind::Compress => Op::Compress,
             OpKind::Uncompress => Op::Uncompress,
+            OpKind::Clip => Op::Clip,
+            OpKind::Eye => Op::Eye(a.next()?.ty()?),
+            OpKind::Outer => Op::Outer,
+            OpKind::SetIndex => Op::SetIndex,
+            OpKind::SetSlice => Op::SetSlice {
+                start: a.next()?.opt_int()?,
+                stop: a.next()?.opt_int()?,
+                step: a.next()?.int()?,
+            },
+            OpKind::Take => Op::Take(a.next()?.int()?),
+            OpKind::IncTake => Op::IncTake(a.next()?.int()?),
+            OpKind::SetTake => Op::SetTake(a.next()?.int()?),
         };
         a.next().is_none().then_some(op)
     }

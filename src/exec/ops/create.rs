@@ -47,6 +47,25 @@ pub fn ones(ty: &Type, out: DType, dims: &dyn Fn(&str) -> Option<i64>) -> Result
     with_elem!(out, T => Value::try_full::<T>(&shape, T::one()))
 }
 
+/// `(eye TYPE)`: ones on the main diagonal of a 2-D type (dtype `out`),
+/// zeros elsewhere.
+pub fn eye(ty: &Type, out: DType, dims: &dyn Fn(&str) -> Option<i64>) -> Result<Value, String> {
+    let shape = eval_shape(&ty.shape, dims)?;
+    if shape.len() != 2 {
+        return Err(format!("the type must be 2-D, got {ty}"));
+    }
+    let v = with_elem!(out, T => {
+        let mut v = Value::try_full::<T>(&shape, T::zero())?;
+        if let Some(a) = T::peek_mut(&mut v) {
+            for k in 0..shape[0].min(shape[1]) {
+                a[[k, k].as_slice()] = T::one();
+            }
+        }
+        v
+    });
+    Ok(v)
+}
+
 /// `0, 1, ..., n-1` as `i64`.
 pub fn arange(n: &Dim, dims: &dyn Fn(&str) -> Option<i64>) -> Result<Value, String> {
     let shape = eval_shape(std::slice::from_ref(n), dims)?;

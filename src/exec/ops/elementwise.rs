@@ -548,6 +548,20 @@ pub fn where_(cond: &Value, a: &Value, b: &Value, out: DType) -> Result<Value, S
     }))
 }
 
+/// `(clip X LO HI)`: `minimum(maximum(x, lo), hi)` in dtype `out`, as
+/// `numpy.clip` computes it (NaN in any operand propagates; a LO above HI
+/// gives HI).
+pub fn clip(x: &Value, lo: &Value, hi: &Value, out: DType) -> Result<Value, String> {
+    Ok(with_elem!(out, T => {
+        T::wrap(zip3(
+            &x.to_array::<T>().view(),
+            &lo.to_array::<T>().view(),
+            &hi.to_array::<T>().view(),
+            |x, l, h| Arith::minimum(Arith::maximum(x, l), h),
+        )?)
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

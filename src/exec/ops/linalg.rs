@@ -19,6 +19,32 @@ use ndarray::{
     Ix2, IxDyn,
 };
 
+/// `(outer A B)`: `a[i] * b[j]` for two vectors, in dtype `out`.
+pub fn outer(a: &Value, b: &Value, out: DType) -> Result<Value, String> {
+    if a.ndim() != 1 || b.ndim() != 1 {
+        return Err(format!(
+            "the operands must be 1-D, got {} and {}",
+            a.shape_str(),
+            b.shape_str()
+        ));
+    }
+    Ok(with_elem!(out, T => {
+        let (av, bv) = (a.to_array::<T>(), b.to_array::<T>());
+        let (m, n) = (av.len(), bv.len());
+        checked_len(&[m, n], T::DTYPE)?;
+        let mut data = Vec::new();
+        data.try_reserve_exact(m * n)
+            .map_err(|_| format!("cannot allocate an array of shape ({m}, {n})"))?;
+        for &x in av.iter() {
+            data.extend(bv.iter().map(|&y| x.mul(y)));
+        }
+        match ArrayD::from_shape_vec(IxDyn(&[m, n]), data) {
+            Ok(r) => Value::from(r),
+            Err(e) => return Err(format!("internal: outer's shape: {e}")),
+        }
+    }))
+}
+
 /// Matrix products of one element type.
 pub trait Gemm: Arith {
     /// `c = a · b` for an `(m, k)` `a`, a `(k, n)` `b` and an `(m, n)` `c`.

@@ -3,7 +3,7 @@
 //!
 //! Owns: [`eval`], the single entry point that dispatches an op to its
 //! family (`elementwise`, `reduce`, `linalg`, `shape`, `create`,
-//! `increment`), and
+//! `update`), and
 //! [`normalize_axis`]. The static types were checked by type inference;
 //! `out_ty` is authoritative for the result dtype. Runtime shapes are still
 //! checked: a kernel never panics, whatever its inputs; it returns an error
@@ -15,7 +15,6 @@ pub mod compress;
 pub mod create;
 pub mod elementwise;
 pub mod gemm;
-pub mod increment;
 pub mod linalg;
 pub mod linrec;
 pub mod logmatmulexp;
@@ -25,12 +24,14 @@ pub mod product_kernel;
 pub mod reduce;
 pub mod shape;
 pub mod special;
+pub mod update;
 pub mod vmath;
 
 use crate::exec::budget::{Allocation, MemoryBudget, OverBudget};
 use crate::exec::value::Value;
 use crate::lang::dtype::{promote, promote_strong};
 use crate::lang::{DType, Dim, Op, Type};
+use update::Write;
 
 /// Checks, before `op`'s kernel runs, that each array the kernel allocates
 /// fits in `budget`: its result, and each operand it first converts to the
@@ -221,13 +222,20 @@ pub fn eval(
         Op::SumTo => reduce::sum_to(args[0], args[1].shape(), out)?,
         Op::LinRec => linrec::linrec(args[0], args[1], args[2], out)?,
         Op::LogMatMulExp => logmatmulexp::logmatmulexp(args[0], args[1], out)?,
-        Op::IncIndex => match args {
-            [x, g, idx @ ..] => increment::inc_index(x, g, idx, out)?,
-            _ => return Err("internal: inc_index needs an operand and an increment".into()),
+        Op::IncIndex | Op::SetIndex => match args {
+            [x, g, idx @ ..] => update::write_index(x, g, idx, Write::of(op), out)?,
+            _ => return Err("internal: an update needs an operand and a value".into()),
         },
-        Op::IncSlice { start, stop, step } => {
-            increment::inc_slice(args[0], args[1], *start, *stop, *step, out)?
+        Op::IncSlice { start, stop, step } | Op::SetSlice { start, stop, step } => {
+            update::write_slice(args[0], args[1], (*start, *stop, *step), Write::of(op), out)?
         }
+        Op::Take(axis) => update::take(args[0], args[1], *axis)?,
+        Op::IncTake(axis) | Op::SetTake(axis) => {
+            update::write_take(args[0], args[1], args[2], *axis, Write::of(op), out)?
+        }
+        Op::Clip => elementwise::clip(args[0], args[1], args[2], out)?,
+        Op::Eye(ty) => create::eye(ty, out, dims)?,
+        Op::Outer => linalg::outer(args[0], args[1], out)?,
         Op::Flip(axis) => shape::flip(args[0], *axis)?,
         Op::Squeeze(axis) => shape::squeeze(args[0], *axis)?,
         Op::Compress => compress::compress(args[0], args[1])?,
@@ -405,14 +413,20 @@ mod tests {
             ops.push(Op::Concat(axis));
             ops.push(Op::Flip(axis));
             ops.push(Op::Squeeze(axis));
+            ops.push(Op::Take(axis));
+            ops.push(Op::IncTake(axis));
+            ops.push(Op::SetTake(axis));
         }
         ops.extend([Op::Dot, Op::Matmul, Op::Where, Op::Stack, Op::Index]);
         ops.extend([
             Op::ZerosLike,
             Op::SumTo,
             Op::IncIndex,
+            Op::SetIndex,
             Op::Compress,
             Op::Uncompress,
+            Op::Clip,
+            Op::Outer,
         ]);
         ops.push(Op::Transpose(None));
         ops.push(Op::Transpose(Some(vec![1, 0])));
@@ -428,9 +442,11 @@ mod tests {
         ] {
             ops.push(Op::Slice { start, stop, step });
             ops.push(Op::IncSlice { start, stop, step });
+            ops.push(Op::SetSlice { start, stop, step });
         }
         let ty = Type::new(F64, vec![Dim::sym("T"), Dim::known(2)]);
         ops.push(Op::Fill(ty.clone()));
+        ops.push(Op::Eye(ty.clone()));
         ops.push(Op::Cast(I64));
         ops.push(Op::Cast(Bool));
         let mut n = 0;
@@ -445,7 +461,17 @@ mod tests {
                         let _ = eval(op, &[a, b], &[&at, &bt], &out_ty, &dims);
                         n += 1;
                     }
-                    if matches!(op, Op::Where | Op::Stack | Op::Concat(_) | Op::IncIndex) {
+                    if matches!(
+                        op,
+                        Op::Where
+                            | Op::Stack
+                            | Op::Concat(_)
+                            | Op::IncIndex
+                            | Op::SetIndex
+                            | Op::Clip
+                            | Op::IncTake(_)
+                            | Op::SetTake(_)
+                    ) {
                         for b in values.iter().step_by(5) {
                             let _ = eval(op, &[a, b, a], &[&at, &at, &at], &out_ty, &dims);
                         }

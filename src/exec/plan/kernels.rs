@@ -17,9 +17,9 @@
 
 use super::view::{ValView, ViewElem};
 use crate::exec::ops::elementwise::{Arith, Float};
-use crate::exec::ops::increment::{add_into, check_fits, Part};
 use crate::exec::ops::linalg::Gemm;
 use crate::exec::ops::shape::index_position;
+use crate::exec::ops::update::{check_fits, write_into, Part, Write};
 use crate::exec::value::{checked_len, Elem, Value};
 use crate::lang::{BinaryOp, CompareOp, DType, Op, UnaryOp};
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, Dimension, Ix1, Ix2, IxDyn, Zip};
@@ -715,14 +715,15 @@ fn zeros_like_t<T: Elem>(x: &Arg<'_>, dest: &mut Option<Value>) -> bool {
     true
 }
 
-/// `dest = x` with `g` added at `part`; when `x` is the destination (the
-/// planner found it dead), in place. Not handled: `g` being the
-/// destination itself, `x` of another dtype, or anything the reference
-/// kernel must word as an error (nothing is written then).
-fn increment_t<T: Arith + ViewElem>(
+/// `dest = x` with `g` added or written (`how`) at `part`; when `x` is
+/// the destination (the planner found it dead), in place. Not handled:
+/// `g` being the destination itself, `x` of another dtype, or anything
+/// the reference kernel must word as an error (nothing is written then).
+fn update_t<T: Arith + ViewElem>(
     x: &Arg<'_>,
     g: &Arg<'_>,
     part: &Part<'_>,
+    how: Write,
     dest: &mut Option<Value>,
 ) -> bool {
     let Some(g) = opnd::<T>(g) else { return false };
@@ -751,7 +752,7 @@ fn increment_t<T: Arith + ViewElem>(
             d
         }
     };
-    add_into(&mut out.view_mut(), part, &gv).is_ok()
+    write_into(&mut out.view_mut(), part, &gv, how).is_ok()
 }
 
 /// The shape of argument `x` (the destination's when it is the
@@ -763,14 +764,16 @@ fn arg_shape(x: &Arg<'_>, dest: &Option<Value>) -> Option<IxDyn> {
     }
 }
 
-/// The fast increment of `op` (`inc_index`, `inc_slice`) in dtype `T`.
-fn increment_op<T: Arith + ViewElem>(
+/// The fast update of `op` (`inc_index`, `inc_slice`, `inc_take` and
+/// their `set_*` twins) in dtype `T`.
+fn update_op<T: Arith + ViewElem>(
     op: &Op,
     args: &[Option<Arg<'_>>],
     dest: &mut Option<Value>,
 ) -> bool {
+    let how = Write::of(op);
     match (op, args) {
-        (Op::IncIndex, [Some(x), Some(g), idx @ ..]) => {
+        (Op::IncIndex | Op::SetIndex, [Some(x), Some(g), idx @ ..]) => {
             let Some(shape) = arg_shape(x, dest) else {
                 return false;
             };
@@ -790,16 +793,41 @@ fn increment_op<T: Arith + ViewElem>(
                     _ => return false,
                 }
             }
-            increment_t::<T>(x, g, &Part::Index(&pos[..idx.len()]), dest)
+            update_t::<T>(x, g, &Part::Index(&pos[..idx.len()]), how, dest)
         }
-        (Op::IncSlice { start, stop, step }, [Some(x), Some(g)]) => {
+        (
+            Op::IncSlice { start, stop, step } | Op::SetSlice { start, stop, step },
+            [Some(x), Some(g)],
+        ) => {
             let Some(shape) = arg_shape(x, dest) else {
                 return false;
             };
             match Part::slice(shape.slice(), *start, *stop, *step) {
-                Ok(part) => increment_t::<T>(x, g, &part, dest),
+                Ok(part) => update_t::<T>(x, g, &part, how, dest),
                 Err(_) => false,
             }
+        }
+        (Op::IncTake(axis) | Op::SetTake(axis), [Some(x), Some(g), Some(Arg::View(iv))]) => {
+            let Some(shape) = arg_shape(x, dest) else {
+                return false;
+            };
+            let Ok(a) = crate::exec::ops::normalize_axis(*axis, shape.ndim()) else {
+                return false;
+            };
+            let Some(idx) = i64::of_view(iv) else {
+                return false;
+            };
+            let at: Result<Vec<usize>, String> = idx
+                .iter()
+                .map(|&i| index_position(shape[a], a, i))
+                .collect();
+            let Ok(at) = at else { return false };
+            let part = Part::Take {
+                axis: a,
+                at: &at,
+                shape: idx.shape(),
+            };
+            update_t::<T>(x, g, &part, how, dest)
         }
         _ => false,
     }
@@ -853,11 +881,19 @@ pub fn fast(
             DType::I64 => zeros_like_t::<i64>(x, dest),
             DType::Bool => zeros_like_t::<bool>(x, dest),
         },
-        (Op::IncIndex | Op::IncSlice { .. }, _) => match out {
-            DType::F64 => increment_op::<f64>(op, args, dest),
-            DType::F32 => increment_op::<f32>(op, args, dest),
-            DType::I64 => increment_op::<i64>(op, args, dest),
-            DType::Bool => increment_op::<bool>(op, args, dest),
+        (
+            Op::IncIndex
+            | Op::IncSlice { .. }
+            | Op::IncTake(_)
+            | Op::SetIndex
+            | Op::SetSlice { .. }
+            | Op::SetTake(_),
+            _,
+        ) => match out {
+            DType::F64 => update_op::<f64>(op, args, dest),
+            DType::F32 => update_op::<f32>(op, args, dest),
+            DType::I64 => update_op::<i64>(op, args, dest),
+            DType::Bool => update_op::<bool>(op, args, dest),
         },
         _ => false,
     }
