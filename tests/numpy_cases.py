@@ -1077,6 +1077,33 @@ def argmax_steps(d, n):
     return (np.array(idx, dtype=np.int64), np.array(pos), np.array(cnt, dtype=np.int64))
 
 @scan
+def sample_without_replacement(d, n):
+    s, g = d["s"], d["G"]
+    cur = s.copy()
+    states, picks = [], []
+    for t in range(g.shape[0]):
+        i = np.argmax(cur + g[t])
+        cur = cur.copy()
+        cur[i] = -np.inf
+        states.append(cur)
+        picks.append(i)
+    picks = np.array(picks, dtype=np.int64)
+    return (np.array(states), picks, s[picks])
+
+
+@scan
+def hmm_take_emissions(d, n):
+    la, lb, a, o = d["LA"], d["LB"], d["a0"], d["O"]
+    obs = np.mod(o + 100, 4)
+    rows = []
+    for t in range(obs.shape[0]):
+        a = _logsumexp(a[:, None] + la, 0) + lb[:, obs[t]]
+        rows.append(a)
+    rows = np.array(rows)
+    return (rows, lb.T[obs], _logsumexp(rows[-1]))
+
+
+@scan
 def lse_forward(d, n):
     x, la, a = d["X"], d["LA"], d["a0"]
     rows = []

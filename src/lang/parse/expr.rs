@@ -44,10 +44,19 @@ impl Parser {
     pub(super) fn expr(&mut self, s: &Sexp) -> Result<NodeId, LangError> {
         let ids = self.expr_multi(s)?;
         if ids.len() != 1 {
+            // The head that gave several results: a loop form, `grad`, ...
+            let head = match s {
+                Sexp::List(items, _) => match items.first() {
+                    Some(Sexp::Atom(a, _)) => Some(a.as_str()),
+                    _ => None,
+                },
+                _ => None,
+            }
+            .unwrap_or("expression");
             return Err(syntax(
                 s.span(),
                 format!(
-                    "this scan has {} outputs; bind them with (let (A B ...) (scan ...))",
+                    "this {head} has {} results; bind them with (let (A B ...) ({head} ...))",
                     ids.len()
                 ),
             ));

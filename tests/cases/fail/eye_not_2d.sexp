@@ -1,0 +1,4 @@
+; eye makes a matrix.
+; args: fmt
+(program p
+  (output (eye (f64 3))))
