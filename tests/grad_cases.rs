@@ -22,6 +22,11 @@
 //! - optimized modes — every output equals the as-written interpreter's
 //!   (rtol 1e-9 / atol 1e-12).
 //!
+//! - `; reference: jax` — the expected outputs are JAX's, written by
+//!   `tests/jax_models.py` from a model written there by hand in
+//!   `jax.numpy` (PyMC-style models, issue 38); `; rtol: 1e-12` tightens
+//!   the comparison with them (atol stays 1e-12 · max |value|).
+//!
 //! A case must have a `wrt:` header or expected outputs (else it checks
 //! nothing and fails). `; pending: TEXT` reports the case as ignored (a
 //! loop form the `grad` transform does not support yet; run it with
@@ -59,7 +64,7 @@ const RTOL_F32: f64 = 1e-5;
 const ATOL_F32: f64 = 1e-6;
 
 /// The header keys a case may use.
-const KEYS: &[&str] = &["dims", "scale", "wrt", "pending"];
+const KEYS: &[&str] = &["dims", "scale", "wrt", "pending", "reference", "rtol"];
 
 /// How a program is prepared before it runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -97,6 +102,8 @@ struct Case {
     scales: BTreeMap<String, f64>,
     wrt: Vec<String>,
     expected: Vec<PathBuf>,
+    /// `; rtol:` for the comparison with the expected outputs.
+    rtol: Option<f64>,
 }
 
 /// The lowercase `word` of a `; word: ...` comment line, if it has that
@@ -160,7 +167,19 @@ fn load_case(path: &Path) -> Result<Case, String> {
         .map(|v| v.split_whitespace().map(str::to_string).collect())
         .unwrap_or_default();
     let expected = expected_outputs(&path.with_extension("expected"));
+    let rtol = match header(&text, "rtol") {
+        None => None,
+        Some(v) => Some(
+            v.trim()
+                .parse::<f64>()
+                .map_err(|e| format!("{file}: `; rtol: {v}`: {e}"))?,
+        ),
+    };
+    if header(&text, "reference").is_some_and(|r| r.trim() != "jax") {
+        return Err(format!("{file}: `; reference:` takes `jax`"));
+    }
     Ok(Case {
+        rtol,
         dims: header_pairs(&text, "dims"),
         scales: header_pairs(&text, "scale"),
         file,
@@ -241,8 +260,10 @@ fn wrt_indices(p: &Program, wrt: &[String]) -> Result<Vec<(usize, String)>, Stri
         .collect()
 }
 
-/// Every output against a reference, `what` naming the reference.
-fn compare_all(got: &[Value], want: &[Value], what: &str) -> Result<(), String> {
+/// Every output against a reference, `what` naming the reference;
+/// `rtol` replaces the default relative tolerance of f64 outputs (and
+/// makes the absolute one relative to the largest expected magnitude).
+fn compare_all(got: &[Value], want: &[Value], what: &str, rtol: Option<f64>) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("{} outputs, {what} has {}", got.len(), want.len()));
     }
@@ -253,6 +274,9 @@ fn compare_all(got: &[Value], want: &[Value], what: &str) -> Result<(), String> 
         .filter_map(|(k, (g, w))| {
             let (rtol, atol) = if w.dtype() == eqscan::lang::DType::F32 {
                 (RTOL_F32, ATOL_F32)
+            } else if let Some(r) = rtol {
+                let big = w.as_f64_array().iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                (r, r * big)
             } else {
                 (RTOL, ATOL)
             };
@@ -302,7 +326,7 @@ fn run_case(path: &Path, prepare: Prepare, executor: Executor) -> Result<(), Fai
     if prepare == Prepare::Optimized {
         match run_program(&written, inputs.clone(), &case.dims) {
             Ok(reference) => {
-                if let Err(m) = compare_all(&outputs, &reference, "the program as written") {
+                if let Err(m) = compare_all(&outputs, &reference, "the program as written", None) {
                     errors.push(m);
                 }
             }
@@ -314,7 +338,7 @@ fn run_case(path: &Path, prepare: Prepare, executor: Executor) -> Result<(), Fai
         for p in &case.expected {
             want.push(read_npy(p).map_err(|e| format!("{}: {e}", rel(p)))?);
         }
-        if let Err(m) = compare_all(&outputs, &want, "NAME.expected") {
+        if let Err(m) = compare_all(&outputs, &want, "NAME.expected", case.rtol) {
             errors.push(m);
         }
     }

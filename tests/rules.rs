@@ -35,6 +35,7 @@ fn every_shipped_rule_file_loads() {
         "linalg.rules",
         "reductions.rules",
         "shape.rules",
+        "stable.rules",
     ] {
         assert!(rules.iter().any(|r| r.file.ends_with(f)), "{f}");
     }

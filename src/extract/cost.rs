@@ -18,7 +18,7 @@
 use crate::egraph::analysis::{node_op, EGraph, Kind};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::infer::infer;
-use crate::lang::{Dim, Op, Scalar, Storage, Type, Work};
+use crate::lang::{Dim, Op, ReduceOp, Scalar, Storage, Type, Work};
 use egg::Id;
 use std::collections::BTreeMap;
 
@@ -369,6 +369,12 @@ impl CostModel {
             Op::Unary(u) => self.element_weight(u.work()) * n_out + moved,
             Op::Binary(b) => self.element_weight(b.work()) * n_out + moved,
             Op::Compare(_) | Op::Where => n_out + moved,
+            // An exp per element, a max and a sum per lane (a log per
+            // result element).
+            Op::Reduce(ReduceOp::LogSumExp, _) => {
+                let n_in = args.first().map(|t| self.elements(t)).unwrap_or(0.0);
+                self.element_weight(Work::Transcendental) * (n_in + n_out) + n_in + moved
+            }
             Op::Reduce(..) | Op::Cumulative(..) => {
                 args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved
             }

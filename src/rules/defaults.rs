@@ -24,6 +24,10 @@ pub const DEFAULT_RULE_FILES: &[(&str, &str)] = &[
         include_str!("../../rules/reductions.rules"),
     ),
     ("rules/shape.rules", include_str!("../../rules/shape.rules")),
+    (
+        "rules/stable.rules",
+        include_str!("../../rules/stable.rules"),
+    ),
 ];
 
 /// The shipped rules.
