@@ -773,6 +773,34 @@ fn products_with_their_readers_keep_the_plans_bits() {
     }
 }
 
+/// A clipped recurrence (gradient-clipping style: h = clip(tanh(W h +
+/// x), lo, hi) with a row of lower bounds) runs on the step tape, as a
+/// maximum and a minimum with the clip kernel's bits, on data that hits
+/// both bounds and NaN.
+fn clip_runs_on_the_tape() {
+    let p = parse_program(
+        "(program clipped (input W (f64 N N)) (input X (f64 T N)) (input h0 (f64 N)) (input lo (f64 N))
+          (let H (scan (sequences X) (outputs_info (sitsot h0)) (non_sequences W lo)
+            (fn (x h w l) (clip (tanh (add (dot w h) x)) (mul 0.5 l) 0.3))))
+          (output H))",
+    )
+    .unwrap();
+    for n in [3i64, 40] {
+        let d: Dims = [("T".to_string(), 30), ("N".to_string(), n)].into();
+        let mut inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        if let Value::F64(x) = &mut inputs[1] {
+            x[[3, 1]] = f64::NAN;
+        }
+        let refs: Vec<&Value> = inputs.iter().collect();
+        let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
+        let want = plain.call(&refs).unwrap().to_values();
+        let mut f = Compiled::new(&p, &d).unwrap();
+        let got = f.call(&refs).unwrap().to_values();
+        assert_eq!(f.loops_on_tape(), (1, 1), "N = {n}");
+        assert!(same_bits(&got[0], &want[0]), "N = {n}");
+    }
+}
+
 fn main() {
     if std::env::var_os(PROBE_VAR).is_some() {
         print!("{}", kernel_probe());
@@ -789,7 +817,8 @@ fn main() {
         packed_matrix_products_keep_the_plans_bits,
         products_with_their_readers_keep_the_plans_bits,
         the_recurrent_cells_steps_keep_their_fusions,
-        both_product_kernels_give_the_same_bits
+        both_product_kernels_give_the_same_bits,
+        clip_runs_on_the_tape
     ];
     for (trial, case) in cases {
         trials.push(Trial::test(trial, move || {

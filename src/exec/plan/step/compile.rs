@@ -656,6 +656,14 @@ impl Builder<'_> {
                 let op = *c;
                 self.emit(out, |dst| Instr::Compare { op, a, b, dst, len })?
             }
+            // numpy.clip's definition, two instructions: the bits of the
+            // clip kernel (maximum, then minimum, of the same elements).
+            (Op::Clip, [x, lo, hi]) => {
+                let max = Op::Binary(BinaryOp::Maximum);
+                let m = self.node(&max, dtype, None, &[x.clone(), lo.clone()], dims)?;
+                let min = Op::Binary(BinaryOp::Minimum);
+                return self.node(&min, dtype, None, &[m, hi.clone()], dims);
+            }
             (Op::Where, [c, x, y]) => {
                 let (c, x, y) = (self.float(c)?, self.float(x)?, self.float(y)?);
                 let out = broadcast_shapes(&[&c.shape, &x.shape, &y.shape]).ok()?;
