@@ -358,6 +358,33 @@ pub fn arg_extreme<T: Arith + PartialOrd>(lane: impl Iterator<Item = T>, max: bo
     best.and_then(|(i, _)| i64::try_from(i).ok())
 }
 
+/// [`arg_extreme`] of a contiguous `f64` lane: the extreme found by the
+/// lane kernel ([`fold_extreme`], vectorized), then its first position
+/// (the first NaN's when it is NaN; -0 and +0 tie, as in NumPy).
+fn arg_extreme_slice(s: &[f64], max: bool) -> Option<i64> {
+    let best = fold_extreme(s, max)?;
+    let at = if best.is_nan() {
+        s.iter().position(|v| v.is_nan())
+    } else {
+        s.iter().position(|&v| v == best)
+    };
+    at.and_then(|i| i64::try_from(i).ok())
+}
+
+/// `argmax`/`argmin` of `f64`: contiguous lanes by [`arg_extreme_slice`],
+/// others as every dtype.
+fn arg_extreme_f64(a: &ArrayViewD<f64>, axis: Option<usize>, max: bool) -> ArrayD<i64> {
+    let lane = |l: ndarray::ArrayView1<f64>| match l.as_slice() {
+        Some(s) => arg_extreme_slice(s, max),
+        None => arg_extreme(l.iter().copied(), max),
+    };
+    match (axis, a.as_slice()) {
+        (None, Some(s)) => ArrayD::from_elem(IxDyn(&[]), arg_extreme_slice(s, max).unwrap_or(0)),
+        (None, None) => arg_extreme_t(a, None, max),
+        (Some(ax), _) => a.map_axis(Axis(ax), |l| lane(l).unwrap_or(0)),
+    }
+}
+
 fn arg_extreme_t<T: Arith + PartialOrd>(
     a: &ArrayViewD<T>,
     axis: Option<usize>,
@@ -478,8 +505,12 @@ pub fn reduce(op: ReduceOp, x: &Value, axis: Option<i64>, out: DType) -> Result<
                 let name = if max { "argmax" } else { "argmin" };
                 return Err(format!("attempt to get {name} of an empty sequence"));
             }
-            let idx =
-                with_elem!(x.dtype(), T => arg_extreme_t(&x.to_array::<T>().view(), axis, max));
+            let idx = match x {
+                Value::F64(a) => arg_extreme_f64(&a.view(), axis, max),
+                _ => {
+                    with_elem!(x.dtype(), T => arg_extreme_t(&x.to_array::<T>().view(), axis, max))
+                }
+            };
             Ok(Value::I64(idx))
         }
         ReduceOp::All | ReduceOp::Any => {
@@ -850,6 +881,12 @@ mod tests {
                     });
                     let got = fold_extreme(&a, max).unwrap();
                     assert_eq!(got.to_bits(), want.to_bits(), "{a:?} max={max}");
+                    // argmax/argmin's fast path: the first extreme's index
+                    assert_eq!(
+                        arg_extreme_slice(&a, max),
+                        arg_extreme(a.iter().copied(), max),
+                        "{a:?} max={max}"
+                    );
                 }
             }
         }
