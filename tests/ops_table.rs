@@ -60,6 +60,13 @@ fn example(k: OpKind) -> String {
         OpKind::Take => "(take m (tensor (i64 2 2) 2 0 -1 1) 1)".into(),
         OpKind::IncTake => "(inc_take m x (tensor (i64 2) 1 1) 0)".into(),
         OpKind::SetTake => "(set_take m (expand_dims x 1) (tensor (i64 2) 1 1) -1)".into(),
+        OpKind::MakeKey => "(key 7)".into(),
+        OpKind::Split => "(split (key 7) 3)".into(),
+        OpKind::FoldIn => "(fold_in (key 7) 2)".into(),
+        OpKind::Uniform => "(uniform (key 7) (f64 3))".into(),
+        OpKind::Normal => "(normal (split (key 7) 2) (f32 2 3))".into(),
+        OpKind::Bernoulli => "(bernoulli (key 7) x)".into(),
+        OpKind::Categorical => "(categorical (key 7) m)".into(),
         // Programs read a scan's outputs by name; the term reads them with
         // `proj`.
         OpKind::Proj => "(map (fn (r) (sum r)) m)".into(),

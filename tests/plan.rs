@@ -175,7 +175,8 @@ fn random_inputs(p: &Program, dims: &Dims, rng: &mut Rng) -> Result<Vec<Value>, 
                     )
                     .unwrap(),
                 ),
-                DType::I64 => Value::I64(
+                // inputs are never keys (the parser refuses them)
+                DType::I64 | DType::Key => Value::I64(
                     ArrayD::from_shape_vec(
                         sh,
                         (0..n).map(|_| (rng.next() % 5) as i64 - 1).collect(),

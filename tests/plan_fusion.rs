@@ -86,7 +86,8 @@ fn inputs(p: &Program, dims: &Dims, rng: &mut Rng, extreme: bool) -> Vec<Value> 
                     )
                     .unwrap(),
                 ),
-                DType::I64 => Value::I64(
+                // inputs are never keys (the parser refuses them)
+                DType::I64 | DType::Key => Value::I64(
                     ArrayD::from_shape_vec(sh, (0..n).map(|_| (rng.next() % 7) as i64).collect())
                         .unwrap(),
                 ),

@@ -414,6 +414,8 @@ fn zero_konst(op: &Op, out: &Type) -> Option<Scalar> {
             crate::lang::DType::F64 | crate::lang::DType::F32 => Scalar::F64(0.0),
             crate::lang::DType::I64 => Scalar::I64(0),
             crate::lang::DType::Bool => Scalar::Bool(false),
+            // keys are never constants
+            crate::lang::DType::Key => return None,
         }),
         Elements::Pointwise
         | Elements::Filled

@@ -360,6 +360,20 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
         Op::Input(_) | Op::Scan(_) | Op::Proj(_) | Op::Grad => Range::FULL,
         Op::StopGradient => arg(0),
         Op::Size(_) => Range::new(0.0, f64::INFINITY),
+        // A key's 64 bits, stored as i64: no order worth knowing.
+        Op::MakeKey | Op::Split(_) | Op::FoldIn => Range::I64,
+        // The largest 53-bit (24-bit) uniform is 1 - 2^-53 (1 - 2^-24).
+        Op::Uniform(_) => Range::new(0.0, 1.0 - eps),
+        // Box–Muller with 1 - u1 >= 2^-53: |z| <= sqrt(106 log 2) < 8.58.
+        Op::Normal(_) => Range::new(-8.58, 8.58),
+        Op::Bernoulli => Range::BOOL,
+        Op::Categorical => {
+            let n = arg_ty(1)
+                .and_then(|t| t.shape.last())
+                .and_then(Dim::as_known)
+                .map_or(f64::INFINITY, |n| (n - 1).max(0) as f64);
+            Range::new(0.0, n)
+        }
         Op::Literal(s) => Range::of_scalar(*s),
         Op::Unary(u) => {
             let x = arg(0);
@@ -580,6 +594,8 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
                 DType::I64 => Range::I64,
                 DType::F32 => x.widen(f32::EPSILON as f64),
                 DType::F64 => x,
+                // a cast to a key is a type error
+                DType::Key => Range::FULL,
             }
         }
     };

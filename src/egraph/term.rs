@@ -191,7 +191,10 @@ impl FromOp for TNode {
             if op == "none" {
                 return Ok(TNode::leaf(Head::NoneBound));
             }
-            if let Some(d) = DType::from_name(op) {
+            // `key` is the op `(key SEED)` in terms: no valid term holds the
+            // key dtype as an attribute (casts to keys and created keys are
+            // type errors).
+            if let Some(d) = DType::from_name(op).filter(|d| !d.is_key()) {
                 return Ok(TNode::leaf(Head::DType(d)));
             }
             if OpKind::from_name(op).is_none()
@@ -200,7 +203,7 @@ impl FromOp for TNode {
                 return Ok(TNode::leaf(Head::Size(Symbol::from(op))));
             }
         }
-        if let Some(d) = DType::from_name(op) {
+        if let Some(d) = DType::from_name(op).filter(|d| !d.is_key()) {
             return Ok(TNode {
                 head: Head::Type(d),
                 children,

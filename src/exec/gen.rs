@@ -44,7 +44,7 @@ pub fn generate(k: usize, dtype: DType, shape: &[usize], scale: f64) -> Value {
                 .into_shape_with_order(dim)
                 .unwrap_or_default(),
         ),
-        DType::I64 => Value::I64(
+        DType::I64 | DType::Key => Value::I64(
             Array::from_iter(vals.map(|v| (10.0 * v).round_ties_even() as i64))
                 .into_shape_with_order(dim)
                 .unwrap_or_default(),

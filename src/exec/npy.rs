@@ -171,7 +171,7 @@ pub fn read_npy_within(path: &Path, budget: &MemoryBudget) -> Result<Value, Exec
     let v = match dtype {
         DType::F64 => read_as::<f64>(&bytes).map(Value::F64),
         DType::F32 => read_as::<f32>(&bytes).map(Value::F32),
-        DType::I64 => read_as::<i64>(&bytes).map(Value::I64),
+        DType::I64 | DType::Key => read_as::<i64>(&bytes).map(Value::I64),
         DType::Bool => read_as::<bool>(&bytes).map(Value::Bool),
     };
     v.map_err(|e| {

@@ -380,7 +380,7 @@ fn alloc(dtype: DType, shape: &[usize]) -> Value {
     match dtype {
         DType::F64 => Value::F64(ArrayD::zeros(sh)),
         DType::F32 => Value::F32(ArrayD::zeros(sh)),
-        DType::I64 => Value::I64(ArrayD::zeros(sh)),
+        DType::I64 | DType::Key => Value::I64(ArrayD::zeros(sh)),
         DType::Bool => Value::Bool(ArrayD::from_elem(sh, false)),
     }
 }
@@ -414,7 +414,7 @@ fn scalar_i64(v: &Value) -> Option<i64> {
 /// Converts a body result to the output's dtype (a weak literal result
 /// takes the state's dtype).
 fn to_dtype(v: Value, dtype: DType, dims: &Dims) -> Result<Value, String> {
-    if v.dtype() == dtype {
+    if v.dtype() == dtype.storage() {
         return Ok(v);
     }
     let from = Type::new(v.dtype(), Vec::new());

@@ -289,7 +289,8 @@ macro_rules! with_elem {
                 type $T = f32;
                 $body
             }
-            $crate::lang::DType::I64 => {
+            // a key's elements are stored as i64 (`DType::storage`)
+            $crate::lang::DType::I64 | $crate::lang::DType::Key => {
                 #[allow(dead_code)]
                 type $T = i64;
                 $body
@@ -528,7 +529,7 @@ impl Value {
     /// The value converted to another dtype, as `numpy.astype` does
     /// (a clone when the dtype is the same).
     pub fn cast(&self, dtype: DType) -> Value {
-        if dtype == self.dtype() {
+        if dtype.storage() == self.dtype() {
             return self.clone();
         }
         with_elem!(dtype, T => T::wrap(self.to_array::<T>().into_owned()))
@@ -537,7 +538,7 @@ impl Value {
     /// The value converted to another dtype, reusing the data when the
     /// dtype is already right.
     pub fn into_dtype(self, dtype: DType) -> Value {
-        if dtype == self.dtype() {
+        if dtype.storage() == self.dtype() {
             self
         } else {
             self.cast(dtype)

@@ -365,8 +365,23 @@ impl CostModel {
     pub(crate) fn op_work(&self, op: &Op, args: &[&Type], out: &Type) -> f64 {
         let n_out = self.elements(out);
         let moved = (args.iter().map(|t| self.bytes(t)).sum::<f64>() + self.bytes(out)) / 8.0;
+        // One Philox4x32-10 block: ten rounds of two 32-bit products and
+        // four xors, and a key bump; it gives two f64 draws (or one key).
+        let philox = 40.0;
         match op {
             Op::Unary(u) => self.element_weight(u.work()) * n_out + moved,
+            Op::MakeKey => n_out + moved,
+            Op::Split(_) | Op::FoldIn => philox * n_out + moved,
+            Op::Uniform(_) | Op::Bernoulli => philox / 2.0 * n_out + moved,
+            // a log, a square root and a sine or cosine per element pair
+            Op::Normal(_) => {
+                (philox / 2.0 + 1.5 * self.element_weight(Work::Transcendental)) * n_out + moved
+            }
+            // two logs per logit
+            Op::Categorical => {
+                let n = args.get(1).map_or(0.0, |t| self.elements(t));
+                (philox / 2.0 + 2.0 * self.element_weight(Work::Transcendental)) * n + moved
+            }
             Op::Binary(b) => self.element_weight(b.work()) * n_out + moved,
             Op::Compare(_) | Op::Where => n_out + moved,
             // An exp per element, a max and a sum per lane (a log per

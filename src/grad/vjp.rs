@@ -53,6 +53,16 @@ pub fn vjp(
         | Op::ZerosLike
         | Op::Eye(_)
         | Op::StopGradient => {}
+        // Draws are constants for `grad`, as in JAX: `bernoulli` and
+        // `categorical` give no gradient with respect to P and LOGITS (their
+        // results are piecewise constant in them), and keys carry none.
+        Op::MakeKey
+        | Op::Split(_)
+        | Op::FoldIn
+        | Op::Uniform(_)
+        | Op::Normal(_)
+        | Op::Bernoulli
+        | Op::Categorical => {}
         Op::Scan(_) | Op::Proj(_) | Op::Grad => {
             return Err(GradError::Build(crate::lang::LangError::Type {
                 span: e.span,

@@ -1,7 +1,8 @@
 //! Element types and NumPy 2 type promotion (NEP 50).
 //!
-//! Owns: the four dtypes, their names, and the promotion rules used by every
-//! op's type inference. Must not: know about shapes or programs.
+//! Owns: the four numeric dtypes and the key dtype, their names, and the
+//! promotion rules used by every op's type inference. Must not: know about
+//! shapes or programs.
 
 use std::fmt;
 
@@ -17,6 +18,11 @@ pub enum DType {
     F32,
     /// `f64`
     F64,
+    /// `key`: a random key (SPEC §1 "Random numbers"), not a number. Its
+    /// elements are stored as `i64` (the 64 bits of a Philox4x32-10 key,
+    /// see [`DType::storage`]); only the random ops, the shape and
+    /// selection ops and loops take it.
+    Key,
 }
 
 /// The three NumPy kinds that matter for promotion with weak (Python) scalars.
@@ -28,10 +34,12 @@ pub enum Kind {
     Int,
     /// floating point
     Float,
+    /// random keys (never promoted with the others)
+    Key,
 }
 
 impl DType {
-    /// Every dtype, in promotion order.
+    /// Every numeric dtype, in promotion order ([`DType::Key`] is not one).
     pub const ALL: [DType; 4] = [DType::Bool, DType::I64, DType::F32, DType::F64];
 
     /// The name used in program text (`f64`, `f32`, `i64`, `bool`).
@@ -41,6 +49,7 @@ impl DType {
             DType::I64 => "i64",
             DType::F32 => "f32",
             DType::F64 => "f64",
+            DType::Key => "key",
         }
     }
 
@@ -51,6 +60,7 @@ impl DType {
             "i64" => DType::I64,
             "f32" => DType::F32,
             "f64" => DType::F64,
+            "key" => DType::Key,
             _ => return None,
         })
     }
@@ -62,6 +72,7 @@ impl DType {
             DType::I64 => "int64",
             DType::F32 => "float32",
             DType::F64 => "float64",
+            DType::Key => "int64",
         }
     }
 
@@ -71,6 +82,7 @@ impl DType {
             DType::Bool => Kind::Bool,
             DType::I64 => Kind::Int,
             DType::F32 | DType::F64 => Kind::Float,
+            DType::Key => Kind::Key,
         }
     }
 
@@ -83,8 +95,22 @@ impl DType {
     pub fn size_bytes(self) -> usize {
         match self {
             DType::Bool => 1,
-            DType::I64 | DType::F64 => 8,
+            DType::I64 | DType::F64 | DType::Key => 8,
             DType::F32 => 4,
+        }
+    }
+
+    /// True for [`DType::Key`].
+    pub fn is_key(self) -> bool {
+        self == DType::Key
+    }
+
+    /// The dtype a runtime value of this dtype is stored as: a key's
+    /// elements are `i64` (its 64 bits), every other dtype is itself.
+    pub fn storage(self) -> DType {
+        match self {
+            DType::Key => DType::I64,
+            d => d,
         }
     }
 
@@ -124,7 +150,7 @@ pub fn promote_weak(strong: DType, weak: DType) -> DType {
         match weak.kind() {
             Kind::Float => DType::F64,
             Kind::Int => DType::I64,
-            Kind::Bool => strong,
+            Kind::Bool | Kind::Key => strong,
         }
     }
 }

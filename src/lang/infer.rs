@@ -34,6 +34,7 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
         return Err(format!("expects {want}, got {}", args.len()));
     }
     exact_literal_arithmetic(op, args, consts)?;
+    check_keys(op, args)?;
     match op {
         Op::Input(_) | Op::Scan(_) | Op::Proj(_) | Op::Grad => Err(format!(
             "internal: `{}` is typed by the parser, not by infer",
@@ -120,12 +121,12 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
                     v.ndim()
                 ));
             }
-            check_created(ty)?;
+            numbers_created(ty)?;
             Ok(ty.clone().strong())
         }
         Op::Zeros(ty) | Op::Ones(ty) => {
             let [] = fixed(args)?;
-            check_created(ty)?;
+            numbers_created(ty)?;
             Ok(ty.clone().strong())
         }
         Op::Arange(d) => {
@@ -138,6 +139,11 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
         }
         Op::Cast(dt) => {
             let [x] = fixed(args)?;
+            if dt.is_key() {
+                return Err(format!(
+                    "cannot cast {x} to a key: keys are made with (key SEED)"
+                ));
+            }
             Ok(Type::new(*dt, x.shape.clone()))
         }
         Op::ZerosLike => {
@@ -179,6 +185,68 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
             let [m, x] = fixed(args)?;
             compress(m, x)
         }
+        Op::MakeKey => {
+            let [seed] = fixed(args)?;
+            if seed.dtype != DType::I64 || seed.ndim() != 0 {
+                return Err(format!("the seed must be an i64 scalar, got {seed}"));
+            }
+            Ok(Type::scalar(DType::Key))
+        }
+        Op::Split(n) => {
+            let [k] = fixed(args)?;
+            scalar_key(k)?;
+            let ty = Type::new(DType::Key, vec![n.clone()]);
+            check_created(&ty)?;
+            Ok(ty)
+        }
+        Op::FoldIn => {
+            let [k, i] = fixed(args)?;
+            key_array(k)?;
+            if i.dtype != DType::I64 {
+                return Err(format!("the index must be i64, got {i}"));
+            }
+            Ok(Type::new(DType::Key, broadcast2(k, i)?))
+        }
+        Op::Uniform(ty) | Op::Normal(ty) => {
+            let [k] = fixed(args)?;
+            key_array(k)?;
+            if !ty.dtype.is_float() {
+                return Err(format!(
+                    "draws floats: the type must be f64 or f32, got {ty}"
+                ));
+            }
+            check_created(ty)?;
+            Ok(Type::new(ty.dtype, [&k.shape[..], &ty.shape[..]].concat()))
+        }
+        Op::Bernoulli => {
+            let [k, p] = fixed(args)?;
+            key_array(k)?;
+            if p.dtype == DType::Bool {
+                return Err(format!("the probability must be a number, got {p}"));
+            }
+            Ok(Type::new(
+                DType::Bool,
+                [&k.shape[..], &p.shape[..]].concat(),
+            ))
+        }
+        Op::Categorical => {
+            let [k, logits] = fixed(args)?;
+            key_array(k)?;
+            if !logits.dtype.is_float() {
+                return Err(format!("the logits must be f64 or f32, got {logits}"));
+            }
+            let Some((n, rows)) = logits.shape.split_last() else {
+                return Err(format!(
+                    "the logits must have at least one axis (one row per draw), got {logits}"
+                ));
+            };
+            if n.as_known() == Some(0) {
+                return Err(format!(
+                    "cannot draw from an empty row: the logits are {logits}"
+                ));
+            }
+            Ok(Type::new(DType::I64, [&k.shape[..], rows].concat()))
+        }
         Op::Uncompress => {
             let [m, g] = fixed(args)?;
             uncompress(m, g)
@@ -189,7 +257,7 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
         }
         Op::Eye(ty) => {
             let [] = fixed(args)?;
-            check_created(ty)?;
+            numbers_created(ty)?;
             if ty.ndim() != 2 {
                 return Err(format!("the type must be 2-D, got {ty}"));
             }
@@ -294,6 +362,76 @@ fn take(x: &Type, idx: &Type, axis: i64, konst: Option<Scalar>) -> Result<Type, 
     shape.extend(idx.shape.iter().cloned());
     shape.extend(x.shape[a + 1..].iter().cloned());
     Ok(Type::new(x.dtype, shape))
+}
+
+// ------------------------------------------------------------------- keys
+
+/// Keys are not numbers (SPEC §1 "Random numbers"): only the random ops,
+/// `where`'s branches and the ops that move or pick elements (shape ops,
+/// `index`, `slice`, `stack`, `concat`, `stop_gradient`) take them, and
+/// those take keys or numbers in their data arguments, never a mix. The
+/// random ops check their own arguments.
+fn check_keys(op: &Op, args: &[&Type]) -> Result<(), String> {
+    let data = match op {
+        Op::MakeKey
+        | Op::Split(_)
+        | Op::FoldIn
+        | Op::Uniform(_)
+        | Op::Normal(_)
+        | Op::Bernoulli
+        | Op::Categorical => return Ok(()),
+        Op::Where => 1..3,
+        Op::Stack | Op::Concat(_) => 0..args.len(),
+        Op::Index
+        | Op::Slice { .. }
+        | Op::Transpose(_)
+        | Op::Reshape(_)
+        | Op::ExpandDims(_)
+        | Op::Flip(_)
+        | Op::Squeeze(_)
+        | Op::StopGradient => 0..1,
+        _ => 0..0,
+    };
+    for (k, a) in args.iter().enumerate() {
+        if a.dtype.is_key() && !data.contains(&k) {
+            return Err(format!(
+                "a key is not a number: argument {} is {a}; keys are only drawn from, split, folded, indexed and moved",
+                k + 1
+            ));
+        }
+    }
+    let keys = args[data.clone()]
+        .iter()
+        .filter(|a| a.dtype.is_key())
+        .count();
+    if keys > 0 && keys < data.len() {
+        return Err(format!(
+            "cannot mix keys and numbers: {}",
+            args[data]
+                .iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ));
+    }
+    Ok(())
+}
+
+/// The key argument of a random op: keys of any shape (one draw per key).
+fn key_array(k: &Type) -> Result<(), String> {
+    if !k.dtype.is_key() {
+        return Err(format!("the first argument must be a key, got {k}"));
+    }
+    Ok(())
+}
+
+/// The key argument of `split`: one key.
+fn scalar_key(k: &Type) -> Result<(), String> {
+    key_array(k)?;
+    if k.ndim() != 0 {
+        return Err(format!("splits one key, got {k}"));
+    }
+    Ok(())
 }
 
 /// A mask of `compress` or `uncompress`: a bool vector; its length.
@@ -527,6 +665,17 @@ fn unify(a: &Dim, b: &Dim) -> Option<Dim> {
 
 /// Checks the type of a created tensor (fill, zeros, ones): every size known
 /// and non-negative, or symbolic.
+/// [`check_created`] for a tensor of numbers (`fill`, `zeros`, `ones`,
+/// `tensor`): keys are made with `(key SEED)`.
+fn numbers_created(ty: &Type) -> Result<(), String> {
+    if ty.dtype.is_key() {
+        return Err(format!(
+            "cannot create {ty} from numbers: keys are made with (key SEED)"
+        ));
+    }
+    check_created(ty)
+}
+
 fn check_created(ty: &Type) -> Result<(), String> {
     check_limits(&ty.shape, ty)?;
     for d in &ty.shape {
@@ -1330,7 +1479,7 @@ fn arange(d: &Dim) -> Result<Type, String> {
 }
 
 fn tensor(ty: &Type, values: &[Scalar]) -> Result<Type, String> {
-    check_created(ty)?;
+    numbers_created(ty)?;
     let mut count: i128 = 1;
     for d in &ty.shape {
         let Some(n) = d.as_known() else {

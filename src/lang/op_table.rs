@@ -292,6 +292,29 @@ pub enum Op {
     Proj(usize),
     /// Zeros of the argument's dtype and runtime shape; 1 argument.
     ZerosLike,
+    /// `(key SEED)`: the random key of an `i64` scalar seed (SPEC §1
+    /// "Random numbers"; the generator is in `exec/ops/random.rs`);
+    /// 1 argument.
+    MakeKey,
+    /// `(split KEY N)`: `N` keys derived from `KEY`, a `(key N)` array
+    /// whose row `i` is `(fold_in KEY i)`; 1 argument.
+    Split(Dim),
+    /// `(fold_in KEY I)`: the key derived from `KEY` and an `i64` scalar;
+    /// 2 arguments.
+    FoldIn,
+    /// `(uniform KEY TYPE)`: floats of `TYPE` uniform in [0, 1), a pure
+    /// function of the key; 1 argument.
+    Uniform(Type),
+    /// `(normal KEY TYPE)`: standard normal floats of `TYPE` (Box–Muller,
+    /// always finite); 1 argument.
+    Normal(Type),
+    /// `(bernoulli KEY P)`: `bool` of `P`'s shape, true with probability
+    /// `P` (element by element); 2 arguments.
+    Bernoulli,
+    /// `(categorical KEY LOGITS)`: `i64`, one draw per row of `LOGITS`
+    /// along its last axis, index `j` with probability `softmax(LOGITS)[j]`
+    /// (Gumbel-max: a `-inf` logit is never drawn); 2 arguments.
+    Categorical,
     /// `(sum_to G X)`: `G` summed to the shape of `X` (broadcasting
     /// reversed: the leading extra axes of `G` summed away, then the axes
     /// where `X` has length 1 summed with keepdims); 2 arguments.
@@ -577,6 +600,20 @@ op_table! {
         Proj = "proj" [Attr(A::Output), Arg] => Mixed, Projection;
         /// `(zeros_like x)`
         ZerosLike = "zeros_like" [Arg] => Zero, Fresh;
+        /// `(key seed)`
+        MakeKey = "key" [Arg] => Mixed, Fresh;
+        /// `(split key n)`
+        Split = "split" [Arg, Attr(A::Size)] => Mixed, Fresh;
+        /// `(fold_in key i)`
+        FoldIn = "fold_in" [Arg, Arg] => Mixed, Fresh;
+        /// `(uniform key type)`
+        Uniform = "uniform" [Arg, Attr(A::Type)] => Mixed, Fresh;
+        /// `(normal key type)`
+        Normal = "normal" [Arg, Attr(A::Type)] => Mixed, Fresh;
+        /// `(bernoulli key p)`
+        Bernoulli = "bernoulli" [Arg, Arg] => Mixed, Fresh;
+        /// `(categorical key logits)`
+        Categorical = "categorical" [Arg, Arg] => Mixed, Fresh;
         /// `(sum_to g x)`
         SumTo = "sum_to" [Arg, Arg] => Mixed, Fresh;
         /// `(linrec a u h0)`
@@ -731,6 +768,13 @@ impl Op {
             Op::StopGradient => OpKind::StopGradient,
             Op::Proj(_) => OpKind::Proj,
             Op::ZerosLike => OpKind::ZerosLike,
+            Op::MakeKey => OpKind::MakeKey,
+            Op::Split(_) => OpKind::Split,
+            Op::FoldIn => OpKind::FoldIn,
+            Op::Uniform(_) => OpKind::Uniform,
+            Op::Normal(_) => OpKind::Normal,
+            Op::Bernoulli => OpKind::Bernoulli,
+            Op::Categorical => OpKind::Categorical,
             Op::SumTo => OpKind::SumTo,
             Op::LinRec => OpKind::LinRec,
             Op::LogMatMulExp => OpKind::LogMatMulExp,
@@ -774,8 +818,13 @@ impl Op {
             | Op::SetSlice { start, stop, step } => {
                 vec![V::OptInt(*start), V::OptInt(*stop), V::Int(*step)]
             }
-            Op::Fill(t) | Op::Zeros(t) | Op::Ones(t) | Op::Eye(t) => vec![V::Type(t.clone())],
-            Op::Arange(n) => vec![V::Size(n.clone())],
+            Op::Fill(t)
+            | Op::Zeros(t)
+            | Op::Ones(t)
+            | Op::Eye(t)
+            | Op::Uniform(t)
+            | Op::Normal(t) => vec![V::Type(t.clone())],
+            Op::Arange(n) | Op::Split(n) => vec![V::Size(n.clone())],
             Op::Tensor(t, vals) => vec![V::Type(t.clone()), V::Literals(vals.clone())],
             Op::Cast(d) => vec![V::DType(*d)],
             Op::Proj(k) => vec![V::Int(*k as i64)],
@@ -796,6 +845,10 @@ impl Op {
             | Op::Clip
             | Op::Outer
             | Op::SetIndex
+            | Op::MakeKey
+            | Op::FoldIn
+            | Op::Bernoulli
+            | Op::Categorical
             | Op::StopGradient => Vec::new(),
             Op::Input(_) | Op::Literal(_) | Op::Size(_) | Op::Scan(_) | Op::Grad => return None,
         };
@@ -852,6 +905,16 @@ impl Op {
             OpKind::StopGradient => Op::StopGradient,
             OpKind::Proj => Op::Proj(usize::try_from(a.next()?.int()?).ok()?),
             OpKind::ZerosLike => Op::ZerosLike,
+            OpKind::MakeKey => Op::MakeKey,
+            OpKind::Split => match a.next()? {
+                AttrValue::Size(n) => Op::Split(n),
+                _ => return None,
+            },
+            OpKind::FoldIn => Op::FoldIn,
+            OpKind::Uniform => Op::Uniform(a.next()?.ty()?),
+            OpKind::Normal => Op::Normal(a.next()?.ty()?),
+            OpKind::Bernoulli => Op::Bernoulli,
+            OpKind::Categorical => Op::Categorical,
             OpKind::SumTo => Op::SumTo,
             OpKind::LinRec => Op::LinRec,
             OpKind::LogMatMulExp => Op::LogMatMulExp,

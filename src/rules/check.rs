@@ -354,7 +354,7 @@ impl Setup<'_> {
             let x = match dtype {
                 DType::F64 => x,
                 DType::F32 => x as f32 as f64,
-                DType::I64 => x.round(),
+                DType::I64 | DType::Key => x.round(),
                 DType::Bool => (x.round() != 0.0) as u8 as f64,
             };
             if Cond::const_ok(need, Scalar::F64(x), dtype) {
@@ -408,7 +408,7 @@ fn make_value(dtype: DType, shape: &[usize], xs: Vec<f64>) -> Value {
     match dtype {
         DType::F64 => Value::F64(arr(xs)),
         DType::F32 => Value::F32(arr(xs).mapv(|x| x as f32)),
-        DType::I64 => Value::I64(arr(xs).mapv(|x| x.round() as i64)),
+        DType::I64 | DType::Key => Value::I64(arr(xs).mapv(|x| x.round() as i64)),
         DType::Bool => Value::Bool(arr(xs).mapv(|x| x.round() != 0.0)),
     }
 }

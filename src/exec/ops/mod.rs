@@ -21,6 +21,7 @@ pub mod logmatmulexp;
 pub mod matvec;
 pub mod prepacked;
 pub mod product_kernel;
+pub mod random;
 pub mod reduce;
 pub mod shape;
 pub mod special;
@@ -107,6 +108,19 @@ fn compute_dtype(op: &Op, arg_tys: &[&Type], out: DType) -> Option<DType> {
         },
         _ => None,
     }
+}
+
+/// The runtime shape of a draw's TYPE.
+fn draw_shape(shape: &[Dim], dims: &dyn Fn(&str) -> Option<i64>) -> Result<Vec<usize>, String> {
+    shape
+        .iter()
+        .map(|d| {
+            let n = d
+                .eval(dims)
+                .ok_or_else(|| format!("the size {d} is not bound"))?;
+            usize::try_from(n).map_err(|_| format!("cannot draw a size of {n}"))
+        })
+        .collect()
 }
 
 /// A static shape under `dims`, if every size is known.
@@ -241,6 +255,13 @@ pub fn eval(
         Op::Compress => compress::compress(args[0], args[1])?,
         Op::Uncompress => compress::uncompress(args[0], args[1])?,
         Op::StopGradient => args[0].clone(),
+        Op::MakeKey => random::make_key(args[0])?,
+        Op::Split(n) => random::split(args[0], n, dims)?,
+        Op::FoldIn => random::fold_in_values(args[0], args[1])?,
+        Op::Uniform(ty) => random::uniform(args[0], ty.dtype, &draw_shape(&ty.shape, dims)?)?,
+        Op::Normal(ty) => random::normal(args[0], ty.dtype, &draw_shape(&ty.shape, dims)?)?,
+        Op::Bernoulli => random::bernoulli_values(args[0], args[1])?,
+        Op::Categorical => random::categorical_values(args[0], args[1])?,
     };
     // The static type decides the dtype; kernels that keep their input's
     // dtype (shape ops, index) are cast when the two disagree.

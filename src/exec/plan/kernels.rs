@@ -878,7 +878,7 @@ pub fn fast(
         (Op::ZerosLike, [Some(x)]) => match out {
             DType::F64 => zeros_like_t::<f64>(x, dest),
             DType::F32 => zeros_like_t::<f32>(x, dest),
-            DType::I64 => zeros_like_t::<i64>(x, dest),
+            DType::I64 | DType::Key => zeros_like_t::<i64>(x, dest),
             DType::Bool => zeros_like_t::<bool>(x, dest),
         },
         (
@@ -892,7 +892,7 @@ pub fn fast(
         ) => match out {
             DType::F64 => update_op::<f64>(op, args, dest),
             DType::F32 => update_op::<f32>(op, args, dest),
-            DType::I64 => update_op::<i64>(op, args, dest),
+            DType::I64 | DType::Key => update_op::<i64>(op, args, dest),
             DType::Bool => update_op::<bool>(op, args, dest),
         },
         _ => false,

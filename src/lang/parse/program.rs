@@ -63,6 +63,14 @@ impl Parser {
                     }
                     let name = self.binder_name(&parts[1])?;
                     let ty = self.parse_type(&parts[2])?;
+                    if ty.dtype.is_key() {
+                        return Err(syntax(
+                            parts[2].span(),
+                            format!(
+                                "a {kw} cannot be a key: keys are made in the program, with (key SEED)"
+                            ),
+                        ));
+                    }
                     // Its own type may have made the name a size: `(input
                     // N (f64 N))` (a loop capturing N would then print a
                     // binding of a size's name, which does not parse).
