@@ -1749,6 +1749,183 @@ def scan_init_expression(d, n):
     return (A, M)
 
 
+# ---- random numbers (SPEC §1 "Random numbers")
+#
+# An independent Philox4x32-10 (Salmon et al., SC11; Random123's
+# philox4x32_R with R = 10) and the conventions of eqscan's README: a key is
+# 64 bits (two key words, low word first) stored as int64; (key SEED) is the
+# seed's bits; fold_in(K, I) is words 0 and 1 of philox(counter = (I low,
+# I high, 0, 1), K); split(K, N)[i] = fold_in(K, i); the stream of K is
+# block b = philox(counter = (b low, b high, 0, 0), K). f64 uniform element
+# e: block e // 2, words 2(e % 2) (low) and 2(e % 2) + 1 (high), the high 53
+# bits times 2**-53; f32 element e: word e % 4 of block e // 4, the high 24
+# bits times 2**-24; normals by Box-Muller on the f64 uniforms of block p
+# (sqrt(-2 log(1 - u1)) times cos and sin of 2 pi u2), f32 ones rounded from
+# f64; bernoulli: u_e < p_e; categorical: Gumbel-max with v_e = (high 52
+# bits + 1/2) 2**-52, first index of the largest logit - log(-log(v)).
+
+_M32 = np.uint64(0xFFFFFFFF)
+
+
+def philox4x32_10(ctr, key):
+    """ctr: four uint64 arrays of 32-bit words; key: two. Returns four."""
+    c = [np.asarray(w, dtype=np.uint64) & _M32 for w in ctr]
+    k = [np.asarray(w, dtype=np.uint64) & _M32 for w in key]
+    for r in range(10):
+        if r:
+            k = [(k[0] + np.uint64(0x9E3779B9)) & _M32, (k[1] + np.uint64(0xBB67AE85)) & _M32]
+        p0 = np.uint64(0xD2511F53) * c[0]
+        p1 = np.uint64(0xCD9E8D57) * c[2]
+        c = [(p1 >> np.uint64(32)) ^ c[1] ^ k[0], p1 & _M32,
+             (p0 >> np.uint64(32)) ^ c[3] ^ k[1], p0 & _M32]
+    return c
+
+
+def _key_words(key):
+    u = np.asarray(key, dtype=np.int64).view(np.uint64)
+    return [u & _M32, u >> np.uint64(32)]
+
+
+def rng_key(seed):
+    return np.asarray(seed, dtype=np.int64)
+
+
+def rng_fold_in(key, i):
+    key, i = np.broadcast_arrays(np.asarray(key, dtype=np.int64), np.asarray(i, dtype=np.int64))
+    iu = i.view(np.uint64)
+    zero = np.zeros(iu.shape, dtype=np.uint64)
+    out = philox4x32_10([iu & _M32, iu >> np.uint64(32), zero, zero + np.uint64(1)],
+                        _key_words(key))
+    return (out[0] | (out[1] << np.uint64(32))).view(np.int64)
+
+
+def rng_split(key, n):
+    key = np.asarray(key, dtype=np.int64)
+    return rng_fold_in(key[..., None], np.arange(n, dtype=np.int64))
+
+
+def _blocks(key, nblocks):
+    """The first nblocks blocks of one key's stream: four arrays."""
+    b = np.arange(nblocks, dtype=np.uint64)
+    zero = np.zeros(nblocks, dtype=np.uint64)
+    kw = _key_words(np.int64(key))
+    return philox4x32_10([b & _M32, b >> np.uint64(32), zero, zero],
+                         [np.full(nblocks, kw[0]), np.full(nblocks, kw[1])])
+
+
+def _bits53(key, n):
+    w = _blocks(key, (n + 1) // 2)
+    lo = np.stack([w[0], w[2]], axis=1).reshape(-1)
+    hi = np.stack([w[1], w[3]], axis=1).reshape(-1)
+    return (((hi << np.uint64(32)) | lo) >> np.uint64(11))[:n]
+
+
+def _per_key(keys, fn):
+    keys = np.asarray(keys, dtype=np.int64)
+    rows = [fn(int(k)) for k in keys.reshape(-1)]
+    inner = rows[0].shape if rows else ()
+    return np.array(rows).reshape(keys.shape + inner)
+
+
+def rng_uniform(keys, dtype, shape):
+    n = int(np.prod(shape, dtype=np.int64))
+
+    def one(k):
+        if dtype == np.float32:
+            w = _blocks(k, (n + 3) // 4)
+            words = np.stack(w, axis=1).reshape(-1)[:n]
+            return ((words >> np.uint64(8)).astype(np.float32) * np.float32(2.0 ** -24)).reshape(shape)
+        return (_bits53(k, n).astype(np.float64) * 2.0 ** -53).reshape(shape)
+    return _per_key(keys, one)
+
+
+def rng_normal(keys, dtype, shape):
+    n = int(np.prod(shape, dtype=np.int64))
+
+    def one(k):
+        u = _bits53(k, 2 * ((n + 1) // 2)).astype(np.float64) * 2.0 ** -53
+        u1, u2 = u[0::2], u[1::2]
+        r = np.sqrt(-2.0 * np.log(1.0 - u1))
+        th = 2.0 * np.pi * u2
+        z = np.stack([r * np.cos(th), r * np.sin(th)], axis=1).reshape(-1)[:n]
+        return z.reshape(shape).astype(dtype)
+    return _per_key(keys, one)
+
+
+def rng_bernoulli(keys, p):
+    p = np.asarray(p, dtype=np.float64)
+
+    def one(k):
+        u = _bits53(k, p.size).astype(np.float64) * 2.0 ** -53
+        return (u < p.reshape(-1)).reshape(p.shape)
+    return _per_key(keys, one)
+
+
+def rng_categorical(keys, logits):
+    logits = np.asarray(logits, dtype=np.float64)
+
+    def one(k):
+        v = ((_bits53(k, logits.size) >> np.uint64(1)).astype(np.float64) + 0.5) * 2.0 ** -52
+        with np.errstate(invalid="ignore"):
+            score = logits.reshape(-1) - np.log(-np.log(v))
+        score = score.reshape(logits.shape)
+        out = np.zeros(logits.shape[:-1], dtype=np.int64)
+        for idx in np.ndindex(*logits.shape[:-1]):
+            row, best = score[idx], -np.inf
+            for j, s in enumerate(row):
+                if s > best:
+                    best, out[idx] = s, j
+        return out
+    return _per_key(keys, one)
+
+
+def _check_philox_known_answers():
+    """Random123's kat_vectors, the three philox4x32 10 lines."""
+    cases = [([0, 0, 0, 0], [0, 0], [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]),
+             ([0xffffffff] * 4, [0xffffffff] * 2, [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd]),
+             ([0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], [0xa4093822, 0x299f31d0],
+              [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1])]
+    for ctr, key, want in cases:
+        got = [int(w) for w in philox4x32_10([np.uint64(c) for c in ctr], [np.uint64(k) for k in key])]
+        assert got == want, (ctr, key, [hex(g) for g in got])
+
+
+_check_philox_known_answers()
+
+
+@ops
+def random_draws(d, n):
+    p = d["p"]
+    k = rng_key(42)
+    ks = rng_split(k, 4)
+    kx = rng_key(np.array([0, -1, 2 ** 63 - 1, -(2 ** 63 - 1)], dtype=np.int64))
+    f = rng_fold_in(k, np.arange(n["N"]))
+    logits = np.array([[0.0, -np.inf, 1.0], [700.0, -700.0, 700.0], [-np.inf, -np.inf, 2.5],
+                       [1e300, 0.0, -1e300]])
+    return (kx, ks, ks[2], rng_fold_in(k, 2), f,
+            rng_uniform(k, f64, (3, 5)), rng_uniform(ks[1], f32, (7,)), rng_uniform(ks, f64, (2,)),
+            rng_normal(k, f64, (5,)), rng_normal(rng_fold_in(k, -3), f32, (2, 3)),
+            rng_normal(f, f64, (3,)),
+            rng_bernoulli(k, p), rng_bernoulli(ks, p + 0.5),
+            rng_categorical(k, logits), rng_categorical(ks, logits[0]))
+
+
+@scan
+def random_per_step(d, n):
+    X, T = d["X"], n["T"]
+    s, k = np.zeros(3), rng_key(7)
+    S, KS = [], []
+    for _ in range(T):
+        two = rng_split(k, 2)
+        s = s + rng_normal(two[1], f64, (3,))
+        k = two[0]
+        S.append(s)
+        KS.append(k)
+    K = rng_key(7)
+    Y = [X[t] + rng_uniform(rng_fold_in(K, t), f64, (3,)) for t in range(T)]
+    return (np.array(S), np.array(KS, dtype=np.int64), np.array(Y))
+
+
 # ---- combinators
 
 @scan

@@ -194,10 +194,11 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
         }
         Op::Split(n) => {
             let [k] = fixed(args)?;
-            scalar_key(k)?;
-            let ty = Type::new(DType::Key, vec![n.clone()]);
-            check_created(&ty)?;
-            Ok(ty)
+            key_array(k)?;
+            check_created(&Type::new(DType::Key, vec![n.clone()]))?;
+            let mut shape = k.shape.clone();
+            shape.push(n.clone());
+            Ok(Type::new(DType::Key, shape))
         }
         Op::FoldIn => {
             let [k, i] = fixed(args)?;
@@ -421,15 +422,6 @@ fn check_keys(op: &Op, args: &[&Type]) -> Result<(), String> {
 fn key_array(k: &Type) -> Result<(), String> {
     if !k.dtype.is_key() {
         return Err(format!("the first argument must be a key, got {k}"));
-    }
-    Ok(())
-}
-
-/// The key argument of `split`: one key.
-fn scalar_key(k: &Type) -> Result<(), String> {
-    key_array(k)?;
-    if k.ndim() != 0 {
-        return Err(format!("splits one key, got {k}"));
     }
     Ok(())
 }

@@ -297,7 +297,8 @@ pub enum Op {
     /// 1 argument.
     MakeKey,
     /// `(split KEY N)`: `N` keys derived from `KEY`, a `(key N)` array
-    /// whose row `i` is `(fold_in KEY i)`; 1 argument.
+    /// whose row `i` is `(fold_in KEY i)` (an array of keys splits each,
+    /// the new axis last); 1 argument.
     Split(Dim),
     /// `(fold_in KEY I)`: the key derived from `KEY` and an `i64` scalar;
     /// 2 arguments.

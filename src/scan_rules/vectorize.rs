@@ -366,7 +366,8 @@ impl Vectorizer {
                 children[last] = outs[0].id;
                 Some(op(egraph, name, children))
             }
-            Op::Binary(_) | Op::Compare(_) | Op::Where => {
+            // fold_in broadcasts its key and index as a binary op does
+            Op::Binary(_) | Op::Compare(_) | Op::Where | Op::FoldIn => {
                 let r = step_ty.ndim();
                 let mut children = Vec::new();
                 for (i, o) in outs.iter().enumerate() {
@@ -459,6 +460,18 @@ impl Vectorizer {
                 let s = op(egraph, name, outs.iter().map(|o| o.id).collect());
                 let perm: Vec<i64> = [1, 0].into_iter().chain(2..=r + 1).collect();
                 Some(transpose(egraph, s, &perm))
+            }
+            // A draw from an array of keys is one draw per key, laid out
+            // after the keys' axes: the draws of every step's key are the
+            // per-step draws stacked, bit for bit. A per-step P or LOGITS
+            // has no such form.
+            Op::Split(_) | Op::Uniform(_) | Op::Normal(_) | Op::Bernoulli | Op::Categorical => {
+                if !outs[0].batched || outs[1..].iter().any(|o| o.batched) {
+                    return None;
+                }
+                let mut children = n.children.clone();
+                children[0] = outs[0].id;
+                Some(op(egraph, name, children))
             }
             Op::Concat(a) => {
                 if outs.iter().any(|o| !o.batched) {
