@@ -113,7 +113,10 @@ fn uniforms_pass_kolmogorov_smirnov() {
     );
     for (what, v) in [("f64", &out[0]), ("f32", &out[1]), ("per key", &out[2])] {
         let xs = f64s(v);
-        assert!(xs.iter().all(|x| (0.0..1.0).contains(x)), "{what}: outside [0, 1)");
+        assert!(
+            xs.iter().all(|x| (0.0..1.0).contains(x)),
+            "{what}: outside [0, 1)"
+        );
         let d = ks(xs, |x| x.clamp(0.0, 1.0));
         eprintln!("uniform {what}: sqrt(n) D = {d:.4}");
         assert!(d < KS_CRIT, "{what}: sqrt(n) D = {d}");
@@ -130,7 +133,10 @@ fn normals_pass_kolmogorov_smirnov() {
     );
     for (what, v) in [("f64", &out[0]), ("f32", &out[1])] {
         let xs = f64s(v);
-        assert!(xs.iter().all(|x| x.abs() < 8.58), "{what}: a draw beyond 8.58");
+        assert!(
+            xs.iter().all(|x| x.abs() < 8.58),
+            "{what}: a draw beyond 8.58"
+        );
         let d = ks(xs, normal_cdf);
         eprintln!("normal {what}: sqrt(n) D = {d:.4}");
         assert!(d < KS_CRIT, "{what}: sqrt(n) D = {d}");
@@ -141,14 +147,16 @@ fn normals_pass_kolmogorov_smirnov() {
 fn bernoulli_counts_match_p() {
     let n = 100_000u64;
     for (j, p) in [0.3, 0.5, 0.001, 0.97].into_iter().enumerate() {
-        let text = format!(
-            "(program b (output (bernoulli (fold_in (key 3) {j}) (fill (f64 N) {p:?}))))"
-        );
+        let text =
+            format!("(program b (output (bernoulli (fold_in (key 3) {j}) (fill (f64 N) {p:?}))))");
         let out = run(&text, &[("N", n as i64)]);
         let trues = out[0].to_array::<bool>().iter().filter(|&&b| b).count() as u64;
         let chi = chi_square(&[trues, n - trues], &[p, 1.0 - p]);
         eprintln!("bernoulli p = {p}: chi-square {chi:.3}");
-        assert!(chi < CHI2_CRIT[1], "p = {p}: {trues} of {n}, chi-square {chi}");
+        assert!(
+            chi < CHI2_CRIT[1],
+            "p = {p}: {trues} of {n}, chi-square {chi}"
+        );
     }
     // The ends and out-of-range probabilities are exact.
     let out = run(
@@ -212,7 +220,10 @@ fn categorical_counts_match_softmax() {
         }
         let chi = chi_square(&counts, &p);
         eprintln!("categorical {what}: counts {counts:?}, chi-square {chi:.3}");
-        assert!(chi < CHI2_CRIT[*df], "{what}: counts {counts:?}, chi-square {chi}");
+        assert!(
+            chi < CHI2_CRIT[*df],
+            "{what}: counts {counts:?}, chi-square {chi}"
+        );
     }
 }
 
@@ -258,7 +269,11 @@ fn split_rows_equal_fold_in_and_draws_are_pure() {
     assert_eq!(out[0], out[1], "split rows are fold_in");
     assert_eq!(i64s(&out[0])[4], i64s(&out[2])[0]);
     assert_eq!(out[3], out[4], "the same key gives the same draws");
-    assert_eq!(f64s(&out[3]), f64s(&out[5]), "a draw's shape only lays it out");
+    assert_eq!(
+        f64s(&out[3]),
+        f64s(&out[5]),
+        "a draw's shape only lays it out"
+    );
     assert_eq!(out[6], out[7], "a draw per key is the key's draw");
 }
 
@@ -343,7 +358,9 @@ fn per_step_draws_are_the_same_optimized_and_in_every_executor() {
         "no loop was batched:\n{text}"
     );
     let d = dims(&[("T", 50)]);
-    let x = ArrayD::from_shape_fn(IxDyn(&[50, 3]), |i| (i[0] as f64 * 0.37 + i[1] as f64).sin());
+    let x = ArrayD::from_shape_fn(IxDyn(&[50, 3]), |i| {
+        (i[0] as f64 * 0.37 + i[1] as f64).sin()
+    });
     let inputs = vec![Value::F64(x)];
     let want = every_executor(&p, &inputs, &d);
     let got = every_executor(&q, &inputs, &d);

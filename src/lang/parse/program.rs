@@ -67,7 +67,12 @@ impl Parser {
                         return Err(syntax(
                             parts[2].span(),
                             format!(
-                                "a {kw} cannot be a key: keys are made in the program, with (key SEED)"
+                                "{} cannot be a key: keys are made in the program, with (key SEED)",
+                                if kw == "input" {
+                                    "an input"
+                                } else {
+                                    "a shared variable"
+                                }
                             ),
                         ));
                     }
