@@ -1926,6 +1926,18 @@ def random_per_step(d, n):
     return (np.array(S), np.array(KS, dtype=np.int64), np.array(Y))
 
 
+@ops
+def random_keys_moved(d, n):
+    c, N = d["c"], n["N"]
+    ks, js = rng_split(rng_key(3), N), rng_split(rng_key(4), 4)
+    w = np.where(c, ks, js)
+    r = np.concatenate([ks[1:3], js[::-1]]).reshape(2, 3)
+    t = r.T
+    S = np.array([rng_uniform(k, f64, (2,)) for k in ks])
+    F = np.array([rng_fold_in(k, 5) for k in ks])
+    return (w, r, t, S, F, ks.copy(), ks[-1], rng_uniform(w, f32, (3,)), rng_normal(t, f64, (2,)))
+
+
 # ---- combinators
 
 @scan

@@ -285,11 +285,14 @@ fn case_keys_match_numpy_exactly() {
     for (case, outs) in [
         ("ops/random_draws", &[0usize, 1, 2, 3, 4, 13, 14][..]),
         ("scan/random_per_step", &[1usize][..]),
+        ("ops/random_keys_moved", &[0usize, 1, 2, 4, 5, 6][..]),
     ] {
         let path = root.join(format!("tests/cases/{case}.sexp"));
-        let p = program(&std::fs::read_to_string(&path).unwrap());
-        let d = dims(&[("N", 5), ("T", 6)]);
-        let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let p = program(&text);
+        let d: Dims = common::header_pairs(&text, "dims").into_iter().collect();
+        let scales = common::header_pairs(&text, "scale");
+        let inputs = eqscan::exec::run::generate_inputs(&p, &d, &scales).unwrap();
         let got = run_program(&p, inputs, &d).unwrap();
         for &k in outs {
             let want = eqscan::exec::npy::read_npy(
