@@ -17,7 +17,7 @@ use crate::exec::plan::Compiled;
 use crate::exec::run::{bind_inputs, generate_missing_within, Dims};
 use crate::exec::shape_check::check_program;
 use crate::exec::{npy, ExecError, MemoryBudget, Value};
-use crate::lang::Program;
+use crate::lang::{DType, Program};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -93,6 +93,9 @@ pub struct LoopCount {
 pub struct RunResult {
     /// The last run's outputs, in the program's order.
     pub outputs: Vec<Value>,
+    /// Each output's dtype as the program declares it: a key output is
+    /// reported as `key` (its value holds the keys' 64 bits as `i64`).
+    pub output_dtypes: Vec<DType>,
     /// The shared variables' values after the last run, in declaration
     /// order.
     pub shared: Vec<(String, Value)>,
@@ -222,8 +225,13 @@ pub fn run(p: &Program, opts: &RunOptions) -> Result<RunResult, SessionError> {
             } => (result, Some(optimized_error)),
         },
     };
+    let output_dtypes = p.graph.outputs[..p.n_outputs()]
+        .iter()
+        .map(|&o| p.graph.node(o).ty().dtype)
+        .collect();
     Ok(RunResult {
         outputs: executed.outputs,
+        output_dtypes,
         shared: shared_names.into_iter().zip(executed.final_state).collect(),
         execute_ms: executed.times,
         optimize_ms,
@@ -318,11 +326,12 @@ fn finite_or_null(x: f64) -> serde_json::Value {
     }
 }
 
-/// A value's shape, dtype and sum, as `run --json` reports it.
-fn summary(v: &Value) -> serde_json::Value {
+/// A value's shape, dtype (`declared` when known: a key's) and sum, as
+/// `run --json` reports it.
+fn summary(v: &Value, declared: Option<DType>) -> serde_json::Value {
     serde_json::json!({
         "shape": v.shape(),
-        "dtype": v.dtype().name(),
+        "dtype": declared.unwrap_or(v.dtype()).name(),
         "sum": finite_or_null(v.sum_f64()),
     })
 }
@@ -331,7 +340,12 @@ impl RunResult {
     /// The report of `run --json` (SPEC §3), with `shared` when the program
     /// has shared variables.
     pub fn to_json(&self) -> serde_json::Value {
-        let outs: Vec<serde_json::Value> = self.outputs.iter().map(summary).collect();
+        let outs: Vec<serde_json::Value> = self
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(k, v)| summary(v, self.output_dtypes.get(k).copied()))
+            .collect();
         let mut report = serde_json::json!({
             "optimize_ms": self.optimize_ms,
             "execute_ms": self.execute_ms,
@@ -343,7 +357,7 @@ impl RunResult {
             let state: serde_json::Map<String, serde_json::Value> = self
                 .shared
                 .iter()
-                .map(|(n, v)| (n.clone(), summary(v)))
+                .map(|(n, v)| (n.clone(), summary(v, None)))
                 .collect();
             report["shared"] = serde_json::Value::Object(state);
         }
@@ -357,7 +371,7 @@ impl RunResult {
         for (k, v) in self.outputs.iter().enumerate() {
             lines.push(format!(
                 "out_{k}: {} {:?} sum={}",
-                v.dtype(),
+                self.output_dtypes.get(k).copied().unwrap_or(v.dtype()),
                 v.shape(),
                 v.sum_f64()
             ));
