@@ -458,3 +458,49 @@ fn gibbs_rbm_is_the_same_optimized_and_matches_the_exact_means() {
         eprintln!("visible unit {i}: mean {mean:.5}, exact {exact:.5}, standard error {se:.5}");
     }
 }
+
+/// Rows `categorical` has no softmax for: a row of `-inf` (or NaN) gives
+/// 0; NaN logits are never drawn; the first `+inf` logit always is.
+#[test]
+fn categorical_edge_rows() {
+    let out = run(
+        "(program c
+          (let l (tensor (f64 5 3)
+            -inf -inf -inf
+            nan nan nan
+            nan 1.0 nan
+            inf 0.0 inf
+            -inf 2.0 -inf))
+          (output (categorical (split (key 8) N) l)))",
+        &[("N", 2000)],
+    );
+    let draws = i64s(&out[0]);
+    for row in draws.chunks(5) {
+        assert_eq!(row, [0, 0, 1, 0, 1]);
+    }
+}
+
+/// The command line: `eqscan run` of the Gibbs sampler, optimized and with
+/// `--no-opt`, writes the same bytes.
+#[test]
+fn gibbs_rbm_cli_optimized_and_no_opt_write_the_same_draws() {
+    let dir = std::env::temp_dir().join(format!("eqscan_random_{}", std::process::id()));
+    let example = common::root().join("examples/gibbs_rbm.sexp");
+    let mut outs = Vec::new();
+    for (k, extra) in [&[][..], &["--no-opt"][..]].into_iter().enumerate() {
+        let out = dir.join(format!("run{k}"));
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_eqscan"))
+            .arg("run")
+            .arg(&example)
+            .args(["--gen", "--dim", "T=500", "--out"])
+            .arg(&out)
+            .args(extra)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        outs.push(std::fs::read(out.join("out_0.npy")).unwrap());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(outs[0], outs[1]);
+}
