@@ -1935,7 +1935,8 @@ def random_keys_moved(d, n):
     t = r.T
     S = np.array([rng_uniform(k, f64, (2,)) for k in ks])
     F = np.array([rng_fold_in(k, 5) for k in ks])
-    return (w, r, t, S, F, ks.copy(), ks[-1], rng_uniform(w, f32, (3,)), rng_normal(t, f64, (2,)))
+    return (w, r, t, S, F, ks.copy(), ks[-1], rng_uniform(w, f32, (3,)), rng_normal(t, f64, (2,)),
+            ks[[3, 0, -1]])
 
 
 # ---- combinators

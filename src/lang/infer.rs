@@ -369,7 +369,7 @@ fn take(x: &Type, idx: &Type, axis: i64, konst: Option<Scalar>) -> Result<Type, 
 
 /// Keys are not numbers (SPEC §1 "Random numbers"): only the random ops,
 /// `where`'s branches and the ops that move or pick elements (shape ops,
-/// `index`, `slice`, `stack`, `concat`, `stop_gradient`) take them, and
+/// `index`, `slice`, `take`, `stack`, `concat`, `stop_gradient`) take them, and
 /// those take keys or numbers in their data arguments, never a mix. The
 /// random ops check their own arguments.
 fn check_keys(op: &Op, args: &[&Type]) -> Result<(), String> {
@@ -390,6 +390,7 @@ fn check_keys(op: &Op, args: &[&Type]) -> Result<(), String> {
         | Op::ExpandDims(_)
         | Op::Flip(_)
         | Op::Squeeze(_)
+        | Op::Take(_)
         | Op::StopGradient => 0..1,
         _ => 0..0,
     };

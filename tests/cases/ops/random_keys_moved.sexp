@@ -1,4 +1,4 @@
-; Keys are values: where picks between two key arrays, slice, flip,
+; Keys are values: where picks between two key arrays, take, slice, flip,
 ; concat, reshape, transpose, expand_dims, squeeze and stop_gradient move
 ; them, a loop takes them as a sequence and gives them as outputs, and
 ; split takes a symbolic size; the draws from the moved keys are the
@@ -14,4 +14,5 @@
   (let S (scan (sequences ks) (fn (k) (uniform k (f64 2)))))
   (let (F G) (scan (sequences ks) (fn (k) (outputs (fold_in k 5) (stop_gradient k)))))
   (let e (squeeze (expand_dims (index ks -1) 0) 0))
-  (output w r t S F G e (uniform w (f32 3)) (normal t (f64 2))))
+  (output w r t S F G e (uniform w (f32 3)) (normal t (f64 2))
+          (take ks (tensor (i64 3) 3 0 -1))))
