@@ -236,6 +236,10 @@ fn attr_of(egraph: &EGraph, kind: AttrKind, ch: &[Id]) -> Option<AttrValue> {
             })?)
         }
         AttrKind::Size => AttrValue::Size(dim_of(egraph, one()?)?),
+        AttrKind::Flag => match lit_of(egraph, one()?)? {
+            Scalar::Bool(b) => AttrValue::Bool(b),
+            _ => return None,
+        },
         AttrKind::Literals => AttrValue::Literals(
             ch.iter()
                 .map(|c| lit_of(egraph, *c))

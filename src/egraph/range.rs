@@ -532,6 +532,14 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
         Op::Flip(_) | Op::Squeeze(_) => arg(0),
         // Some of X's rows.
         Op::Compress => arg(1),
+        // A solve or an inverse may be as large as the matrix is close to
+        // singular, a determinant as large as its entries to the n-th
+        // power; the Cholesky factor's entries are bounded by the square
+        // roots of A's diagonal, but a range of those is not kept.
+        Op::Solve | Op::SolveTriangular(_) | Op::Inv | Op::Det | Op::Cholesky => Range::FULL,
+        // The sign of a determinant: -1, 0 or 1.
+        Op::Slogdet(0) => Range::UNIT,
+        Op::Slogdet(_) => Range::FULL,
         // G's values, and zeros in the other rows.
         Op::Uncompress => arg(1).hull(&Range::point(0.0)),
         Op::ZerosLike => Range::point(0.0),

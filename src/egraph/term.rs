@@ -285,6 +285,7 @@ fn op_into(expr: &mut RecExpr<TNode>, op: &Op, args: &[Id]) -> Result<Id, String
             AttrValue::Type(t) => children.push(type_leaf(expr, &t)?),
             AttrValue::DType(d) => children.push(expr.add(TNode::leaf(Head::DType(d)))),
             AttrValue::Size(d) => children.push(size_leaf(expr, &d)?),
+            AttrValue::Bool(b) => children.push(expr.add(TNode::lit(Scalar::Bool(b)))),
             AttrValue::Literals(v) => {
                 children.extend(v.into_iter().map(|x| expr.add(TNode::lit(x))))
             }

@@ -40,6 +40,8 @@ pub enum LeafKind {
     DType,
     /// A literal (a value of a `tensor`).
     Literal,
+    /// `true` or `false`.
+    Flag,
 }
 
 impl fmt::Display for LeafKind {
@@ -51,6 +53,7 @@ impl fmt::Display for LeafKind {
             LeafKind::Type => "a type",
             LeafKind::DType => "a dtype",
             LeafKind::Literal => "a literal",
+            LeafKind::Flag => "true or false",
         })
     }
 }
@@ -375,6 +378,10 @@ impl<'a> Rebuild<'a> {
                 _ => return Err(attr(kind, first, LeafKind::DType)),
             },
             AttrKind::Size => AttrValue::Size(self.dim(kind, ch, first, false)?),
+            AttrKind::Flag => match self.lit(kind, ch, first, LeafKind::Flag)? {
+                Scalar::Bool(b) => AttrValue::Bool(b),
+                _ => return Err(attr(kind, first, LeafKind::Flag)),
+            },
             AttrKind::Literals => AttrValue::Literals(
                 at.map(|k| self.lit(kind, ch, k, LeafKind::Literal))
                     .collect::<Result<Vec<_>, _>>()?,

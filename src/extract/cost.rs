@@ -426,6 +426,38 @@ impl CostModel {
                 let a = args.first().map_or(0.0, |t| self.elements(t));
                 2.0 * n_out * n + self.element_weight(Work::Transcendental) * (a + n_out) + moved
             }
+            // Per matrix of the stack (n×n): an LU factorization (2n³/3
+            // multiply-adds) and two substitutions per right-hand side
+            // column (2n² each); a triangular solve the substitution
+            // alone; Cholesky n³/3; an inverse the LU and n columns; a
+            // determinant the LU.
+            Op::Solve
+            | Op::SolveTriangular(_)
+            | Op::Cholesky
+            | Op::Inv
+            | Op::Det
+            | Op::Slogdet(_) => {
+                let a = args.first().copied();
+                let n = a.and_then(|t| t.shape.last()).map_or(1.0, |d| self.size(d));
+                let mats = a.map_or(1.0, |t| self.elements(t)) / (n * n).max(1.0);
+                let cols = match (op, args.get(1)) {
+                    (_, Some(b)) if b.ndim() >= 2 => b.shape.last().map_or(1.0, |d| self.size(d)),
+                    _ => 1.0,
+                };
+                let per = match op {
+                    Op::Solve => 2.0 * n * n * n / 3.0 + 2.0 * n * n * cols,
+                    Op::SolveTriangular(_) => n * n * cols,
+                    Op::Cholesky => n * n * n / 3.0,
+                    Op::Inv => 8.0 * n * n * n / 3.0,
+                    _ => 2.0 * n * n * n / 3.0 + n,
+                };
+                // the batch of `solve` broadcasts: its result's count
+                let mats = match op {
+                    Op::Solve | Op::SolveTriangular(_) => (n_out / (n * cols).max(1.0)).max(mats),
+                    _ => mats,
+                };
+                2.0 * per * mats + moved
+            }
             // A pass over G, writing X's shape.
             Op::SumTo => args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved,
             // A pass over the mask to count, then a copy of each kept row

@@ -22,6 +22,7 @@
 pub mod emit;
 pub mod error;
 pub mod expand;
+mod linalg_vjp;
 pub mod loop_vjp;
 pub mod reverse;
 pub mod seq_rows;

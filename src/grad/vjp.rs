@@ -341,6 +341,13 @@ pub fn vjp(
                 res[1] = Some(e.fit(back, &arg_ty[1])?);
             }
         }
+        Op::Solve | Op::SolveTriangular(_) | Op::Cholesky | Op::Inv | Op::Det | Op::Slogdet(_) => {
+            let [ga, gb] = super::linalg_vjp::linalg(e, &n.op, &args, out, g, [want(0), want(1)])?;
+            res[0] = ga;
+            if res.len() > 1 {
+                res[1] = gb;
+            }
+        }
         // The rows put back are read at the same positions.
         Op::Uncompress => {
             if want(1) {

@@ -287,6 +287,10 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
             };
             write_part(x, g, &part, how)
         }
+        Op::Solve | Op::SolveTriangular(_) | Op::Cholesky | Op::Inv | Op::Det | Op::Slogdet(_) => {
+            super::linalg_type::linalg(op, args)
+                .unwrap_or_else(|| Err("internal: not a linalg op".into()))
+        }
     }
 }
 

@@ -8,6 +8,7 @@ pub mod dot;
 pub mod dtype;
 pub mod error;
 pub mod infer;
+pub(crate) mod linalg_type;
 pub mod loop_sig;
 pub mod loop_type;
 pub mod op;

@@ -120,6 +120,8 @@ pub enum AttrKind {
     Literals,
     /// The index of a scan's output.
     Output,
+    /// A literal `true` or `false`.
+    Flag,
 }
 
 impl AttrKind {
@@ -140,7 +142,8 @@ impl AttrKind {
                 | AttrKind::Type
                 | AttrKind::DType
                 | AttrKind::Size
-                | AttrKind::Output,
+                | AttrKind::Output
+                | AttrKind::Flag,
                 _,
             ) => (1, Some(1)),
         }
@@ -161,6 +164,7 @@ impl AttrKind {
             AttrKind::Size => "N",
             AttrKind::Literals => "[VALUE ...]",
             AttrKind::Output => "K",
+            AttrKind::Flag => "true|false",
         }
     }
 }
@@ -214,6 +218,8 @@ pub enum AttrValue {
     Size(Dim),
     /// [`AttrKind::Literals`]
     Literals(Vec<Scalar>),
+    /// [`AttrKind::Flag`]
+    Bool(bool),
 }
 
 /// One size in a `reshape`: a static size or `-1` (inferred).
@@ -412,6 +418,31 @@ pub enum Op {
     /// and loops, so the executors and the e-graph never see it (they
     /// refuse it as an internal error). Not an op head of the table.
     Grad,
+    /// `(solve A B)`: `X` with `A X = B` for square `A` (..., n, n), batched
+    /// over leading axes; `B` is a vector (n) only when it is 1-D, else
+    /// (..., n, k), as `numpy.linalg.solve` in NumPy 2. LU with partial
+    /// pivoting; an exactly singular `A` is a run-time error. 2 arguments.
+    Solve,
+    /// `(solve_triangular A B LOWER)`: as [`Op::Solve`] with `A`
+    /// triangular; only its lower (`true`) or upper (`false`) triangle,
+    /// diagonal included, is read. 2 arguments.
+    SolveTriangular(bool),
+    /// `(cholesky A)`: the lower factor `L` of a symmetric positive
+    /// definite `A = L Lᵀ` (only the lower triangle of `A` is read), batched;
+    /// a matrix that is not positive definite is a run-time error. 1 argument.
+    Cholesky,
+    /// `(inv A)`: the inverse of a square matrix, batched; an exactly
+    /// singular `A` is a run-time error. 1 argument.
+    Inv,
+    /// `(det A)`: the determinant of a square matrix, batched (0 for a
+    /// singular one). 1 argument.
+    Det,
+    /// One result of `(slogdet A)`: the sign (`0`) or the log of the
+    /// absolute value (`1`) of the determinant, batched; (0, -inf) for a
+    /// singular matrix. Programs bind both with `(let (sign logdet)
+    /// (slogdet A))`, which makes one node per result; terms write
+    /// `(slogdet K A)`. 1 argument.
+    Slogdet(usize),
 }
 
 impl Op {
@@ -649,6 +680,19 @@ op_table! {
         IncTake = "inc_take" [Arg, Arg, Arg, Attr(A::AxisOrZero)] => Mixed, UpdatesArg0;
         /// `(set_take x v idx axis)`
         SetTake = "set_take" [Arg, Arg, Arg, Attr(A::AxisOrZero)] => Mixed, UpdatesArg0;
+        /// `(solve a b)`
+        Solve = "solve" [Arg, Arg] => Mixed, Fresh;
+        /// `(solve_triangular a b lower)`
+        SolveTriangular = "solve_triangular" [Arg, Arg, Attr(A::Flag)] => Mixed, Fresh;
+        /// `(cholesky a)`
+        Cholesky = "cholesky" [Arg] => Mixed, Fresh;
+        /// `(inv a)`
+        Inv = "inv" [Arg] => Mixed, Fresh;
+        /// `(det a)`
+        Det = "det" [Arg] => Mixed, Fresh;
+        /// `(slogdet k a)`: result k of slogdet (terms only; programs
+        /// bind both results with a destructuring `let`)
+        Slogdet = "slogdet" [Attr(A::Output), Arg] => Mixed, Fresh;
     }
 }
 
@@ -659,9 +703,11 @@ impl OpKind {
         OpKind::all().find(|k| k.name() == name)
     }
 
-    /// Whether programs write this head (`proj` exists only in terms).
+    /// Whether programs write this head as an expression (`proj` exists
+    /// only in terms; `slogdet` is written only as the value of a
+    /// destructuring `let`).
     pub fn in_programs(self) -> bool {
-        self != OpKind::Proj
+        !matches!(self, OpKind::Proj | OpKind::Slogdet)
     }
 
     /// How many operands it takes in `form`.
@@ -793,6 +839,12 @@ impl Op {
             Op::Take(_) => OpKind::Take,
             Op::IncTake(_) => OpKind::IncTake,
             Op::SetTake(_) => OpKind::SetTake,
+            Op::Solve => OpKind::Solve,
+            Op::SolveTriangular(_) => OpKind::SolveTriangular,
+            Op::Cholesky => OpKind::Cholesky,
+            Op::Inv => OpKind::Inv,
+            Op::Det => OpKind::Det,
+            Op::Slogdet(_) => OpKind::Slogdet,
         })
     }
 
@@ -828,8 +880,11 @@ impl Op {
             Op::Arange(n) | Op::Split(n) => vec![V::Size(n.clone())],
             Op::Tensor(t, vals) => vec![V::Type(t.clone()), V::Literals(vals.clone())],
             Op::Cast(d) => vec![V::DType(*d)],
-            Op::Proj(k) => vec![V::Int(*k as i64)],
-            Op::Compress | Op::Uncompress => Vec::new(),
+            Op::Proj(k) | Op::Slogdet(k) => vec![V::Int(*k as i64)],
+            Op::SolveTriangular(lower) => vec![V::Bool(*lower)],
+            Op::Compress | Op::Uncompress | Op::Solve | Op::Cholesky | Op::Inv | Op::Det => {
+                Vec::new()
+            }
             Op::Unary(_)
             | Op::Binary(_)
             | Op::Compare(_)
@@ -941,6 +996,18 @@ impl Op {
             OpKind::Take => Op::Take(a.next()?.int()?),
             OpKind::IncTake => Op::IncTake(a.next()?.int()?),
             OpKind::SetTake => Op::SetTake(a.next()?.int()?),
+            OpKind::Solve => Op::Solve,
+            OpKind::SolveTriangular => match a.next()? {
+                AttrValue::Bool(lower) => Op::SolveTriangular(lower),
+                _ => return None,
+            },
+            OpKind::Cholesky => Op::Cholesky,
+            OpKind::Inv => Op::Inv,
+            OpKind::Det => Op::Det,
+            OpKind::Slogdet => match usize::try_from(a.next()?.int()?).ok()? {
+                k @ (0 | 1) => Op::Slogdet(k),
+                _ => return None,
+            },
         };
         a.next().is_none().then_some(op)
     }

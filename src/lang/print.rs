@@ -92,6 +92,9 @@ struct GraphPrinter<'a> {
     names: Vec<Option<String>>,
     /// Scan nodes printed as a `let` of their own (their projections named).
     scan_let: Vec<bool>,
+    /// For each `slogdet` result: the node of the other result of the same
+    /// matrix, or the fresh name its binder gets when the graph has none.
+    slogdet_pair: Vec<Option<Result<NodeId, String>>>,
 }
 
 impl<'a> GraphPrinter<'a> {
@@ -119,6 +122,7 @@ impl<'a> GraphPrinter<'a> {
                 _ => false,
             };
             let must_name = node.name.is_some()
+                || matches!(node.op, Op::Slogdet(_))
                 || is_param
                 || multi_proj
                 || (!cheap && uses[i] > 1)
@@ -134,7 +138,41 @@ impl<'a> GraphPrinter<'a> {
                 }
             }
         }
-        GraphPrinter { g, names, scan_let }
+        let mut slogdet_pair = vec![None; n];
+        for (i, node) in g.nodes.iter().enumerate() {
+            let Op::Slogdet(k) = node.op else { continue };
+            let other = g
+                .nodes
+                .iter()
+                .position(|m| matches!(m.op, Op::Slogdet(j) if j != k) && m.args == node.args);
+            slogdet_pair[i] = Some(match other {
+                Some(j) => Ok(NodeId(j)),
+                None => Err(fresh(taken)),
+            });
+        }
+        GraphPrinter {
+            g,
+            names,
+            scan_let,
+            slogdet_pair,
+        }
+    }
+
+    /// `(let (sign logdet) (slogdet A))` for the `slogdet` result `i`, or
+    /// `None` when its pair was printed with an earlier node.
+    fn slogdet_line(&self, i: usize, k: usize, pad: &str, depth: usize) -> Option<String> {
+        let own = self.names[i].clone().unwrap_or_else(|| "_".into());
+        let other = match self.slogdet_pair[i].as_ref()? {
+            Ok(j) if j.0 < i => return None,
+            Ok(j) => self.names[j.0].clone().unwrap_or_else(|| "_".into()),
+            Err(fresh) => fresh.clone(),
+        };
+        let (sign, log) = if k == 0 { (own, other) } else { (other, own) };
+        let a = self.g.nodes[i].args.first().copied()?;
+        Some(format!(
+            "{pad}(let ({sign} {log}) (slogdet {}))",
+            self.expr(a, depth + 1)
+        ))
     }
 
     /// The `let` lines of the graph, at `depth` levels of indentation.
@@ -168,6 +206,10 @@ impl<'a> GraphPrinter<'a> {
                     "{pad}(let {binder} {})",
                     self.scan_text(NodeId(i), depth + 1)
                 ));
+                continue;
+            }
+            if let Op::Slogdet(k) = node.op {
+                lines.extend(self.slogdet_line(i, k, &pad, depth));
                 continue;
             }
             let Some(name) = &self.names[i] else { continue };
@@ -355,6 +397,9 @@ fn attr_text(k: AttrKind, v: &AttrValue, s: &mut String) {
         }
         AttrValue::Size(d) => {
             let _ = write!(s, " {d}");
+        }
+        AttrValue::Bool(b) => {
+            let _ = write!(s, " {b}");
         }
         AttrValue::Literals(v) => v.iter().for_each(|x| {
             let _ = write!(s, " {x}");

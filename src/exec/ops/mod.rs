@@ -14,6 +14,7 @@
 pub mod compress;
 pub mod create;
 pub mod elementwise;
+pub mod factor;
 pub mod gemm;
 pub mod linalg;
 pub mod linrec;
@@ -101,7 +102,13 @@ fn compute_dtype(op: &Op, arg_tys: &[&Type], out: DType) -> Option<DType> {
         | Op::Dot
         | Op::Matmul
         | Op::Stack
-        | Op::Concat(_) => Some(out),
+        | Op::Concat(_)
+        | Op::Solve
+        | Op::SolveTriangular(_)
+        | Op::Cholesky
+        | Op::Inv
+        | Op::Det
+        | Op::Slogdet(_) => Some(out),
         Op::Compare(_) => match arg_tys {
             [a, b] => Some(promote(a.dtype, a.weak, b.dtype, b.weak).0),
             _ => None,
@@ -262,6 +269,12 @@ pub fn eval(
         Op::Normal(ty) => random::normal(args[0], ty.dtype, &draw_shape(&ty.shape, dims)?)?,
         Op::Bernoulli => random::bernoulli_values(args[0], args[1])?,
         Op::Categorical => random::categorical_values(args[0], args[1])?,
+        Op::Solve => factor::solve(args[0], args[1], out)?,
+        Op::SolveTriangular(lower) => factor::solve_triangular(args[0], args[1], *lower, out)?,
+        Op::Cholesky => factor::cholesky(args[0], out)?,
+        Op::Inv => factor::inv(args[0], out)?,
+        Op::Det => factor::det(args[0], out)?,
+        Op::Slogdet(k) => factor::slogdet(args[0], *k, out)?,
     };
     // The static type decides the dtype; kernels that keep their input's
     // dtype (shape ops, index) are cast when the two disagree.

@@ -90,12 +90,24 @@ impl Parser {
             "map" => self.map(s),
             "filter" | "filterall" => Ok(vec![self.filter(s, op)?]),
             "grad" => self.grad(s),
+            "slogdet" => self.slogdet(rest, span),
             "reduce" | "foldl" | "scanl" | "foldr" | "scanr" => Ok(vec![self.fold(s, op)?]),
             _ => Err(LangError::UnknownOp {
                 span: head.span(),
                 name: op.to_string(),
             }),
         }
+    }
+
+    /// `(slogdet A)`: one node per result, the sign and `log|det|`.
+    fn slogdet(&mut self, rest: &[Sexp], span: Span) -> Result<Vec<NodeId>, LangError> {
+        let [a] = rest else {
+            return Err(arity(span, "slogdet", "1 argument", rest.len()));
+        };
+        let a = self.expr(a)?;
+        (0..2)
+            .map(|k| self.make(Op::Slogdet(k), vec![a], span))
+            .collect()
     }
 
     /// `(OP OPERAND ...)` for an op of the op table: the operands are
@@ -148,6 +160,13 @@ impl Parser {
         Ok(match kind {
             AttrKind::Axis => AttrValue::Int(Self::int_param(one()?, "axis")?),
             AttrKind::Output => AttrValue::Int(Self::int_param(one()?, "output index")?),
+            AttrKind::Flag => {
+                let a = one()?;
+                match a.atom().and_then(parse_literal) {
+                    Some(Ok(Scalar::Bool(b))) => AttrValue::Bool(b),
+                    _ => return Err(syntax(a.span(), "expected true or false")),
+                }
+            }
             AttrKind::OptAxis => AttrValue::OptInt(match items.first() {
                 Some(a) => Some(Self::int_param(a, "axis")?),
                 None => None,
