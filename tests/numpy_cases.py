@@ -687,6 +687,124 @@ def matmul_1d(d, n):
     return (np.matmul(v, A), np.matmul(A, w), np.matmul(Bt, w), np.matmul(w, w))
 
 
+# ---- numpy.linalg (solve_triangular from SciPy, batched by hand)
+
+
+def _tri_solve(A, B, lower):
+    """scipy.linalg.solve_triangular over a stack, B broadcast as numpy.linalg.solve's."""
+    import scipy.linalg as sl
+    vector = B.ndim == 1
+    Bm = B[..., None] if vector else B
+    batch = np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2] if not vector else A.shape[:-2])
+    Ab = np.broadcast_to(A, batch + A.shape[-2:])
+    Bb = np.broadcast_to(Bm, batch + Bm.shape[-2:])
+    out = np.empty(batch + Bm.shape[-2:])
+    for idx in np.ndindex(*batch):
+        out[idx] = sl.solve_triangular(Ab[idx], Bb[idx], lower=lower, check_finite=False)
+    return out[..., 0] if vector else out
+
+
+def _round3(x):
+    return np.round(x * x.dtype.type(1000.0)) / x.dtype.type(1000.0)
+
+
+@ops
+def linalg_batched(d, n):
+    X, B, b = d["X"], d["B"], d["b"]
+    A = X @ X.transpose(0, 2, 1) + 4.0 * np.eye(3)
+    sign, logdet = np.linalg.slogdet(A)
+    L = np.linalg
+    return (L.solve(A, B), L.solve(A, b), L.cholesky(A), L.inv(A), L.det(A), sign, logdet)
+
+
+@ops
+def linalg_broadcast_rhs(d, n):
+    X, B, Y, C = d["X"], d["B"], d["Y"], d["C"]
+    A = X @ X.T + 3.0 * np.eye(3)
+    S = Y @ Y.transpose(0, 1, 3, 2) + np.eye(3)
+    return (np.linalg.solve(A, B), np.linalg.solve(S, C), _tri_solve(S, C, False))
+
+
+@ops
+def linalg_f32(d, n):
+    X, B = d["X"], d["B"]
+    A = X @ X.T + np.float32(2.0) * np.eye(3, dtype=f32)
+    assert A.dtype == f32
+    x = np.linalg.solve(A, B)
+    sign, logdet = np.linalg.slogdet(A)
+    r = np.all(np.abs(A @ x - B) <= f32(1e-5))
+    return (np.bool_(r), _round3(x), _round3(np.linalg.inv(A)), _round3(np.linalg.cholesky(A)),
+            _round3(np.linalg.det(A)), sign, _round3(logdet))
+
+
+@ops
+def linalg_i64(d, n):
+    K, J = d["K"], d["J"]
+    A = K + 9 * np.eye(3, dtype=i64)
+    sign, logdet = np.linalg.slogdet(A)
+    return (np.linalg.solve(A, J), np.linalg.inv(A), np.linalg.det(A), sign, logdet,
+            _tri_solve(A.astype(f64), J.astype(f64), True))
+
+
+@ops
+def linalg_ill_conditioned(d, n):
+    b = d["b"]
+    A = np.array([[1.0, 1.0], [1.0, 1.00000001]])
+    H = np.array([[1.0, 0.5, 0.3333333333333333], [0.5, 0.3333333333333333, 0.25],
+                  [0.3333333333333333, 0.25, 0.2]])
+    sign, logdet = np.linalg.slogdet(A)
+    return (np.linalg.solve(A, b), np.linalg.inv(A), np.linalg.det(A), sign, logdet,
+            np.linalg.det(H), np.linalg.inv(H))
+
+
+@ops
+def linalg_singular(d, n):
+    S = np.array([1.0, 2.0, 2.0, 4.0, 0.0, 0.0, 3.0, 5.0, 0.0, 1.0, 0.0, 7.0,
+                  2.0, 1.0, 1.0, 3.0]).reshape(4, 2, 2)
+    sign, logdet = np.linalg.slogdet(S)
+    return (np.linalg.det(S), sign, logdet)
+
+
+@ops
+def linalg_negative_det(d, n):
+    P = np.array([0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+                  -2.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.5,
+                  1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0]).reshape(3, 3, 3)
+    sign, logdet = np.linalg.slogdet(P)
+    return (np.linalg.det(P), sign, logdet, np.linalg.inv(P))
+
+
+@ops
+def linalg_triangular(d, n):
+    B, b = d["B"], d["b"]
+    L = np.array([[2.0, np.nan, np.inf], [0.5, -3.0, 1e300], [1.5, -0.25, 4.0]])
+    U = np.array([[2.0, 0.5, 1.5], [np.nan, -3.0, -0.25], [-np.inf, 1e300, 4.0]])
+    return (_tri_solve(L, B, True), _tri_solve(U, B, False), _tri_solve(L, b, True),
+            _tri_solve(U, b, False))
+
+
+@ops
+def linalg_extreme(d, n):
+    X, B = d["X"], d["B"]
+    A = X @ X.T + 2.0 * np.eye(3)
+    big, tiny = A * 1e150, A * 1e-150
+    s1, l1 = np.linalg.slogdet(big)
+    s2, l2 = np.linalg.slogdet(tiny)
+    with np.errstate(over="ignore", under="ignore"):
+        return (np.linalg.det(big), np.linalg.det(tiny), s1, l1, s2, l2, np.linalg.solve(big, B),
+                np.linalg.solve(tiny, B), np.linalg.inv(tiny), np.linalg.cholesky(big),
+                np.linalg.cholesky(tiny))
+
+
+@ops
+def linalg_large(d, n):
+    X, B, D = d["X"], d["B"], d["D"]
+    M = X @ X.T + 40.0 * np.eye(40)
+    sign, logdet = np.linalg.slogdet(M)
+    return (np.linalg.solve(M, B), np.linalg.inv(M), np.linalg.cholesky(M), sign, logdet,
+            np.linalg.det(M * 0.1), _tri_solve(M, D, True))
+
+
 # ---- shape
 
 @ops

@@ -70,12 +70,24 @@ fn example(k: OpKind) -> String {
         // Programs read a scan's outputs by name; the term reads them with
         // `proj`.
         OpKind::Proj => "(map (fn (r) (sum r)) m)".into(),
+        OpKind::Solve => "(solve m x)".into(),
+        OpKind::SolveTriangular => "(solve_triangular m m true)".into(),
+        OpKind::Cholesky => "(cholesky m)".into(),
+        OpKind::Inv => "(inv m)".into(),
+        OpKind::Det => "(det m)".into(),
+        // Programs bind both results with a destructuring `let` (see
+        // `program_of`); the term reads one with `(slogdet K m)`.
+        OpKind::Slogdet => "logdet".into(),
     }
 }
 
 fn program_of(k: OpKind) -> String {
+    let lets = match k {
+        OpKind::Slogdet => "\n  (let (sign logdet) (slogdet m))",
+        _ => "",
+    };
     format!(
-        "(program t\n  {}\n  (output {}))\n",
+        "(program t\n  {}{lets}\n  (output {}))\n",
         INPUTS.replace(") (", ")\n  ("),
         example(k)
     )
@@ -154,13 +166,15 @@ fn every_op_parses_prints_converts_and_is_priced() {
             .iter()
             .filter(|n| n.head == Head::Op(k))
             .collect();
-        assert_eq!(nodes.len(), 1, "{name}");
+        // slogdet's example holds its two results, one node each
+        let want = if k == OpKind::Slogdet { 2 } else { 1 };
+        assert_eq!(nodes.len(), want, "{name}");
         assert!(
             k.arity(Form::Term).admits(nodes[0].children.len()),
             "{name}"
         );
         let costs = prices(&expr, k);
-        assert_eq!(costs.len(), 1, "{name}");
+        assert_eq!(costs.len(), want, "{name}");
         let cost = costs[0];
         assert!(cost.is_finite(), "{name}: cost {cost}");
         if k == OpKind::Proj {
