@@ -17,8 +17,7 @@ use super::shape::{broadcast_shapes, shape_str, Dim, Type};
 fn square(a: &Type) -> Result<(&[Dim], &Dim), String> {
     let [batch @ .., rows, cols] = a.shape.as_slice() else {
         return Err(format!(
-            "takes a square matrix or a stack of them (..., n, n), got {a} with {} dimensions",
-            a.ndim()
+            "takes a square matrix or a stack of them (..., n, n), got {a}"
         ));
     };
     if rows.provably_differs(cols) {
