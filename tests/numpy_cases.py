@@ -805,6 +805,31 @@ def linalg_large(d, n):
             np.linalg.det(M * 0.1), _tri_solve(M, D, True))
 
 
+@scan
+def kalman_filter(d, n):
+    Tm, Z, R, Q, H, x0, Y = (d[k] for k in ["Tm", "Z", "R", "Qin", "Hin", "x0", "Y"])
+    Q = Q + 0.5 * np.eye(4)
+    H = H + 0.5 * np.eye(2)
+    a, P = x0, np.eye(4)
+    RQR = R @ Q @ R.T
+    As, Ps, lls = [], [], []
+    for y in Y:
+        v = y - Z @ a
+        PZT = P @ Z.T
+        F = Z @ PZT + H
+        K = np.linalg.solve(F, PZT.T).T
+        IKZ = np.eye(4) - K @ Z
+        af = a + K @ v
+        Pf = IKZ @ P @ IKZ.T + K @ H @ K.T
+        _, logdet = np.linalg.slogdet(F)
+        lls.append(-0.5 * (2 * np.log(2 * np.pi) + logdet + v @ np.linalg.solve(F, v)))
+        a, P = Tm @ af, Tm @ Pf @ Tm.T + RQR
+        As.append(a)
+        Ps.append(P)
+    LL = np.array(lls)
+    return (np.array(As), np.array(Ps), LL, np.sum(LL))
+
+
 # ---- shape
 
 @ops
