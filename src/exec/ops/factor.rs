@@ -187,7 +187,8 @@ pub fn cholesky_lower<T: Real>(a: &[T], n: usize, l: &mut [T]) -> Result<(), usi
         for k in 0..j {
             d = d - l[j * n + k] * l[j * n + k];
         }
-        if !(d > T::zero()) {
+        // not positive, or NaN (LAPACK's potrf test)
+        if d.partial_cmp(&T::zero()) != Some(std::cmp::Ordering::Greater) {
             return Err(j);
         }
         let d = d.sqrt();
@@ -230,6 +231,126 @@ fn lu_det<T: Real>(f: &[T], piv: &[usize], n: usize) -> T {
         }
     }
     d
+}
+
+// ------------------------------------------------------------ one small matrix
+
+/// The largest order the step tape factors (its scratch is on the stack).
+pub const SMALL_N: usize = 8;
+
+/// A linalg op on one small `f64` matrix, as the step tape runs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Small {
+    /// `(solve A B)`
+    Solve,
+    /// `(solve_triangular A B LOWER)`
+    Triangular(bool),
+    /// `(cholesky A)`
+    Cholesky,
+    /// `(inv A)`
+    Inv,
+    /// `(det A)`
+    Det,
+    /// result `k` of `(slogdet A)`
+    Slogdet(usize),
+}
+
+impl Small {
+    /// Whether it reads a right-hand side.
+    pub fn reads_b(self) -> bool {
+        matches!(self, Small::Solve | Small::Triangular(_))
+    }
+
+    /// Its result's length for an n×n matrix and `m` right-hand side
+    /// columns.
+    pub fn out_len(self, n: usize, m: usize) -> usize {
+        match self {
+            Small::Solve | Small::Triangular(_) => n * m,
+            Small::Cholesky | Small::Inv => n * n,
+            Small::Det | Small::Slogdet(_) => 1,
+        }
+    }
+}
+
+/// `kind` on the row-major n×n `a` (`n ≤ SMALL_N`) and n×m `b`, into
+/// `out` ([`Small::out_len`]): the same operations, in the same order, as
+/// the batched kernels on one matrix, and the same errors.
+pub fn small(
+    kind: Small,
+    a: &[f64],
+    b: &[f64],
+    n: usize,
+    m: usize,
+    out: &mut [f64],
+) -> Result<(), String> {
+    if n > SMALL_N || a.len() < n * n || out.len() < kind.out_len(n, m) {
+        return Err("internal: a small factorization of the wrong size".into());
+    }
+    let mut f = [0.0f64; SMALL_N * SMALL_N];
+    let mut piv = [0usize; SMALL_N];
+    let (f, piv) = (&mut f[..n * n], &mut piv[..n]);
+    match kind {
+        Small::Solve => {
+            f.copy_from_slice(&a[..n * n]);
+            if !lu(f, n, piv) {
+                return Err(singular("the matrix"));
+            }
+            let x = &mut out[..n * m];
+            x.copy_from_slice(b.get(..n * m).ok_or("internal: a short right-hand side")?);
+            lu_solve(f, piv, n, x, m);
+        }
+        Small::Triangular(lower) => {
+            if let Some(i) = (0..n).find(|&i| a[i * n + i] == 0.0) {
+                return Err(zero_diagonal("the matrix", i));
+            }
+            let x = &mut out[..n * m];
+            x.copy_from_slice(b.get(..n * m).ok_or("internal: a short right-hand side")?);
+            if lower {
+                forward(a, n, x, m, false);
+            } else {
+                backward(a, n, x, m);
+            }
+        }
+        Small::Cholesky => {
+            cholesky_lower(&a[..n * n], n, &mut out[..n * n])
+                .map_err(|j| not_positive_definite("the matrix", j))?;
+        }
+        Small::Inv => {
+            f.copy_from_slice(&a[..n * n]);
+            if !lu(f, n, piv) {
+                return Err(singular("the matrix"));
+            }
+            let x = &mut out[..n * n];
+            x.fill(0.0);
+            for i in 0..n {
+                x[i * n + i] = 1.0;
+            }
+            lu_solve(f, piv, n, x, n);
+        }
+        Small::Det | Small::Slogdet(_) => {
+            f.copy_from_slice(&a[..n * n]);
+            lu(f, n, piv);
+            out[0] = match kind {
+                _ if n == 0 => (kind != Small::Slogdet(1)) as u8 as f64,
+                Small::Det => lu_det(f, piv, n),
+                Small::Slogdet(0) => lu_slogdet(f, piv, n).0,
+                _ => lu_slogdet(f, piv, n).1,
+            };
+        }
+    }
+    Ok(())
+}
+
+fn singular(which: &str) -> String {
+    format!("{which} is singular (an exact zero pivot in its LU factorization)")
+}
+
+fn zero_diagonal(which: &str, i: usize) -> String {
+    format!("{which} is singular: its diagonal element {i} is zero")
+}
+
+fn not_positive_definite(which: &str, j: usize) -> String {
+    format!("{which} is not positive definite (pivot {j} is not positive)")
 }
 
 // ------------------------------------------------------------ batches
@@ -357,10 +478,7 @@ fn solve_t<T: Real>(a: &Value, b: &Value, triangle: Option<bool>) -> Result<Valu
         match triangle {
             Some(lower) => {
                 if let Some(i) = (0..n).find(|&i| am[i * n + i] == T::zero()) {
-                    return Err(format!(
-                        "{} is singular: its diagonal element {i} is zero",
-                        which(&batch, t)
-                    ));
+                    return Err(zero_diagonal(&which(&batch, t), i));
                 }
                 if lower {
                     forward(am, n, x, m, false);
@@ -373,10 +491,7 @@ fn solve_t<T: Real>(a: &Value, b: &Value, triangle: Option<bool>) -> Result<Valu
                 if ka != last {
                     f.copy_from_slice(am);
                     if !lu(&mut f, n, &mut piv) {
-                        return Err(format!(
-                            "{} is singular (an exact zero pivot in its LU factorization)",
-                            which(&batch, t)
-                        ));
+                        return Err(singular(&which(&batch, t)));
                     }
                     last = ka;
                 }
@@ -427,10 +542,7 @@ fn cholesky_t<T: Real>(a: &Value) -> Result<Value, String> {
         .enumerate()
     {
         if let Err(j) = cholesky_lower(am, n, l) {
-            return Err(format!(
-                "{} is not positive definite (pivot {j} is not positive)",
-                which(&sa.batch, k)
-            ));
+            return Err(not_positive_definite(&which(&sa.batch, k), j));
         }
     }
     wrap(a.shape().to_vec(), out)
@@ -455,10 +567,7 @@ fn inv_t<T: Real>(a: &Value) -> Result<Value, String> {
     {
         f.copy_from_slice(am);
         if !lu(&mut f, n, &mut piv) {
-            return Err(format!(
-                "{} is singular (an exact zero pivot in its LU factorization)",
-                which(&sa.batch, k)
-            ));
+            return Err(singular(&which(&sa.batch, k)));
         }
         for i in 0..n {
             x[i * n + i] = T::one();

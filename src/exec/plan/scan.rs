@@ -566,7 +566,7 @@ fn run_loop(
                     to,
                     sig.until_result(),
                 )
-                .ok_or_else(|| internal(plan, i, "the step tape disagrees with its loop"))?;
+                .ok_or_else(|| tape_error(&srt.step, sp, plan, i))?;
                 if let Some(last) = last {
                     frame.stop_after(last);
                     stopped = true;
@@ -969,6 +969,26 @@ fn prefetch_row(data: &LoopSlices<'_>, at: Option<ParamAt>, size: usize) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = row;
+}
+
+/// Why a run on the step tape stopped: the error of a body op that the
+/// tape checks as the plan does (a singular matrix of a linalg op: see
+/// `Instr::Factor`), placed at that op; otherwise the tape and the loop
+/// disagree (an internal error).
+fn tape_error(rt: &TapeRt, sp: &ScanPlan, plan: &GraphPlan, i: usize) -> ExecError {
+    let failure = rt
+        .tape
+        .as_ref()
+        .and_then(|(_, t)| t.as_ref())
+        .and_then(|t| t.failure());
+    match failure {
+        Some((node, msg)) if *node < sp.body.graph.nodes.len() => ExecError::Op {
+            span: sp.body.graph.span(NodeId(*node)),
+            op: sp.body.graph.nodes[*node].op.name().to_string(),
+            msg: msg.clone(),
+        },
+        _ => internal(plan, i, "the step tape disagrees with its loop"),
+    }
 }
 
 /// Runs steps `from..` of the loop on `tape`, each step's results written

@@ -9,6 +9,7 @@
 
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::broadcast_shapes;
+use crate::exec::ops::factor::{Small, SMALL_N};
 use crate::exec::ops::normalize_axis;
 use crate::exec::ops::shape::slice_indices;
 use crate::exec::ops::{gemm, matvec, prepacked};
@@ -109,6 +110,8 @@ struct Builder<'a> {
     staged: Vec<Option<usize>>,
     /// The scalar constants made so far, by their bits.
     scalars: Vec<(u64, usize)>,
+    /// The body node being compiled (an [`Instr::Factor`] names it).
+    node: usize,
 }
 
 impl Builder<'_> {
@@ -919,6 +922,55 @@ impl Builder<'_> {
                     shape,
                 }
             }
+            (
+                Op::Solve
+                | Op::SolveTriangular(_)
+                | Op::Cholesky
+                | Op::Inv
+                | Op::Det
+                | Op::Slogdet(_),
+                [x, rest @ ..],
+            ) => {
+                let kind = match op {
+                    Op::Solve => Small::Solve,
+                    Op::SolveTriangular(lower) => Small::Triangular(*lower),
+                    Op::Cholesky => Small::Cholesky,
+                    Op::Inv => Small::Inv,
+                    Op::Det => Small::Det,
+                    Op::Slogdet(k) => Small::Slogdet(*k),
+                    _ => return None,
+                };
+                let a = self.float(x)?;
+                let n = match *a.shape.as_slice() {
+                    [r, c] if r == c && (1..=SMALL_N).contains(&r) => r,
+                    _ => return None,
+                };
+                let (b, m, shape) = match (kind.reads_b(), rest) {
+                    (true, [y]) => {
+                        let b = self.float(y)?;
+                        match *b.shape.as_slice() {
+                            [k] if k == n => (b.loc, 1, vec![n]),
+                            [k, m] if k == n => (b.loc, m, vec![n, m]),
+                            _ => return None,
+                        }
+                    }
+                    (false, []) => match kind {
+                        Small::Det | Small::Slogdet(_) => (a.loc, 0, vec![]),
+                        _ => (a.loc, 0, vec![n, n]),
+                    },
+                    _ => return None,
+                };
+                let node = self.node;
+                self.emit(shape, |dst| Instr::Factor {
+                    kind,
+                    a: a.loc,
+                    b,
+                    n,
+                    m,
+                    dst,
+                    node,
+                })?
+            }
             (Op::Transpose(perm), [x]) => {
                 let x = self.float(x)?;
                 let n = x.shape.len();
@@ -1144,6 +1196,7 @@ pub(crate) fn compile(
         param_sizes: vec![0; params.len()],
         staged: vec![None; params.len()],
         scalars: Vec::new(),
+        node: 0,
     };
     // Every node the results need, in the graph's (topological) order:
     // the plan's schedule leaves out the members of fused groups.
@@ -1168,6 +1221,7 @@ pub(crate) fn compile(
             .collect();
         let dtype = node.ty.first()?.dtype;
         let compare = body.nodes.get(i)?.compare_dtype;
+        b.node = i;
         known[i] = Some(b.node(&node.op, dtype, compare, &args?, dims)?);
     }
     if g.outputs.len() != results.len() {
@@ -1209,6 +1263,7 @@ pub(crate) fn compile(
         param_sizes: b.param_sizes,
         native_tried: false,
         native_loop: None,
+        failure: None,
     };
     super::reuse::reuse(&mut tape);
     tape.operands_clear_of_destinations().then_some(tape)

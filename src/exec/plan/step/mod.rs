@@ -84,6 +84,7 @@ pub(crate) use epilogue::Stage;
 pub(crate) use native::MAX_POINTERS;
 pub(crate) use run::{BufRows, Bufs, ParamAt, Sources, Store};
 
+use crate::exec::ops::factor::Small;
 use crate::exec::ops::prepacked;
 use crate::lang::{BinaryOp, CompareOp, NormOp, ReduceOp, UnaryOp};
 
@@ -309,6 +310,19 @@ pub(crate) enum Instr {
         m: usize,
         dst: usize,
     },
+    /// A linalg op on one n×n matrix `a` (`n ≤ factor::SMALL_N`) and, for
+    /// the solves, the n×m right-hand side `b`: `factor::small`, its
+    /// scratch on the stack. A singular (or not positive definite) matrix
+    /// stops the step; `node` is the body node, for the error.
+    Factor {
+        kind: Small,
+        a: Loc,
+        b: Loc,
+        n: usize,
+        m: usize,
+        dst: usize,
+        node: usize,
+    },
     /// `dst[g] = A[g] · B[g]` for each batch `g` of `shape`; with
     /// `packed_b`, each distinct `B` is also packed there (by an
     /// [`Instr::PackB`], in the prologue when `B` does not change between
@@ -425,6 +439,9 @@ pub(crate) struct StepTape {
     /// The whole loop as one native function, when the step is one run
     /// (see [`StepTape::run_native_loop`]).
     native_loop: Option<native::NativeLoop>,
+    /// Why the last step stopped, when an [`Instr::Factor`] stopped it:
+    /// the body node and the error sentence (what the plan would raise).
+    failure: Option<(usize, String)>,
 }
 
 impl StepTape {
@@ -659,6 +676,7 @@ impl Instr {
             | Instr::Gemv { dst, .. }
             | Instr::Inner { dst, .. }
             | Instr::LogMatMulExp { dst, .. }
+            | Instr::Factor { dst, .. }
             | Instr::Gemm { dst, .. }
             | Instr::PackB { dst, .. }
             | Instr::PackRows { dst, .. } => Some(dst),
@@ -709,6 +727,9 @@ impl Instr {
             Instr::LogMatMulExp {
                 dst, rows, n, m, ..
             } => f(dst, rows * m + n),
+            Instr::Factor {
+                kind, n, m, dst, ..
+            } => f(dst, kind.out_len(n, m)),
         }
     }
 
@@ -824,6 +845,11 @@ impl Instr {
                 for l in [a, b, exp_b] {
                     loc(l);
                 }
+                *dst = f(*dst);
+            }
+            Instr::Factor { a, b, dst, .. } => {
+                loc(a);
+                loc(b);
                 *dst = f(*dst);
             }
             Instr::Gemm {
@@ -980,6 +1006,14 @@ impl Instr {
                 f(a, rows * n);
                 f(b, n * m);
                 f(exp_b, n * m);
+            }
+            Instr::Factor {
+                kind, a, b, n, m, ..
+            } => {
+                f(a, n * n);
+                if kind.reads_b() {
+                    f(b, n * m);
+                }
             }
         }
     }

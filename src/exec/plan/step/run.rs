@@ -12,7 +12,7 @@ use super::native::{NativeRun, MAX_POINTERS};
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::{fold_extreme, logsumexp_of, normalize_lane, pairwise_sum};
-use crate::exec::ops::{logmatmulexp, matvec, prepacked};
+use crate::exec::ops::{factor, logmatmulexp, matvec, prepacked};
 use crate::exec::plan::block::{
     binary2_periodic, binary_block, binary_periodic, zip2, Blk, Periodic,
 };
@@ -404,6 +404,7 @@ fn exec(
     at: &[ParamAt],
     src: &Sources<'_>,
     rows: &mut [Option<&mut [f64]>],
+    failure: &mut Option<(usize, String)>,
 ) -> Option<()> {
     // The destination of an instruction over slices: its result's row, or
     // its region of the arena (all of the arena below it readable).
@@ -615,6 +616,27 @@ fn exec(
             let (out, w) = out.split_at_mut(rows * m);
             logmatmulexp::rows(av, bv, ev, n, m, w, out);
         }
+        Instr::Factor {
+            kind,
+            a,
+            b,
+            n,
+            m,
+            dst,
+            node,
+        } => {
+            let (ar, out) = split!(dst, kind.out_len(n, m));
+            let av = read(ar, src, at, a, n * n)?;
+            let bv = if kind.reads_b() {
+                read(ar, src, at, b, n * m)?
+            } else {
+                &[]
+            };
+            if let Err(msg) = factor::small(kind, av, bv, n, m, out) {
+                *failure = Some((node, msg));
+                return None;
+            }
+        }
         Instr::Inner { a, b, len, dst } => {
             let (ar, out) = around(arena, dst, 1)?;
             let x = ArrayView1::from(read(ar, src, at, a, len)?);
@@ -692,10 +714,25 @@ impl StepTape {
         src: &Sources<'_>,
         rows: &mut [Option<&mut [f64]>],
     ) -> Option<()> {
+        self.failure = None;
         for (ins, &direct) in self.instrs.iter().zip(&self.direct) {
-            exec(ins, direct, &mut self.arena, at, src, rows)?;
+            exec(
+                ins,
+                direct,
+                &mut self.arena,
+                at,
+                src,
+                rows,
+                &mut self.failure,
+            )?;
         }
         Some(())
+    }
+
+    /// The body node and the error of a linalg op that stopped the last
+    /// step ([`Instr::Factor`]): a program's error, not a disagreement.
+    pub(crate) fn failure(&self) -> Option<&(usize, String)> {
+        self.failure.as_ref()
     }
 
     /// Runs the instructions that compute the same values on every step
@@ -703,7 +740,15 @@ impl StepTape {
     /// tape, with the parameters placed for any of them.
     pub(crate) fn run_prologue(&mut self, at: &[ParamAt], src: &Sources<'_>) -> Option<()> {
         for ins in &self.prologue {
-            exec(ins, None, &mut self.arena, at, src, &mut [])?;
+            exec(
+                ins,
+                None,
+                &mut self.arena,
+                at,
+                src,
+                &mut [],
+                &mut self.failure,
+            )?;
         }
         Some(())
     }
