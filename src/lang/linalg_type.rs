@@ -32,7 +32,9 @@ fn square(a: &Type) -> Result<(&[Dim], &Dim), String> {
 /// `(solve A B)` and `(solve_triangular A B LOWER)`.
 fn solve(a: &Type, b: &Type) -> Result<Type, String> {
     let (a_batch, n) = square(a)?;
-    let dtype = promote_strong(a.dtype, b.dtype).to_float();
+    // numpy.linalg's common type: each operand's float type (`i64` and
+    // `bool` as `f64`), the wider of the two (`bool` with `f32` is `f64`).
+    let dtype = promote_strong(a.dtype.to_float(), b.dtype.to_float());
     let mismatch = |bn: &Dim| {
         format!(
             "the matrix {} and the right-hand side {} differ in size: {n} != {bn}",
@@ -148,6 +150,19 @@ mod tests {
             )
             .dtype,
             F64
+        );
+        // numpy.linalg reads an integer or bool operand as f64
+        assert_eq!(
+            ok(Op::Solve, &[&arr(Bool, &[2, 2]), &arr(F32, &[2])]).dtype,
+            F64
+        );
+        assert_eq!(
+            ok(Op::Solve, &[&arr(F32, &[2, 2]), &arr(I64, &[2])]).dtype,
+            F64
+        );
+        assert_eq!(
+            ok(Op::Solve, &[&arr(F32, &[2, 2]), &arr(F32, &[2])]).dtype,
+            F32
         );
     }
 }
