@@ -186,8 +186,11 @@ impl<'a> Rebuild<'a> {
                 .unwrap_or(0);
             // Attributes (a type with its sizes) stay where they are used.
             let leaf = node.children.is_empty() || matches!(node.head, Head::Type(_));
+            // A `slogdet` result is always bound: programs write it only
+            // in a destructuring `let`.
+            let must_bind = matches!(node.head, Head::Op(OpKind::Slogdet));
             if !leaf
-                && (uses[i] > 1 || h > MAX_INLINE)
+                && (uses[i] > 1 || h > MAX_INLINE || must_bind)
                 && !matches!(node.head, Head::Op(OpKind::Proj))
             {
                 let id = self.value(b, sc, i)?;

@@ -93,8 +93,9 @@ struct GraphPrinter<'a> {
     /// Scan nodes printed as a `let` of their own (their projections named).
     scan_let: Vec<bool>,
     /// For each `slogdet` result: the node of the other result of the same
-    /// matrix, or the fresh name its binder gets when the graph has none.
-    slogdet_pair: Vec<Option<Result<NodeId, String>>>,
+    /// matrix when the two are a parsed pair, `None` inside otherwise (its
+    /// binder is then `_`).
+    slogdet_pair: Vec<Option<Option<NodeId>>>,
 }
 
 impl<'a> GraphPrinter<'a> {
@@ -141,14 +142,15 @@ impl<'a> GraphPrinter<'a> {
         let mut slogdet_pair = vec![None; n];
         for (i, node) in g.nodes.iter().enumerate() {
             let Op::Slogdet(k) = node.op else { continue };
+            // Paired on one line only as the parser makes a pair: the
+            // sign's node right before log|det|'s, of the same matrix
+            // (so that the text parses back to the same nodes).
+            let j = if k == 0 { i + 1 } else { i.wrapping_sub(1) };
             let other = g
                 .nodes
-                .iter()
-                .position(|m| matches!(m.op, Op::Slogdet(j) if j != k) && m.args == node.args);
-            slogdet_pair[i] = Some(match other {
-                Some(j) => Ok(NodeId(j)),
-                None => Err(fresh(taken)),
-            });
+                .get(j)
+                .filter(|m| matches!(m.op, Op::Slogdet(o) if o != k) && m.args == node.args);
+            slogdet_pair[i] = Some(other.map(|_| NodeId(j)));
         }
         GraphPrinter {
             g,
@@ -162,10 +164,10 @@ impl<'a> GraphPrinter<'a> {
     /// `None` when its pair was printed with an earlier node.
     fn slogdet_line(&self, i: usize, k: usize, pad: &str, depth: usize) -> Option<String> {
         let own = self.names[i].clone().unwrap_or_else(|| "_".into());
-        let other = match self.slogdet_pair[i].as_ref()? {
-            Ok(j) if j.0 < i => return None,
-            Ok(j) => self.names[j.0].clone().unwrap_or_else(|| "_".into()),
-            Err(fresh) => fresh.clone(),
+        let other = match self.slogdet_pair[i]? {
+            Some(j) if j.0 < i => return None,
+            Some(j) => self.names[j.0].clone().unwrap_or_else(|| "_".into()),
+            None => "_".into(),
         };
         let (sign, log) = if k == 0 { (own, other) } else { (other, own) };
         let a = self.g.nodes[i].args.first().copied()?;

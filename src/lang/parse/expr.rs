@@ -90,7 +90,11 @@ impl Parser {
             "map" => self.map(s),
             "filter" | "filterall" => Ok(vec![self.filter(s, op)?]),
             "grad" => self.grad(s),
-            "slogdet" => self.slogdet(rest, span),
+            "slogdet" => Ok(self
+                .slogdet(rest, span, [true; 2])?
+                .into_iter()
+                .flatten()
+                .collect()),
             "reduce" | "foldl" | "scanl" | "foldr" | "scanr" => Ok(vec![self.fold(s, op)?]),
             _ => Err(LangError::UnknownOp {
                 span: head.span(),
@@ -99,14 +103,24 @@ impl Parser {
         }
     }
 
-    /// `(slogdet A)`: one node per result, the sign and `log|det|`.
-    fn slogdet(&mut self, rest: &[Sexp], span: Span) -> Result<Vec<NodeId>, LangError> {
+    /// `(slogdet A)`: one node per result kept (`keep`), the sign and
+    /// `log|det|`.
+    pub(super) fn slogdet(
+        &mut self,
+        rest: &[Sexp],
+        span: Span,
+        keep: [bool; 2],
+    ) -> Result<Vec<Option<NodeId>>, LangError> {
         let [a] = rest else {
             return Err(arity(span, "slogdet", "1 argument", rest.len()));
         };
         let a = self.expr(a)?;
         (0..2)
-            .map(|k| self.make(Op::Slogdet(k), vec![a], span))
+            .map(|k| {
+                keep[k]
+                    .then(|| self.make(Op::Slogdet(k), vec![a], span))
+                    .transpose()
+            })
             .collect()
     }
 

@@ -215,6 +215,23 @@ impl Parser {
                     .iter()
                     .map(|n| Ok((self.binder_name(n)?, n.span())))
                     .collect::<Result<_, LangError>>()?;
+                // `(let (sign _) (slogdet A))`: `_` makes no node (what
+                // the printer writes for a result the program does not
+                // read).
+                if let (Some("slogdet"), 2) = (parts[2].head(), names.len()) {
+                    let rest = parts[2].list().map_or(&[][..], |l| &l[1..]);
+                    let keep = [names[0].0 != "_", names[1].0 != "_"];
+                    let ids = self.slogdet(rest, parts[2].span(), keep)?;
+                    for ((name, nspan), id) in names.into_iter().zip(ids) {
+                        let Some(id) = id else { continue };
+                        let node = &mut self.frame().graph.nodes[id.0];
+                        if node.name.is_none() {
+                            node.name = Some(name.clone());
+                        }
+                        self.bind(&name, id, nspan)?;
+                    }
+                    return Ok(());
+                }
                 let ids = self.expr_multi(&parts[2])?;
                 if ids.len() != names.len() {
                     return Err(syntax(
