@@ -965,7 +965,7 @@ fn main() {
         workloads += files.len();
         trials.extend(files);
     }
-    assert_eq!(workloads, 19, "the workloads and the examples");
+    assert_eq!(workloads, 20, "the workloads and the examples");
     let programs = small_programs();
     assert!(programs.len() > 150, "{} programs", programs.len());
     let rewrites =
