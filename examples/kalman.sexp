@@ -22,7 +22,7 @@
   (input x0 (f64 4))
   (input P0 (f64 4 4))
   (input Y (f64 T 2))
-  (let I4 (tensor (f64 4 4) 1.0 0.0 0.0 0.0 0.0 1.0 0.0 0.0 0.0 0.0 1.0 0.0 0.0 0.0 0.0 1.0))
+  (let I4 (eye (f64 4 4)))
   (let RQR (matmul R (matmul Q (transpose R))))
   (let (A P LL) (scan
     (sequences Y)
