@@ -889,7 +889,23 @@ fn matmul(a: &Type, b: &Type) -> Result<Type, String> {
             shape_str(&b.shape)
         ));
     }
-    let mut shape = broadcast_shapes(a_batch, b_batch).ok_or_else(|| {
+    let mut shape = broadcast_batches(a, a_batch, b, b_batch)?;
+    shape.extend(a_rows.cloned());
+    shape.extend(b_cols.cloned());
+    Ok(Type::new(dtype, shape))
+}
+
+// -------------------------------------------------------------------- shape
+
+/// The broadcast of two operands' batch axes (`matmul`, the linear
+/// algebra ops): `a_batch` of `a`'s shape and `b_batch` of `b`'s.
+pub(super) fn broadcast_batches(
+    a: &Type,
+    a_batch: &[Dim],
+    b: &Type,
+    b_batch: &[Dim],
+) -> Result<Shape, String> {
+    broadcast_shapes(a_batch, b_batch).ok_or_else(|| {
         format!(
             "the batch sizes {} of {} and {} of {} do not broadcast",
             shape_str(a_batch),
@@ -897,13 +913,8 @@ fn matmul(a: &Type, b: &Type) -> Result<Type, String> {
             shape_str(b_batch),
             shape_str(&b.shape)
         )
-    })?;
-    shape.extend(a_rows.cloned());
-    shape.extend(b_cols.cloned());
-    Ok(Type::new(dtype, shape))
+    })
 }
-
-// -------------------------------------------------------------------- shape
 
 fn transpose(perm: Option<&[i64]>, x: &Type) -> Result<Type, String> {
     let n = x.ndim();

@@ -10,8 +10,9 @@
 //! a size that is symbolic is accepted here and checked at run time.
 
 use super::dtype::promote_strong;
+use super::infer::broadcast_batches;
 use super::op_table::Op;
-use super::shape::{broadcast_shapes, shape_str, Dim, Type};
+use super::shape::{shape_str, Dim, Type};
 
 /// The matrix operand of a linalg op: its batch sizes and its order `n`.
 fn square(a: &Type) -> Result<(&[Dim], &Dim), String> {
@@ -58,15 +59,7 @@ fn solve(a: &Type, b: &Type) -> Result<Type, String> {
             if n.provably_differs(bn) {
                 return Err(mismatch(bn));
             }
-            let mut shape = broadcast_shapes(a_batch, b_batch).ok_or_else(|| {
-                format!(
-                    "the batch sizes {} of {} and {} of {} do not broadcast",
-                    shape_str(a_batch),
-                    shape_str(&a.shape),
-                    shape_str(b_batch),
-                    shape_str(&b.shape)
-                )
-            })?;
+            let mut shape = broadcast_batches(a, a_batch, b, b_batch)?;
             shape.push(n.clone());
             shape.push(k.clone());
             Ok(Type::new(dtype, shape))
