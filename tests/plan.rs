@@ -802,6 +802,40 @@ fn clip_runs_on_the_tape() {
     }
 }
 
+/// Softmax and log_softmax along a leading axis (strided lanes) run on
+/// the step tape with the plan's bits, on lanes holding NaN, -inf and
+/// values past exp's range (a categorical HMM's backward step takes a
+/// softmax over axis 0).
+fn strided_softmax_runs_on_the_tape() {
+    let p = parse_program(
+        "(program strided (input L (f64 N N)) (input X (f64 T N)) (input a0 (f64 N))
+          (let (A S) (scan (sequences X) (outputs_info (sitsot a0) (nitsot)) (non_sequences L)
+            (fn (x a l)
+              (let m (add (expand_dims a 1) l))
+              (outputs (add x (sum (mul (softmax m 0) l) 0)) (log_softmax (mul 300.0 m) 0)))))
+          (output A S))",
+    )
+    .unwrap();
+    for n in [3i64, 17] {
+        let d: Dims = [("T".to_string(), 20), ("N".to_string(), n)].into();
+        let mut inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        if let Value::F64(l) = &mut inputs[0] {
+            l[[1, 2]] = f64::NAN;
+            l.index_axis_mut(ndarray::Axis(1), 0)
+                .fill(f64::NEG_INFINITY);
+        }
+        let refs: Vec<&Value> = inputs.iter().collect();
+        let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
+        let want = plain.call(&refs).unwrap().to_values();
+        let mut f = Compiled::new(&p, &d).unwrap();
+        let got = f.call(&refs).unwrap().to_values();
+        assert_eq!(f.loops_on_tape(), (1, 1), "N = {n}");
+        for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+            assert!(same_bits(a, b), "N = {n}: output {k}");
+        }
+    }
+}
+
 fn main() {
     if std::env::var_os(PROBE_VAR).is_some() {
         print!("{}", kernel_probe());
@@ -819,7 +853,8 @@ fn main() {
         products_with_their_readers_keep_the_plans_bits,
         the_recurrent_cells_steps_keep_their_fusions,
         both_product_kernels_give_the_same_bits,
-        clip_runs_on_the_tape
+        clip_runs_on_the_tape,
+        strided_softmax_runs_on_the_tape
     ];
     for (trial, case) in cases {
         trials.push(Trial::test(trial, move || {

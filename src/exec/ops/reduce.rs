@@ -615,27 +615,38 @@ fn cumulative_t<T: Arith>(a: &ArrayViewD<T>, ax: usize, op: CumOp) -> ArrayD<T> 
 /// does); `e_i = exp(x_i - m)`, `s` their sum in order; softmax `e_i /
 /// s`, log-softmax `(x_i - m) - log(s)`. A lane holding NaN is NaN.
 pub fn normalize_lane(op: NormOp, x: &[f64], out: &mut [f64]) {
-    if x.iter().any(|v| v.is_nan()) {
-        out.fill(f64::NAN);
+    normalize_strided(op, x, out, x.len().min(out.len()), 1);
+}
+
+/// [`normalize_lane`] of the lane `x[0], x[stride], ...` (`extent`
+/// elements) into `out[0], out[stride], ...`: the same operations in the
+/// same order, so the same bits as the lane gathered. `x` and `out` must
+/// hold `(extent - 1) * stride + 1` elements.
+pub fn normalize_strided(op: NormOp, x: &[f64], out: &mut [f64], extent: usize, stride: usize) {
+    let at = |k: usize| k * stride;
+    let lane = || (0..extent).map(|k| x[at(k)]);
+    if lane().any(|v| v.is_nan()) {
+        (0..extent).for_each(|k| out[at(k)] = f64::NAN);
         return;
     }
-    let m = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let m = lane().fold(f64::NEG_INFINITY, f64::max);
     let shift = if m.is_finite() || op == NormOp::Softmax {
         m
     } else {
         0.0
     };
     let mut s = 0.0;
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = vmath::scalar(vmath::Func::Exp, v - shift);
-        s += *o;
+    for k in 0..extent {
+        let e = vmath::scalar(vmath::Func::Exp, x[at(k)] - shift);
+        out[at(k)] = e;
+        s += e;
     }
     match op {
-        NormOp::Softmax => out.iter_mut().for_each(|o| *o /= s),
+        NormOp::Softmax => (0..extent).for_each(|k| out[at(k)] /= s),
         NormOp::LogSoftmax => {
             let ls = vmath::log(s);
-            for (o, &v) in out.iter_mut().zip(x) {
-                *o = (v - shift) - ls;
+            for k in 0..extent {
+                out[at(k)] = (x[at(k)] - shift) - ls;
             }
         }
     }

@@ -2,7 +2,7 @@
 ; layer is written: per step, the probabilities softmax(W h) over the last
 ; axis (on the step tape as one instruction), a state updated with them,
 ; and a log_softmax over a matrix's rows; the log_softmax along axis 0
-; (strided lanes) stays on the plan. At scale 40 the scores reach the
+; runs on the tape over strided lanes. At scale 40 the scores reach the
 ; hundreds, where an unshifted exp would overflow.
 ; dims: T=6 N=4
 ; scale: W=40.0

@@ -706,14 +706,13 @@ impl Builder<'_> {
                 self.gather(&x, shape, index)?
             }
             (Op::Normalize(n, axis), [x]) => {
-                // Along the last axis only: its lanes are contiguous.
+                // Lanes along any axis: contiguous along the last, `inner`
+                // elements apart along another.
                 let x = self.float(x)?;
                 let ax = normalize_axis(*axis, x.shape.len()).ok()?;
-                if ax + 1 != x.shape.len() {
-                    return None;
-                }
                 let extent = x.shape[ax];
                 let outer: usize = x.shape[..ax].iter().product();
+                let inner: usize = x.shape[ax + 1..].iter().product();
                 let (op, src) = (*n, x.loc);
                 self.emit(x.shape.clone(), |dst| Instr::Normalize {
                     op,
@@ -721,6 +720,7 @@ impl Builder<'_> {
                     dst,
                     outer,
                     extent,
+                    inner,
                 })?
             }
             (Op::Reduce(r, axis), [x]) => {

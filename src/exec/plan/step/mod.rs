@@ -255,15 +255,17 @@ pub(crate) enum Instr {
         extent: usize,
         inner: usize,
     },
-    /// Softmax or log-softmax of `src`, read as `outer` contiguous lanes
-    /// of `extent` elements, into `dst` of the same length (the last axis:
-    /// the lanes of another axis are strided and stay on the plan).
+    /// Softmax or log-softmax of `src`, read as `outer × extent × inner`
+    /// (row-major) along the middle axis, into `dst` of the same length:
+    /// each of the `outer × inner` lanes is `extent` elements `inner`
+    /// apart (contiguous for the last axis, `inner = 1`).
     Normalize {
         op: NormOp,
         src: Loc,
         dst: usize,
         outer: usize,
         extent: usize,
+        inner: usize,
     },
     /// `dst = A · x` for a row-major `(rows, cols)` `A`, or with
     /// `transposed`, `dst = Bᵀ · x` for a row-major `(cols, rows)` `B`
@@ -716,8 +718,12 @@ impl Instr {
                 dst, outer, inner, ..
             } => f(dst, outer * inner),
             Instr::Normalize {
-                dst, outer, extent, ..
-            } => f(dst, outer * extent),
+                dst,
+                outer,
+                extent,
+                inner,
+                ..
+            } => f(dst, outer * extent * inner),
             Instr::Gemv { dst, rows, .. } => f(dst, rows),
             Instr::Gemm { dst, shape, .. } => f(dst, shape.batch * shape.m * shape.n),
             Instr::PackB { dst, shape, .. } => f(dst, shape.packed_b_span()),
@@ -952,8 +958,12 @@ impl Instr {
                 ..
             } => f(src, outer * extent * inner),
             Instr::Normalize {
-                src, outer, extent, ..
-            } => f(src, outer * extent),
+                src,
+                outer,
+                extent,
+                inner,
+                ..
+            } => f(src, outer * extent * inner),
             Instr::Gemv {
                 a,
                 rows,

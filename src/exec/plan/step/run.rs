@@ -11,7 +11,9 @@ use super::epilogue::{self, Operands, MAX_STAGES};
 use super::native::{NativeRun, MAX_POINTERS};
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
-use crate::exec::ops::reduce::{fold_extreme, logsumexp_of, normalize_lane, pairwise_sum};
+use crate::exec::ops::reduce::{
+    fold_extreme, logsumexp_of, normalize_lane, normalize_strided, pairwise_sum,
+};
 use crate::exec::ops::{factor, logmatmulexp, matvec, prepacked};
 use crate::exec::plan::block::{
     binary2_periodic, binary_block, binary_periodic, zip2, Blk, Periodic,
@@ -556,14 +558,25 @@ fn exec(
             dst,
             outer,
             extent,
+            inner,
         } => {
-            let (ar, out) = around(arena, dst, outer * extent)?;
-            let x = read(ar, src, at, s, outer * extent)?;
+            let len = outer * extent * inner;
+            let (ar, out) = around(arena, dst, len)?;
+            let x = read(ar, src, at, s, len)?;
             if extent == 0 {
                 return Some(());
             }
-            for (lane, o) in x.chunks_exact(extent).zip(out.chunks_exact_mut(extent)) {
-                normalize_lane(op, lane, o);
+            if inner == 1 {
+                for (lane, o) in x.chunks_exact(extent).zip(out.chunks_exact_mut(extent)) {
+                    normalize_lane(op, lane, o);
+                }
+            } else {
+                for o in 0..outer {
+                    for j in 0..inner {
+                        let base = o * extent * inner + j;
+                        normalize_strided(op, &x[base..], &mut out[base..], extent, inner);
+                    }
+                }
             }
         }
         Instr::Gemv {
