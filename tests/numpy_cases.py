@@ -14,7 +14,8 @@ declaration order, the element at row-major flat index i is
     value = 0.5 * sin(0.37 * i + 1.3 * k) * scale        (float64)
 
 and an `f32` input gets `value.astype(float32)`, an `i64` input
-`np.round(10 * value).astype(int64)` (half to even), a `bool` input
+`np.round(10 * value).astype(int64)` (half to even), an `i32` input that
+i64 value `.astype(int32)` (its low 32 bits), a `bool` input
 `value > 0`.
 
 This file holds, for each case, a NumPy function that computes the expected
@@ -44,9 +45,10 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = os.path.join(ROOT, "tests", "cases")
 GROUPS = ("ops", "scan")
-DTYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "bool": np.bool_}
+DTYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "i32": np.int32,
+          "bool": np.bool_}
 
-f64, f32, i64 = np.float64, np.float32, np.int64
+f64, f32, i64, i32 = np.float64, np.float32, np.int64, np.int32
 
 # ------------------------------------------------------------ case programs
 
@@ -105,6 +107,8 @@ def data_rule(k, shape, dtype, scale):
         return v.astype(np.float32)
     if dtype == "i64":
         return np.round(10 * v).astype(np.int64)
+    if dtype == "i32":
+        return np.round(10 * v).astype(np.int64).astype(np.int32)
     if dtype == "bool":
         return v > 0
     raise ValueError(dtype)
@@ -2682,6 +2686,99 @@ def while_last_value_newton_sqrt(d, n):
 def while_newton_1e9(d, n):
     # while_last_value_newton_sqrt with n_steps 10^9: the same 19 steps.
     return while_last_value_newton_sqrt(d, n)
+
+
+# ------------------------------------------------------------------ i32
+
+
+@ops
+def i32_promote(d, n):
+    K, J, F, D, B = d["K"], d["J"], d["F"], d["D"], d["B"]
+    return (K + K, K + J, K + F, K * D, K + B, K - 1, K * 2.5, np.maximum(K, F),
+            np.minimum(K, J), np.where(B, K, 7), np.where(B, K, J), np.where(B, K, 0.5),
+            np.clip(K, -2, 3), K < 3000000000, K > -3000000000, K == F, -K, np.abs(K),
+            np.sign(K), np.floor(K), np.round(K), np.exp(K), np.sqrt(np.abs(K)),
+            np.stack([K, K]), np.concatenate([K, K], 0))
+
+
+@ops
+def i32_wrap(d, n):
+    K = d["K"]
+    T = np.array([2147483647, -2147483648, 5, -1], dtype=i32)
+    M = np.array(2147483647, dtype=i32)
+    N = np.array(-2147483648, dtype=i32)
+    with np.errstate(over="ignore"):
+        return (T + 1, T * -1, -T, np.abs(T), T * T, T ** 3, T - 2147483647,
+                M + 1, N * -1, -N, np.abs(N), M * M, M ** 2, N - 1,
+                K + K, K * K, K * 3, K - 2147483647, K ** 2)
+
+
+@ops
+def i32_reduce(d, n):
+    X = d["X"]
+    with np.errstate(over="ignore"):
+        return (X.sum(), X.sum(0), X.sum(-1), X.prod(), X.prod(1), np.cumsum(X, 1),
+                np.cumsum(X, 0), np.cumprod(X, 1), X.max(), X.max(0), X.min(1),
+                np.argmax(X), np.argmin(X, 0), np.argmax(X, 1), X.mean(), X.mean(1),
+                (X + X).sum())
+
+
+@ops
+def i32_divmod(d, n):
+    K = d["K"]
+    A = np.array([7, -7, 7, -7, 0, -2147483648, -2147483648], dtype=i32)
+    B = np.array([3, 3, -3, -3, 0, -1, 0], dtype=i32)
+    with np.errstate(all="ignore"):
+        return (A / B, A // B, A % B, A // -2, A % 5, K // 0, K % 0, K / 2, K // -3,
+                K % -3, A // 2.5, K ** 2, K ** np.array([0, 1, 2, 3, 31, 13], dtype=i32))
+
+
+@ops
+def i32_cast(d, n):
+    K, J, B = d["K"], d["J"], d["B"]
+    E = np.array([np.nan, np.inf, -np.inf, 3e9, -2.7, 2.7, -2147483648.0, 2147483647.5,
+                  2147483648.0, -2147483649.0])
+    with np.errstate(invalid="ignore"):
+        return (E.astype(i32), E.astype(f32).astype(i32), J.astype(i32), B.astype(i32),
+                K.astype(i64), K.astype(f64), K.astype(f32), K.astype(bool), K.astype(i32))
+
+
+@ops
+def i32_matmul(d, n):
+    A, C, v, D = d["A"], d["C"], d["v"], d["D"]
+    return (A @ C, np.dot(A, C), np.dot(A, v), np.dot(v, v), A @ D, np.stack([A, A]) @ C)
+
+
+@ops
+def i32_update(d, n):
+    X, R, B = d["X"], d["R"], d["B"]
+
+    def put(value, *where):
+        Y = X.copy()
+        Y[where] = value
+        return Y
+
+    return (put(R, 0), put(2147483647, 1, 2), put(B, slice(1, 3, 1)),
+            put(-2147483648, slice(0, 3, 2)), X[np.array([2, 0, -1])],
+            X[:, np.array([1, 3])], X[1], X[-1, 2], X[0:3:2], X.T, X.reshape(4, 3),
+            np.zeros(2, i32), np.ones(2, i32), np.full(2, -7, i32))
+
+
+@scan
+def i32_counter_wraps(d, n):
+    S, c0 = d["S"], d["c0"]
+    T = n["T"]
+    C = np.zeros(T, i32)
+    A = np.zeros(T, i32)
+    W = np.zeros(T, i64)
+    c, a = c0 + 2147483640, c0
+    with np.errstate(over="ignore"):
+        for t in range(T):
+            W[t] = a.astype(i64) + S[t]
+            c = c + 3
+            a = a + S[t]
+            C[t], A[t] = c, a
+    return (C, A, W, C.sum(), C[-1])
 
 
 # --------------------------------------------------------------------- main

@@ -183,6 +183,13 @@ fn random_inputs(p: &Program, dims: &Dims, rng: &mut Rng) -> Result<Vec<Value>, 
                     )
                     .unwrap(),
                 ),
+                DType::I32 => Value::I32(
+                    ArrayD::from_shape_vec(
+                        sh,
+                        (0..n).map(|_| (rng.next() % 5) as i32 - 1).collect(),
+                    )
+                    .unwrap(),
+                ),
                 DType::Bool => Value::Bool(
                     ArrayD::from_shape_vec(
                         sh,

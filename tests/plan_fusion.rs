@@ -91,6 +91,10 @@ fn inputs(p: &Program, dims: &Dims, rng: &mut Rng, extreme: bool) -> Vec<Value> 
                     ArrayD::from_shape_vec(sh, (0..n).map(|_| (rng.next() % 7) as i64).collect())
                         .unwrap(),
                 ),
+                DType::I32 => Value::I32(
+                    ArrayD::from_shape_vec(sh, (0..n).map(|_| (rng.next() % 7) as i32).collect())
+                        .unwrap(),
+                ),
             }
         })
         .collect()

@@ -416,7 +416,7 @@ fn zero_konst(op: &Op, out: &Type) -> Option<Scalar> {
     match op.elements() {
         Elements::Zero => Some(match out.dtype {
             crate::lang::DType::F64 | crate::lang::DType::F32 => Scalar::F64(0.0),
-            crate::lang::DType::I64 => Scalar::I64(0),
+            crate::lang::DType::I64 | crate::lang::DType::I32 => Scalar::I64(0),
             crate::lang::DType::Bool => Scalar::Bool(false),
             // keys are never constants
             crate::lang::DType::Key => return None,
@@ -489,6 +489,8 @@ fn fold(op: &Op, consts: &[Scalar], arg_tys: &[&Type], out: &Type) -> Option<Sca
         Value::F64(a) => Scalar::F64(*a.iter().next()?),
         Value::F32(a) => Scalar::F64(*a.iter().next()? as f64),
         Value::I64(a) => Scalar::I64(*a.iter().next()?),
+        // the wrapped i32 bits, as the kernel computes them
+        Value::I32(a) => Scalar::I64(i64::from(*a.iter().next()?)),
         Value::Bool(a) => Scalar::Bool(*a.iter().next()?),
     })
 }
@@ -508,6 +510,7 @@ impl Analysis<TNode> for TensorAnalysis {
                 (Kind::Value(t), None) => match t.dtype {
                     crate::lang::DType::Bool => Range::BOOL,
                     crate::lang::DType::I64 => Range::I64,
+                    crate::lang::DType::I32 => Range::I32,
                     _ => Range::FULL,
                 },
                 _ => Range::FULL,

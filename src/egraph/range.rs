@@ -59,6 +59,11 @@ impl Range {
     };
     /// Every `bool` (as 0 and 1).
     pub const BOOL: Range = Range { lo: 0.0, hi: 1.0 };
+    /// Every `i32`.
+    pub const I32: Range = Range {
+        lo: i32::MIN as f64,
+        hi: i32::MAX as f64,
+    };
     /// `[-1, 1]`.
     pub const UNIT: Range = Range { lo: -1.0, hi: 1.0 };
     /// Every `i64`.
@@ -600,6 +605,12 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
                 DType::Bool => Range::BOOL,
                 DType::I64 if x.within(4.0e18) => Range::new(x.lo.trunc(), x.hi.trunc()),
                 DType::I64 => Range::I64,
+                // A float cast gives i32::MIN for NaN and out of range
+                // (which `by_dtype` widens to every i32).
+                DType::I32 if arg_ty(0).is_some_and(|t| t.dtype.is_float()) => {
+                    Range::new(x.lo.trunc(), x.hi.trunc()).hull(&Range::point(i32::MIN as f64))
+                }
+                DType::I32 => x,
                 DType::F32 => x.widen(f32::EPSILON as f64),
                 DType::F64 => x,
                 // a cast to a key is a type error
@@ -611,10 +622,12 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
 }
 
 /// What a result's dtype adds: `bool` is within `[0, 1]`; an `i64` range
-/// that leaves `i64` may have wrapped, so it is every `i64`.
+/// that leaves `i64` may have wrapped, so it is every `i64`; likewise an
+/// `i32` range that leaves `i32` is every `i32`.
 fn by_dtype(r: Range, d: DType) -> Range {
     match d {
         DType::Bool => r.intersect(&Range::BOOL),
+        DType::I32 if r.lo < Range::I32.lo || r.hi > Range::I32.hi => Range::I32,
         DType::I64 if r.lo < -I64_EDGE || r.hi >= I64_EDGE => Range::I64,
         _ => r,
     }
@@ -695,6 +708,9 @@ mod tests {
             r(f64::NEG_INFINITY, 0.0)
         );
         assert_eq!(by_dtype(r(0.0, I64_EDGE), DType::I64), Range::I64);
+        // i32::MAX + 1 wraps to i32::MIN: every i32
+        assert_eq!(by_dtype(r(0.0, 2_147_483_648.0), DType::I32), Range::I32);
+        assert_eq!(by_dtype(r(-5.0, 7.0), DType::I32), r(-5.0, 7.0));
     }
 
     #[test]

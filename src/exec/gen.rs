@@ -49,6 +49,12 @@ pub fn generate(k: usize, dtype: DType, shape: &[usize], scale: f64) -> Value {
                 .into_shape_with_order(dim)
                 .unwrap_or_default(),
         ),
+        // An i32 input is the i64 rule cast (the values are small).
+        DType::I32 => Value::I32(
+            Array::from_iter(vals.map(|v| (10.0 * v).round_ties_even() as i64 as i32))
+                .into_shape_with_order(dim)
+                .unwrap_or_default(),
+        ),
         DType::Bool => Value::Bool(
             Array::from_iter(vals.map(|v| v > 0.0))
                 .into_shape_with_order(dim)

@@ -36,6 +36,7 @@ fn descr_dtype(descr: &str) -> Result<DType, String> {
         "f8" if order_ok => Some(DType::F64),
         "f4" if order_ok => Some(DType::F32),
         "i8" if order_ok => Some(DType::I64),
+        "i4" if order_ok => Some(DType::I32),
         "b1" if order_ok => Some(DType::Bool),
         _ => None,
     };
@@ -44,7 +45,7 @@ fn descr_dtype(descr: &str) -> Result<DType, String> {
             "f2" | "e" => " (float16 is not supported)".to_string(),
             _ => format!(" (its dtype is {descr})"),
         };
-        format!("not a .npy file of f64, f32, i64 or bool{what}")
+        format!("not a .npy file of f64, f32, i64, i32 or bool{what}")
     })
 }
 
@@ -172,6 +173,7 @@ pub fn read_npy_within(path: &Path, budget: &MemoryBudget) -> Result<Value, Exec
         DType::F64 => read_as::<f64>(&bytes).map(Value::F64),
         DType::F32 => read_as::<f32>(&bytes).map(Value::F32),
         DType::I64 | DType::Key => read_as::<i64>(&bytes).map(Value::I64),
+        DType::I32 => read_as::<i32>(&bytes).map(Value::I32),
         DType::Bool => read_as::<bool>(&bytes).map(Value::Bool),
     };
     v.map_err(|e| {
@@ -280,13 +282,24 @@ mod tests {
         std::fs::write(&f16, with_header("<f2", "(2,)", &[0; 4])).unwrap();
         assert_eq!(
             msg(read_npy(&f16).unwrap_err()),
-            "not a .npy file of f64, f32, i64 or bool (float16 is not supported)"
+            "not a .npy file of f64, f32, i64, i32 or bool (float16 is not supported)"
         );
-        let i32f = tmp("i32.npy");
-        std::fs::write(&i32f, with_header("<i4", "(2,)", &[0; 8])).unwrap();
+        let i16f = tmp("i16.npy");
+        std::fs::write(&i16f, with_header("<i2", "(2,)", &[0; 4])).unwrap();
         assert_eq!(
-            msg(read_npy(&i32f).unwrap_err()),
-            "not a .npy file of f64, f32, i64 or bool (its dtype is '<i4')"
+            msg(read_npy(&i16f).unwrap_err()),
+            "not a .npy file of f64, f32, i64, i32 or bool (its dtype is '<i2')"
+        );
+        // int32 is read as i32
+        let i32f = tmp("i32.npy");
+        let bytes: Vec<u8> = [-2147483648i32, 7]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        std::fs::write(&i32f, with_header("<i4", "(2,)", &bytes)).unwrap();
+        assert_eq!(
+            read_npy(&i32f).unwrap(),
+            Value::I32(Array::from_vec(vec![i32::MIN, 7]).into_dyn())
         );
         let absurd = tmp("absurd.npy");
         std::fs::write(

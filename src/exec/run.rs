@@ -370,6 +370,7 @@ fn row(v: &Value, i: usize) -> Value {
         Value::F64(a) => Value::F64(a.index_axis(Axis(0), i).to_owned()),
         Value::F32(a) => Value::F32(a.index_axis(Axis(0), i).to_owned()),
         Value::I64(a) => Value::I64(a.index_axis(Axis(0), i).to_owned()),
+        Value::I32(a) => Value::I32(a.index_axis(Axis(0), i).to_owned()),
         Value::Bool(a) => Value::Bool(a.index_axis(Axis(0), i).to_owned()),
     }
 }
@@ -381,6 +382,7 @@ fn alloc(dtype: DType, shape: &[usize]) -> Value {
         DType::F64 => Value::F64(ArrayD::zeros(sh)),
         DType::F32 => Value::F32(ArrayD::zeros(sh)),
         DType::I64 | DType::Key => Value::I64(ArrayD::zeros(sh)),
+        DType::I32 => Value::I32(ArrayD::zeros(sh)),
         DType::Bool => Value::Bool(ArrayD::from_elem(sh, false)),
     }
 }
@@ -399,6 +401,7 @@ fn set_row(dst: &mut Value, i: usize, src: &Value) -> bool {
         (Value::F64(d), Value::F64(s)) => put(d, i, s),
         (Value::F32(d), Value::F32(s)) => put(d, i, s),
         (Value::I64(d), Value::I64(s)) => put(d, i, s),
+        (Value::I32(d), Value::I32(s)) => put(d, i, s),
         (Value::Bool(d), Value::Bool(s)) => put(d, i, s),
         _ => false,
     }

@@ -18,6 +18,8 @@ pub enum Value {
     F32(ArrayD<f32>),
     /// `i64` data
     I64(ArrayD<i64>),
+    /// `i32` data
+    I32(ArrayD<i32>),
     /// `bool` data
     Bool(ArrayD<bool>),
 }
@@ -221,6 +223,66 @@ impl Elem for i64 {
     }
 }
 
+/// `f64` → `i32` as NumPy's `astype` does on x86-64: truncation toward zero,
+/// `i32::MIN` for NaN, infinities and values outside the `i32` range.
+pub fn f64_to_i32(x: f64) -> i32 {
+    // The valid range is [-2^31, 2^31); both ends are exact in f64.
+    const LIMIT: f64 = 2_147_483_648.0;
+    if x.is_nan() || !(-LIMIT..LIMIT).contains(&x) {
+        i32::MIN
+    } else {
+        x as i32
+    }
+}
+
+impl Elem for i32 {
+    const DTYPE: DType = DType::I32;
+    fn zero() -> i32 {
+        0
+    }
+    fn one() -> i32 {
+        1
+    }
+    fn from_f64(x: f64) -> i32 {
+        f64_to_i32(x)
+    }
+    fn from_i64(x: i64) -> i32 {
+        // NumPy's int64 → int32 keeps the low 32 bits.
+        x as i32
+    }
+    fn from_bool(x: bool) -> i32 {
+        x as i32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn cast<U: Elem>(self) -> U {
+        // i32 → i64 is exact, and every conversion from the i64 is the direct one.
+        U::from_i64(self as i64)
+    }
+    fn wrap(a: ArrayD<i32>) -> Value {
+        Value::I32(a)
+    }
+    fn peek(v: &Value) -> Option<&ArrayD<i32>> {
+        match v {
+            Value::I32(a) => Some(a),
+            _ => None,
+        }
+    }
+    fn peek_mut(v: &mut Value) -> Option<&mut ArrayD<i32>> {
+        match v {
+            Value::I32(a) => Some(a),
+            _ => None,
+        }
+    }
+    fn unwrap(v: Value) -> Result<ArrayD<i32>, Value> {
+        match v {
+            Value::I32(a) => Ok(a),
+            other => Err(other),
+        }
+    }
+}
+
 impl Elem for bool {
     const DTYPE: DType = DType::Bool;
     fn zero() -> bool {
@@ -295,6 +357,11 @@ macro_rules! with_elem {
                 type $T = i64;
                 $body
             }
+            $crate::lang::DType::I32 => {
+                #[allow(dead_code)]
+                type $T = i32;
+                $body
+            }
             $crate::lang::DType::Bool => {
                 #[allow(dead_code)]
                 type $T = bool;
@@ -313,6 +380,7 @@ macro_rules! with_array {
             $crate::exec::value::Value::F64($a) => $body,
             $crate::exec::value::Value::F32($a) => $body,
             $crate::exec::value::Value::I64($a) => $body,
+            $crate::exec::value::Value::I32($a) => $body,
             $crate::exec::value::Value::Bool($a) => $body,
         }
     };
@@ -334,6 +402,12 @@ impl From<ArrayD<f32>> for Value {
 impl From<ArrayD<i64>> for Value {
     fn from(a: ArrayD<i64>) -> Value {
         Value::I64(a)
+    }
+}
+
+impl From<ArrayD<i32>> for Value {
+    fn from(a: ArrayD<i32>) -> Value {
+        Value::I32(a)
     }
 }
 
@@ -397,6 +471,7 @@ impl Value {
             Value::F64(_) => DType::F64,
             Value::F32(_) => DType::F32,
             Value::I64(_) => DType::I64,
+            Value::I32(_) => DType::I32,
             Value::Bool(_) => DType::Bool,
         }
     }
@@ -612,6 +687,7 @@ impl Value {
             Value::F64(a) => go(a, rows),
             Value::F32(a) => go(a, rows),
             Value::I64(a) => go(a, rows),
+            Value::I32(a) => go(a, rows),
             Value::Bool(a) => go(a, rows),
         }
     }
@@ -725,6 +801,16 @@ mod tests {
         assert_eq!(f, Value::F32(array![1.0f32, 0.0].into_dyn()));
         let g = Value::F64(array![1e40, 0.1].into_dyn()).cast(DType::F32);
         assert_eq!(g, Value::F32(array![f32::INFINITY, 0.1f32].into_dyn()));
+        // numpy 2.4 on x86-64: np.array([nan, inf, -inf, 3e9, -2.7, 2.7]).astype(np.int32)
+        let j = v.cast(DType::I32);
+        let n = i32::MIN;
+        assert_eq!(j, Value::I32(array![n, n, n, n, n, -2, 2].into_dyn()));
+        assert_eq!(f64_to_i32(-2_147_483_648.0), i32::MIN);
+        assert_eq!(f64_to_i32(2_147_483_647.9), i32::MAX);
+        assert_eq!(f64_to_i32(2_147_483_648.0), i32::MIN);
+        // np.array([2**40 + 5, -1], np.int64).astype(np.int32) keeps the low bits
+        let w = Value::I64(array![(1i64 << 40) + 5, -1].into_dyn()).cast(DType::I32);
+        assert_eq!(w, Value::I32(array![5, -1].into_dyn()));
         let k = Value::I64(array![3, 0, -1].into_dyn()).cast(DType::Bool);
         assert_eq!(k, Value::Bool(array![true, false, true].into_dyn()));
     }

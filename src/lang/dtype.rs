@@ -12,6 +12,8 @@ use std::fmt;
 pub enum DType {
     /// `bool`
     Bool,
+    /// `i32`: NumPy's `int32`, wrapping arithmetic (SPEC §1)
+    I32,
     /// `i64`
     I64,
     /// `f32`
@@ -40,12 +42,13 @@ pub enum Kind {
 
 impl DType {
     /// Every numeric dtype, in promotion order ([`DType::Key`] is not one).
-    pub const ALL: [DType; 4] = [DType::Bool, DType::I64, DType::F32, DType::F64];
+    pub const ALL: [DType; 5] = [DType::Bool, DType::I32, DType::I64, DType::F32, DType::F64];
 
-    /// The name used in program text (`f64`, `f32`, `i64`, `bool`).
+    /// The name used in program text (`f64`, `f32`, `i64`, `i32`, `bool`).
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::I32 => "i32",
             DType::I64 => "i64",
             DType::F32 => "f32",
             DType::F64 => "f64",
@@ -57,6 +60,7 @@ impl DType {
     pub fn from_name(s: &str) -> Option<DType> {
         Some(match s {
             "bool" => DType::Bool,
+            "i32" => DType::I32,
             "i64" => DType::I64,
             "f32" => DType::F32,
             "f64" => DType::F64,
@@ -69,6 +73,7 @@ impl DType {
     pub fn numpy_name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::I32 => "int32",
             DType::I64 => "int64",
             DType::F32 => "float32",
             DType::F64 => "float64",
@@ -80,7 +85,7 @@ impl DType {
     pub fn kind(self) -> Kind {
         match self {
             DType::Bool => Kind::Bool,
-            DType::I64 => Kind::Int,
+            DType::I32 | DType::I64 => Kind::Int,
             DType::F32 | DType::F64 => Kind::Float,
             DType::Key => Kind::Key,
         }
@@ -96,7 +101,21 @@ impl DType {
         match self {
             DType::Bool => 1,
             DType::I64 | DType::F64 | DType::Key => 8,
-            DType::F32 => 4,
+            DType::I32 | DType::F32 => 4,
+        }
+    }
+
+    /// True for the integer dtypes (`i32`, `i64`).
+    pub fn is_int(self) -> bool {
+        self.kind() == Kind::Int
+    }
+
+    /// The range of an integer dtype as `i64` bounds (`None` for the others).
+    pub fn int_range(self) -> Option<(i64, i64)> {
+        match self {
+            DType::I32 => Some((i32::MIN as i64, i32::MAX as i64)),
+            DType::I64 => Some((i64::MIN, i64::MAX)),
+            _ => None,
         }
     }
 
@@ -132,11 +151,12 @@ impl fmt::Display for DType {
 }
 
 /// Promotes two strong (array) dtypes, as `numpy.result_type` does:
-/// the larger of the two, except that `i64` with `f32` gives `f64`.
+/// the larger of the two, except that an integer with `f32` gives `f64`
+/// (NumPy 2: `int32 + float32` and `int64 + float32` are `float64`).
 pub fn promote_strong(a: DType, b: DType) -> DType {
     use DType::*;
     match (a, b) {
-        (I64, F32) | (F32, I64) => F64,
+        (I64 | I32, F32) | (F32, I64 | I32) => F64,
         _ => a.max(b),
     }
 }
@@ -166,6 +186,20 @@ pub fn promote(a: DType, a_weak: bool, b: DType, b_weak: bool) -> (DType, bool) 
     }
 }
 
+/// The dtype a comparison of two operands computes in: their promotion,
+/// except that an `i32` against a weak integer (a Python int) compares in
+/// `i64`, as NumPy 2 compares an `int32` array with any Python integer
+/// exactly (`np.int32(1) < 3000000000` is `True`, not an error).
+pub fn compare_dtype(a: DType, a_weak: bool, b: DType, b_weak: bool) -> DType {
+    let (d, _) = promote(a, a_weak, b, b_weak);
+    let weak_int = (a_weak && a == DType::I64) || (b_weak && b == DType::I64);
+    if d == DType::I32 && weak_int {
+        DType::I64
+    } else {
+        d
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +212,11 @@ mod tests {
         assert_eq!(promote_strong(Bool, I64), I64);
         assert_eq!(promote_strong(Bool, F32), F32);
         assert_eq!(promote_strong(F32, F64), F64);
+        // numpy 2.4: int32 with bool, int64, float32, float64
+        assert_eq!(promote_strong(I32, Bool), I32);
+        assert_eq!(promote_strong(I32, I64), I64);
+        assert_eq!(promote_strong(F32, I32), F64);
+        assert_eq!(promote_strong(I32, F64), F64);
     }
 
     #[test]
@@ -188,5 +227,9 @@ mod tests {
         assert_eq!(promote(Bool, false, I64, true), (I64, false));
         assert_eq!(promote(F32, false, I64, true), (F32, false));
         assert_eq!(promote(I64, true, F64, true), (F64, true));
+        // int32 array + 1 -> int32; + 1.0 -> float64; bool array + 1 -> int64
+        assert_eq!(promote(I32, false, I64, true), (I32, false));
+        assert_eq!(promote(I64, true, I32, false), (I32, false));
+        assert_eq!(promote(I32, false, F64, true), (F64, false));
     }
 }

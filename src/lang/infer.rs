@@ -35,6 +35,52 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
     }
     exact_literal_arithmetic(op, args, consts)?;
     check_keys(op, args)?;
+    let out = infer_op(op, args, consts)?;
+    weak_ints_fit(op, args, consts, &out)?;
+    Ok(out)
+}
+
+/// A weak integer literal combined with an `i32` must fit in `i32`: NumPy
+/// 2 raises `OverflowError: Python integer 3000000000 out of bounds for
+/// int32` for `int32_array + 3000000000` (and for `where`, `clip`,
+/// `full`, writes into an `int32` array, ...). Comparisons are exact
+/// instead (see [`crate::lang::dtype::compare_dtype`]).
+fn weak_ints_fit(
+    op: &Op,
+    args: &[&Type],
+    consts: &[Option<Scalar>],
+    out: &Type,
+) -> Result<(), String> {
+    let values: &[usize] = match op {
+        Op::Binary(_) | Op::Clip | Op::Stack | Op::Concat(_) | Op::Fill(_) => &[0, 1, 2],
+        Op::Where => &[1, 2],
+        Op::SetIndex
+        | Op::SetSlice { .. }
+        | Op::SetTake(_)
+        | Op::IncIndex
+        | Op::IncSlice { .. }
+        | Op::IncTake(_) => &[1],
+        _ => return Ok(()),
+    };
+    let Some((lo, hi)) = out.dtype.int_range() else {
+        return Ok(());
+    };
+    for &k in values {
+        if let (Some(t), Some(Some(Scalar::I64(v)))) = (args.get(k), consts.get(k)) {
+            if t.weak && !(lo..=hi).contains(v) {
+                return Err(format!(
+                    "the integer literal {v} is out of bounds for {} \
+                     (NumPy 2 raises OverflowError); cast it or the other operand first",
+                    out.dtype
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The type rule of each op (see [`infer`]).
+fn infer_op(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type, String> {
     match op {
         Op::Input(_) | Op::Scan(_) | Op::Proj(_) | Op::Grad => Err(format!(
             "internal: `{}` is typed by the parser, not by infer",
@@ -769,7 +815,8 @@ fn where_(c: &Type, x: &Type, y: &Type) -> Result<Type, String> {
 
 fn reduce(r: ReduceOp, axis: Option<i64>, x: &Type) -> Result<Type, String> {
     let dtype = match r {
-        ReduceOp::Sum | ReduceOp::Prod if x.dtype == DType::Bool => DType::I64,
+        // NumPy 2 on 64-bit Linux sums and multiplies bool and int32 in int64.
+        ReduceOp::Sum | ReduceOp::Prod if matches!(x.dtype, DType::Bool | DType::I32) => DType::I64,
         ReduceOp::Mean | ReduceOp::LogSumExp => x.dtype.to_float(),
         ReduceOp::Argmax | ReduceOp::Argmin => DType::I64,
         ReduceOp::All | ReduceOp::Any => DType::Bool,
@@ -798,10 +845,11 @@ fn reduce(r: ReduceOp, axis: Option<i64>, x: &Type) -> Result<Type, String> {
     Ok(Type::new(dtype, shape))
 }
 
-/// cumsum and cumprod have the same rule: shape kept, bool counts as i64.
+/// cumsum and cumprod have the same rule: shape kept, bool and i32 count
+/// in i64 (as NumPy 2's `cumsum` of `int32` gives `int64`).
 fn cumulative(axis: i64, x: &Type) -> Result<Type, String> {
     norm_axis(axis, x.ndim(), &x.shape)?;
-    let dtype = if x.dtype == DType::Bool {
+    let dtype = if matches!(x.dtype, DType::Bool | DType::I32) {
         DType::I64
     } else {
         x.dtype
@@ -1498,12 +1546,21 @@ fn tensor(ty: &Type, values: &[Scalar]) -> Result<Type, String> {
     if count != values.len() as i128 {
         return Err(format!("{ty} holds {count} values, got {}", values.len()));
     }
-    if ty.dtype == DType::I64 {
+    if let Some((lo, hi)) = ty.dtype.int_range() {
         if let Some(v) = values
             .iter()
             .find(|v| matches!(v, Scalar::F64(f) if !f.is_finite()))
         {
-            return Err(format!("cannot convert {v} to i64"));
+            return Err(format!("cannot convert {v} to {}", ty.dtype));
+        }
+        if let Some(v) = values
+            .iter()
+            .find(|v| matches!(v, Scalar::I64(i) if !(lo..=hi).contains(i)))
+        {
+            return Err(format!(
+                "the integer {v} is out of bounds for {} (NumPy 2 raises OverflowError)",
+                ty.dtype
+            ));
         }
     }
     Ok(ty.clone().strong())

@@ -157,6 +157,14 @@ enum Choice {
 }
 
 const DTYPES: [DType; 4] = [DType::F64, DType::F32, DType::I64, DType::Bool];
+/// The dtypes tried in a group of their own, after every other trial (so
+/// the trials over [`DTYPES`] and their seeded counterexamples are the
+/// same with or without them): combinations in which some tensor
+/// variable has one of these, mixed with the others.
+const EXTRA_DTYPES: [DType; 1] = [DType::I32];
+/// At most this many combinations of [`EXTRA_DTYPES`] are tried per rule
+/// when there are more.
+const MAX_EXTRA_COMBOS: usize = 300;
 const SHAPES: [&[i64]; 5] = [&[], &[3], &[2, 3], &[3, 3], &[3, 2]];
 /// Shapes with a length-1 axis (where `squeeze` applies and `sum_to` keeps
 /// an axis), tried after every combination of [`SHAPES`].
@@ -170,9 +178,13 @@ fn tensor_types() -> Vec<Type> {
 }
 
 fn types_of(shapes: &[&[i64]]) -> Vec<Type> {
+    types_of_dtypes(shapes, &DTYPES)
+}
+
+fn types_of_dtypes(shapes: &[&[i64]], dtypes: &[DType]) -> Vec<Type> {
     let mut out = Vec::new();
     for s in shapes {
-        for d in DTYPES {
+        for &d in dtypes {
             out.push(Type::new(d, s.iter().map(|k| Dim::known(*k)).collect()));
         }
     }
@@ -232,6 +244,20 @@ struct Setup<'a> {
     range_conds: Vec<Cond>,
     large: f64,
 }
+
+/// The edges of `i32`: its limits, ±2^24 (the end of f32's exact
+/// integers) and one past, the square root of its limit, 2^30.
+const EDGE_I32: [i64; 9] = [
+    i32::MAX as i64,
+    i32::MIN as i64,
+    1 << 24,
+    -(1 << 24),
+    (1 << 24) + 1,
+    46_341,
+    -46_341,
+    1 << 30,
+    -1,
+];
 
 impl Setup<'_> {
     /// A side as a program whose first output is the side and whose other
@@ -355,6 +381,7 @@ impl Setup<'_> {
                 DType::F64 => x,
                 DType::F32 => x as f32 as f64,
                 DType::I64 | DType::Key => x.round(),
+                DType::I32 => x.round().clamp(i32::MIN as f64, i32::MAX as f64),
                 DType::Bool => (x.round() != 0.0) as u8 as f64,
             };
             if Cond::const_ok(need, Scalar::F64(x), dtype) {
@@ -409,6 +436,8 @@ fn make_value(dtype: DType, shape: &[usize], xs: Vec<f64>) -> Value {
         DType::F64 => Value::F64(arr(xs)),
         DType::F32 => Value::F32(arr(xs).mapv(|x| x as f32)),
         DType::I64 | DType::Key => Value::I64(arr(xs).mapv(|x| x.round() as i64)),
+        // `as` saturates: a large magnitude becomes an edge of i32
+        DType::I32 => Value::I32(arr(xs).mapv(|x| x.round() as i32)),
         DType::Bool => Value::Bool(arr(xs).mapv(|x| x.round() != 0.0)),
     }
 }
@@ -417,6 +446,7 @@ fn show_values(v: &Value) -> String {
     let n = v.as_f64_array().len();
     let first: Vec<String> = match v {
         Value::I64(a) => a.iter().take(6).map(|x| x.to_string()).collect(),
+        Value::I32(a) => a.iter().take(6).map(|x| x.to_string()).collect(),
         Value::Bool(a) => a.iter().take(6).map(|x| x.to_string()).collect(),
         _ => v
             .as_f64_array()
@@ -473,7 +503,7 @@ fn close(a: &Value, b: &Value, inputs: &[Value], inter: &[Value]) -> bool {
     let big = inputs
         .iter()
         .chain(inter)
-        .filter(|v| v.dtype().is_float() || v.dtype() == DType::I64)
+        .filter(|v| v.dtype().is_float() || v.dtype().is_int())
         .flat_map(|v| v.as_f64_array().into_iter())
         .chain(x.iter().copied())
         .chain(y.iter().copied())
@@ -548,6 +578,62 @@ fn unit_axis_combos(setup: &Setup<'_>) -> Vec<Vec<Choice>> {
             (0..unit.len())
                 .map(|k| opts.iter().map(|o| o[k % o.len()].clone()).collect())
                 .collect()
+        }
+    }
+}
+
+/// The combinations in which some tensor variable has one of
+/// [`EXTRA_DTYPES`] (of [`SHAPES`]): all of them when there are at most
+/// [`MAX_COMBOS`], else each such type for every tensor variable at once,
+/// then random mixes (from their own generator, seeded by `seed`).
+fn extra_dtype_combos(setup: &Setup<'_>, seed: u64) -> Vec<Vec<Choice>> {
+    let extra = types_of_dtypes(&SHAPES, &EXTRA_DTYPES);
+    let mut all = tensor_types();
+    all.extend(extra.iter().cloned());
+    let has_extra = |c: &[Choice]| {
+        c.iter()
+            .any(|x| matches!(x, Choice::Tensor(t) if extra.contains(t)))
+    };
+    let options = |types: &[Type]| -> Vec<Vec<Choice>> {
+        setup
+            .vars
+            .iter()
+            .map(|v| match setup.roles.get(v) {
+                Some(Role::Axis) => AXES.iter().map(|a| Choice::Axis(*a)).collect(),
+                _ => types.iter().cloned().map(Choice::Tensor).collect(),
+            })
+            .collect()
+    };
+    let opts = options(&all);
+    let total = opts
+        .iter()
+        .try_fold(1usize, |acc, o| acc.checked_mul(o.len()));
+    let pick = |mut k: usize| -> Vec<Choice> {
+        opts.iter()
+            .map(|o| {
+                let c = o[k % o.len()].clone();
+                k /= o.len();
+                c
+            })
+            .collect()
+    };
+    match total {
+        Some(t) if t <= MAX_COMBOS => (0..t).map(pick).filter(|c| has_extra(c)).collect(),
+        _ => {
+            let same = options(&extra);
+            let mut out: Vec<Vec<Choice>> = (0..extra.len())
+                .map(|k| same.iter().map(|o| o[k % o.len()].clone()).collect())
+                .collect();
+            let mut rng = Rng::new(seed ^ 0x1_3232);
+            let mut tries = 0;
+            while out.len() < MAX_EXTRA_COMBOS && tries < 100 * MAX_EXTRA_COMBOS {
+                tries += 1;
+                let c: Vec<Choice> = opts.iter().map(|o| o[rng.below(o.len())].clone()).collect();
+                if has_extra(&c) {
+                    out.push(c);
+                }
+            }
+            out
         }
     }
 }
@@ -658,9 +744,13 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
     // counterexamples) are those of the plain shapes.
     let mut valid: Vec<(Vec<Choice>, Program, Program)> = Vec::new();
     let mut valid_unit: Vec<(Vec<Choice>, Program, Program)> = Vec::new();
+    let mut valid_extra: Vec<(Vec<Choice>, Program, Program)> = Vec::new();
     let base = combos(&setup, &mut rng);
     let n_base = base.len();
-    for (i, combo) in base.into_iter().chain(unit_axis_combos(&setup)).enumerate() {
+    let unit = unit_axis_combos(&setup);
+    let n_unit = unit.len();
+    let extra = extra_dtype_combos(&setup, seed);
+    for (i, combo) in base.into_iter().chain(unit).chain(extra).enumerate() {
         if late() {
             return Outcome::OutOfTime;
         }
@@ -677,8 +767,10 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
             Ok(rp) if out_type(&rp) == lt => {
                 if i < n_base {
                     valid.push((combo, lp, rp))
-                } else {
+                } else if i < n_base + n_unit {
                     valid_unit.push((combo, lp, rp))
+                } else {
+                    valid_extra.push((combo, lp, rp))
                 }
             }
             Ok(rp) => {
@@ -699,7 +791,7 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
             }
         }
     }
-    if valid.is_empty() && valid_unit.is_empty() {
+    if valid.is_empty() && valid_unit.is_empty() && valid_extra.is_empty() {
         return Outcome::Passes;
     }
     // A failing trial: the bindings and both sides' results.
@@ -761,6 +853,42 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
         }
         None
     };
+    // One trial of the extreme-magnitude battery: the failing outcome, if
+    // it fails.
+    let extreme_trial = |combo: &[Choice], lp: &Program, rp: &Program, rng: &mut Rng, kind| {
+        let inputs = setup.extreme_values(combo, rng, kind);
+        let dims = Dims::new();
+        let Ok(mut louts) = run_program(lp, inputs.clone(), &dims) else {
+            return None;
+        };
+        if louts.is_empty() {
+            return None;
+        }
+        let lv = louts.remove(0);
+        let rv = match run_program(rp, inputs.clone(), &dims) {
+            Ok(mut v) if !v.is_empty() => v.remove(0),
+            Ok(_) => return None,
+            Err(e) => {
+                return Some(fail(
+                    Finding::Unsafe,
+                    combo,
+                    &inputs,
+                    show_result(&lv),
+                    format!("an error ({e})"),
+                ))
+            }
+        };
+        if !contract_holds(&lv, &rv, &inputs, &louts, kind == Extreme::Tiny) {
+            return Some(fail(
+                Finding::Unsafe,
+                combo,
+                &inputs,
+                show_result(&lv),
+                show_result(&rv),
+            ));
+        }
+        None
+    };
     // Dynamic phase.
     for t in 0..if valid.is_empty() { 0 } else { trials } {
         if late() {
@@ -792,36 +920,8 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
         };
         let (combo, lp, rp) = &valid[k];
         let kind = Extreme::ALL[t % kinds];
-        let inputs = setup.extreme_values(combo, &mut rng, kind);
-        let dims = Dims::new();
-        let Ok(mut louts) = run_program(lp, inputs.clone(), &dims) else {
-            continue;
-        };
-        if louts.is_empty() {
-            continue;
-        }
-        let lv = louts.remove(0);
-        let rv = match run_program(rp, inputs.clone(), &dims) {
-            Ok(mut v) if !v.is_empty() => v.remove(0),
-            Ok(_) => continue,
-            Err(e) => {
-                return fail(
-                    Finding::Unsafe,
-                    combo,
-                    &inputs,
-                    show_result(&lv),
-                    format!("an error ({e})"),
-                )
-            }
-        };
-        if !contract_holds(&lv, &rv, &inputs, &louts, kind == Extreme::Tiny) {
-            return fail(
-                Finding::Unsafe,
-                combo,
-                &inputs,
-                show_result(&lv),
-                show_result(&rv),
-            );
+        if let Some(failed) = extreme_trial(combo, lp, rp, &mut rng, kind) {
+            return failed;
         }
     }
     // Operands with a length-1 axis: every such combination on each kind
@@ -836,6 +936,26 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
             return Outcome::OutOfTime;
         }
         if let Some(failed) = random_trial(combo, lp, rp, &mut rng, t % 3) {
+            return failed;
+        }
+    }
+    // The extra dtypes (i32, with the others): a random trial and an
+    // extreme one per turn, over the combinations in a scrambled order.
+    for t in 0..if valid_extra.is_empty() { 0 } else { trials } {
+        if late() {
+            return Outcome::OutOfTime;
+        }
+        let k = if t < valid_extra.len() {
+            (t * 7919) % valid_extra.len()
+        } else {
+            rng.below(valid_extra.len())
+        };
+        let (combo, lp, rp) = &valid_extra[k];
+        if let Some(failed) = random_trial(combo, lp, rp, &mut rng, t % 3) {
+            return failed;
+        }
+        let kind = Extreme::ALL[t % Extreme::ALL.len()];
+        if let Some(failed) = extreme_trial(combo, lp, rp, &mut rng, kind) {
             return failed;
         }
     }
@@ -860,6 +980,7 @@ fn contract_holds(
     if !l.dtype().is_float() {
         return match (l, r) {
             (Value::I64(a), Value::I64(b)) => a == b,
+            (Value::I32(a), Value::I32(b)) => a == b,
             (Value::Bool(a), Value::Bool(b)) => a == b,
             _ => false,
         };
@@ -898,7 +1019,7 @@ fn contract_holds(
 /// The kinds of trial of the extreme battery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Extreme {
-    /// Magnitudes near overflow (±1e308, ±710, ...; `i64` edges).
+    /// Magnitudes near overflow (±1e308, ±710, ...; `i64` and `i32` edges).
     Large,
     /// Magnitudes near underflow (±1e-308, subnormals).
     Tiny,
@@ -1009,17 +1130,22 @@ impl Setup<'_> {
                         .collect();
                     out.push(make_value(DType::Bool, &shape, xs));
                 }
-                DType::I64 => {
+                DType::I64 | DType::I32 => {
+                    let (edges, max): (&[i64], i64) = if t.dtype == DType::I32 {
+                        (&EDGE_I32, i32::MAX as i64)
+                    } else {
+                        (&EDGE_I64, i64::MAX)
+                    };
                     let one = |rng: &mut Rng| -> i64 {
                         let x = if kind == Extreme::Tiny {
                             [0, 1, -1, 2][rng.below(4)]
                         } else {
-                            EDGE_I64[rng.below(EDGE_I64.len())]
+                            edges[rng.below(edges.len())]
                         };
                         if (x as f64).abs() <= bound {
                             x
                         } else {
-                            let b = bound.min(i64::MAX as f64) as i64;
+                            let b = bound.min(max as f64) as i64;
                             [b, -b, b / 2][rng.below(3)]
                         }
                     };
@@ -1027,13 +1153,13 @@ impl Setup<'_> {
                         Some(need) => {
                             let mut c = one(rng);
                             for _ in 0..100 {
-                                if Cond::const_ok(need, Scalar::I64(c), DType::I64) {
+                                if Cond::const_ok(need, Scalar::I64(c), t.dtype) {
                                     break;
                                 }
                                 c = match need {
                                     ConstNeed::Zero => 0,
                                     ConstNeed::One => 1,
-                                    ConstNeed::Positive => c.checked_abs().unwrap_or(i64::MAX),
+                                    ConstNeed::Positive => c.checked_abs().unwrap_or(max).min(max),
                                     _ => one(rng),
                                 };
                             }
@@ -1043,7 +1169,7 @@ impl Setup<'_> {
                     };
                     let arr = ArrayD::from_shape_vec(IxDyn(&shape), xs)
                         .unwrap_or_else(|_| ArrayD::zeros(IxDyn(&shape)));
-                    out.push(Value::I64(arr));
+                    out.push(Value::I64(arr).cast(t.dtype));
                 }
                 d => {
                     let one = |rng: &mut Rng| -> f64 {

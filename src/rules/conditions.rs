@@ -70,7 +70,7 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
     (
         "neg-exact",
         "neg-exact(?a)",
-        "negating ?a is exact: ?a is not i64, or its range excludes i64::MIN (which negates to itself)",
+        "negating ?a is exact: ?a is not an integer, or its range excludes its dtype's minimum (i64::MIN or i32::MIN, which negates to itself)",
     ),
     (
         "recip-safe",
@@ -78,18 +78,23 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
         "?a is a uniform constant c with 1e-300 <= |c| <= 1e300 (1/c is finite and normal)",
     ),
     ("is-float", "is-float(?a)", "?a's dtype is f64 or f32"),
-    ("is-int", "is-int(?a)", "?a's dtype is i64"),
+    ("is-int", "is-int(?a)", "?a's dtype is i64 or i32"),
     (
         "not-bool",
         "not-bool(?a)",
         "?a's dtype is a number type (not bool)",
+    ),
+    (
+        "sums-in-dtype",
+        "sums-in-dtype(?a)",
+        "?a's dtype is f64, f32 or i64: its sum keeps its dtype (bool and i32 sum in i64, so arithmetic that wraps before the sum does not after it)",
     ),
     ("is-scalar", "is-scalar(?a)", "?a has no axes"),
     ("ndim", "ndim(?a, N)", "?a has exactly N axes"),
     (
         "same-kind",
         "same-kind(?a, ?b)",
-        "?a and ?b are both floats or both integers (no integer arithmetic that wraps regrouped with float arithmetic that does not)",
+        "?a and ?b are both floats or both integers of the same width (no integer arithmetic that wraps regrouped with float arithmetic that does not, nor i32 wrapping with i64)",
     ),
     (
         "aligned",
@@ -164,6 +169,8 @@ pub enum Cond {
     IsInt(Var),
     /// `not-bool(?a)`
     NotBool(Var),
+    /// `sums-in-dtype(?a)`
+    SumsInDtype(Var),
     /// `is-scalar(?a)`
     IsScalar(Var),
     /// `ndim(?a, N)`
@@ -248,6 +255,7 @@ impl Cond {
             "is-float" => Cond::IsFloat(one()?),
             "is-int" => Cond::IsInt(one()?),
             "not-bool" => Cond::NotBool(one()?),
+            "sums-in-dtype" => Cond::SumsInDtype(one()?),
             "is-scalar" => Cond::IsScalar(one()?),
             "no-unknown-dims" => Cond::NoUnknownDims(one()?),
             "ndim" => match args {
@@ -279,6 +287,7 @@ impl Cond {
             | Cond::IsFloat(a)
             | Cond::IsInt(a)
             | Cond::NotBool(a)
+            | Cond::SumsInDtype(a)
             | Cond::IsScalar(a)
             | Cond::Ndim(a, _)
             | Cond::NoUnknownDims(a) => vec![*a],
@@ -336,15 +345,18 @@ impl Cond {
                     (Some(n), Some(k)) if n == k && *n != Dim::Unknown)),
             Cond::SameKind(a, b) => matches!((ty(*a), ty(*b)), (Some(x), Some(y))
                 if (x.dtype.is_float() && y.dtype.is_float())
-                    || (x.dtype == DType::I64 && y.dtype == DType::I64)),
+                    || (x.dtype.is_int() && x.dtype == y.dtype)),
             // Bounds on values: no type needed.
             Cond::ExpSafe(_) | Cond::Moderate(_) => true,
-            // By type alone, only for dtypes other than i64 (an i64 class
-            // needs a range without i64::MIN, see `check`).
-            Cond::NegExact(a) => with(a, &|t| t.dtype != DType::I64),
+            // By type alone, only for dtypes other than the integers (an
+            // integer class needs a range without its minimum, see `check`).
+            Cond::NegExact(a) => with(a, &|t| !t.dtype.is_int()),
             Cond::IsFloat(a) => with(a, &|t| t.dtype.is_float()),
-            Cond::IsInt(a) => with(a, &|t| t.dtype == DType::I64),
+            Cond::IsInt(a) => with(a, &|t| t.dtype.is_int()),
             Cond::NotBool(a) => with(a, &|t| t.dtype != DType::Bool),
+            Cond::SumsInDtype(a) => with(a, &|t| {
+                matches!(t.dtype, DType::F64 | DType::F32 | DType::I64)
+            }),
             Cond::IsScalar(a) => with(a, &|t| t.shape.is_empty()),
             Cond::Ndim(a, n) => with(a, &|t| t.ndim() == *n),
             Cond::NoUnknownDims(a) => with(a, &|t| !t.shape.contains(&Dim::Unknown)),
@@ -389,10 +401,10 @@ impl Cond {
         }
         if let Cond::NegExact(v) = self {
             return data(*v).is_some_and(|d| match d.ty() {
-                Some(t) if t.dtype == DType::I64 => {
-                    d.range.lo > crate::egraph::range::Range::I64.lo
-                }
-                Some(_) => true,
+                Some(t) => match t.dtype.int_range() {
+                    Some((min, _)) => d.range.lo > min as f64,
+                    None => true,
+                },
                 None => false,
             });
         }
@@ -427,6 +439,7 @@ impl fmt::Display for Cond {
             Cond::IsFloat(_) => ("is-float", self.vars()),
             Cond::IsInt(_) => ("is-int", self.vars()),
             Cond::NotBool(_) => ("not-bool", self.vars()),
+            Cond::SumsInDtype(_) => ("sums-in-dtype", self.vars()),
             Cond::IsScalar(_) => ("is-scalar", self.vars()),
             Cond::NoUnknownDims(_) => ("no-unknown-dims", self.vars()),
             Cond::Ndim(a, n) => return write!(f, "ndim({a}, {n})"),

@@ -158,6 +158,7 @@ pub fn elements(v: &Value) -> Vec<f64> {
         Value::F64(a) => a.iter().copied().collect(),
         Value::F32(a) => a.iter().map(|&x| x as f64).collect(),
         Value::I64(a) => a.iter().map(|&x| x as f64).collect(),
+        Value::I32(a) => a.iter().map(|&x| x as f64).collect(),
         Value::Bool(a) => a.iter().map(|&x| x as i64 as f64).collect(),
     }
 }

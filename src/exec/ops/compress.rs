@@ -45,6 +45,7 @@ pub fn compress(m: &Value, x: &Value) -> Result<Value, String> {
         Value::F64(a) => Value::F64(go(a, &mask)),
         Value::F32(a) => Value::F32(go(a, &mask)),
         Value::I64(a) => Value::I64(go(a, &mask)),
+        Value::I32(a) => Value::I32(go(a, &mask)),
         Value::Bool(a) => Value::Bool(go(a, &mask)),
     })
 }
@@ -83,6 +84,7 @@ pub fn uncompress(m: &Value, g: &Value) -> Result<Value, String> {
         Value::F64(a) => Value::F64(go(&a.view(), &mask)),
         Value::F32(a) => Value::F32(go(&a.view(), &mask)),
         Value::I64(a) => Value::I64(go(&a.view(), &mask)),
+        Value::I32(a) => Value::I32(go(&a.view(), &mask)),
         Value::Bool(a) => Value::Bool(go(&a.view(), &mask)),
     })
 }

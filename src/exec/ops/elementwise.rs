@@ -209,22 +209,6 @@ macro_rules! float_slice_impls {
 float_impls!(f64, vmath::log);
 float_impls!(f32, f32::ln);
 
-/// `base ** e` with wrapping multiplication (square and multiply), as NumPy
-/// computes integer powers.
-fn wrapping_ipow(mut base: i64, mut e: u64) -> i64 {
-    let mut acc: i64 = 1;
-    while e > 0 {
-        if e & 1 == 1 {
-            acc = acc.wrapping_mul(base);
-        }
-        e >>= 1;
-        if e > 0 {
-            base = base.wrapping_mul(base);
-        }
-    }
-    acc
-}
-
 /// NumPy's `divmod` of two floats (`npy_divmod`): the floor quotient and
 /// the remainder with the sign of `b`, both computed from `fmod` so that
 /// `q * b + r` reproduces `a` as closely as NumPy's does; `b = 0` gives
@@ -256,64 +240,83 @@ pub fn float_divmod(a: f64, b: f64) -> (f64, f64) {
     (q, r)
 }
 
-impl Arith for i64 {
-    fn add(self, o: i64) -> i64 {
-        self.wrapping_add(o)
-    }
-    fn sub(self, o: i64) -> i64 {
-        self.wrapping_sub(o)
-    }
-    fn mul(self, o: i64) -> i64 {
-        self.wrapping_mul(o)
-    }
-    fn pow(self, o: i64) -> i64 {
-        match u64::try_from(o) {
-            Ok(e) => wrapping_ipow(self, e),
-            // Unreachable through `binary`, which rejects negative exponents.
-            Err(_) => 0,
+/// `Arith` for the integer dtypes: NumPy's wrapping arithmetic, with
+/// integer powers by square and multiply (wrapping, as NumPy computes
+/// them) and 0 for a divisor of 0 in `mod` and `floor_div`.
+macro_rules! int_impls {
+    ($t:ty) => {
+        impl Arith for $t {
+            fn add(self, o: $t) -> $t {
+                self.wrapping_add(o)
+            }
+            fn sub(self, o: $t) -> $t {
+                self.wrapping_sub(o)
+            }
+            fn mul(self, o: $t) -> $t {
+                self.wrapping_mul(o)
+            }
+            fn pow(self, o: $t) -> $t {
+                let Ok(mut e) = u64::try_from(o) else {
+                    // Unreachable through `binary`, which rejects negative exponents.
+                    return 0;
+                };
+                let (mut base, mut acc): ($t, $t) = (self, 1);
+                while e > 0 {
+                    if e & 1 == 1 {
+                        acc = acc.wrapping_mul(base);
+                    }
+                    e >>= 1;
+                    if e > 0 {
+                        base = base.wrapping_mul(base);
+                    }
+                }
+                acc
+            }
+            fn maximum(self, o: $t) -> $t {
+                self.max(o)
+            }
+            fn minimum(self, o: $t) -> $t {
+                self.min(o)
+            }
+            fn modulo(self, o: $t) -> $t {
+                if o == 0 {
+                    return 0;
+                }
+                let r = self.wrapping_rem(o);
+                if r != 0 && ((r < 0) != (o < 0)) {
+                    r + o
+                } else {
+                    r
+                }
+            }
+            fn floor_div(self, o: $t) -> $t {
+                if o == 0 {
+                    return 0;
+                }
+                let q = self.wrapping_div(o);
+                if self.wrapping_rem(o) != 0 && ((self < 0) != (o < 0)) {
+                    q - 1
+                } else {
+                    q
+                }
+            }
+            fn neg(self) -> $t {
+                self.wrapping_neg()
+            }
+            fn abs(self) -> $t {
+                self.wrapping_abs()
+            }
+            fn sign(self) -> $t {
+                self.signum()
+            }
+            fn is_nan(self) -> bool {
+                false
+            }
         }
-    }
-    fn maximum(self, o: i64) -> i64 {
-        self.max(o)
-    }
-    fn minimum(self, o: i64) -> i64 {
-        self.min(o)
-    }
-    fn modulo(self, o: i64) -> i64 {
-        if o == 0 {
-            return 0;
-        }
-        let r = self.wrapping_rem(o);
-        if r != 0 && ((r < 0) != (o < 0)) {
-            r + o
-        } else {
-            r
-        }
-    }
-    fn floor_div(self, o: i64) -> i64 {
-        if o == 0 {
-            return 0;
-        }
-        let q = self.wrapping_div(o);
-        if self.wrapping_rem(o) != 0 && ((self < 0) != (o < 0)) {
-            q - 1
-        } else {
-            q
-        }
-    }
-    fn neg(self) -> i64 {
-        self.wrapping_neg()
-    }
-    fn abs(self) -> i64 {
-        self.wrapping_abs()
-    }
-    fn sign(self) -> i64 {
-        self.signum()
-    }
-    fn is_nan(self) -> bool {
-        false
-    }
+    };
 }
+int_impls!(i64);
+int_impls!(i32);
 
 impl Arith for bool {
     fn add(self, o: bool) -> bool {
@@ -506,7 +509,7 @@ pub fn binary(op: BinaryOp, a: &Value, b: &Value, out: DType) -> Result<Value, S
             "the boolean subtract, the `-` operator, is not supported; use logical xor".into(),
         );
     }
-    if op == BinaryOp::Pow && out == DType::I64 && b.to_array::<i64>().iter().any(|&e| e < 0) {
+    if op == BinaryOp::Pow && out.is_int() && b.to_array::<i64>().iter().any(|&e| e < 0) {
         return Err("integers to negative integer powers are not allowed".into());
     }
     Ok(with_elem!(out, T => {

@@ -142,6 +142,7 @@ macro_rules! float_gemm {
 float_gemm!(f64);
 float_gemm!(f32);
 impl Gemm for i64 {}
+impl Gemm for i32 {}
 impl Gemm for bool {}
 
 fn not_aligned(a: &[usize], b: &[usize], ka: usize, da: usize, kb: usize, db: usize) -> String {

@@ -31,7 +31,7 @@ pub mod vmath;
 
 use crate::exec::budget::{Allocation, MemoryBudget, OverBudget};
 use crate::exec::value::Value;
-use crate::lang::dtype::{promote, promote_strong};
+use crate::lang::dtype::{compare_dtype, promote_strong};
 use crate::lang::{DType, Dim, Op, Type};
 use update::Write;
 
@@ -110,7 +110,7 @@ fn compute_dtype(op: &Op, arg_tys: &[&Type], out: DType) -> Option<DType> {
         | Op::Det
         | Op::Slogdet(_) => Some(out),
         Op::Compare(_) => match arg_tys {
-            [a, b] => Some(promote(a.dtype, a.weak, b.dtype, b.weak).0),
+            [a, b] => Some(compare_dtype(a.dtype, a.weak, b.dtype, b.weak)),
             _ => None,
         },
         _ => None,
@@ -210,7 +210,7 @@ pub fn eval(
         Op::Binary(b) => elementwise::binary(*b, args[0], args[1], out)?,
         Op::Compare(c) => {
             let common = match (arg_tys.first(), arg_tys.get(1)) {
-                (Some(a), Some(b)) => promote(a.dtype, a.weak, b.dtype, b.weak).0,
+                (Some(a), Some(b)) => compare_dtype(a.dtype, a.weak, b.dtype, b.weak),
                 _ => promote_strong(args[0].dtype(), args[1].dtype()),
             };
             elementwise::compare(*c, args[0], args[1], common)?

@@ -167,7 +167,7 @@ pub fn index_positions(shape: &[usize], idx: &[&Value]) -> Result<Vec<usize>, St
     let mut pos = Vec::with_capacity(idx.len());
     for (ax, v) in idx.iter().enumerate() {
         let i = match (v.dtype(), v.to_i64_scalar()) {
-            (DType::I64, Some(i)) => i,
+            (DType::I64 | DType::I32, Some(i)) => i,
             _ => {
                 return Err(format!(
                     "index {ax} must be an integer scalar, got {}{}",

@@ -879,6 +879,7 @@ pub fn fast(
             DType::F64 => zeros_like_t::<f64>(x, dest),
             DType::F32 => zeros_like_t::<f32>(x, dest),
             DType::I64 | DType::Key => zeros_like_t::<i64>(x, dest),
+            DType::I32 => zeros_like_t::<i32>(x, dest),
             DType::Bool => zeros_like_t::<bool>(x, dest),
         },
         (
@@ -893,6 +894,7 @@ pub fn fast(
             DType::F64 => update_op::<f64>(op, args, dest),
             DType::F32 => update_op::<f32>(op, args, dest),
             DType::I64 | DType::Key => update_op::<i64>(op, args, dest),
+            DType::I32 => update_op::<i32>(op, args, dest),
             DType::Bool => update_op::<bool>(op, args, dest),
         },
         _ => false,

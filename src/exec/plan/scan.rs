@@ -108,7 +108,7 @@ fn row_major_invariant(v: &ValView<'_>, steps: usize) -> bool {
         && match v {
             ValView::F64(a) => transposed(a),
             ValView::F32(a) => transposed(a),
-            ValView::I64(_) | ValView::Bool(_) => false,
+            ValView::I64(_) | ValView::I32(_) | ValView::Bool(_) => false,
         }
 }
 
@@ -334,6 +334,7 @@ fn set_row(dst: &mut Value, i: usize, src: &ValView<'_>) -> bool {
         Value::F64(d) => put(d, i, src),
         Value::F32(d) => put(d, i, src),
         Value::I64(d) => put(d, i, src),
+        Value::I32(d) => put(d, i, src),
         Value::Bool(d) => put(d, i, src),
     }
 }
@@ -362,6 +363,7 @@ fn rotate_rows(b: &mut Value, start: usize) {
         Value::F64(a) => rot(a, start),
         Value::F32(a) => rot(a, start),
         Value::I64(a) => rot(a, start),
+        Value::I32(a) => rot(a, start),
         Value::Bool(a) => rot(a, start),
     }
 }

@@ -18,7 +18,7 @@ use super::contract::{destroy_map, role, Role};
 use super::fusion::Fusion;
 use super::scan::ScanPlan;
 use crate::exec::error::ExecError;
-use crate::lang::dtype::promote;
+use crate::lang::dtype::compare_dtype;
 use crate::lang::program::{Graph, NodeId, Program};
 use crate::lang::{DType, Dim, Op, Type};
 use petgraph::graph::DiGraph;
@@ -269,7 +269,7 @@ impl GraphPlan {
             let compare_dtype = match (&node.op, node.args.as_slice()) {
                 (Op::Compare(_), [a, b]) => {
                     let (ta, tb) = (g.nodes[a.0].ty(), g.nodes[b.0].ty());
-                    Some(promote(ta.dtype, ta.weak, tb.dtype, tb.weak).0)
+                    Some(compare_dtype(ta.dtype, ta.weak, tb.dtype, tb.weak))
                 }
                 _ => None,
             };

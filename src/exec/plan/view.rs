@@ -23,6 +23,8 @@ pub enum ValView<'a> {
     F32(ArrayViewD<'a, f32>),
     /// `i64` data
     I64(ArrayViewD<'a, i64>),
+    /// `i32` data
+    I32(ArrayViewD<'a, i32>),
     /// `bool` data
     Bool(ArrayViewD<'a, bool>),
 }
@@ -34,6 +36,7 @@ macro_rules! with_view {
             $crate::exec::plan::view::ValView::F64($a) => $body,
             $crate::exec::plan::view::ValView::F32($a) => $body,
             $crate::exec::plan::view::ValView::I64($a) => $body,
+            $crate::exec::plan::view::ValView::I32($a) => $body,
             $crate::exec::plan::view::ValView::Bool($a) => $body,
         }
     };
@@ -66,6 +69,7 @@ macro_rules! view_elem {
 view_elem!(f64, F64);
 view_elem!(f32, F32);
 view_elem!(i64, I64);
+view_elem!(i32, I32);
 view_elem!(bool, Bool);
 
 impl<'a> ValView<'a> {
@@ -75,6 +79,7 @@ impl<'a> ValView<'a> {
             Value::F64(a) => ValView::F64(a.view()),
             Value::F32(a) => ValView::F32(a.view()),
             Value::I64(a) => ValView::I64(a.view()),
+            Value::I32(a) => ValView::I32(a.view()),
             Value::Bool(a) => ValView::Bool(a.view()),
         }
     }
@@ -86,6 +91,7 @@ impl<'a> ValView<'a> {
             ValView::F64(a) => ValView::F64(a.view()),
             ValView::F32(a) => ValView::F32(a.view()),
             ValView::I64(a) => ValView::I64(a.view()),
+            ValView::I32(a) => ValView::I32(a.view()),
             ValView::Bool(a) => ValView::Bool(a.view()),
         }
     }
@@ -99,6 +105,7 @@ impl<'a> ValView<'a> {
             ValView::F64(a) => ValView::F64(a.view().index_axis_move(Axis(0), i)),
             ValView::F32(a) => ValView::F32(a.view().index_axis_move(Axis(0), i)),
             ValView::I64(a) => ValView::I64(a.view().index_axis_move(Axis(0), i)),
+            ValView::I32(a) => ValView::I32(a.view().index_axis_move(Axis(0), i)),
             ValView::Bool(a) => ValView::Bool(a.view().index_axis_move(Axis(0), i)),
         })
     }
@@ -112,6 +119,7 @@ impl<'a> ValView<'a> {
             ValView::F64(a) => ValView::F64(a.index_axis_move(Axis(0), i)),
             ValView::F32(a) => ValView::F32(a.index_axis_move(Axis(0), i)),
             ValView::I64(a) => ValView::I64(a.index_axis_move(Axis(0), i)),
+            ValView::I32(a) => ValView::I32(a.index_axis_move(Axis(0), i)),
             ValView::Bool(a) => ValView::Bool(a.index_axis_move(Axis(0), i)),
         })
     }
@@ -122,6 +130,7 @@ impl<'a> ValView<'a> {
             ValView::F64(_) => DType::F64,
             ValView::F32(_) => DType::F32,
             ValView::I64(_) => DType::I64,
+            ValView::I32(_) => DType::I32,
             ValView::Bool(_) => DType::Bool,
         }
     }
@@ -157,6 +166,7 @@ impl<'a> ValView<'a> {
             ValView::F64(a) => Value::F64(a.to_owned()),
             ValView::F32(a) => Value::F32(a.to_owned()),
             ValView::I64(a) => Value::I64(a.to_owned()),
+            ValView::I32(a) => Value::I32(a.to_owned()),
             ValView::Bool(a) => Value::Bool(a.to_owned()),
         }
     }
@@ -166,6 +176,7 @@ impl<'a> ValView<'a> {
     pub fn index_scalar(&self) -> Option<i64> {
         match self {
             ValView::I64(a) if a.len() == 1 => a.iter().next().copied(),
+            ValView::I32(a) if a.len() == 1 => a.iter().next().map(|&i| i64::from(i)),
             _ => None,
         }
     }
@@ -181,6 +192,7 @@ impl<'a> ValView<'a> {
             ValView::F64(a) => ValView::F64(apply_steps(a, steps)?),
             ValView::F32(a) => ValView::F32(apply_steps(a, steps)?),
             ValView::I64(a) => ValView::I64(apply_steps(a, steps)?),
+            ValView::I32(a) => ValView::I32(apply_steps(a, steps)?),
             ValView::Bool(a) => ValView::Bool(apply_steps(a, steps)?),
         })
     }
@@ -320,6 +332,7 @@ pub fn copy_into(dst: &mut Value, src: &ValView<'_>) -> bool {
         Value::F64(d) => put(d, src),
         Value::F32(d) => put(d, src),
         Value::I64(d) => put(d, src),
+        Value::I32(d) => put(d, src),
         Value::Bool(d) => put(d, src),
     }
 }

@@ -87,7 +87,7 @@ impl Parser {
     pub(super) fn parse_dtype(s: &Sexp) -> Result<DType, LangError> {
         s.atom()
             .and_then(DType::from_name)
-            .ok_or_else(|| syntax(s.span(), "expected a dtype: f64, f32, i64 or bool"))
+            .ok_or_else(|| syntax(s.span(), "expected a dtype: f64, f32, i64, i32 or bool"))
     }
 
     pub(super) fn parse_type(&mut self, s: &Sexp) -> Result<Type, LangError> {
