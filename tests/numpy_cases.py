@@ -2781,6 +2781,21 @@ def i32_counter_wraps(d, n):
     return (C, A, W, C.sum(), C[-1])
 
 
+@scan
+def i32_seq_float_state(d, n):
+    K, X, h0 = d["K"], d["X"], d["h0"]
+    T = n["T"]
+    H = np.zeros((T, len(h0)))
+    G = np.zeros(T, i32)
+    h, g = h0, np.array(1, dtype=i32)
+    with np.errstate(over="ignore"):
+        for t in range(T):
+            h = np.tanh(h * 0.5 + X[t] * (K[t].astype(f64) * 1e-9))
+            g = g * 3 + K[t][0]
+            H[t], G[t] = h, g
+    return (H, G, H.sum(0))
+
+
 # --------------------------------------------------------------------- main
 
 ALLOWED = {np.dtype(t) for t in DTYPES.values()}

@@ -1596,6 +1596,50 @@ mod tests {
             Err(e) => e,
         }
     }
+    #[test]
+    fn i32_follows_numpy_2() {
+        let k = arr(I32, &[3]);
+        let add = |a: &Type, b: &Type| ok(Op::Binary(BinaryOp::Add), &[a, b]).dtype;
+        // numpy 2.4: int32 + int64, float32, float64, bool, 1, 1.0
+        assert_eq!(add(&k, &arr(I64, &[3])), I64);
+        assert_eq!(add(&k, &arr(F32, &[3])), F64);
+        assert_eq!(add(&k, &arr(F64, &[3])), F64);
+        assert_eq!(add(&k, &arr(Bool, &[3])), I32);
+        assert_eq!(add(&k, &lit(Scalar::I64(1))), I32);
+        assert_eq!(add(&k, &lit(Scalar::F64(1.0))), F64);
+        // sum, prod, cumsum of int32 are int64; max int32; mean float64
+        let r = |op| ok(Op::Reduce(op, None), &[&k]).dtype;
+        assert_eq!(r(ReduceOp::Sum), I64);
+        assert_eq!(r(ReduceOp::Prod), I64);
+        assert_eq!(r(ReduceOp::Max), I32);
+        assert_eq!(r(ReduceOp::Mean), F64);
+        assert_eq!(r(ReduceOp::Argmax), I64);
+        assert_eq!(ok(Op::Cumulative(CumOp::Cumsum, 0), &[&k]).dtype, I64);
+        assert_eq!(ok(Op::Binary(BinaryOp::Div), &[&k, &k]).dtype, F64);
+        // a weak int outside i32 with an i32 is an error (OverflowError)
+        let big = lit(Scalar::I64(3_000_000_000));
+        let e = infer(
+            &Op::Binary(BinaryOp::Mul),
+            &[&k, &big],
+            &[None, Some(Scalar::I64(3_000_000_000))],
+        )
+        .unwrap_err();
+        assert!(e.contains("3000000000 is out of bounds for i32"), "{e}");
+        let edge = [None, Some(Scalar::I64(i32::MIN as i64))];
+        let min = lit(Scalar::I64(i32::MIN as i64));
+        assert_eq!(
+            infer(&Op::Binary(BinaryOp::Add), &[&k, &min], &edge).map(|t| t.dtype),
+            Ok(I32)
+        );
+        // ... but comparing with it is not (NumPy compares exactly)
+        let c = infer(
+            &Op::Compare(CompareOp::Lt),
+            &[&k, &big],
+            &[None, Some(Scalar::I64(3_000_000_000))],
+        );
+        assert_eq!(c.map(|t| t.dtype), Ok(Bool));
+    }
+
     fn slice_len(d: Dim, start: Option<i64>, stop: Option<i64>, step: i64) -> Dim {
         let x = Type::new(F64, vec![d, k(2)]);
         let r = ok(Op::Slice { start, stop, step }, &[&x]);

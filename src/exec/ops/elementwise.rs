@@ -658,6 +658,49 @@ mod tests {
     }
 
     #[test]
+    fn i32_wraps_as_numpy_int32() {
+        let w =
+            |v: &[i32]| Value::I32(ArrayD::from_shape_vec(IxDyn(&[v.len()]), v.to_vec()).unwrap());
+        let edge = w(&[i32::MAX, i32::MIN, 7, -7]);
+        // np.array([MAX, MIN, 7, -7], np.int32) + 1, * -1, -x, abs(x)
+        assert_eq!(
+            binary(BinaryOp::Add, &edge, &Value::scalar_i64(1), DType::I32).unwrap(),
+            w(&[i32::MIN, i32::MIN + 1, 8, -6])
+        );
+        assert_eq!(
+            binary(BinaryOp::Mul, &edge, &Value::scalar_i64(-1), DType::I32).unwrap(),
+            w(&[-i32::MAX, i32::MIN, -7, 7])
+        );
+        assert_eq!(
+            unary(UnaryOp::Neg, &edge, DType::I32).unwrap(),
+            w(&[-i32::MAX, i32::MIN, -7, 7])
+        );
+        assert_eq!(
+            unary(UnaryOp::Abs, &edge, DType::I32).unwrap(),
+            w(&[i32::MAX, i32::MIN, 7, 7])
+        );
+        // x // 3, x % 3, x // 0, MIN // -1 (NumPy: MIN, 0, 0)
+        let three = w(&[3, 3, 3, 3]);
+        assert_eq!(
+            binary(BinaryOp::FloorDiv, &edge, &three, DType::I32).unwrap(),
+            w(&[715827882, -715827883, 2, -3])
+        );
+        assert_eq!(
+            binary(BinaryOp::Mod, &edge, &three, DType::I32).unwrap(),
+            w(&[1, 1, 1, 2])
+        );
+        assert_eq!(
+            binary(BinaryOp::FloorDiv, &edge, &w(&[0, -1, 0, -1]), DType::I32).unwrap(),
+            w(&[0, i32::MIN, 0, 7])
+        );
+        // np.int32(3) ** np.int32(25) wraps to 1180052131 (3^25 mod 2^32)
+        assert_eq!(
+            binary(BinaryOp::Pow, &w(&[3]), &w(&[25]), DType::I32).unwrap(),
+            w(&[1180052131])
+        );
+    }
+
+    #[test]
     fn integer_wrapping_and_powers() {
         let big = i(&[i64::MAX, i64::MIN], &[2]);
         let one = Value::scalar_i64(1);
