@@ -44,8 +44,10 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
 /// 2 raises `OverflowError: Python integer 3000000000 out of bounds for
 /// int32` for `int32_array + 3000000000` (and for `where`, `clip`,
 /// `full`, writes into an `int32` array, ...). Comparisons are exact
-/// instead (see [`crate::lang::dtype::compare_dtype`]).
-fn weak_ints_fit(
+/// instead (see [`crate::lang::dtype::compare_dtype`]). [`infer`] checks
+/// literal arguments; the parser also calls this with the exact values of
+/// arithmetic on literals (`(mul 100000 100000)` is 10^10, a Python int).
+pub fn weak_ints_fit(
     op: &Op,
     args: &[&Type],
     consts: &[Option<Scalar>],

@@ -33,7 +33,7 @@ pub(crate) use literal::is_identifier;
 pub use literal::parse_literal;
 
 use super::error::LangError;
-use super::infer::infer;
+use super::infer::{infer, weak_ints_fit};
 use super::loop_type::LoopTypeError;
 use super::op::Scalar;
 use super::op_table::Op;
@@ -175,7 +175,39 @@ impl Parser {
             })
             .collect();
         let ty = infer(&op, &tys, &consts).map_err(|msg| type_err(span, op.name(), msg))?;
+        if ty.dtype.is_int() {
+            let exact: Vec<Option<Scalar>> = args.iter().map(|&a| self.weak_int(a)).collect();
+            weak_ints_fit(&op, &tys, &exact, &ty).map_err(|msg| type_err(span, op.name(), msg))?;
+        }
         Ok(self.push(op, args, vec![ty], None, span))
+    }
+
+    /// The exact value of a weak integer made of literals by `neg`, `abs`,
+    /// `add`, `sub`, `mul` and `pow` (a Python int in NumPy), if it is one.
+    fn weak_int(&self, a: NodeId) -> Option<Scalar> {
+        let node = self.graph().node(a);
+        let ty = node.ty.first()?;
+        if !ty.weak || ty.dtype != super::DType::I64 {
+            return None;
+        }
+        if let Op::Literal(s) = node.op {
+            return Some(s);
+        }
+        if !matches!(node.op, Op::Unary(_) | Op::Binary(_)) {
+            return None;
+        }
+        let xs: Option<Vec<i64>> = node
+            .args
+            .iter()
+            .map(|&b| match self.weak_int(b)? {
+                Scalar::I64(v) => Some(v),
+                _ => None,
+            })
+            .collect();
+        match super::op::ExactInt::of(&node.op, &xs?) {
+            super::op::ExactInt::Value(v) => Some(Scalar::I64(v)),
+            _ => None,
+        }
     }
 
     fn resolve(&mut self, name: &str, level: usize, span: Span) -> Option<NodeId> {
