@@ -468,6 +468,17 @@ fn show_result(v: &Value) -> String {
     format!("{} {}", Type::new(v.dtype(), shape), show_values(v))
 }
 
+/// The combination trial `t` of a phase visits among `len`: each in a
+/// scrambled order first (7919 is prime, so `t · 7919 mod len` visits
+/// them all when `len` is not a multiple of it), then random ones.
+fn scrambled(t: usize, len: usize, rng: &mut Rng) -> usize {
+    if t < len {
+        (t * 7919) % len
+    } else {
+        rng.below(len)
+    }
+}
+
 fn out_type(p: &Program) -> Option<Type> {
     let o = p.graph.outputs.first()?;
     Some(p.graph.node(*o).ty().clone())
@@ -894,12 +905,7 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
         if late() {
             return Outcome::OutOfTime;
         }
-        let k = if t < valid.len() {
-            (t * 7919) % valid.len()
-        } else {
-            rng.below(valid.len())
-        };
-        let (combo, lp, rp) = &valid[k];
+        let (combo, lp, rp) = &valid[scrambled(t, valid.len(), &mut rng)];
         if let Some(failed) = random_trial(combo, lp, rp, &mut rng, t % 3) {
             return failed;
         }
@@ -912,13 +918,7 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
         // Each kind of trial visits the combinations in a scrambled order,
         // then random ones.
         let kinds = Extreme::ALL.len();
-        let round = t / kinds;
-        let k = if round < valid.len() {
-            (round * 7919) % valid.len()
-        } else {
-            rng.below(valid.len())
-        };
-        let (combo, lp, rp) = &valid[k];
+        let (combo, lp, rp) = &valid[scrambled(t / kinds, valid.len(), &mut rng)];
         let kind = Extreme::ALL[t % kinds];
         if let Some(failed) = extreme_trial(combo, lp, rp, &mut rng, kind) {
             return failed;
@@ -945,12 +945,7 @@ fn check_rule_until(rule: &Rule, trials: usize, seed: u64, deadline: Option<Inst
         if late() {
             return Outcome::OutOfTime;
         }
-        let k = if t < valid_extra.len() {
-            (t * 7919) % valid_extra.len()
-        } else {
-            rng.below(valid_extra.len())
-        };
-        let (combo, lp, rp) = &valid_extra[k];
+        let (combo, lp, rp) = &valid_extra[scrambled(t, valid_extra.len(), &mut rng)];
         if let Some(failed) = random_trial(combo, lp, rp, &mut rng, t % 3) {
             return failed;
         }
