@@ -553,43 +553,13 @@ fn unit_axis_combos(setup: &Setup<'_>) -> Vec<Vec<Choice>> {
     let unit = types_of(&UNIT_SHAPES);
     let mut all = tensor_types();
     all.extend(unit.iter().cloned());
-    let options = |types: &[Type]| -> Vec<Vec<Choice>> {
-        setup
-            .vars
-            .iter()
-            .map(|v| match setup.roles.get(v) {
-                Some(Role::Axis) => AXES.iter().map(|a| Choice::Axis(*a)).collect(),
-                _ => types.iter().cloned().map(Choice::Tensor).collect(),
-            })
-            .collect()
-    };
     let has_unit = |c: &[Choice]| {
         c.iter()
             .any(|x| matches!(x, Choice::Tensor(t) if unit.contains(t)))
     };
-    let opts = options(&all);
-    let total = opts
-        .iter()
-        .try_fold(1usize, |acc, o| acc.checked_mul(o.len()));
-    match total {
-        Some(t) if t <= MAX_COMBOS => (0..t)
-            .map(|mut k| {
-                opts.iter()
-                    .map(|o| {
-                        let c = o[k % o.len()].clone();
-                        k /= o.len();
-                        c
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .filter(|c| has_unit(c))
-            .collect(),
-        _ => {
-            let opts = options(&unit);
-            (0..unit.len())
-                .map(|k| opts.iter().map(|o| o[k % o.len()].clone()).collect())
-                .collect()
-        }
+    match every_combo(&var_options(setup, &all)) {
+        Some(every) => every.into_iter().filter(|c| has_unit(c)).collect(),
+        None => same_for_all(&var_options(setup, &unit), unit.len()),
     }
 }
 
@@ -605,41 +575,16 @@ fn extra_dtype_combos(setup: &Setup<'_>, seed: u64) -> Vec<Vec<Choice>> {
         c.iter()
             .any(|x| matches!(x, Choice::Tensor(t) if extra.contains(t)))
     };
-    let options = |types: &[Type]| -> Vec<Vec<Choice>> {
-        setup
-            .vars
-            .iter()
-            .map(|v| match setup.roles.get(v) {
-                Some(Role::Axis) => AXES.iter().map(|a| Choice::Axis(*a)).collect(),
-                _ => types.iter().cloned().map(Choice::Tensor).collect(),
-            })
-            .collect()
-    };
-    let opts = options(&all);
-    let total = opts
-        .iter()
-        .try_fold(1usize, |acc, o| acc.checked_mul(o.len()));
-    let pick = |mut k: usize| -> Vec<Choice> {
-        opts.iter()
-            .map(|o| {
-                let c = o[k % o.len()].clone();
-                k /= o.len();
-                c
-            })
-            .collect()
-    };
-    match total {
-        Some(t) if t <= MAX_COMBOS => (0..t).map(pick).filter(|c| has_extra(c)).collect(),
-        _ => {
-            let same = options(&extra);
-            let mut out: Vec<Vec<Choice>> = (0..extra.len())
-                .map(|k| same.iter().map(|o| o[k % o.len()].clone()).collect())
-                .collect();
+    let opts = var_options(setup, &all);
+    match every_combo(&opts) {
+        Some(every) => every.into_iter().filter(|c| has_extra(c)).collect(),
+        None => {
+            let mut out = same_for_all(&var_options(setup, &extra), extra.len());
             let mut rng = Rng::new(seed ^ 0x1_3232);
             let mut tries = 0;
             while out.len() < MAX_EXTRA_COMBOS && tries < 100 * MAX_EXTRA_COMBOS {
                 tries += 1;
-                let c: Vec<Choice> = opts.iter().map(|o| o[rng.below(o.len())].clone()).collect();
+                let c = random_combo(&opts, &mut rng);
                 if has_extra(&c) {
                     out.push(c);
                 }
@@ -649,55 +594,69 @@ fn extra_dtype_combos(setup: &Setup<'_>, seed: u64) -> Vec<Vec<Choice>> {
     }
 }
 
-/// Every combination of `tensors` for the tensor variables (and of
-/// [`AXES`] for axis variables) when there are at most [`MAX_COMBOS`],
-/// else each type for every variable at once, then random ones.
-fn combos_over(setup: &Setup<'_>, rng: &mut Rng, tensors: &[Type]) -> Vec<Vec<Choice>> {
-    let options: Vec<Vec<Choice>> = setup
+/// What each pattern variable may be: one of `tensors` for a tensor
+/// variable, one of [`AXES`] for an axis variable.
+fn var_options(setup: &Setup<'_>, tensors: &[Type]) -> Vec<Vec<Choice>> {
+    setup
         .vars
         .iter()
         .map(|v| match setup.roles.get(v) {
             Some(Role::Axis) => AXES.iter().map(|a| Choice::Axis(*a)).collect(),
             _ => tensors.iter().cloned().map(Choice::Tensor).collect(),
         })
-        .collect();
+        .collect()
+}
+
+/// Every combination of the options, the first variable's varying
+/// fastest; `None` when there are more than [`MAX_COMBOS`].
+fn every_combo(options: &[Vec<Choice>]) -> Option<Vec<Vec<Choice>>> {
     let total = options
         .iter()
-        .try_fold(1usize, |acc, o| acc.checked_mul(o.len()));
-    let pick = |mut k: usize| -> Vec<Choice> {
-        options
-            .iter()
-            .map(|o| {
-                let c = o[k % o.len()].clone();
-                k /= o.len();
-                c
+        .try_fold(1usize, |acc, o| acc.checked_mul(o.len()))?;
+    (total <= MAX_COMBOS).then(|| {
+        (0..total)
+            .map(|mut k| {
+                options
+                    .iter()
+                    .map(|o| {
+                        let c = o[k % o.len()].clone();
+                        k /= o.len();
+                        c
+                    })
+                    .collect()
             })
             .collect()
-    };
-    match total {
-        Some(t) if t <= MAX_COMBOS => (0..t).map(pick).collect(),
-        _ => {
-            let mut out = Vec::new();
-            // Every variable of one and the same type first, then random.
-            for k in 0..tensors.len() {
-                out.push(
-                    options
-                        .iter()
-                        .map(|o| o[k % o.len()].clone())
-                        .collect::<Vec<_>>(),
-                );
-            }
-            while out.len() < MAX_COMBOS {
-                out.push(
-                    options
-                        .iter()
-                        .map(|o| o[rng.below(o.len())].clone())
-                        .collect(),
-                );
-            }
-            out
+    })
+}
+
+/// `n` combinations, the k-th giving every variable its k-th option.
+fn same_for_all(options: &[Vec<Choice>], n: usize) -> Vec<Vec<Choice>> {
+    (0..n)
+        .map(|k| options.iter().map(|o| o[k % o.len()].clone()).collect())
+        .collect()
+}
+
+/// A combination drawn at random.
+fn random_combo(options: &[Vec<Choice>], rng: &mut Rng) -> Vec<Choice> {
+    options
+        .iter()
+        .map(|o| o[rng.below(o.len())].clone())
+        .collect()
+}
+
+/// Every combination of `tensors` for the tensor variables (and of
+/// [`AXES`] for axis variables) when there are at most [`MAX_COMBOS`],
+/// else each type for every variable at once, then random ones.
+fn combos_over(setup: &Setup<'_>, rng: &mut Rng, tensors: &[Type]) -> Vec<Vec<Choice>> {
+    let options = var_options(setup, tensors);
+    every_combo(&options).unwrap_or_else(|| {
+        // Every variable of one and the same type first, then random.
+        let mut out = same_for_all(&options, tensors.len());
+        while out.len() < MAX_COMBOS {
+            out.push(random_combo(&options, rng));
         }
-    }
+        out
+    })
 }
 
 /// Checks one rule: `trials` evaluations on random and edge values, after
