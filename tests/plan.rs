@@ -699,13 +699,22 @@ fn packed_matrix_products_keep_the_plans_bits() {
             .collect();
         for data in [&inputs, &huge] {
             let refs: Vec<&Value> = data.iter().collect();
-            let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-            let want = plain.call(&refs).unwrap().to_values();
-            let mut f = Compiled::new(&p, &d).unwrap();
-            let got = f.call(&refs).unwrap().to_values();
-            assert_eq!(f.loops_on_tape(), (1, 1), "N = {n}");
-            assert!(same_bits(&got[0], &want[0]), "N = {n}");
+            on_tape_with_the_plans_bits(&p, &d, &refs, &format!("N = {n}"));
         }
+    }
+}
+
+/// `p`'s one loop runs on the step tape, and every output has the bits
+/// of the plan without the tape (`what` names the trial).
+fn on_tape_with_the_plans_bits(p: &Program, d: &Dims, refs: &[&Value], what: &str) {
+    let mut plain = Compiled::with_options(p, d, common::plan_without_tape()).unwrap();
+    let want = plain.call(refs).unwrap().to_values();
+    let mut f = Compiled::new(p, d).unwrap();
+    let got = f.call(refs).unwrap().to_values();
+    assert_eq!(f.loops_on_tape(), (1, 1), "{what}");
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+        assert!(same_bits(a, b), "{what}: output {k}");
     }
 }
 
@@ -800,12 +809,7 @@ fn clip_runs_on_the_tape() {
             x[[3, 1]] = f64::NAN;
         }
         let refs: Vec<&Value> = inputs.iter().collect();
-        let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-        let want = plain.call(&refs).unwrap().to_values();
-        let mut f = Compiled::new(&p, &d).unwrap();
-        let got = f.call(&refs).unwrap().to_values();
-        assert_eq!(f.loops_on_tape(), (1, 1), "N = {n}");
-        assert!(same_bits(&got[0], &want[0]), "N = {n}");
+        on_tape_with_the_plans_bits(&p, &d, &refs, &format!("N = {n}"));
     }
 }
 
@@ -832,14 +836,7 @@ fn strided_softmax_runs_on_the_tape() {
                 .fill(f64::NEG_INFINITY);
         }
         let refs: Vec<&Value> = inputs.iter().collect();
-        let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-        let want = plain.call(&refs).unwrap().to_values();
-        let mut f = Compiled::new(&p, &d).unwrap();
-        let got = f.call(&refs).unwrap().to_values();
-        assert_eq!(f.loops_on_tape(), (1, 1), "N = {n}");
-        for (k, (a, b)) in got.iter().zip(&want).enumerate() {
-            assert!(same_bits(a, b), "N = {n}: output {k}");
-        }
+        on_tape_with_the_plans_bits(&p, &d, &refs, &format!("N = {n}"));
     }
 }
 
