@@ -3,11 +3,20 @@ and threads."""
 
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import eqscan
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def examples() -> Path:
+    """The repository's examples/ folder."""
+    return REPO / "examples"
 
 CUMSUM = """(program cumsum
   (input X (f64 T 2))
