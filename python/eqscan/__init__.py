@@ -26,9 +26,18 @@ __all__ = ["Error", "Function", "Param", "Program", "load", "parse", "from_pyten
 
 
 def __getattr__(name: str) -> Any:
-    # The PyTensor converter imports PyTensor: only when asked for.
+    # The PyTensor converter imports PyTensor: only when asked for. Its
+    # module has the function's name: importing the module makes
+    # `eqscan.from_pytensor` the module, so the function replaces it here.
     if name == "from_pytensor":
-        from .from_pytensor import from_pytensor
-
-        return from_pytensor
+        return _from_pytensor()
     raise AttributeError(f"module 'eqscan' has no attribute '{name}'")
+
+
+def _from_pytensor() -> Any:
+    """Imports the converter and makes `eqscan.from_pytensor` the function
+    (importing its module made it the module)."""
+    from .from_pytensor import from_pytensor
+
+    globals()["from_pytensor"] = from_pytensor
+    return from_pytensor
