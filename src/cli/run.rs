@@ -29,7 +29,7 @@ pub struct Options {
     /// The most bytes one array may take (an op's result, a loop's
     /// output buffer, an input); an op that needs more fails before it
     /// runs. Plain bytes, or with a suffix K, M, G, T (powers of 1024).
-    /// Default: the machine's physical memory.
+    /// Default: three quarters of the memory available when eqscan starts (MemAvailable, or the cgroup limit if lower)
     #[arg(long, value_name = "BYTES", value_parser = byte_count)]
     max_memory: Option<u64>,
     /// Run the program as written, without optimizing it.

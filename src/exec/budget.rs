@@ -1,7 +1,8 @@
 //! The memory budget: the most bytes one array of the executor may take.
 //!
-//! Owns: [`MemoryBudget`] (by default the machine's physical memory, from
-//! `/proc/meminfo`), the byte count of an array in checked arithmetic
+//! Owns: [`MemoryBudget`] (by default three quarters of the memory the
+//! machine has available when the process starts, from `/proc/meminfo` and
+//! the cgroup's limit), the byte count of an array in checked arithmetic
 //! ([`array_bytes`]), and the sentence for an array over the budget
 //! ([`OverBudget`]). The executors ask [`MemoryBudget::check`] where an
 //! op's result type is known, before its kernel runs (one chokepoint per
@@ -24,7 +25,7 @@ pub struct MemoryBudget {
 }
 
 impl Default for MemoryBudget {
-    /// The machine's physical memory ([`MemoryBudget::machine`]).
+    /// What the machine can give ([`MemoryBudget::machine`]).
     fn default() -> MemoryBudget {
         MemoryBudget::machine()
     }
@@ -41,15 +42,29 @@ impl MemoryBudget {
         MemoryBudget { bytes: u64::MAX }
     }
 
-    /// The machine's physical memory (`MemTotal` of `/proc/meminfo`), or
-    /// [`FALLBACK_BYTES`] when it cannot be read. Read once per process.
+    /// What one array can actually have on this machine: three quarters of
+    /// the memory available when the process starts (`MemAvailable` of
+    /// `/proc/meminfo`, at most what the cgroup v2 limit `memory.max`
+    /// leaves above `memory.current`), or [`FALLBACK_BYTES`] when none of
+    /// it can be read. Read once per process.
+    ///
+    /// Not the physical memory: on a machine whose other processes hold
+    /// part of it, an array the size of what is left is refused here,
+    /// with a located sentence, instead of aborting the process when the
+    /// allocator fails (or being killed when its pages are touched). The
+    /// quarter kept back is for the program's other arrays, which the
+    /// budget does not count.
     pub fn machine() -> MemoryBudget {
-        static TOTAL: OnceLock<u64> = OnceLock::new();
-        let bytes = *TOTAL.get_or_init(|| {
-            std::fs::read_to_string("/proc/meminfo")
-                .ok()
-                .and_then(|text| mem_total(&text))
-                .unwrap_or(FALLBACK_BYTES)
+        static AVAILABLE: OnceLock<u64> = OnceLock::new();
+        let bytes = *AVAILABLE.get_or_init(|| {
+            let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+            let cgroup =
+                |name: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{name}")).ok();
+            available_bytes(
+                meminfo.as_deref(),
+                cgroup("memory.max").as_deref(),
+                cgroup("memory.current").as_deref(),
+            )
         });
         MemoryBudget { bytes }
     }
@@ -76,10 +91,33 @@ impl MemoryBudget {
     }
 }
 
-/// `MemTotal` of `/proc/meminfo`, in bytes.
-fn mem_total(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let mut words = line["MemTotal:".len()..].split_whitespace();
+/// The default budget from the text of `/proc/meminfo` and the cgroup v2
+/// files `memory.max` and `memory.current` (each `None` when unreadable):
+/// three quarters of the smaller of `MemAvailable` (or `MemTotal` on
+/// kernels without it) and the cgroup's headroom; [`FALLBACK_BYTES`] when
+/// neither is known.
+fn available_bytes(meminfo: Option<&str>, max: Option<&str>, current: Option<&str>) -> u64 {
+    let machine = meminfo
+        .and_then(|m| meminfo_field(m, "MemAvailable:").or_else(|| meminfo_field(m, "MemTotal:")));
+    let headroom = match (max.map(str::trim), current.map(str::trim)) {
+        (Some(m), Some(c)) if m != "max" => {
+            let (m, c) = (m.parse::<u64>().ok(), c.parse::<u64>().ok());
+            m.zip(c).map(|(m, c)| m.saturating_sub(c))
+        }
+        _ => None,
+    };
+    let have = match (machine, headroom) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => return FALLBACK_BYTES,
+    };
+    have / 4 * 3
+}
+
+/// A `NAME:  N kB` field of `/proc/meminfo`, in bytes.
+fn meminfo_field(meminfo: &str, name: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with(name))?;
+    let mut words = line[name.len()..].split_whitespace();
     let n: u64 = words.next()?.parse().ok()?;
     match words.next() {
         Some("kB") => n.checked_mul(1024),
@@ -193,10 +231,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_meminfo() {
-        let text = "MemTotal:       16310764 kB\nMemFree:  100 kB\n";
-        assert_eq!(mem_total(text), Some(16310764 * 1024));
-        assert_eq!(mem_total("MemFree: 3 kB\n"), None);
+    fn the_default_is_three_quarters_of_what_is_available() {
+        let text = "MemTotal:       24684092 kB\nMemFree:  100 kB\nMemAvailable:   20802744 kB\n";
+        assert_eq!(meminfo_field(text, "MemTotal:"), Some(24684092 * 1024));
+        assert_eq!(meminfo_field("MemFree: 3 kB\n", "MemTotal:"), None);
+        let budget = available_bytes(Some(text), None, None);
+        assert_eq!(budget, 20802744 * 1024 / 4 * 3);
+        // The fuzz finding of issue 40: a 20 GB broadcast on this machine
+        // (24 GiB physical, 19.8 GiB available) is refused, not attempted.
+        let b = MemoryBudget::bytes(budget);
+        assert!(b
+            .check(Allocation::Result, DType::F64, &[50000, 50000])
+            .is_err());
+        assert!(b
+            .check(Allocation::Result, DType::F64, &[50000, 5000])
+            .is_ok());
+        // A cgroup limit lower than the machine's memory wins; "max" is none.
+        let g = available_bytes(Some(text), Some("4294967296\n"), Some("1073741824\n"));
+        assert_eq!(g, (3 << 30) / 4 * 3);
+        assert_eq!(
+            available_bytes(Some(text), Some("max\n"), Some("5\n")),
+            budget
+        );
+        assert_eq!(available_bytes(None, Some("400\n"), Some("0\n")), 300);
+        // An old kernel without MemAvailable: its total.
+        assert_eq!(available_bytes(Some("MemTotal: 8 kB\n"), None, None), 6144);
+        assert_eq!(available_bytes(None, None, None), FALLBACK_BYTES);
         assert!(MemoryBudget::machine().limit() > 0);
     }
 

@@ -248,7 +248,7 @@ impl Compiled {
     /// Sets the memory budget: a call in which an op's result (or a buffer
     /// its kernel or a loop needs) would be larger fails before that op
     /// runs, with [`ExecError::OverBudget`]. The default is the machine's
-    /// physical memory.
+    /// memory available (see [`crate::exec::budget::MemoryBudget::machine`]).
     pub fn set_memory_budget(&mut self, budget: MemoryBudget) {
         self.budget = budget;
         // Checks already passed were against the old budget.

@@ -65,7 +65,7 @@ use crate::lang::{BinaryOp, DType, Dim, Op, ReduceOp, Type, UnaryOp};
 use ndarray::{ArrayViewD, Axis, Dimension, Ix1, Ix2, Slice};
 use std::cell::Cell;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashSet};
 
 /// Elements per block: few enough for a group's block buffers to stay in
 /// the near caches (16 KB each in `f64`; at 4096 a group of ten ops was 7%
@@ -667,11 +667,11 @@ fn reaches(
     parent: &mut [usize],
     bld: &[Building],
 ) -> bool {
-    let mut seen = vec![false; g.nodes.len()];
-    let mut seen_group = vec![false; bld.len()];
+    let mut seen: HashSet<usize> = HashSet::new();
+    let mut seen_group: HashSet<usize> = HashSet::new();
     let mut stack: Vec<usize> = start.to_vec();
     while let Some(x) = stack.pop() {
-        if std::mem::replace(&mut seen[x], true) {
+        if !seen.insert(x) {
             continue;
         }
         match part[x] {
@@ -680,7 +680,7 @@ fn reaches(
                 if targets.contains(&r) {
                     return true;
                 }
-                if !std::mem::replace(&mut seen_group[r], true) {
+                if seen_group.insert(r) {
                     stack.extend(bld[r].leaves.iter().copied());
                 }
             }
@@ -847,7 +847,24 @@ pub fn find(
                     });
                     all_leaves.len() <= MAX_LEAVES
                         && pw <= MAX_PAIRWISE
-                        && !reaches(g, &all_leaves, set, &part, parent, bld)
+                        && !{
+                            // Joining one group: its old leaves cannot
+                            // reach it (the contracted graph is acyclic), so
+                            // only the new node's own leaves are walked.
+                            let start: Vec<usize> = if let [t] = set {
+                                leaves
+                                    .iter()
+                                    .copied()
+                                    .filter(|&l| match part[l] {
+                                        Part::Op(h) => root(parent, h) != *t,
+                                        _ => true,
+                                    })
+                                    .collect()
+                            } else {
+                                all_leaves.clone()
+                            };
+                            reaches(g, &start, set, &part, parent, bld)
+                        }
                 };
                 let set: Vec<usize> = if valid(&inner, &bld, &mut parent) {
                     inner.clone()

@@ -153,11 +153,10 @@ impl Parser {
                     if t.dtype != DType::I64 || t.ndim() != 0 {
                         return Err(type_err(parts[0].span(), "scan", format!("n_steps must be an i64 scalar, got {t}")));
                     }
-                    if let Op::Literal(Scalar::I64(k)) = self.graph().node(id).op {
-                        if k < 0 {
-                            return Err(type_err(parts[0].span(), "scan", format!("n_steps must not be negative, got {k}")));
-                        }
-                    }
+                    // A negative step count, literal or not, is the shape
+                    // check's located error when the program runs (the
+                    // optimizer may fold an expression to a negative literal,
+                    // and what it prints must parse).
                     n_steps = Some(id);
                 }
                 "go_backwards" => {
