@@ -63,8 +63,7 @@ from pytensor.graph.replace import clone_replace  # noqa: E402
 from pytensor.link.basic import JITLinker  # noqa: E402
 
 import eqscan  # noqa: E402
-
-from_pytensor = eqscan._from_pytensor()
+from eqscan.from_pytensor import from_pytensor  # noqa: E402
 
 __all__ = ["EqscanLinker", "EQSCAN", "convert_fgraph"]
 

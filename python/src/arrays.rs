@@ -71,9 +71,9 @@ pub enum Held<'py> {
     I32(PyReadonlyArrayDyn<'py, i32>),
 }
 
-/// Why an array cannot be an input of a dtype: the sentence after
-/// `input 'NAME': `.
-pub type Mismatch = String;
+/// An input (with the borrow that keeps its NumPy array lent, if it is),
+/// or `None` when the array's dtype is not the one asked for.
+pub type Converted<'py> = Option<(Input, Option<Held<'py>>)>;
 
 /// The NumPy array for `obj`: itself if it is one, else
 /// `numpy.asarray(obj, dtype)` (a Python number or a list).
@@ -105,12 +105,9 @@ pub fn describe(a: &Bound<'_, PyUntypedArray>) -> String {
 }
 
 /// Builds the input of dtype `dtype` from `a`: lent when its layout
-/// allows, copied otherwise. `Err` when `a`'s dtype is not `dtype`'s
+/// allows, copied otherwise. `None` when `a`'s dtype is not `dtype`'s
 /// (NumPy's: a key is `int64`).
-pub fn input<'py>(
-    a: &Bound<'py, PyUntypedArray>,
-    dtype: DType,
-) -> Result<Result<(Input, Option<Held<'py>>), Mismatch>, PyErr> {
+pub fn input<'py>(a: &Bound<'py, PyUntypedArray>, dtype: DType) -> PyResult<Converted<'py>> {
     match dtype {
         DType::F64 => typed::<f64>(a, Value::F64, Held::F64),
         DType::F32 => typed::<f32>(a, Value::F32, Held::F32),
@@ -118,17 +115,13 @@ pub fn input<'py>(
         DType::I32 => typed::<i32>(a, Value::I32, Held::I32),
         DType::Bool => {
             if !a.dtype().is_equiv_to(&numpy::dtype::<bool>(a.py())) {
-                return Ok(Err(mismatch(a, dtype)));
+                return Ok(None);
             }
             let ro = a.cast::<PyArrayDyn<bool>>()?.try_readonly()?;
             let v = Value::Bool(ro.as_array().as_standard_layout().into_owned());
-            Ok(Ok((Input::owned(v), None)))
+            Ok(Some((Input::owned(v), None)))
         }
     }
-}
-
-fn mismatch(a: &Bound<'_, PyUntypedArray>, dtype: DType) -> Mismatch {
-    format!("expected dtype {}, got {}", dtype.numpy_name(), describe(a))
 }
 
 impl Input {
@@ -144,14 +137,9 @@ fn typed<'py, T: Element + Clone>(
     a: &Bound<'py, PyUntypedArray>,
     wrap: fn(ArrayD<T>) -> Value,
     hold: fn(PyReadonlyArrayDyn<'py, T>) -> Held<'py>,
-) -> Result<Result<(Input, Option<Held<'py>>), Mismatch>, PyErr> {
-    let py = a.py();
-    if !a.dtype().is_equiv_to(&numpy::dtype::<T>(py)) {
-        return Ok(Err(format!(
-            "expected dtype {}, got {}",
-            numpy::dtype::<T>(py).str()?,
-            describe(a)
-        )));
+) -> PyResult<Converted<'py>> {
+    if !a.dtype().is_equiv_to(&numpy::dtype::<T>(a.py())) {
+        return Ok(None);
     }
     let ro: PyReadonlyArrayDyn<'py, T> = a.cast::<PyArrayDyn<T>>()?.try_readonly()?;
     let len = a.len();
@@ -173,7 +161,7 @@ fn typed<'py, T: Element + Clone>(
         // it so), and the data is in C order. (The checked constructor is
         // not used: on an error it would drop, and free, the vector.)
         let arr = unsafe { ArrayD::from_shape_vec_unchecked(shape, data) };
-        Ok(Ok((
+        Ok(Some((
             Input {
                 value: ManuallyDrop::new(wrap(arr)),
                 lent: true,
@@ -182,7 +170,7 @@ fn typed<'py, T: Element + Clone>(
         )))
     } else {
         let v = wrap(ro.as_array().as_standard_layout().into_owned());
-        Ok(Ok((Input::owned(v), None)))
+        Ok(Some((Input::owned(v), None)))
     }
 }
 

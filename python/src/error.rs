@@ -7,7 +7,7 @@ use pyo3::PyErr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 create_exception!(
-    _eqscan,
+    eqscan,
     Error,
     PyException,
     "An error of an eqscan program: its message is the one line the command \

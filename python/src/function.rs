@@ -199,8 +199,8 @@ impl Function {
             return Err(input_error(&self.filename, span, name, expected()));
         }
         match input(&a, ty.dtype)? {
-            Ok((v, _held)) => Ok(v.value().clone()),
-            Err(_) => Err(input_error(&self.filename, span, name, expected())),
+            Some((v, _held)) => Ok(v.value().clone()),
+            None => Err(input_error(&self.filename, span, name, expected())),
         }
     }
 
@@ -240,14 +240,14 @@ impl Function {
                 return Err(input_error(&self.filename, *span, name, expected()));
             }
             match input(&a, ty.dtype)? {
-                Ok((v, h)) => {
+                Some((v, h)) => {
                     if !v.is_lent() {
                         copied.push(name.clone());
                     }
                     values.push(v);
                     held.extend(h);
                 }
-                Err(_) => return Err(input_error(&self.filename, *span, name, expected())),
+                None => return Err(input_error(&self.filename, *span, name, expected())),
             }
         }
         *self.copied.lock().unwrap_or_else(|e| e.into_inner()) = copied;

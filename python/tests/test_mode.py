@@ -34,6 +34,14 @@ def assert_same(a, b, rtol=1e-12):
         np.testing.assert_allclose(x, y, rtol=rtol, atol=0)
 
 
+def test_from_pytensor_is_the_function_and_the_module():
+    import eqscan.from_pytensor as module
+
+    x = pt.vector("x")
+    assert eqscan.from_pytensor([x * 2], [x]).inputs[0].dtype == "float64"
+    assert module.from_pytensor([x * 2], [x]).outputs[0].dtype == "float64"
+
+
 def test_the_mode_is_registered():
     from pytensor.compile.mode import get_mode
 
