@@ -1,0 +1,193 @@
+"""Static shapes for the converter: evaluating PyTensor's integer shape
+graphs to the language's sizes, and the dims of converted variables.
+
+This module owns the question "what size is this, as the program can write
+it?". A size is an ``int``, a ``str`` symbol (a symbolic size of the
+program), or ``None`` (known only at run time). It never emits program text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytensor.scalar as ps
+import pytensor.tensor as pt
+from pytensor.graph.basic import Constant
+from pytensor.tensor.basic import ScalarFromTensor, TensorFromScalar
+from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.shape import Shape, Shape_i, SpecifyShape
+from pytensor.tensor.subtensor import Subtensor
+
+# Placeholders standing for sizes while an op's infer_shape runs: var -> size.
+_PLACEHOLDER_TAG = "_eqscan_size"
+
+
+def _placeholder(d):
+    if isinstance(d, (int, np.integer)):
+        return pt.constant(np.int64(d))
+    v = pt.lscalar(str(d) if d is not None else "unknown_size")
+    setattr(v.tag, _PLACEHOLDER_TAG, d)
+    return v
+
+
+def _fold_int(op, vals):
+    """Fold a scalar integer op over plain ints, or None."""
+    if not all(isinstance(v, (int, np.integer)) for v in vals):
+        return _fold_symbolic(op, vals)
+    v = [int(x) for x in vals]
+    if isinstance(op, (ps.Identity, ps.Cast)):
+        return v[0]
+    if isinstance(op, ps.Add):
+        return sum(v)
+    if isinstance(op, ps.Sub):
+        return v[0] - v[1]
+    if isinstance(op, ps.Mul):
+        return int(np.prod(v))
+    if isinstance(op, ps.IntDiv):
+        return v[0] // v[1] if v[1] else None
+    if isinstance(op, ps.Maximum):
+        return max(v)
+    if isinstance(op, ps.Minimum):
+        return min(v)
+    if isinstance(op, ps.Neg):
+        return -v[0]
+    return None
+
+
+def _fold_symbolic(op, vals):
+    """The few integer identities that keep a symbol: x + 0, x * 1, x // 1,
+    max(x, 1) / max(x, 0) (a size is >= 1 when broadcasting yields it: not
+    certain, so only 0), identity and cast."""
+    if any(v is None for v in vals):
+        return None
+    if isinstance(op, (ps.Identity, ps.Cast)):
+        return vals[0]
+    if isinstance(op, ps.Add):
+        rest = [v for v in vals if v != 0]
+        return rest[0] if len(rest) == 1 else None
+    if isinstance(op, ps.Mul):
+        rest = [v for v in vals if v != 1]
+        return rest[0] if len(rest) == 1 else None
+    if isinstance(op, (ps.IntDiv,)) and vals[1] == 1:
+        return vals[0]
+    if isinstance(op, ps.Sub) and vals[1] == 0:
+        return vals[0]
+    if isinstance(op, (ps.Maximum, ps.Minimum)) and len(set(vals)) == 1:
+        return vals[0]
+    if isinstance(op, ps.Maximum) and len(vals) == 2 and 0 in vals:
+        return [v for v in vals if v != 0][0] if any(v != 0 for v in vals) else 0
+    return None
+
+
+def _scalar_op(var):
+    """The scalar op of an Elemwise (or a ScalarOp apply), else None."""
+    op = var.owner.op
+    if isinstance(op, Elemwise):
+        return op.scalar_op
+    if isinstance(op, ps.ScalarOp):
+        return op
+    return None
+
+
+def static_size(cv, var):
+    """A scalar integer variable as a size: int, symbol, or None."""
+    tag = getattr(getattr(var, "tag", None), _PLACEHOLDER_TAG, "missing")
+    if tag != "missing":
+        return tag
+    if isinstance(var, Constant):
+        data = np.asarray(var.data)
+        if data.size == 1 and data.dtype.kind in "iub":
+            return int(data.reshape(()))
+        return None
+    known = cv._find(var)
+    if known is not None and known.weak and known.dtype in ("i64", "i32"):
+        return int(known.text)
+    if var.owner is None:
+        return None
+    op = var.owner.op
+    ins = var.owner.inputs
+    if isinstance(op, Shape_i):
+        return cv.dims(ins[0])[op.i]
+    if isinstance(op, (ScalarFromTensor, TensorFromScalar)):
+        return static_size(cv, ins[0])
+    if isinstance(op, Subtensor) and len(op.idx_list) == 1 and not isinstance(
+        op.idx_list[0], slice
+    ):
+        vec = static_sizes(cv, ins[0], partial=True)
+        k = static_size(cv, ins[1])
+        if vec is not None and isinstance(k, int) and -len(vec) <= k < len(vec):
+            return vec[k]
+        return None
+    sop = _scalar_op(var)
+    if sop is not None:
+        vals = [static_size(cv, i) for i in ins]
+        return _fold_int(sop, vals)
+    return None
+
+
+def static_sizes(cv, var, partial: bool = False):
+    """A 1-D integer shape vector as a list of sizes, or None. With
+    ``partial``, entries that are not static are None (instead of the whole
+    answer being None)."""
+    out = _sizes(cv, var)
+    if out is None:
+        return None
+    if not partial and any(d is None for d in out):
+        return None
+    return out
+
+
+def _sizes(cv, var):
+    from pytensor.tensor.basic import MakeVector
+
+    if isinstance(var, Constant):
+        data = np.asarray(var.data)
+        if data.ndim == 1 and data.dtype.kind in "iu":
+            return [int(x) for x in data]
+        return None
+    if var.owner is None:
+        return None
+    op = var.owner.op
+    ins = var.owner.inputs
+    if isinstance(op, Shape):
+        return list(cv.dims(ins[0]))
+    if isinstance(op, MakeVector):
+        return [static_size(cv, i) for i in ins]
+    if isinstance(op, Elemwise) and isinstance(op.scalar_op, (ps.Cast, ps.Identity)):
+        return _sizes(cv, ins[0])
+    if isinstance(op, SpecifyShape):
+        return _sizes(cv, ins[0])
+    return None
+
+
+def constant_value(cv, var):
+    """The value of a constant (or a statically known integer), else None."""
+    if isinstance(var, Constant):
+        return np.asarray(var.data)
+    s = static_size(cv, var) if var.type.ndim == 0 else None
+    if isinstance(s, int):
+        return np.asarray(s, dtype=var.type.dtype)
+    return None
+
+
+def infer_dims(cv, node, out) -> tuple:
+    """``out``'s dims: PyTensor's static shape, completed by the op's
+    ``infer_shape`` evaluated on the inputs' sizes."""
+    static = tuple(out.type.shape)
+    if all(s is not None for s in static):
+        return tuple(int(s) for s in static)
+    try:
+        in_shapes = []
+        for i in node.inputs:
+            if hasattr(i.type, "ndim"):
+                in_shapes.append(tuple(_placeholder(d) for d in cv.dims(i)))
+            else:
+                in_shapes.append(None)
+        shapes = node.op.infer_shape(None, node, in_shapes)
+        k = node.outputs.index(out)
+        inferred = [static_size(cv, pt.as_tensor_variable(s)) for s in shapes[k]]
+    except Exception:  # no infer_shape, or one that needs the fgraph
+        inferred = [None] * len(static)
+    return tuple(
+        int(s) if s is not None else inferred[k] if k < len(inferred) else None
+        for k, s in enumerate(static)
+    )
