@@ -17,7 +17,7 @@ from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.traversal import graph_inputs
 
 from . import _convert  # noqa: F401  (registers the op converters)
-from ._convert.core import Converter, lang_dtype
+from ._convert.core import Converter, lang_dtype, prune
 from ._convert.errors import Error
 
 
@@ -146,7 +146,8 @@ def convert(
         pmap.updates[n] = u
     pmap.outputs = outs
 
-    body = ["  " + line for line in header + cv.lines + upd_lines]
+    lines = prune(cv.lines, out_exprs + upd_lines)
+    body = ["  " + line for line in header + lines + upd_lines]
     body.append("  (output " + " ".join(out_exprs) + ")" if out_exprs else "  (output)")
     pname = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "pytensor"
     pmap.text = f"(program {pname}\n" + "\n".join(body) + ")\n"

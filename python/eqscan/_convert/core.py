@@ -53,6 +53,8 @@ Binding results. The converter returns one of:
   - ``None``: the converter bound every output itself with
     ``cv.bind(var, text)`` / ``cv.bind_many(vars, text)``.
   A text that is a bare name or literal is recorded as an alias (no ``let``).
+  Lets that no output (or update, or inner-body output) reads are dropped
+  at the end (``prune``), so a converter may bind freely.
   Core casts a result whose language dtype differs from PyTensor's output
   dtype only for Elemwise; other converters must produce the right dtype
   (``cv.cast(text, var.dtype)`` helps).
@@ -272,7 +274,6 @@ class Converter:
         self._used: set[str] = set()
         self._counter = 0
         self._scopes: list[_Scope] = [_Scope()]
-        self._pending: dict = {}
 
     # ---- names
 
@@ -314,9 +315,6 @@ class Converter:
         """The converted value of ``var`` (constants are rendered here)."""
         v = self._find(var)
         if v is not None:
-            if var in self._pending:
-                self._flush(var)
-                return self._find(var)
             return v
         if isinstance(var, Constant):
             v = self.const_val(var)
@@ -410,8 +408,9 @@ class Converter:
         return "(" not in text and " " not in text
 
     def bind(self, var, text: str, dims: tuple | None = None, ldtype: str | None = None) -> str:
-        """Bind ``var`` to ``text`` with a ``let`` (an atom is aliased);
-        returns its name/text. ``dims`` defaults to PyTensor's static shape."""
+        """Bind ``var`` to ``text`` with a ``let`` (an atom is an alias);
+        returns the name. ``dims`` defaults to PyTensor's static shape.
+        Lets no output reads are dropped at the end (``prune``)."""
         ld = ldtype or lang_dtype(var.type.dtype)
         if dims is None:
             dims = tuple(var.type.shape)
@@ -423,24 +422,9 @@ class Converter:
         self.set_val(var, Val(name, ld, tuple(dims)))
         return name
 
-    def bind_lazy(self, var, text: str, dims: tuple | None = None) -> None:
-        """Like ``bind``, but the ``let`` is written only when some converter
-        asks for ``var``'s value (for views of constants that consumers may
-        take apart instead)."""
-        ld = lang_dtype(var.type.dtype)
-        dims = tuple(var.type.shape) if dims is None else tuple(dims)
-        scope = len(self._scopes) - 1
-        self._scopes[scope].vals[var] = Val(text, ld, dims)
-        self._pending[var] = scope
-
-    def _flush(self, var) -> None:
-        scope = self._pending.pop(var)
-        v = self._scopes[scope].vals[var]
-        if self._is_atom(v.text):
-            return
-        name = self.fresh(var.name or "v")
-        self._scopes[scope].lines.append(f"(let {name} {v.text})")
-        self._scopes[scope].vals[var] = Val(name, v.dtype, v.dims)
+    def bind_lazy(self, var, text: str, dims: tuple | None = None) -> str:
+        """The same as ``bind`` (unread lets are pruned anyway)."""
+        return self.bind(var, text, dims=dims)
 
     def peek(self, var) -> Val | None:
         """``var``'s value without writing a pending ``let`` (its text may be
@@ -518,18 +502,22 @@ class Converter:
                 continue
             self.convert_node(node)
 
-    def convert_inner(self, inputs: Sequence, outputs: Sequence, names: Sequence[str], dims=None):
+    def convert_inner(
+        self, inputs: Sequence, outputs: Sequence, names: Sequence[str], dims=None, reserve=True
+    ):
         """Convert an inner graph (see the module doc); returns
-        ``(lines, exprs)``."""
+        ``(lines, exprs)``. ``reserve=False`` when ``names`` are texts of
+        the enclosing body (inlining) rather than new parameters."""
         self._scopes.append(_Scope())
         try:
             for k, (v, n) in enumerate(zip(inputs, names)):
-                self.reserve(n)
+                if reserve:
+                    self.reserve(n)
                 d = tuple(dims[k]) if dims is not None else tuple(v.type.shape)
                 self.set_val(v, Val(n, lang_dtype(v.type.dtype), d))
             self.walk(inputs, outputs)
             exprs = [self.expr(o) for o in outputs]
-            return list(self.lines), exprs
+            return prune(self.lines, exprs), exprs
         finally:
             self._scopes.pop()
 
@@ -552,6 +540,28 @@ class Converter:
         return name, render_type(ld, dims)
 
 
+_TOKEN = re.compile(r"[^\s()]+")
+
+
+def prune(lines: Sequence[str], roots: Sequence[str]) -> list:
+    """The ``(let ...)`` lines that the texts ``roots`` need, in order
+    (the language has no side effects, so an unread let is dead)."""
+    needed = set()
+    for r in roots:
+        needed.update(_TOKEN.findall(r))
+    kept = []
+    for line in reversed(lines):
+        m = re.match(r"\(let (\([^()]*\)|[^\s()]+) ", line)
+        if m is None:
+            kept.append(line)
+            continue
+        names = m.group(1).strip("()").split()
+        if any(n in needed for n in names):
+            kept.append(line)
+            needed.update(_TOKEN.findall(line[m.end():]))
+    return kept[::-1]
+
+
 def _is_unused_output(o) -> bool:
     fg = getattr(o, "fgraph", None)
     if fg is None:
@@ -568,6 +578,7 @@ __all__ = [
     "lookup_op",
     "lookup_scalar",
     "numpy_dtype",
+    "prune",
     "register",
     "register_scalar",
     "render_literal",

@@ -6,11 +6,17 @@ This module owns the op-by-op mapping; each converter is registered with
 
 from __future__ import annotations
 
-from . import elemwise  # noqa: F401  (Elemwise and the scalar ops)
-
+import numpy as np
+from pytensor.graph.basic import Constant
 from pytensor.tensor.elemwise import DimShuffle
 
-from .core import register
+from . import elemwise  # noqa: F401  (Elemwise and the scalar ops)
+from . import graph_ops  # noqa: F401  (OpFromGraph: inlined)
+from . import indexing  # noqa: F401  (Subtensor and friends)
+from . import linalg  # noqa: F401  (Dot, Blockwise, BLAS, linalg)
+from . import reduce  # noqa: F401  (CAReduce, Argmax, CumOp, Softmax)
+from . import shape_ops  # noqa: F401  (shapes, creation, pass-through ops)
+from .core import Multi, Val, lang_dtype, register, render_type
 
 
 def dimshuffle_text(x: str, new_order, input_ndim: int) -> str:
@@ -40,8 +46,6 @@ def _dimshuffle(cv, node):
     dims = tuple(1 if a == "x" else xd[a] for a in op.new_order)
     out = node.outputs[0]
     dims = tuple(int(s) if s is not None else d for s, d in zip(out.type.shape, dims))
-    from pytensor.graph.basic import Constant
-
     if isinstance(x, Constant):
         cv.bind_lazy(out, text, dims=dims)
     else:

@@ -1,0 +1,197 @@
+"""Converters of PyTensor's products and linear algebra: Dot, Blockwise
+(of Dot = matmul, and of the linalg ops), the BLAS ops (Gemv, Gemm, Ger,
+Dot22, Dot22Scalar, BatchedDot), Cholesky, Solve, SolveTriangular,
+CholeskySolve, MatrixInverse, Det and SLogDet.
+
+This module owns the mapping of PyTensor's core linalg signatures to the
+language's batched ops (NumPy 2's ``numpy.linalg`` broadcasting): a
+``b_ndim=1`` right-hand side is given a trailing axis and has it removed.
+"""
+
+from __future__ import annotations
+
+from pytensor.tensor.blockwise import Blockwise
+from pytensor.tensor.math import Dot
+
+from .core import Multi, register
+
+
+def _linalg(name):
+    try:
+        import pytensor.tensor.linalg as la
+
+        return getattr(la, name)
+    except (ImportError, AttributeError):  # older PyTensor
+        import pytensor.tensor.nlinalg as nl
+        import pytensor.tensor.slinalg as sl
+
+        return getattr(sl, name, None) or getattr(nl, name, None)
+
+
+def _blas(*names):
+    import pytensor.tensor.blas as blas
+
+    return [getattr(blas, n) for n in names if hasattr(blas, n)]
+
+
+def _t(cv, v, dtype):
+    val = cv.val(v)
+    return cv.cast(val.text, dtype, val.dtype)
+
+
+@register(Dot)
+def _dot(cv, node):
+    a, b = node.inputs
+    dt = node.outputs[0].type.dtype
+    return cv.cast(f"(dot {cv.expr(a)} {cv.expr(b)})", dt, _promote2(cv, a, b))
+
+
+def _promote2(cv, a, b):
+    from .elemwise import promote
+
+    return promote([cv.val(a), cv.val(b)])
+
+
+# ---- core linalg ops: fn(cv, node, texts) -> text or Multi
+
+
+def _solve_text(cv, node, op, a, b, b_ndim_actual):
+    if op.b_ndim == 1 and b_ndim_actual > 1:
+        return f"(squeeze (solve {a} (expand_dims {b} -1)) -1)"
+    return f"(solve {a} {b})"
+
+
+def _core(cv, node, op, ins, texts):
+    """The text of linalg core op ``op`` on ``texts`` (the operands)."""
+    name = type(op).__name__
+    if isinstance(op, Dot):
+        return f"(matmul {texts[0]} {texts[1]})"
+    if name == "Cholesky":
+        if op.lower:
+            return f"(cholesky {texts[0]})"
+        nd = ins[0].type.ndim
+        return f"(transpose (cholesky {texts[0]}) {_swap_last(nd)})"
+    if name == "Solve":
+        return _solve_text(cv, node, op, texts[0], texts[1], ins[1].type.ndim)
+    if name == "SolveTriangular":
+        if getattr(op, "unit_diagonal", False):
+            raise cv.error(node, "a unit-diagonal triangular solve has no eqscan op")
+        if getattr(op, "trans", 0) not in (0, "N"):
+            raise cv.error(node, "a transposed triangular solve")
+        lower = "true" if op.lower else "false"
+        a, b = texts
+        if op.b_ndim == 1 and ins[1].type.ndim > 1:
+            return f"(squeeze (solve_triangular {a} (expand_dims {b} -1) {lower}) -1)"
+        return f"(solve_triangular {a} {b} {lower})"
+    if name == "CholeskySolve":
+        c, b = texts
+        nd = ins[0].type.ndim
+        ct = f"(transpose {c} {_swap_last(nd)})"
+        lo, up = (c, ct) if op.lower else (ct, c)
+        vec = op.b_ndim == 1 and ins[1].type.ndim > 1
+        bb = f"(expand_dims {b} -1)" if vec else b
+        t = f"(solve_triangular {up} (solve_triangular {lo} {bb} true) false)"
+        return f"(squeeze {t} -1)" if vec else t
+    if name == "MatrixInverse":
+        return f"(inv {texts[0]})"
+    if name == "Det":
+        return f"(det {texts[0]})"
+    if name == "SLogDet":
+        return Multi(f"(slogdet {texts[0]})")
+    return None
+
+
+def _swap_last(nd):
+    perm = list(range(nd))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return " ".join(map(str, perm))
+
+
+def _convert_core(cv, node, op):
+    dt = node.outputs[0].type.dtype
+    texts = [_t(cv, i, dt) for i in node.inputs]
+    res = _core(cv, node, op, node.inputs, texts)
+    if res is None:
+        raise cv.error(node, f"{type(op).__name__} has no eqscan op")
+    return res
+
+
+@register(Blockwise)
+def _blockwise(cv, node):
+    core = node.op.core_op
+    res = _core(cv, node, core, node.inputs, [cv.expr(i) for i in node.inputs])
+    if res is None:
+        raise cv.error(node, f"Blockwise of {core} ({type(core).__name__}) has no eqscan op")
+    if isinstance(res, str) and isinstance(core, Dot):
+        return cv.cast(res, node.outputs[0].type.dtype, _promote2(cv, *node.inputs))
+    return res
+
+
+def _core_types():
+    return [
+        t
+        for t in (
+            _linalg(n)
+            for n in ("Cholesky", "Solve", "SolveTriangular", "CholeskySolve", "MatrixInverse", "Det", "SLogDet")
+        )
+        if t is not None
+    ]
+
+
+@register(*_core_types())
+def _linalg_core(cv, node):
+    return _convert_core(cv, node, node.op)
+
+
+# ---- BLAS (a user's FunctionGraph may hold them after PyTensor's rewrites)
+
+
+def _scalar_text(cv, v):
+    return cv.expr(v)
+
+
+def _is_zero(cv, v):
+    c = cv.const_value(v)
+    return c is not None and float(c) == 0.0
+
+
+@register(*_blas("Gemv"))
+def _gemv(cv, node):
+    y, alpha, A, x, beta = node.inputs
+    prod = f"(mul {_scalar_text(cv, alpha)} (dot {cv.expr(A)} {cv.expr(x)}))"
+    if _is_zero(cv, beta):
+        return prod
+    return f"(add (mul {_scalar_text(cv, beta)} {cv.expr(y)}) {prod})"
+
+
+@register(*_blas("Gemm"))
+def _gemm(cv, node):
+    z, a, x, y, b = node.inputs
+    prod = f"(mul {_scalar_text(cv, a)} (dot {cv.expr(x)} {cv.expr(y)}))"
+    if _is_zero(cv, b):
+        return prod
+    return f"(add (mul {_scalar_text(cv, b)} {cv.expr(z)}) {prod})"
+
+
+@register(*_blas("Ger"))
+def _ger(cv, node):
+    A, alpha, x, y = node.inputs
+    return f"(add {cv.expr(A)} (mul {_scalar_text(cv, alpha)} (outer {cv.expr(x)} {cv.expr(y)})))"
+
+
+@register(*_blas("Dot22"))
+def _dot22(cv, node):
+    x, y = node.inputs
+    return f"(dot {cv.expr(x)} {cv.expr(y)})"
+
+
+@register(*_blas("Dot22Scalar"))
+def _dot22scalar(cv, node):
+    x, y, a = node.inputs
+    return f"(mul {_scalar_text(cv, a)} (dot {cv.expr(x)} {cv.expr(y)}))"
+
+
+@register(*_blas("BatchedDot"))
+def _batched_dot(cv, node):
+    x, y = node.inputs
+    return f"(matmul {cv.expr(x)} {cv.expr(y)})"

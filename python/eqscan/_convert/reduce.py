@@ -1,0 +1,137 @@
+"""Converters of PyTensor's reductions and normalizations: CAReduce (Sum,
+Prod, Max, Min, All, Any and CAReduce over add/mul/maximum/minimum/and/or),
+Argmax, CumOp (cumsum/cumprod), Softmax and LogSoftmax.
+
+This module owns turning PyTensor's axis tuples into the language's
+one-axis-at-a-time reductions (highest axis first, so the others keep their
+numbers) and the dtype a reduction gives.
+"""
+
+from __future__ import annotations
+
+import pytensor.scalar as ps
+from pytensor.tensor.elemwise import CAReduce
+from pytensor.tensor.extra_ops import CumOp
+from pytensor.tensor.math import Argmax
+
+from .core import lang_dtype, register
+
+_HEADS = [
+    (ps.Add, "sum"),
+    (ps.Mul, "prod"),
+    (ps.ScalarMaximum, "max"),
+    (ps.Maximum, "max"),
+    (ps.ScalarMinimum, "min"),
+    (ps.Minimum, "min"),
+    (ps.AND, "all"),
+    (ps.OR, "any"),
+]
+
+
+def _head(cv, node):
+    sop = node.op.scalar_op
+    for cls, head in _HEADS:
+        if isinstance(sop, cls):
+            return head
+    raise cv.error(node, f"a reduction over scalar op {sop} has no eqscan op")
+
+
+def _axes(node, ndim):
+    axis = node.op.axis
+    if axis is None:
+        return None
+    return sorted({a % ndim for a in axis}, reverse=True) if ndim else []
+
+
+@register(CAReduce)
+def _careduce(cv, node):
+    x = node.inputs[0]
+    out = node.outputs[0]
+    head = _head(cv, node)
+    xv = cv.val(x)
+    t = xv.text
+    if head in ("all", "any") and xv.dtype != "bool":
+        t = f"(ne {t} 0)"
+    elif head in ("sum", "prod") and lang_dtype(out.type.dtype) != xv.dtype:
+        # PyTensor accumulates in the output's dtype.
+        t = f"(cast {lang_dtype(out.type.dtype)} {t})"
+    axes = _axes(node, x.type.ndim)
+    if axes is None or len(axes) == x.type.ndim and x.type.ndim > 0:
+        text = f"({head} {t})" if x.type.ndim else t
+    else:
+        for a in axes:
+            t = f"({head} {t} {a})"
+        text = t
+    got = _reduce_dtype(head, xv.dtype if head not in ("sum", "prod") else lang_dtype(out.type.dtype))
+    return cv.cast(text, out.type.dtype, got)
+
+
+def _reduce_dtype(head, in_ld):
+    if head in ("all", "any"):
+        return "bool"
+    if head in ("sum", "prod") and in_ld in ("i32", "bool"):
+        return "i64"
+    return in_ld
+
+
+@register(Argmax)
+def _argmax(cv, node):
+    x = node.inputs[0]
+    out = node.outputs[0]
+    axis = node.op.axis
+    nd = x.type.ndim
+    t = cv.expr(x)
+    if axis is None or len(axis) == nd:
+        text = f"(argmax {t})"
+    elif len(axis) == 1:
+        text = f"(argmax {t} {axis[0] % nd})"
+    else:
+        raise cv.error(node, "argmax over several (not all) axes has no eqscan op")
+    return cv.cast(text, out.type.dtype, "i64")
+
+
+@register(CumOp)
+def _cumop(cv, node):
+    x = node.inputs[0]
+    out = node.outputs[0]
+    head = {"add": "cumsum", "mul": "cumprod"}.get(node.op.mode)
+    if head is None:
+        raise cv.error(node, f"cumulative mode {node.op.mode}")
+    t = cv.expr(x)
+    if node.op.axis is None:
+        t = f"(reshape {t} -1)"
+        axis = 0
+    else:
+        axis = node.op.axis % max(x.type.ndim, 1)
+    text = f"({head} {t} {axis})"
+    return cv.cast(text, out.type.dtype, _reduce_dtype("sum", cv.val(x).dtype))
+
+
+def _softmax_types():
+    from pytensor.tensor import special
+
+    return special.Softmax, special.LogSoftmax
+
+
+@register(*_softmax_types())
+def _softmax(cv, node):
+    from pytensor.tensor.special import LogSoftmax
+
+    x = node.inputs[0]
+    head = "log_softmax" if isinstance(node.op, LogSoftmax) else "softmax"
+    axis = getattr(node.op, "axis", None)
+    nd = x.type.ndim
+    if isinstance(axis, (tuple, list)):
+        axis = axis[0] if len(axis) == 1 else (None if len(axis) == nd else "many")
+    if axis == "many":
+        from .graph_ops import inline_op_from_graph
+
+        return inline_op_from_graph(cv, node)
+    t = cv.expr(x)
+    if axis is None and nd > 1:
+        # over every element: flatten, normalize, restore the shape
+        from .graph_ops import inline_op_from_graph
+
+        return inline_op_from_graph(cv, node)
+    axis = 0 if axis is None else axis % max(nd, 1)
+    return f"({head} {t} {axis})"
