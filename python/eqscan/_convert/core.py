@@ -387,11 +387,14 @@ class Converter:
         d = self.dims(var)[axis]
         if d is not None:
             return str(d)
+        # A run-time size: count the elements of the 1-D line along the axis
+        # (the language has no shape-of op; an empty other axis fails here).
         x = self.expr(var)
-        if axis == 0:
-            return f"(len {x})"
-        perm = [axis] + [k for k in range(ndim) if k != axis]
-        return f"(len (transpose {x} {' '.join(map(str, perm))}))"
+        if ndim > 1:
+            perm = [k for k in range(ndim) if k != axis] + [axis]
+            zeros = " ".join("0" for _ in range(ndim - 1))
+            x = f"(index (transpose {x} {' '.join(map(str, perm))}) {zeros})"
+        return f"(sum (add (cast i64 (zeros_like {x})) 1))"
 
     # ---- casting
 
@@ -409,11 +412,13 @@ class Converter:
 
     def bind(self, var, text: str, dims: tuple | None = None, ldtype: str | None = None) -> str:
         """Bind ``var`` to ``text`` with a ``let`` (an atom is an alias);
-        returns the name. ``dims`` defaults to PyTensor's static shape.
-        Lets no output reads are dropped at the end (``prune``)."""
+        returns the name. ``dims`` defaults to PyTensor's static shape
+        completed by the op's shape inference. Lets no output reads are
+        dropped at the end (``prune``)."""
         ld = ldtype or lang_dtype(var.type.dtype)
         if dims is None:
-            dims = tuple(var.type.shape)
+            dims = self._guess_dims(var.owner, var) if var.owner is not None else var.type.shape
+        dims = tuple(None if d is None else d for d in dims)
         if self._is_atom(text):
             self.set_val(var, Val(text, ld, tuple(dims)))
             return text

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytensor.scalar as ps
-from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
 from .core import Val, lang_dtype, lookup_scalar, numpy_dtype, register, register_scalar
 from .errors import Error
@@ -307,13 +307,16 @@ def _broadcast_dims(vals, out_var) -> tuple:
         if s is not None:
             dims.append(int(s))
             continue
-        cands = {v.dims[k - (nd - v.ndim)] for v in vals if v.ndim > k - nd + v.ndim >= 0}
-        cands = {
+        cands = [
             v.dims[k - (nd - v.ndim)]
             for v in vals
-            if k - (nd - v.ndim) >= 0 and v.dims[k - (nd - v.ndim)] != 1
-        }
-        dims.append(cands.pop() if len(cands) == 1 else None)
+            if k - (nd - v.ndim) >= 0 and v.dims[k - (nd - v.ndim)] not in (1, None)
+        ]
+        # Operands that are not broadcast along an axis have equal sizes there
+        # whenever the program runs (else the op fails), so any one will do;
+        # a literal first.
+        cands.sort(key=lambda d: not isinstance(d, int))
+        dims.append(cands[0] if cands else None)
     return tuple(dims)
 
 
@@ -375,9 +378,51 @@ def _elemwise(cv, node):
     if isinstance(sop, ps.Composite):
         return _composite(cv, node, sop, args)
     out = node.outputs[0]
+    lse = _logsumexp(cv, node)
+    if lse is not None:
+        cv.bind(out, lse, dims=_broadcast_dims(args, out))
+        return None
     text = scalar_expr(cv, sop, args, out.type.dtype, where=node)
     cv.bind(out, text, dims=_broadcast_dims(args, out))
     return None
+
+
+def _logsumexp(cv, node):
+    """``log(sum(exp(x), axis))`` (what ``pt.logsumexp`` builds, which
+    PyTensor's default mode stabilizes) as the language's stable
+    ``logsumexp``; None for anything else."""
+    from pytensor.tensor.elemwise import CAReduce
+
+    if not isinstance(node.op.scalar_op, ps.Log):
+        return None
+    s = node.inputs[0].owner
+    keep = None
+    if s is not None and isinstance(s.op, DimShuffle):  # keepdims=True
+        keep = s.op
+        s = s.inputs[0].owner
+    if s is None or not isinstance(s.op, CAReduce) or type(s.op.scalar_op) is not ps.Add:
+        return None
+    e = s.inputs[0].owner
+    if e is None or not isinstance(e.op, Elemwise) or not isinstance(e.op.scalar_op, ps.Exp):
+        return None
+    x = e.inputs[0]
+    if x.type.dtype not in ("float64", "float32") or s.outputs[0].type.dtype != x.type.dtype:
+        return None
+    nd = x.type.ndim
+    axes = s.op.axis
+    axes = list(range(nd)) if axes is None else sorted({a % nd for a in axes})
+    t = cv.expr(x)
+    if len(axes) == nd:
+        t = f"(logsumexp {t})"
+    elif len(axes) == 1:
+        t = f"(logsumexp {t} {axes[0]})"
+    else:
+        return None
+    if keep is not None:
+        from .ops import dimshuffle_text
+
+        t = dimshuffle_text(t, keep.new_order, keep.input_ndim)
+    return t
 
 
 def _arg(cv, var) -> Val:

@@ -178,65 +178,119 @@ def _inc_subtensor(cv, node):
     cv.bind(out, text, dims=cv.dims(x))
 
 
-def _single_array(cv, node, entries):
+def _advanced(cv, node, x, entries):
+    """Where the integer arrays are: ``(axis, idx_text, x_text, restore)``.
+
+    One array with every other index a whole axis: ``take`` along its axis.
+    Several arrays on the leading axes (NumPy's ``x[a, b]``, broadcasting
+    together) with whole axes after them: ``x`` is flattened over those axes
+    and indexed by the flat index ``a * d1 + b`` (each array's negative
+    entries taken from the end of its axis first); ``restore`` is the
+    reshape that undoes the flattening (for updates), else None.
+    """
     arrays = [k for k, e in enumerate(entries) if e[0] == "array"]
+    # Next to an array, an integer is an index array too (NumPy broadcasts it).
+    arrays = [k for k, e in enumerate(entries) if e[0] in ("array", "int")]
     others_full = all(e == FULL for k, e in enumerate(entries) if k not in arrays)
-    if len(arrays) != 1 or not others_full:
+    xt = cv.expr(x)
+    if len(arrays) == 1 and others_full:
+        return arrays[0], _idx_text(cv, entries[arrays[0]]), xt, None
+    k = len(arrays)
+    if arrays != list(range(k)) or not others_full:
         raise cv.error(
             node,
-            "only one integer-array index with every other index a whole axis converts "
-            "(to take)",
+            "integer-array indices convert when there is one (any axis) or when "
+            "they are the leading indices, every other index a whole axis",
         )
-    return arrays[0], entries[arrays[0]][1]
+    dims = cv.dims(x)
+    if any(d is None for d in dims[k:]):
+        raise cv.error(node, "an axis after the indexed ones has a run-time size")
+    flat = None
+    for j in range(k):
+        a = _idx_text(cv, entries[j])
+        dj = cv.size_expr(x, j)
+        a = f"(where (lt {a} 0) (add {a} {dj}) {a})"
+        flat = a if flat is None else f"(add (mul {flat} {dj}) {a})"
+    rest = " ".join(str(d) for d in dims[k:])
+    xr = f"(reshape {xt} -1{' ' + rest if rest else ''})"
+    restore = None
+    if sum(d is None for d in dims) <= 1:
+        restore = " ".join(str(d) if d is not None else "-1" for d in dims)
+    return 0, flat, xr, restore
+
+
+def _idx_text(cv, e):
+    return e[1] if e[0] == "int" else cv.expr(e[1])
+
+
+def _merge(out, dims):
+    """PyTensor's static sizes, completed by ``dims`` (or the op's shape
+    inference when ``dims`` is None)."""
+    if dims is None:
+        return None
+    return tuple(int(s) if s is not None else d for s, d in zip(out.type.shape, dims))
 
 
 @register(AdvancedSubtensor1)
 def _adv_sub1(cv, node):
     x, idx = node.inputs
-    return f"(take {cv.expr(x)} {cv.expr(idx)})"
+    out = node.outputs[0]
+    dims = tuple(cv.dims(idx)) + tuple(cv.dims(x)[1:])
+    cv.bind(out, f"(take {cv.expr(x)} {cv.expr(idx)})", dims=_merge(out, dims))
 
 
 @register(AdvancedSubtensor)
 def _adv_sub(cv, node):
     x = node.inputs[0]
     entries = _entries(cv, node, x, node.inputs[1:])
-    axis, idx = _single_array(cv, node, entries)
-    return f"(take {cv.expr(x)} {cv.expr(idx)} {axis})"
+    axis, it, xt, _ = _advanced(cv, node, x, entries)
+    idx = [e[1] for e in entries if e[0] == "array"]
+    out = node.outputs[0]
+    dims = None
+    if len(idx) == 1 and all(e[0] != "int" for e in entries):
+        xd = list(cv.dims(x))
+        dims = tuple(xd[:axis] + list(cv.dims(idx[0])) + xd[axis + 1 :])
+    cv.bind(out, f"(take {xt} {it} {axis})", dims=_merge(out, dims))
 
 
-def _take_update(cv, node, x, y, idx, axis, set_: bool) -> str:
+def _take_update(cv, y, x_nd, xt, it, axis, part_shape, set_: bool, dtype) -> str:
     yv = cv.val(y)
-    yt = cv.cast(yv.text, x.type.dtype, yv.dtype)
-    want_nd = x.type.ndim - 1 + idx.type.ndim
-    full = y.type.ndim == want_nd and all(
-        s != 1 or t == 1
-        for s, t in zip(y.type.shape, _take_static_shape(x, idx, axis))
+    yt = cv.cast(yv.text, dtype, yv.dtype)
+    full = part_shape is not None and y.type.ndim == len(part_shape) and all(
+        s != 1 or t == 1 for s, t in zip(y.type.shape, part_shape)
     )
-    xt = cv.expr(x)
-    it = cv.expr(idx)
     if not full:  # broadcast the values to the gathered part's shape
         yt = f"(add (zeros_like (take {xt} {it} {axis})) {yt})"
     head = "set_take" if set_ else "inc_take"
     return f"({head} {xt} {yt} {it} {axis})"
 
 
-def _take_static_shape(x, idx, axis):
-    xs = list(x.type.shape)
-    return xs[:axis] + list(idx.type.shape) + xs[axis + 1 :]
-
-
 @register(AdvancedIncSubtensor1)
 def _adv_inc1(cv, node):
     x, y, idx = node.inputs
-    return _take_update(cv, node, x, y, idx, 0, node.op.set_instead_of_inc)
+    part = list(idx.type.shape) + list(x.type.shape[1:])
+    return _take_update(
+        cv, y, x.type.ndim, cv.expr(x), cv.expr(idx), 0, part, node.op.set_instead_of_inc, x.type.dtype
+    )
 
 
 @register(AdvancedIncSubtensor)
 def _adv_inc(cv, node):
     x, y = node.inputs[:2]
     entries = _entries(cv, node, x, node.inputs[2:])
-    axis, idx = _single_array(cv, node, entries)
-    return _take_update(cv, node, x, y, idx, axis, node.op.set_instead_of_inc)
+    axis, it, xt, restore = _advanced(cv, node, x, entries)
+    arrays = [e[1] for e in entries if e[0] in ("array", "int")]
+    if len(arrays) == 1 and entries[axis][0] == "array":
+        xs = list(x.type.shape)
+        part = xs[:axis] + list(arrays[0].type.shape) + xs[axis + 1 :]
+    else:
+        part = None  # broadcast shape of several arrays: let take give it
+    text = _take_update(cv, y, x.type.ndim, xt, it, axis, part, node.op.set_instead_of_inc, x.type.dtype)
+    if len(arrays) > 1:
+        if restore is None:
+            raise cv.error(node, "an update through several index arrays needs static sizes")
+        text = f"(reshape {text} {restore})"
+    return text
 
 
 __all__ = ["set_sub_text", "subtensor_text", "lang_dtype"]

@@ -30,6 +30,8 @@ _HEADS = [
 
 def _head(cv, node):
     sop = node.op.scalar_op
+    if type(sop).__name__ == "MulWithoutZeros":
+        return "prod_nz"
     for cls, head in _HEADS:
         if isinstance(sop, cls):
             return head
@@ -50,6 +52,9 @@ def _careduce(cv, node):
     head = _head(cv, node)
     xv = cv.val(x)
     t = xv.text
+    if head == "prod_nz":  # ProdWithoutZeros (in prod's gradient): zeros count as ones
+        head = "prod"
+        t = f"(where (eq {t} 0) (cast {xv.dtype} 1) {t})"
     if head in ("all", "any") and xv.dtype != "bool":
         t = f"(ne {t} 0)"
     elif head in ("sum", "prod") and lang_dtype(out.type.dtype) != xv.dtype:
