@@ -14,11 +14,11 @@ from typing import Any, Sequence
 from pytensor.compile.sharedvalue import SharedVariable
 from pytensor.graph.basic import Constant, Variable
 from pytensor.graph.fg import FunctionGraph
-from pytensor.graph.traversal import graph_inputs
 
 from . import _convert  # noqa: F401  (registers the op converters)
 from ._convert.core import Converter, lang_dtype, prune
 from ._convert.errors import Error
+from ._convert.random import is_rng
 
 
 @dataclass
@@ -36,7 +36,8 @@ class PytensorMap:
       each shared variable that has one (``(update NAME ...)``).
     - ``dtypes``: ``{name: numpy dtype name}`` of every input and shared
       variable as PyTensor holds it (the program's may be wider, see
-      ``lang_dtype``).
+      ``lang_dtype``); ``"rng"`` for a random generator, which the program
+      holds as an ``i64`` draw counter (``_convert/random.py``).
     - ``text``: the program text handed to ``eqscan.parse``.
     """
 
@@ -62,6 +63,28 @@ def _updates_list(updates) -> list:
     if isinstance(updates, dict):
         return list(updates.items())
     return list(updates)
+
+
+def _dtype_name(v) -> str:
+    return "rng" if is_rng(v) else str(v.type.dtype)
+
+
+def _roots(outputs) -> list:
+    """The graph's root variables in the order a left-to-right walk from the
+    outputs first meets them (inner graphs are not entered)."""
+    seen: set = set()
+    roots: list = []
+    stack = list(reversed(outputs))
+    while stack:
+        v = stack.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if v.owner is None:
+            roots.append(v)
+        else:
+            stack.extend(reversed(v.owner.inputs))
+    return roots
 
 
 def convert(
@@ -98,9 +121,7 @@ def convert(
 
     updated = [s for s, _ in update_pairs]
     everything = outs + [u for _, u in update_pairs]
-    roots = [
-        r for r in graph_inputs(everything) if not isinstance(r, Constant)
-    ]
+    roots = [r for r in _roots(everything) if not isinstance(r, Constant)]
     shared = [r for r in roots if isinstance(r, SharedVariable)]
     for s in updated:
         if s not in shared:
@@ -125,12 +146,12 @@ def convert(
         n, ty = cv.add_input(v)
         header.append(f"(input {n} {ty})")
         pmap.inputs.append((v, n))
-        pmap.dtypes[n] = v.type.dtype
+        pmap.dtypes[n] = _dtype_name(v)
     for v in shared:
         n, ty = cv.add_input(v)
         header.append(f"(shared {n} {ty})")
         pmap.shared.append((v, n))
-        pmap.dtypes[n] = v.type.dtype
+        pmap.dtypes[n] = _dtype_name(v)
 
     cv.walk(ins + shared, everything)
     out_exprs = [cv.expr(o) for o in outs]
@@ -140,8 +161,9 @@ def convert(
         n = names[s]
         e = cv.expr(u)
         v = cv.val(u)
-        if v.dtype != lang_dtype(s.type.dtype):
-            e = f"(cast {lang_dtype(s.type.dtype)} {e})"
+        want = "i64" if is_rng(s) else lang_dtype(s.type.dtype)
+        if v.dtype != want:
+            e = f"(cast {want} {e})"
         upd_lines.append(f"(update {n} {e})")
         pmap.updates[n] = u
     pmap.outputs = outs

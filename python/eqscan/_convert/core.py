@@ -274,6 +274,7 @@ class Converter:
         self._used: set[str] = set()
         self._counter = 0
         self._scopes: list[_Scope] = [_Scope()]
+        self._rng_seeds: dict = {}
 
     # ---- names
 
@@ -528,11 +529,28 @@ class Converter:
 
     # ---- inputs
 
-    def add_input(self, var, name: str | None = None) -> str:
-        """Declare a graph input: picks its name and symbols; returns the
-        ``TYPE`` text. The caller writes the ``(input ...)`` line."""
+    def rng_seed(self, var) -> int:
+        """The SEED constant of a random generator variable (``random``)."""
+        try:
+            return self._rng_seeds[var]
+        except KeyError:
+            raise Error(f"from_pytensor: random generator {var} has no seed") from None
+
+    def set_rng_seed(self, var, seed: int) -> None:
+        self._rng_seeds[var] = seed
+
+    def add_input(self, var, name: str | None = None) -> tuple:
+        """Declare a graph input: picks its name and symbols; returns
+        ``(name, TYPE text)``. The caller writes the ``(input ...)`` line.
+        A random generator is an ``(i64)`` draw counter (see ``random``)."""
+        from .random import is_rng, root_seed
+
         name = name or self.fresh(_sanitize(var.name, "x"))
         self.reserve(name)
+        if is_rng(var):
+            self.set_val(var, Val(name, "i64", ()))
+            self.set_rng_seed(var, root_seed(var, len(self._rng_seeds)))
+            return name, "(i64)"
         dims = []
         for k, s in enumerate(var.type.shape):
             if s is not None:

@@ -14,6 +14,7 @@ from . import elemwise  # noqa: F401  (Elemwise and the scalar ops)
 from . import graph_ops  # noqa: F401  (OpFromGraph: inlined)
 from . import indexing  # noqa: F401  (Subtensor and friends)
 from . import linalg  # noqa: F401  (Dot, Blockwise, BLAS, linalg)
+from . import random  # noqa: F401  (random variables on keys)
 from . import reduce  # noqa: F401  (CAReduce, Argmax, CumOp, Softmax)
 from . import shape_ops  # noqa: F401  (shapes, creation, pass-through ops)
 from .core import Multi, Val, lang_dtype, register, render_type
