@@ -8,6 +8,8 @@ does not convert ops itself.
 
 from __future__ import annotations
 
+import sys
+import types
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -193,22 +195,21 @@ def from_pytensor(outputs, inputs=None, updates=None, name: str = "pytensor"):
 
     pmap = convert(outputs, inputs, updates, name)
     prog = eqscan.parse(pmap.text, filename="<from_pytensor>")
-    try:
-        prog.pytensor_map = pmap
-    except AttributeError:  # a Program type without a __dict__
-        prog = _with_map(prog, pmap)
+    prog.pytensor_map = pmap
     return prog
 
 
-def _with_map(prog, pmap):
-    cls = type(prog)
-    wrapper = type("ConvertedProgram", (), {"__getattr__": lambda self, a: getattr(prog, a)})
-    w = wrapper()
-    w.program = prog
-    w.pytensor_map = pmap
-    w.__str__ = lambda: str(prog)
-    del cls
-    return w
-
-
 __all__ = ["PytensorMap", "convert", "from_pytensor"]
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable as ``from_pytensor``: importing
+    ``eqscan.from_pytensor`` (the module) makes the package attribute of
+    that name the module, so ``eqscan.from_pytensor(...)`` must still
+    convert."""
+
+    def __call__(self, outputs, inputs=None, updates=None, name: str = "pytensor"):
+        return from_pytensor(outputs, inputs, updates, name)
+
+
+sys.modules[__name__].__class__ = _CallableModule

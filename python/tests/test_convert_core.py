@@ -22,3 +22,33 @@ def test_unknown_op_raises_naming_it():
     y = pt.linalg.eigh(x)[0]
     with pytest.raises(eqscan.Error, match="Eigh"):
         convert([y], [x])
+
+
+def test_from_pytensor_returns_program_with_map(rng):
+    import pytensor
+
+    x = pt.vector("x")
+    W = pytensor.shared(np.eye(2), name="W")
+    prog = eqscan.from_pytensor([pt.tanh(W @ x)], [x], updates={W: W * 2})
+    assert isinstance(prog, eqscan.Program)
+    m = prog.pytensor_map
+    assert [n for _, n in m.inputs] == ["x"] and [n for _, n in m.shared] == ["W"]
+    assert m.outputs[0].owner is not None and "W" in m.updates
+    f = prog.compile()
+    f.set_shared("W", np.eye(2) * 0.5)
+    vx = np.array([1.0, -2.0])
+    (y,) = f(vx)
+    np.testing.assert_allclose(y, np.tanh(0.5 * vx), rtol=1e-12)
+    np.testing.assert_allclose(f.get_shared("W"), np.eye(2))
+    assert "(shared W (f64 W_0 W_1))" in m.text  # a shared value may change shape
+
+
+def test_names_are_sanitized_and_unique():
+    a = pt.vector("a.b")
+    b = pt.vector("a.b")
+    c = pt.vector("true")
+    d = pt.vector("1x")
+    m = convert([a + b + c + d], [a, b, c, d])
+    names = [n for _, n in m.inputs]
+    assert len(set(names)) == 4 and "true" not in names and not names[3][0].isdigit()
+    eqscan.parse(m.text)
