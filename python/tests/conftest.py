@@ -98,6 +98,18 @@ def check_graph(outputs, inputs, values, rtol=1e-9, optimize_modes=(False, True)
                 np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=pmap.text)
             else:
                 assert_close(g, w, rtol, what=f"output {k} (optimize={opt})\n{pmap.text}")
+    if _have_extension():
+        # The same graph through the EQSCAN mode (PyTensor's canonicalized
+        # graph, converted as the mode converts it).
+        import eqscan.pytensor  # noqa: F401
+
+        g = pytensor.function(inputs, outputs, mode="EQSCAN")
+        got = g(*values)
+        for k, (gv, w) in enumerate(zip(got, want)):
+            if atol:
+                np.testing.assert_allclose(gv, w, rtol=rtol, atol=atol)
+            else:
+                assert_close(gv, w, rtol, what=f"output {k} (mode EQSCAN)")
     return pmap.text
 
 

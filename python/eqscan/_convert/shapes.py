@@ -13,7 +13,7 @@ import pytensor.scalar as ps
 import pytensor.tensor as pt
 from pytensor.graph.basic import Constant
 from pytensor.tensor.basic import ScalarFromTensor, TensorFromScalar
-from pytensor.tensor.elemwise import Elemwise
+from pytensor.tensor.elemwise import DimShuffle, Elemwise
 from pytensor.tensor.shape import Shape, Shape_i, SpecifyShape
 from pytensor.tensor.subtensor import Subtensor
 
@@ -117,6 +117,11 @@ def static_size(cv, var):
         if vec is not None and isinstance(k, int) and -len(vec) <= k < len(vec):
             return vec[k]
         return None
+    if isinstance(op, DimShuffle) and ins[0].type.ndim == 1 and not any(
+        a != "x" for a in op.new_order
+    ):
+        vec = static_sizes(cv, ins[0], partial=True)  # squeezing a 1-vector
+        return vec[0] if vec is not None and len(vec) == 1 else None
     sop = _scalar_op(var)
     if sop is not None:
         vals = [static_size(cv, i) for i in ins]
@@ -156,6 +161,8 @@ def _sizes(cv, var):
         return _sizes(cv, ins[0])
     if isinstance(op, SpecifyShape):
         return _sizes(cv, ins[0])
+    if isinstance(op, DimShuffle) and ins[0].type.ndim == 0 and tuple(op.new_order) == ("x",):
+        return [static_size(cv, ins[0])]
     return None
 
 
