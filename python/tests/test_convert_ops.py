@@ -555,3 +555,54 @@ def test_missing_input_is_an_error():
     y = pt.vector("y")
     with pytest.raises(eqscan.Error, match="neither in `inputs`"):
         convert([x + y], [x])
+
+
+# ---------------------------------------------------------------- more shapes
+
+
+def test_diagonals_triangles_split_roll():
+    x = _x("x", 2)
+    r = _x("r", 2)
+    v = _x("v", 1)
+    outs = [
+        pt.tril(x),
+        pt.triu(x, 1),
+        pt.diag(x),
+        pt.diagonal(r, 1),
+        pt.diagonal(r, -1),
+        pt.trace(x) if hasattr(pt, "trace") else pt.diag(x).sum(),
+        pt.diag(v),
+        pt.eye(3, 4, k=1),
+        pt.split(v, [2, 3], n_splits=2)[1],
+        pt.roll(v, 2),
+    ]
+    check_graph(outs, [x, r, v], [normal(4, 4), normal(3, 5), normal(5)])
+
+
+@pytest.mark.parametrize(
+    "mk",
+    [
+        lambda v, i, j: v[i:],
+        lambda v, i, j: v[:i],
+        lambda v, i, j: v[i:j],
+        lambda v, i, j: v[-i:],
+        lambda v, i, j: v[i::2],
+        lambda v, i, j: v[j:i:-1],
+        lambda v, i, j: v[:i:-2],
+        lambda v, i, j: v[i:100],
+    ],
+    ids=["from", "to", "between", "neg", "step2", "neg_step", "neg_step2", "clamped"],
+)
+def test_run_time_slice_bounds(mk):
+    v = _x("v", 1)
+    i = pt.lscalar("i")
+    j = pt.lscalar("j")
+    check_graph(mk(v, i, j), [v, i, j], [normal(7), 2, 5])
+
+
+def test_run_time_slice_updates():
+    x = _x("x", 2)
+    i = pt.lscalar("i")
+    outs = [pt.set_subtensor(x[i:], 0.0), pt.inc_subtensor(x[:, :i], 1.0), (x[i:] ** 2).sum()]
+    g = pytensor.grad(outs[2], x)
+    check_graph(outs + [g], [x, i], [normal(4, 3), 1])

@@ -475,3 +475,15 @@ def _composite(cv, node, comp, args):
             cv.set_val(out, Val(v.text, lang_dtype(out.type.dtype), dims))
         results.append(v)
     return None
+
+
+@register(ps.ScalarOp)
+def _scalar_node(cv, node):
+    """A scalar op applied to scalars (PyTensor's ``ScalarType`` graphs, as
+    shape arithmetic leaves them): the same text as inside Elemwise."""
+    if isinstance(node.op, ps.Composite):
+        return _composite(cv, node, node.op, [cv.val(i) for i in node.inputs])
+    args = [cv.val(i) for i in node.inputs]
+    out = node.outputs[0]
+    cv.bind(out, scalar_expr(cv, node.op, args, out.type.dtype, where=node), dims=())
+    return None

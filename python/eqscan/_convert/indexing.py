@@ -23,6 +23,7 @@ from pytensor.tensor.subtensor import (
 )
 
 from .core import lang_dtype, register
+from .errors import Error
 
 FULL = ("slice", None, None, 1)
 
@@ -125,11 +126,83 @@ def _sub_dims(cv, x, entries, out):
     return tuple(int(s) if s is not None else d for s, d in zip(out.type.shape, dims))
 
 
+def dynamic_slice(cv, node, x, idx_vars):
+    """A slice whose bounds are known only at run time, the only index that
+    is not a whole axis: ``(axis, idx_text)``, the indices it keeps as a
+    run-time-length vector (``filter`` over ``arange`` of the axis's length,
+    flipped for a negative step) for ``take`` / ``inc_take`` / ``set_take``.
+    Python's slice rules: negative bounds from the end, clamped to the
+    axis."""
+    from pytensor.tensor.type_other import NoneTypeT
+
+    idx = indices_from_subtensor(idx_vars, node.op.idx_list)
+
+    def given(b):
+        return b is not None and not isinstance(getattr(b, "type", None), NoneTypeT)
+
+    parts = [
+        (k, e)
+        for k, e in enumerate(idx)
+        if not (isinstance(e, slice) and not any(given(b) for b in (e.start, e.stop, e.step)))
+    ]
+    if len(parts) != 1 or not isinstance(parts[0][1], slice):
+        raise cv.error(
+            node,
+            "a slice whose bounds are known only at run time converts only as the one "
+            "index that is not a whole axis",
+        )
+    axis, sl = parts[0]
+    step = 1 if not given(sl.step) else cv.static_size(sl.step)
+    if not isinstance(step, int) or step == 0:
+        raise cv.error(node, "a slice step that is not a non-zero literal")
+    n = cv.dims(x)[axis]
+    if n is None:
+        raise cv.error(node, "a run-time slice of an axis whose size is known only at run time")
+    ns = cv.size_expr(x, axis)
+
+    def norm(b, lo, hi, default):
+        if not given(b):
+            return default
+        t = cv.expr(b)
+        return f"(minimum (maximum (where (lt {t} 0) (add {t} {ns}) {t}) {lo}) {hi})"
+
+    if step > 0:
+        a = norm(sl.start, 0, ns, "0")
+        b = norm(sl.stop, 0, ns, ns)
+        lo_name, hi_name = cv.fresh("lo"), cv.fresh("hi")
+        cv.lines.append(f"(let {lo_name} {a})")
+        cv.lines.append(f"(let {hi_name} {b})")
+        j = cv.fresh("j")
+        pred = f"(where (ge {j} {lo_name}) (lt {j} {hi_name}) false)"
+        if step != 1:
+            pred = f"(where {pred} (eq (mod (sub {j} {lo_name}) {step}) 0) false)"
+        idx_text = f"(filter (fn ({j}) {pred}) (arange {n}))"
+    else:
+        a = norm(sl.start, -1, f"(sub {ns} 1)", f"(sub {ns} 1)")
+        b = norm(sl.stop, -1, f"(sub {ns} 1)", "-1")
+        hi_name, lo_name = cv.fresh("hi"), cv.fresh("lo")
+        cv.lines.append(f"(let {hi_name} {a})")
+        cv.lines.append(f"(let {lo_name} {b})")
+        j = cv.fresh("j")
+        pred = f"(where (le {j} {hi_name}) (gt {j} {lo_name}) false)"
+        if step != -1:
+            pred = f"(where {pred} (eq (mod (sub {hi_name} {j}) {-step}) 0) false)"
+        idx_text = f"(flip (filter (fn ({j}) {pred}) (arange {n})) 0)"
+    name = cv.fresh("keep")
+    cv.lines.append(f"(let {name} {idx_text})")
+    return axis, name
+
+
 @register(Subtensor)
 def _subtensor(cv, node):
     x = node.inputs[0]
     out = node.outputs[0]
-    entries = _entries(cv, node, x, node.inputs[1:])
+    try:
+        entries = _entries(cv, node, x, node.inputs[1:])
+    except Error:
+        axis, keep = dynamic_slice(cv, node, x, node.inputs[1:])
+        cv.bind(out, f"(take {cv.expr(x)} {keep} {axis})")
+        return
     text = subtensor_text(cv.expr(x), x.type.ndim, entries)
     cv.bind(out, text, dims=_sub_dims(cv, x, entries, out))
 
@@ -171,7 +244,17 @@ def set_sub_text(xt, x_nd, vt, v_nd, entries, inc: bool) -> str:
 def _inc_subtensor(cv, node):
     x, y = node.inputs[:2]
     out = node.outputs[0]
-    entries = _entries(cv, node, x, node.inputs[2:])
+    try:
+        entries = _entries(cv, node, x, node.inputs[2:])
+    except Error:
+        axis, keep = dynamic_slice(cv, node, x, node.inputs[2:])
+        xt = cv.expr(x)
+        yv = cv.val(y)
+        yt = cv.cast(yv.text, x.type.dtype, yv.dtype)
+        yt = f"(add (zeros_like (take {xt} {keep} {axis})) {yt})"
+        head = "set_take" if node.op.set_instead_of_inc else "inc_take"
+        cv.bind(out, f"({head} {xt} {yt} {keep} {axis})", dims=cv.dims(x))
+        return
     yv = cv.val(y)
     yt = cv.cast(yv.text, x.type.dtype, yv.dtype)
     text = set_sub_text(cv.expr(x), x.type.ndim, yt, y.type.ndim, entries, not node.op.set_instead_of_inc)

@@ -211,9 +211,83 @@ def _eye(cv, node):
     n, m, k = node.inputs
     out = node.outputs[0]
     kk = cv.const_value(k)
-    if kk is None or int(kk) != 0:
-        raise cv.error(node, "only the main diagonal (k=0) converts")
     sn, sm = cv.static_size(n), cv.static_size(m)
-    if sn is None or sm is None:
-        raise cv.error(node, "the size is known only at run time")
-    cv.bind(out, f"(eye {render_type(lang_dtype(out.type.dtype), (sn, sm))})", dims=(sn, sm))
+    if sn is None or sm is None or kk is None:
+        raise cv.error(node, "the size or the diagonal is known only at run time")
+    ld = lang_dtype(out.type.dtype)
+    kk = int(kk)
+    if kk == 0:
+        text = f"(eye {render_type(ld, (sn, sm))})"
+    else:  # ones where column - row == k
+        rows = f"(expand_dims (arange {sn}) 1)"
+        cols = f"(expand_dims (arange {sm}) 0)"
+        text = f"(cast {ld} (eq (sub {cols} {rows}) {kk}))"
+    cv.bind(out, text, dims=(sn, sm))
+
+
+def _extract_diag_type():
+    from pytensor.tensor.basic import ExtractDiag
+
+    return ExtractDiag
+
+
+@register(_extract_diag_type())
+def _extract_diag(cv, node):
+    """``diagonal(x, offset, axis1, axis2)`` of a matrix: the flat indices
+    ``start + k * (m + 1)`` of the flattened matrix (with the axes put
+    first). Batched diagonals are an error."""
+    op = node.op
+    x = node.inputs[0]
+    if x.type.ndim != 2:
+        raise cv.error(node, "the diagonal of more than a matrix")
+    t = cv.expr(x)
+    a1, a2 = op.axis1 % 2, op.axis2 % 2
+    if (a1, a2) == (1, 0):
+        t = f"(transpose {t})"
+    n, m = cv.dims(x)[a1], cv.dims(x)[a2]
+    k = op.offset
+    ms = cv.size_expr(x, a2)
+    if isinstance(n, int) and isinstance(m, int):
+        length = max(0, min(n, m - k) if k >= 0 else min(n + k, m))
+        steps = f"(arange {length})"
+    elif n == m and k == 0:
+        length = n
+        steps = f"(arange {length})"
+    elif n is not None and m is not None:
+        # A run-time length: the steps along the diagonal that stay inside.
+        length = None
+        ns = cv.size_expr(x, a1)
+        bound = f"(minimum {ns} (sub {ms} {k}))" if k >= 0 else f"(minimum (add {ns} {k}) {ms})"
+        j = cv.fresh("j")
+        steps = f"(filter (fn ({j}) (lt {j} {bound})) (arange {n if k >= 0 else m}))"
+    else:
+        raise cv.error(node, "the diagonal of a matrix whose sizes are known only at run time")
+    start = str(k) if k >= 0 else f"(mul {-k} {ms})"
+    idx = f"(add {start} (mul {steps} (add {ms} 1)))"
+    cv.bind(node.outputs[0], f"(take (reshape {t} -1) {idx})", dims=(length,))
+
+
+def _split_type():
+    from pytensor.tensor.basic import Split
+
+    return Split
+
+
+@register(_split_type())
+def _split(cv, node):
+    """``split`` with literal sizes: one slice per piece along the axis."""
+    from .indexing import subtensor_text
+
+    x, axis, splits = node.inputs
+    ax = cv.const_value(axis)
+    sizes = cv.const_value(splits)
+    if ax is None or sizes is None:
+        raise cv.error(node, "the axis or the split sizes are not literals")
+    ax = int(ax) % x.type.ndim
+    out = []
+    start = 0
+    for size in np.asarray(sizes).reshape(-1):
+        entries = [("slice", None, None, 1)] * ax + [("slice", start, start + int(size), 1)]
+        out.append(subtensor_text(cv.expr(x), x.type.ndim, entries))
+        start += int(size)
+    return out

@@ -163,6 +163,17 @@ def _sizes(cv, var):
         return _sizes(cv, ins[0])
     if isinstance(op, DimShuffle) and ins[0].type.ndim == 0 and tuple(op.new_order) == ("x",):
         return [static_size(cv, ins[0])]
+    if isinstance(op, Subtensor) and len(op.idx_list) == 1 and isinstance(op.idx_list[0], slice):
+        # a literal slice of a sizes vector (x.shape[-2:])
+        from pytensor.tensor.subtensor import indices_from_subtensor
+
+        vec = _sizes(cv, ins[0])
+        (sl,) = indices_from_subtensor(ins[1:], op.idx_list)
+        bounds = [None if b is None else static_size(cv, b) for b in (sl.start, sl.stop, sl.step)]
+        given = [b for b, raw in zip(bounds, (sl.start, sl.stop, sl.step)) if raw is not None]
+        if vec is None or not all(isinstance(b, int) for b in given):
+            return None
+        return vec[slice(*bounds)]
     return None
 
 
