@@ -193,6 +193,9 @@ def infer_dims(cv, node, out) -> tuple:
     static = tuple(out.type.shape)
     if all(s is not None for s in static):
         return tuple(int(s) for s in static)
+    fast = _fast_dims(cv, node, out)
+    if fast is not None and len(fast) == len(static):
+        return tuple(int(s) if s is not None else d for s, d in zip(static, fast))
     try:
         in_shapes = []
         for i in node.inputs:
@@ -209,3 +212,70 @@ def infer_dims(cv, node, out) -> tuple:
         int(s) if s is not None else inferred[k] if k < len(inferred) else None
         for k, s in enumerate(static)
     )
+
+
+def _broadcast(dim_lists):
+    """Broadcast dims (right-aligned): a size other than 1 wins (any one of
+    several: they are equal whenever the program runs)."""
+    nd = max((len(d) for d in dim_lists), default=0)
+    out = []
+    for k in range(nd):
+        cands = [d[k - nd + len(d)] for d in dim_lists if k - nd + len(d) >= 0]
+        known = [c for c in cands if c not in (1, None)]
+        known.sort(key=lambda c: not isinstance(c, int))
+        if known:
+            out.append(known[0])
+        elif all(c == 1 for c in cands):
+            out.append(1)
+        else:
+            out.append(None)
+    return out
+
+
+def _fast_dims(cv, node, out):
+    """Dims for the common ops without building PyTensor shape graphs
+    (CAReduce, Dot, Blockwise by its signature), else None."""
+    from pytensor.tensor.blockwise import Blockwise
+    from pytensor.tensor.elemwise import CAReduce
+    from pytensor.tensor.math import Dot
+
+    op = node.op
+    ins = node.inputs
+    if isinstance(op, CAReduce):
+        d = list(cv.dims(ins[0]))
+        if op.axis is None:
+            return ()
+        drop = {a % len(d) for a in op.axis} if d else set()
+        return tuple(x for k, x in enumerate(d) if k not in drop)
+    if isinstance(op, Dot) and all(i.type.ndim == 2 for i in ins):
+        return (cv.dims(ins[0])[0], cv.dims(ins[1])[1])
+    if isinstance(op, Blockwise):
+        sig = getattr(op, "signature", None)
+        try:
+            ins_sig, outs_sig = _parse_signature(sig)
+        except Exception:
+            return None
+        letters: dict = {}
+        batch = []
+        for i, core in zip(ins, ins_sig):
+            d = list(cv.dims(i))
+            nb = len(d) - len(core)
+            batch.append(d[:nb])
+            for name, size in zip(core, d[nb:]):
+                if letters.get(name) is None or isinstance(size, int):
+                    letters[name] = size if size is not None else letters.get(name)
+        k = node.outputs.index(out)
+        return tuple(_broadcast(batch)) + tuple(letters.get(n) for n in outs_sig[k])
+    return None
+
+
+def _parse_signature(sig: str):
+    """``"(m,n),(n)->(m)"`` as ``([["m", "n"], ["n"]], [["m"]])``."""
+    import re
+
+    lhs, rhs = sig.split("->")
+
+    def parts(side):
+        return [[t for t in g.split(",") if t] for g in re.findall(r"\(([^()]*)\)", side)]
+
+    return parts(lhs), parts(rhs)
