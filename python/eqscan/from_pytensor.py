@@ -71,18 +71,20 @@ def _dtype_name(v) -> str:
     return "rng" if is_rng(v) else str(v.type.dtype)
 
 
-def _roots(outputs) -> list:
-    """The graph's root variables in the order a left-to-right walk from the
-    outputs first meets them (inner graphs are not entered)."""
+def _roots(outputs, stops=()) -> list:
+    """The graph's root variables (or ``stops``: given inputs that a graph
+    is cut at) in the order a left-to-right walk from the outputs first
+    meets them (inner graphs are not entered)."""
     seen: set = set()
     roots: list = []
+    stops = set(stops)
     stack = list(reversed(outputs))
     while stack:
         v = stack.pop()
         if v in seen:
             continue
         seen.add(v)
-        if v.owner is None:
+        if v.owner is None or v in stops:
             roots.append(v)
         else:
             stack.extend(reversed(v.owner.inputs))
@@ -123,7 +125,7 @@ def convert(
 
     updated = [s for s, _ in update_pairs]
     everything = outs + [u for _, u in update_pairs]
-    roots = [r for r in _roots(everything) if not isinstance(r, Constant)]
+    roots = [r for r in _roots(everything, ins or ()) if not isinstance(r, Constant)]
     shared = [r for r in roots if isinstance(r, SharedVariable)]
     for s in updated:
         if s not in shared:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytensor.tensor as pt
 import pytest
-from conftest import check_graph
+from conftest import check_graph, run_text
 
 import eqscan
 from eqscan.from_pytensor import convert
@@ -52,3 +52,25 @@ def test_names_are_sanitized_and_unique():
     names = [n for _, n in m.inputs]
     assert len(set(names)) == 4 and "true" not in names and not names[3][0].isdigit()
     eqscan.parse(m.text)
+
+
+def test_inputs_may_cut_the_graph():
+    """As pytensor.function allows: an intermediate variable given as an
+    input stands for its value; what computes it is not converted."""
+    x = pt.vector("x")
+    h = pt.exp(x)
+    h.name = "h"
+    y = (h * 2).sum()
+    m = convert([y], [h])
+    assert [n for _, n in m.inputs] == ["h"] and "exp" not in m.text
+    (got,) = run_text(m.text, {"h": np.array([1.0, 2.0])})
+    np.testing.assert_allclose(got, 6.0)
+
+
+def test_constant_and_input_outputs():
+    x = pt.vector("x")
+    m = convert([x, pt.constant(np.array([1.0, 2.0])), pt.constant(3)], [x])
+    got = run_text(m.text, {"x": np.array([5.0])})
+    np.testing.assert_array_equal(got[0], [5.0])
+    np.testing.assert_array_equal(got[1], [1.0, 2.0])
+    assert got[2] == 3

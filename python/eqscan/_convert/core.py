@@ -42,12 +42,18 @@ Reading inputs.
     the language needs a DIM (reshape sizes, ``fill``/``zeros`` types,
     ``arange``). ``cv.static_sizes(var)`` does it for a 1-D shape vector.
   - ``cv.size_expr(var, axis)`` -> str: an i64 expression for
-    ``var.shape[axis]`` (a literal, the size symbol, or ``(len ...)``).
+    ``var.shape[axis]`` (a literal, the size symbol, or, for a size known
+    only at run time, a count of the elements along that axis).
+  - ``cv.rng_seed(var)``: the SEED constant of a random generator variable
+    (an ``i64`` draw counter in the program; see ``random.py``), and
+    ``cv.set_rng_seed(var, seed)`` for a generator a converter makes (a
+    loop's inner generator stands for its outer one).
 
 Binding results. The converter returns one of:
   - a ``str``: the expression of the node's single output;
-  - a list/tuple of ``str`` (one per output; ``None`` for an output no one
-    uses): each output bound to its expression;
+  - a list/tuple of ``str`` or ``Val`` (one per output; ``None`` for an
+    output no one uses): each output bound to its expression (a ``Val`` is
+    recorded as it is);
   - ``Multi(text)``: ``text`` is a multi-valued expression (a scan, slogdet):
     bound as ``(let (A B ...) text)``, one name per output, in order;
   - ``None``: the converter bound every output itself with
@@ -69,7 +75,8 @@ dims=None)`` converts the graph from ``inputs`` (inner PyTensor variables) to
 It returns ``(lines, exprs)``: the ``(let ...)`` lines of the body and one
 expression per output, to be written as
 ``(fn (names...) lines... (outputs exprs...))``. Names made there are fresh
-in the whole program. ``cv.fresh(hint)`` gives a fresh name;
+in the whole program. With ``reserve=False`` the ``names`` are texts of the
+enclosing body rather than new parameters (OpFromGraph is inlined so). ``cv.fresh(hint)`` gives a fresh name;
 ``cv.bind`` inside a converter called from an inner graph writes to that
 inner body.
 
@@ -96,13 +103,10 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from pytensor.graph.basic import Apply, Constant, Variable
-from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.basic import Apply, Constant
 from pytensor.graph.traversal import toposort
 
 from .errors import Error
-
-Dim = "int | str | None"
 
 # ---------------------------------------------------------------- dtypes
 
@@ -427,15 +431,6 @@ class Converter:
         self.lines.append(f"(let {name} {text})")
         self.set_val(var, Val(name, ld, tuple(dims)))
         return name
-
-    def bind_lazy(self, var, text: str, dims: tuple | None = None) -> str:
-        """The same as ``bind`` (unread lets are pruned anyway)."""
-        return self.bind(var, text, dims=dims)
-
-    def peek(self, var) -> Val | None:
-        """``var``'s value without writing a pending ``let`` (its text may be
-        an unbound expression)."""
-        return self._find(var)
 
     def bind_many(self, vars: Sequence, text: str, dims: Sequence | None = None) -> list:
         """Bind several variables to one multi-valued expression."""

@@ -6,8 +6,6 @@ This module owns the op-by-op mapping; each converter is registered with
 
 from __future__ import annotations
 
-import numpy as np
-from pytensor.graph.basic import Constant
 from pytensor.tensor.elemwise import DimShuffle
 
 from . import elemwise  # noqa: F401  (Elemwise and the scalar ops)
@@ -17,7 +15,7 @@ from . import linalg  # noqa: F401  (Dot, Blockwise, BLAS, linalg)
 from . import random  # noqa: F401  (random variables on keys)
 from . import reduce  # noqa: F401  (CAReduce, Argmax, CumOp, Softmax)
 from . import shape_ops  # noqa: F401  (shapes, creation, pass-through ops)
-from .core import Multi, Val, lang_dtype, register, render_type
+from .core import register
 
 
 def dimshuffle_text(x: str, new_order, input_ndim: int) -> str:
@@ -47,7 +45,4 @@ def _dimshuffle(cv, node):
     dims = tuple(1 if a == "x" else xd[a] for a in op.new_order)
     out = node.outputs[0]
     dims = tuple(int(s) if s is not None else d for s, d in zip(out.type.shape, dims))
-    if isinstance(x, Constant):
-        cv.bind_lazy(out, text, dims=dims)
-    else:
-        cv.bind(out, text, dims=dims)
+    cv.bind(out, text, dims=dims)
