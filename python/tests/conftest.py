@@ -3,63 +3,19 @@ it with PyTensor's default mode."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-
-ROOT = HERE.parent.parent
-CLI = Path(os.environ.get("EQSCAN_CLI", ROOT / "target" / "release" / "eqscan"))
-
-
-def _have_extension() -> bool:
-    try:
-        import eqscan
-
-        return hasattr(eqscan, "parse") and hasattr(eqscan, "load")
-    except ImportError:
-        return False
-
 
 def run_text(text: str, feeds: dict, optimize: bool = True, shared: dict | None = None):
-    """Run program ``text`` on ``feeds`` (name -> array); returns the outputs
-    (a list of arrays). Uses the Python API when the extension is built, else
-    the CLI."""
-    if _have_extension():
-        import eqscan
+    """Run program ``text`` on ``feeds`` (name -> array), shared variables
+    set first from ``shared``; returns the outputs (a list of arrays)."""
+    import eqscan
 
-        f = eqscan.parse(text).compile(optimize=optimize)
-        for k, v in (shared or {}).items():
-            f.set_shared(k, v)
-        return [np.asarray(o) for o in f(**feeds)]
-    with tempfile.TemporaryDirectory() as d:
-        d = Path(d)
-        (d / "prog.sexp").write_text(text)
-        cmd = [str(CLI), "run", str(d / "prog.sexp"), "--out", str(d / "out")]
-        for k, v in feeds.items():
-            np.save(d / f"in_{k}.npy", np.asarray(v))
-            cmd += ["--input", f"{k}={d / f'in_{k}.npy'}"]
-        for k, v in (shared or {}).items():
-            np.save(d / f"sh_{k}.npy", np.asarray(v))
-            cmd += ["--shared", f"{k}={d / f'sh_{k}.npy'}"]
-        if not optimize:
-            cmd.append("--no-opt")
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise RuntimeError(f"eqscan run failed:\n{r.stderr}\n--- program:\n{text}")
-        outs = []
-        k = 0
-        while (d / "out" / f"out_{k}.npy").exists():
-            outs.append(np.load(d / "out" / f"out_{k}.npy"))
-            k += 1
-        return outs
+    f = eqscan.parse(text).compile(optimize=optimize)
+    for k, v in (shared or {}).items():
+        f.set_shared(k, np.asarray(v))
+    return [np.asarray(o) for o in f(**feeds)]
 
 
 def assert_close(got, want, rtol=1e-9, what=""):
@@ -74,10 +30,13 @@ def assert_close(got, want, rtol=1e-9, what=""):
         np.testing.assert_allclose(got, want, rtol=tol, atol=atol, equal_nan=True, err_msg=what)
 
 
-def check_graph(outputs, inputs, values, rtol=1e-9, optimize_modes=(False, True), atol=0.0):
+def check_graph(
+    outputs, inputs, values, rtol=1e-9, optimize_modes=(False, True), atol=0.0, eqscan_mode=False
+):
     """Compile ``outputs`` with PyTensor's default mode and convert them;
     run both on ``values`` (one array per input) and compare, as written and
-    optimized. Returns the program text."""
+    optimized; with ``eqscan_mode``, also through ``mode="EQSCAN"``.
+    Returns the program text."""
     import pytensor
 
     from eqscan.from_pytensor import convert
@@ -86,7 +45,12 @@ def check_graph(outputs, inputs, values, rtol=1e-9, optimize_modes=(False, True)
     f = pytensor.function(inputs, outputs, on_unused_input="ignore")
     want = f(*values)
     pmap = convert(outputs, inputs)
-    feeds = {n: np.asarray(v, dtype=var.type.dtype) for (var, n), v in zip(pmap.inputs, values)}
+    from eqscan._convert.core import lang_dtype, numpy_dtype
+
+    feeds = {
+        n: np.asarray(np.asarray(v, dtype=var.type.dtype), dtype=numpy_dtype(lang_dtype(var.type.dtype)))
+        for (var, n), v in zip(pmap.inputs, values)
+    }
     for opt in optimize_modes:
         got = run_text(pmap.text, feeds, optimize=opt)
         assert len(got) == len(want)
@@ -98,10 +62,10 @@ def check_graph(outputs, inputs, values, rtol=1e-9, optimize_modes=(False, True)
                 np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=pmap.text)
             else:
                 assert_close(g, w, rtol, what=f"output {k} (optimize={opt})\n{pmap.text}")
-    if _have_extension():
+    if eqscan_mode:
         # The same graph through the EQSCAN mode (PyTensor's canonicalized
         # graph, converted as the mode converts it).
-        import eqscan.pytensor  # noqa: F401
+        import eqscan.pytensor  # noqa: F401  (registers the mode)
 
         g = pytensor.function(inputs, outputs, mode="EQSCAN", on_unused_input="ignore")
         got = g(*values)

@@ -8,7 +8,14 @@ import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
-from conftest import check_graph
+from conftest import check_graph as _check_graph
+
+
+def check_graph(*args, **kwargs):
+    """conftest's check, also through ``mode="EQSCAN"`` (PyTensor's
+    canonicalized graph converted as the mode converts it)."""
+    return _check_graph(*args, eqscan_mode=True, **kwargs)
+
 
 R = np.random.default_rng(0)
 
@@ -606,3 +613,19 @@ def test_run_time_slice_updates():
     outs = [pt.set_subtensor(x[i:], 0.0), pt.inc_subtensor(x[:, :i], 1.0), (x[i:] ** 2).sum()]
     g = pytensor.grad(outs[2], x)
     check_graph(outs + [g], [x, i], [normal(4, 3), 1])
+
+
+def test_narrow_dtypes_widen():
+    """int8/uint8/int16 inputs are i32 in the program, float16 f32; values
+    that fit give PyTensor's values (float16: PyTensor's default mode does
+    not run it)."""
+    a = _x("a", 1, "int8")
+    u = _x("u", 1, "uint8")
+    s = _x("s", 1, "int16")
+    outs = [a + 1, a * u, s - a, pt.exp(a), (a > 0) & (u < 3), pt.cast(a, "float64") / 3, a.sum()]
+    check_graph(
+        outs,
+        [a, u, s],
+        [np.array([-3, 0, 5], "int8"), np.array([1, 2, 3], "uint8"), np.array([300, -2, 7], "int16")],
+        rtol=1e-6,
+    )
