@@ -610,7 +610,15 @@ def test_run_time_slice_bounds(mk):
 def test_run_time_slice_updates():
     x = _x("x", 2)
     i = pt.lscalar("i")
-    outs = [pt.set_subtensor(x[i:], 0.0), pt.inc_subtensor(x[:, :i], 1.0), (x[i:] ** 2).sum()]
+    outs = [
+        pt.set_subtensor(x[i:], 0.0),
+        pt.inc_subtensor(x[:, :i], 1.0),
+        (x[i:] ** 2).sum(),
+        x[i:, 1],
+        x[1, ::-1][:i],
+        pt.set_subtensor(x[i:, 1], -3.0),
+        pt.inc_subtensor(x[1:, -i:], x[1:, :i]),
+    ]
     g = pytensor.grad(outs[2], x)
     check_graph(outs + [g], [x, i], [normal(4, 3), 1])
 

@@ -106,6 +106,8 @@ def subtensor_text(t: str, nd: int, entries) -> str:
             src = t if k == 0 else _move_front(t, k, cur)
             t = f"(index {src} {e[1]})"
             cur -= 1
+        elif e[0] == "take":
+            t = f"(take {t} {e[1]} {k})"
         else:
             _, a, b, s = e
             if k == 0:
@@ -115,6 +117,20 @@ def subtensor_text(t: str, nd: int, entries) -> str:
     return t
 
 
+def _slice_len(d, e):
+    """The length of axis size ``d`` after entry ``e`` (None: run time)."""
+    if e == FULL:
+        return d
+    if e[0] != "slice":
+        return None
+    _, a, b, step = e
+    if isinstance(d, int):
+        return len(range(d)[slice(a, b, step)])
+    if a is None and b is None and step in (1, -1):
+        return d
+    return None
+
+
 def _sub_dims(cv, x, entries, out):
     xd = list(cv.dims(x))
     dims = []
@@ -122,37 +138,17 @@ def _sub_dims(cv, x, entries, out):
         e = entries[k] if k < len(entries) else FULL
         if e[0] == "int":
             continue
-        dims.append(d if e == FULL else None)
+        dims.append(_slice_len(d, e))
     return tuple(int(s) if s is not None else d for s, d in zip(out.type.shape, dims))
 
 
-def dynamic_slice(cv, node, x, idx_vars):
-    """A slice whose bounds are known only at run time, the only index that
-    is not a whole axis: ``(axis, idx_text)``, the indices it keeps as a
-    run-time-length vector (``filter`` over ``arange`` of the axis's length,
-    flipped for a negative step) for ``take`` / ``inc_take`` / ``set_take``.
-    Python's slice rules: negative bounds from the end, clamped to the
-    axis."""
-    from pytensor.tensor.type_other import NoneTypeT
-
-    idx = indices_from_subtensor(idx_vars, node.op.idx_list)
-
-    def given(b):
-        return b is not None and not isinstance(getattr(b, "type", None), NoneTypeT)
-
-    parts = [
-        (k, e)
-        for k, e in enumerate(idx)
-        if not (isinstance(e, slice) and not any(given(b) for b in (e.start, e.stop, e.step)))
-    ]
-    if len(parts) != 1 or not isinstance(parts[0][1], slice):
-        raise cv.error(
-            node,
-            "a slice whose bounds are known only at run time converts only as the one "
-            "index that is not a whole axis",
-        )
-    axis, sl = parts[0]
-    step = 1 if not given(sl.step) else cv.static_size(sl.step)
+def _keep_indices(cv, node, x, axis, sl) -> str:
+    """The name of the indices a slice with run-time bounds keeps along
+    ``axis`` of ``x``: a run-time-length vector (``filter`` over ``arange``
+    of the axis's length, flipped for a negative step), for ``take`` /
+    ``inc_take`` / ``set_take``. Python's slice rules: negative bounds from
+    the end, clamped to the axis."""
+    step = 1 if not _given(sl.step) else cv.static_size(sl.step)
     if not isinstance(step, int) or step == 0:
         raise cv.error(node, "a slice step that is not a non-zero literal")
     n = cv.dims(x)[axis]
@@ -161,36 +157,61 @@ def dynamic_slice(cv, node, x, idx_vars):
     ns = cv.size_expr(x, axis)
 
     def norm(b, lo, hi, default):
-        if not given(b):
+        if not _given(b):
             return default
         t = cv.expr(b)
         return f"(minimum (maximum (where (lt {t} 0) (add {t} {ns}) {t}) {lo}) {hi})"
 
+    j = cv.fresh("j")
     if step > 0:
-        a = norm(sl.start, 0, ns, "0")
-        b = norm(sl.stop, 0, ns, ns)
-        lo_name, hi_name = cv.fresh("lo"), cv.fresh("hi")
-        cv.lines.append(f"(let {lo_name} {a})")
-        cv.lines.append(f"(let {hi_name} {b})")
-        j = cv.fresh("j")
-        pred = f"(where (ge {j} {lo_name}) (lt {j} {hi_name}) false)"
+        lo, hi = cv.fresh("lo"), cv.fresh("hi")
+        cv.lines.append(f"(let {lo} {norm(sl.start, 0, ns, '0')})")
+        cv.lines.append(f"(let {hi} {norm(sl.stop, 0, ns, ns)})")
+        pred = f"(where (ge {j} {lo}) (lt {j} {hi}) false)"
         if step != 1:
-            pred = f"(where {pred} (eq (mod (sub {j} {lo_name}) {step}) 0) false)"
-        idx_text = f"(filter (fn ({j}) {pred}) (arange {n}))"
+            pred = f"(where {pred} (eq (mod (sub {j} {lo}) {step}) 0) false)"
+        keep = f"(filter (fn ({j}) {pred}) (arange {n}))"
     else:
-        a = norm(sl.start, -1, f"(sub {ns} 1)", f"(sub {ns} 1)")
-        b = norm(sl.stop, -1, f"(sub {ns} 1)", "-1")
-        hi_name, lo_name = cv.fresh("hi"), cv.fresh("lo")
-        cv.lines.append(f"(let {hi_name} {a})")
-        cv.lines.append(f"(let {lo_name} {b})")
-        j = cv.fresh("j")
-        pred = f"(where (le {j} {hi_name}) (gt {j} {lo_name}) false)"
+        last = f"(sub {ns} 1)"
+        hi, lo = cv.fresh("hi"), cv.fresh("lo")
+        cv.lines.append(f"(let {hi} {norm(sl.start, -1, last, last)})")
+        cv.lines.append(f"(let {lo} {norm(sl.stop, -1, last, '-1')})")
+        pred = f"(where (le {j} {hi}) (gt {j} {lo}) false)"
         if step != -1:
-            pred = f"(where {pred} (eq (mod (sub {hi_name} {j}) {-step}) 0) false)"
-        idx_text = f"(flip (filter (fn ({j}) {pred}) (arange {n})) 0)"
+            pred = f"(where {pred} (eq (mod (sub {hi} {j}) {-step}) 0) false)"
+        keep = f"(flip (filter (fn ({j}) {pred}) (arange {n})) 0)"
     name = cv.fresh("keep")
-    cv.lines.append(f"(let {name} {idx_text})")
-    return axis, name
+    cv.lines.append(f"(let {name} {keep})")
+    return name
+
+
+def _given(b) -> bool:
+    from pytensor.tensor.type_other import NoneTypeT
+
+    return b is not None and not isinstance(getattr(b, "type", None), NoneTypeT)
+
+
+def run_time_entries(cv, node, x, idx_vars):
+    """The index tuple when some slice bound is known only at run time: as
+    ``_entries``, with such a slice as ``("take", keep_name)``."""
+    idx = indices_from_subtensor(idx_vars, node.op.idx_list)
+    xd = cv.dims(x)
+    out = []
+    for axis, e in enumerate(idx):
+        if isinstance(e, slice):
+            try:
+                step = _bound(cv, node, e.step)
+                step = 1 if step is None else step
+                start = _bound(cv, node, e.start, xd[axis], step < 0)
+                stop = _bound(cv, node, e.stop, xd[axis], step > 0)
+                out.append(("slice", start, stop, step))
+            except Error:
+                out.append(("take", _keep_indices(cv, node, x, axis, e)))
+        elif e.type.ndim == 0:
+            out.append(("int", cv.expr(e)))
+        else:
+            raise cv.error(node, "an index array next to a slice with run-time bounds")
+    return out
 
 
 @register(Subtensor)
@@ -200,9 +221,7 @@ def _subtensor(cv, node):
     try:
         entries = _entries(cv, node, x, node.inputs[1:])
     except Error:
-        axis, keep = dynamic_slice(cv, node, x, node.inputs[1:])
-        cv.bind(out, f"(take {cv.expr(x)} {keep} {axis})")
-        return
+        entries = run_time_entries(cv, node, x, node.inputs[1:])
     text = subtensor_text(cv.expr(x), x.type.ndim, entries)
     cv.bind(out, text, dims=_sub_dims(cv, x, entries, out))
 
@@ -214,6 +233,10 @@ def set_sub_text(xt, x_nd, vt, v_nd, entries, inc: bool) -> str:
         return f"(add {xt} {vt})" if inc else f"(add (zeros_like {xt}) {vt})"
     e0 = entries[0]
     kind = "inc" if inc else "set"
+    if e0[0] == "take":
+        part = f"(take {xt} {e0[1]} 0)"
+        inner = set_sub_text(part, x_nd, vt, v_nd, [FULL] + entries[1:], inc)
+        return f"(set_take {xt} {inner} {e0[1]} 0)"
     if len(entries) == 1 or (e0[0] == "int" and all(e[0] == "int" for e in entries)):
         if e0[0] == "int":
             return f"({kind}_index {xt} {vt} {' '.join(e[1] for e in entries)})"
@@ -247,14 +270,7 @@ def _inc_subtensor(cv, node):
     try:
         entries = _entries(cv, node, x, node.inputs[2:])
     except Error:
-        axis, keep = dynamic_slice(cv, node, x, node.inputs[2:])
-        xt = cv.expr(x)
-        yv = cv.val(y)
-        yt = cv.cast(yv.text, x.type.dtype, yv.dtype)
-        yt = f"(add (zeros_like (take {xt} {keep} {axis})) {yt})"
-        head = "set_take" if node.op.set_instead_of_inc else "inc_take"
-        cv.bind(out, f"({head} {xt} {yt} {keep} {axis})", dims=cv.dims(x))
-        return
+        entries = run_time_entries(cv, node, x, node.inputs[2:])
     yv = cv.val(y)
     yt = cv.cast(yv.text, x.type.dtype, yv.dtype)
     text = set_sub_text(cv.expr(x), x.type.ndim, yt, y.type.ndim, entries, not node.op.set_instead_of_inc)

@@ -107,7 +107,10 @@ def static_size(cv, var):
     ins = var.owner.inputs
     if isinstance(op, Shape_i):
         return cv.dims(ins[0])[op.i]
-    if isinstance(op, (ScalarFromTensor, TensorFromScalar)):
+    if isinstance(op, (ScalarFromTensor, TensorFromScalar)) or type(op).__name__ in (
+        "CheckAndRaise",
+        "Assert",
+    ):
         return static_size(cv, ins[0])
     if isinstance(op, Subtensor) and len(op.idx_list) == 1 and not isinstance(
         op.idx_list[0], slice
