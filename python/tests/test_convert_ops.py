@@ -637,3 +637,25 @@ def test_narrow_dtypes_widen():
         [np.array([-3, 0, 5], "int8"), np.array([1, 2, 3], "uint8"), np.array([300, -2, 7], "int16")],
         rtol=1e-6,
     )
+
+
+def test_grad_through_shape_ops():
+    x = _x("x", 1)
+    A = _x("A", 2)
+    j = pt.concatenate([x, x[::-1] * 2])
+    r = j.reshape((2, -1))
+    s = pt.stack([r[0], r[1] ** 2])
+    c = pt.cumsum(s, axis=1)
+    u = pt.set_subtensor(A[0], x[:3])
+    cost = (c * pt.sin(c)).sum() + (u @ A.T).sum() + pt.split(x, [1, 3], n_splits=2)[1].prod()
+    gx, gA = pytensor.grad(cost, [x, A])
+    check_graph([cost, gx, gA], [x, A], [normal(4), normal(3, 3)])
+
+
+def test_hessian_vector_product():
+    x = _x("x", 1)
+    W = _x("W", 2)
+    cost = pt.logsumexp(W @ pt.tanh(x)) + (x**3).sum()
+    g = pytensor.grad(cost, x)
+    hv = pytensor.grad((g * pt.constant(np.array([1.0, -2.0, 0.5]))).sum(), x)
+    check_graph([g, hv], [x, W], [normal(3), normal(4, 3)])

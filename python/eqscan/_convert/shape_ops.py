@@ -280,14 +280,21 @@ def _split(cv, node):
 
     x, axis, splits = node.inputs
     ax = cv.const_value(axis)
-    sizes = cv.const_value(splits)
+    sizes = cv.static_sizes(splits)
     if ax is None or sizes is None:
-        raise cv.error(node, "the axis or the split sizes are not literals")
+        raise cv.error(node, "the axis or the split sizes are not literal or symbolic sizes")
     ax = int(ax) % x.type.ndim
     out = []
-    start = 0
-    for size in np.asarray(sizes).reshape(-1):
-        entries = [("slice", None, None, 1)] * ax + [("slice", start, start + int(size), 1)]
-        out.append(subtensor_text(cv.expr(x), x.type.ndim, entries))
-        start += int(size)
+    if all(isinstance(d, int) for d in sizes):
+        start = 0
+        for size in sizes:
+            entries = [("slice", None, None, 1)] * ax + [("slice", start, start + int(size), 1)]
+            out.append(subtensor_text(cv.expr(x), x.type.ndim, entries))
+            start += int(size)
+        return out
+    # Symbolic sizes: each piece takes the rows offset + arange(size).
+    offset = "0"
+    for size in sizes:
+        out.append(f"(take {cv.expr(x)} (add {offset} (arange {size})) {ax})")
+        offset = f"(add {offset} {size})"
     return out
