@@ -140,3 +140,42 @@ def _softmax(cv, node):
         return inline_op_from_graph(cv, node)
     axis = 0 if axis is None else axis % max(nd, 1)
     return f"({head} {t} {axis})"
+
+
+# ---- ops of older PyTensor releases (registered when they exist)
+
+
+def _older(module, name):
+    import importlib
+
+    return getattr(importlib.import_module(module), name, None)
+
+
+_MAX_AND_ARGMAX = _older("pytensor.tensor.math", "MaxAndArgmax")
+_SOFTMAX_GRAD = _older("pytensor.tensor.special", "SoftmaxGrad")
+
+if _MAX_AND_ARGMAX is not None:  # pragma: no cover (PyTensor < 2.20)
+
+    @register(_MAX_AND_ARGMAX)
+    def _max_and_argmax(cv, node):
+        x = node.inputs[0]
+        nd = x.type.ndim
+        axis = node.op.axis
+        t = cv.expr(x)
+        if axis is None or len(axis) == nd:
+            return [f"(max {t})", f"(argmax {t})"]
+        if len(axis) != 1:
+            raise cv.error(node, "argmax over several (not all) axes has no eqscan op")
+        a = axis[0] % nd
+        return [f"(max {t} {a})", f"(argmax {t} {a})"]
+
+
+if _SOFTMAX_GRAD is not None:  # pragma: no cover (older PyTensor)
+
+    @register(_SOFTMAX_GRAD)
+    def _softmax_grad(cv, node):
+        dy, sm = (cv.expr(i) for i in node.inputs)
+        nd = node.inputs[0].type.ndim
+        axis = getattr(node.op, "axis", -1)
+        axis = nd - 1 if axis is None else axis % nd
+        return f"(mul (sub {dy} (expand_dims (sum (mul {dy} {sm}) {axis}) {axis})) {sm})"
