@@ -659,3 +659,10 @@ def test_hessian_vector_product():
     g = pytensor.grad(cost, x)
     hv = pytensor.grad((g * pt.constant(np.array([1.0, -2.0, 0.5]))).sum(), x)
     check_graph([g, hv], [x, W], [normal(3), normal(4, 3)])
+
+
+def test_scalar_reshape_and_empty_arrays():
+    x = _x("x", 1)
+    M = _x("M", 2)
+    outs = [x.reshape(()), pt.as_tensor(np.zeros((0,))).sum() + x[0], M.sum(axis=0), M.T @ M, M.shape[0]]
+    check_graph(outs, [x, M], [np.array([2.5]), np.zeros((0, 3))])

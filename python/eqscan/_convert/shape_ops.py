@@ -111,6 +111,8 @@ def _make_vector(cv, node):
 def _reshape(cv, node):
     x, shp = node.inputs
     out = node.outputs[0]
+    if out.type.ndim == 0:
+        return f"(reshape {cv.expr(x)})"
     sizes = static_sizes(cv, shp, partial=True)
     if sizes is None:
         raise cv.error(node, "the new shape is not a vector of literal or symbolic sizes")
@@ -121,8 +123,6 @@ def _reshape(cv, node):
         raise cv.error(
             node, "more than one size of the new shape is known only at run time"
         )
-    if out.type.ndim == 0:
-        return f"(reshape {cv.expr(x)})"
     dims = tuple(
         int(s) if s is not None else (d if d != -1 else None)
         for s, d in zip(out.type.shape, sizes)
