@@ -79,6 +79,11 @@ UNARY = {
     "cosh": (pt.cosh, normal),
     "trunc": (pt.trunc, lambda n: normal(n, scale=5)),
     "log1mexp": (pt.log1mexp, lambda n: -pos(n)),
+    "arctanh": (pt.arctanh, lambda n: R.uniform(-0.999, 0.999, n)),
+    "arcsinh": (pt.arcsinh, lambda n: np.array([-1e300, -3.0, -1e-9, 0.0, 0.5, 1e12])[:n]),
+    "arccosh": (pt.arccosh, lambda n: np.array([1.0, 1.0 + 1e-12, 1.5, 10.0, 1e9, 1e300])[:n]),
+    "deg2rad": (pt.deg2rad, normal),
+    "rad2deg": (pt.rad2deg, normal),
     "isnan": (pt.isnan, lambda n: np.array([np.nan, 1.0, np.inf, 0.0] * 3)[:n]),
     "isinf": (pt.isinf, lambda n: np.array([np.nan, 1.0, -np.inf, 0.0] * 3)[:n]),
 }

@@ -228,6 +228,43 @@ def _log1mexp(cv, op, args, out):
     )
 
 
+@register_scalar(ps.ArcTanh)
+def _arctanh(cv, op, args, out):
+    x = args[0].text
+    return f"(mul 0.5 (log1p (div (mul 2.0 {x}) (sub 1.0 {x}))))", _floaty(args)
+
+
+@register_scalar(ps.ArcSinh)
+def _arcsinh(cv, op, args, out):
+    # sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); beyond 1e8 the square
+    # would lose the result, so log(2|x|) there.
+    x = args[0].text
+    a = f"(abs {x})"
+    small = f"(log1p (add {a} (div (mul {a} {a}) (add 1.0 (sqrt (add 1.0 (mul {a} {a})))))))"
+    large = f"(add (log {a}) 0.6931471805599453)"
+    return f"(mul (sign {x}) (where (gt {a} 1e8) {large} {small}))", _floaty(args)
+
+
+@register_scalar(ps.ArcCosh)
+def _arccosh(cv, op, args, out):
+    # log1p(t + sqrt(t (t + 2))) with t = x - 1; log(2x) beyond 1e8.
+    x = args[0].text
+    t = f"(sub {x} 1.0)"
+    small = f"(log1p (add {t} (sqrt (mul {t} (add {t} 2.0)))))"
+    large = f"(add (log {x}) 0.6931471805599453)"
+    return f"(where (gt {x} 1e8) {large} {small})", _floaty(args)
+
+
+@register_scalar(ps.Deg2Rad)
+def _deg2rad(cv, op, args, out):
+    return f"(mul {args[0].text} 0.017453292519943295)", _floaty(args)
+
+
+@register_scalar(ps.Rad2Deg)
+def _rad2deg(cv, op, args, out):
+    return f"(mul {args[0].text} 57.29577951308232)", _floaty(args)
+
+
 @register_scalar(ps.IsNan)
 def _isnan(cv, op, args, out):
     x = args[0].text
