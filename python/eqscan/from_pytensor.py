@@ -104,7 +104,9 @@ def convert(
     there is one, turns those outputs into updates of those inputs).
     ``inputs`` defaults to every non-constant, non-shared root of the graph,
     in graph order. ``updates`` is a dict or a list of pairs
-    ``(shared_variable, new_value)``.
+    ``(shared_variable, new_value)``; a shared variable the graph reads that
+    has a ``default_update`` (a ``RandomStream``'s generator) gets it unless
+    ``updates`` names it, as in ``pytensor.function``.
     """
     pmap = PytensorMap()
     update_pairs = _updates_list(updates)
@@ -123,9 +125,22 @@ def convert(
         if not isinstance(o, Variable):
             raise Error(f"from_pytensor: output {o!r} is not a PyTensor variable")
 
-    updated = [s for s, _ in update_pairs]
-    everything = outs + [u for _, u in update_pairs]
-    roots = [r for r in _roots(everything, ins or ()) if not isinstance(r, Constant)]
+    # As pytensor.function does: a shared variable's default_update (a
+    # RandomStream's generator has one) applies unless updated explicitly.
+    while True:
+        updated = [s for s, _ in update_pairs]
+        everything = outs + [u for _, u in update_pairs]
+        roots = [r for r in _roots(everything, ins or ()) if not isinstance(r, Constant)]
+        extra = [
+            (r, r.default_update)
+            for r in roots
+            if isinstance(r, SharedVariable)
+            and getattr(r, "default_update", None) is not None
+            and r not in updated
+        ]
+        if not extra:
+            break
+        update_pairs += extra
     shared = [r for r in roots if isinstance(r, SharedVariable)]
     for s in updated:
         if s not in shared:

@@ -65,3 +65,19 @@ def test_unsupported_distribution_names_it():
     g = pt.random.gamma(2.0, 1.0, size=(3,), rng=rng)
     with pytest.raises(eqscan.Error, match="gamma"):
         convert([g], [])
+
+
+def test_random_stream_default_update():
+    """A RandomStream's generator carries a default_update: applied as
+    pytensor.function applies it, so each call draws anew."""
+    from pytensor.tensor.random.utils import RandomStream
+
+    srng = RandomStream(seed=3)
+    x = srng.normal(0.0, 1.0, size=(3,))
+    pmap = convert([x], [])
+    assert len(pmap.updates) == 1
+    import eqscan as e
+
+    f = e.parse(pmap.text).compile()
+    a, b = f()[0], f()[0]
+    assert not np.allclose(a, b)
