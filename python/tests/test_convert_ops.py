@@ -671,3 +671,47 @@ def test_scalar_reshape_and_empty_arrays():
     M = _x("M", 2)
     outs = [x.reshape(()), pt.as_tensor(np.zeros((0,))).sum() + x[0], M.sum(axis=0), M.T @ M, M.shape[0]]
     check_graph(outs, [x, M], [np.array([2.5]), np.zeros((0, 3))])
+
+
+# ---------------------------------------------------------------- layers
+
+
+def test_attention_layernorm_grad():
+    Q = _x("Q", 3)
+    K = _x("K", 3)
+    V = _x("V", 3)
+    g = _x("g", 1)
+    s = (Q @ K.transpose(0, 2, 1)) / np.sqrt(4.0)
+    a = pt.special.softmax(s, axis=-1)
+    o = a @ V
+    mu = o.mean(axis=-1, keepdims=True)
+    var = ((o - mu) ** 2).mean(axis=-1, keepdims=True)
+    ln = (o - mu) / pt.sqrt(var + 1e-5) * g
+    cost = (ln**2).sum()
+    grads = pytensor.grad(cost, [Q, K, V, g])
+    check_graph([cost] + grads, [Q, K, V, g], [normal(2, 3, 4), normal(2, 5, 4), normal(2, 5, 4), normal(4)], rtol=1e-8)
+
+
+def test_gru_and_lstm_cells_grad():
+    x = _x("x", 2)
+    h = _x("h", 2)
+    c = _x("c", 2)
+    W = _x("W", 2)
+    U = _x("U", 2)
+    b = _x("b", 1)
+    n = 3
+    z = pt.sigmoid(x @ W[:, :n] + h @ U[:, :n] + b[:n])
+    r = pt.sigmoid(x @ W[:, n : 2 * n] + h @ U[:, n : 2 * n] + b[n : 2 * n])
+    hh = pt.tanh(x @ W[:, 2 * n : 3 * n] + (r * h) @ U[:, 2 * n : 3 * n] + b[2 * n : 3 * n])
+    h_gru = (1 - z) * h + z * hh
+    gates = x @ W + h @ U + b
+    i_, f_, o_ = (pt.sigmoid(gates[:, k * n : (k + 1) * n]) for k in range(3))
+    c_new = f_ * c + i_ * pt.tanh(gates[:, 3 * n : 4 * n])
+    h_lstm = o_ * pt.tanh(c_new)
+    cost = (h_gru**2).sum() + (h_lstm * c_new).sum()
+    grads = pytensor.grad(cost, [W, U, b, h])
+    check_graph(
+        [cost] + grads,
+        [x, h, c, W, U, b],
+        [normal(2, 4), normal(2, 3), normal(2, 3), normal(4, 12), normal(3, 12), normal(12)],
+    )
