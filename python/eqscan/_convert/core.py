@@ -323,6 +323,10 @@ class Converter:
             return v
         if isinstance(var, Constant):
             v = self.const_val(var)
+            if not v.weak:  # an array: one let at the top, however often read
+                name = self.fresh(var.name or "c")
+                self._scopes[0].lines.append(f"(let {name} {v.text})")
+                v = Val(name, v.dtype, v.dims)
             self._scopes[0].vals[var] = v
             return v
         raise Error(
