@@ -62,6 +62,20 @@ def check_graph(
                 np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=pmap.text)
             else:
                 assert_close(g, w, rtol, what=f"output {k} (optimize={opt})\n{pmap.text}")
+    import os
+
+    if os.environ.get("EQSCAN_TEST_FGRAPH"):
+        # Opt-in: the FAST_RUN-rewritten FunctionGraph, as a user may pass it
+        # (some graphs hold ops eqscan lacks there, e.g. LUFactor for solve).
+        h = pytensor.function(inputs, outputs, mode="FAST_RUN", on_unused_input="ignore")
+        pm = convert(h.maker.fgraph)
+        fg_feeds = {
+            n: np.asarray(np.asarray(v, dtype=var.type.dtype), dtype=numpy_dtype(lang_dtype(var.type.dtype)))
+            for (var, n), v in zip(pm.inputs, values)
+        }
+        got = run_text(pm.text, fg_feeds)
+        for k, (gv, w) in enumerate(zip(got, want)):
+            assert_close(gv, w, max(rtol, 1e-9), what=f"output {k} (FAST_RUN fgraph)\n{pm.text}")
     if eqscan_mode:
         # The same graph through the EQSCAN mode (PyTensor's canonicalized
         # graph, converted as the mode converts it).

@@ -126,10 +126,29 @@ def static_size(cv, var):
         vec = static_sizes(cv, ins[0], partial=True)  # squeezing a 1-vector
         return vec[0] if vec is not None and len(vec) == 1 else None
     sop = _scalar_op(var)
+    if isinstance(sop, ps.Composite):
+        return _fold_composite(sop, [static_size(cv, i) for i in ins], var.owner.outputs.index(var))
     if sop is not None:
         vals = [static_size(cv, i) for i in ins]
         return _fold_int(sop, vals)
     return None
+
+
+def _fold_composite(comp, vals, k):
+    """A Composite's ``k``-th output folded over sizes, or None."""
+    env = dict(zip(comp.fgraph.inputs, vals))
+    for node in comp.fgraph.toposort():
+        args = []
+        for i in node.inputs:
+            if i in env:
+                args.append(env[i])
+            elif isinstance(i, Constant):
+                data = np.asarray(i.data)
+                args.append(int(data) if data.dtype.kind in "iub" else None)
+            else:
+                args.append(None)
+        env[node.outputs[0]] = _fold_int(node.op, args)
+    return env.get(comp.fgraph.outputs[k])
 
 
 def static_sizes(cv, var, partial: bool = False):
