@@ -544,7 +544,7 @@ class Converter:
         A random generator is an ``(i64)`` draw counter (see ``random``)."""
         from .random import is_rng, root_seed
 
-        name = name or self.fresh(_sanitize(var.name, "x"))
+        name = name or self.fresh(_sanitize(var.name, "rng" if is_rng(var) else "x"))
         self.reserve(name)
         if is_rng(var):
             self.set_val(var, Val(name, "i64", ()))
