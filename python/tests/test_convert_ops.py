@@ -550,13 +550,38 @@ def test_unknown_scalar_op_names_it():
         convert([pt.arctan2(x, x)], [x])
 
 
-def test_boolean_mask_is_an_error():
+def test_boolean_mask_with_a_partial_slice_is_an_error():
     import eqscan
     from eqscan.from_pytensor import convert
 
-    x = pt.vector("x")
+    x = pt.matrix("x")
+    m = pt.vector("m", dtype="bool")
     with pytest.raises(eqscan.Error, match="boolean"):
-        convert([x[x > 0]], [x])
+        convert([x[m, 1:]], [x, m])
+
+
+def test_boolean_masks():
+    """``x[mask]`` is ``compress`` (run-time length); updates through a mask
+    are ``where`` / ``uncompress``; gradients put rows back."""
+    x = _x("x", 1)
+    M = _x("M", 2)
+    mk = _x("mk", 1, "bool")
+    outs = [
+        x[x > 0],
+        M[M > 0],
+        M[mk],
+        (x[x > 0] ** 2).sum(),
+        pt.set_subtensor(x[x > 0], 0.0),
+        pt.inc_subtensor(M[M < 0], 1.0),
+        pt.set_subtensor(M[mk], M[mk] * 2),
+        pt.inc_subtensor(x[x > 0], x[x > 0]),
+    ]
+    grads = pytensor.grad((x[x > 0] ** 3).sum() + (M[mk] ** 2).sum(), [x, M])
+    check_graph(
+        outs + grads,
+        [x, M, mk],
+        [np.array([1.0, -2.0, 3.0, 0.0]), np.array([[1.0, -1.0], [-2.0, 2.0], [0.5, 0.0]]), np.array([True, False, True])],
+    )
 
 
 def test_missing_input_is_an_error():

@@ -318,6 +318,35 @@ def _advanced(cv, node, x, entries):
     return 0, flat, xr, restore
 
 
+def _mask_update(cv, node, x, y, mask):
+    """``x[mask] = y`` / ``x[mask] += y``: a value broadcast over the kept
+    rows is a ``where``; a value per kept row is put back at its row with
+    ``uncompress`` (zeros elsewhere)."""
+    mt, xt = mask
+    m = node.inputs[2]
+    k = m.type.ndim
+    yv = cv.val(y)
+    yt = cv.cast(yv.text, x.type.dtype, yv.dtype)
+    x_text = cv.expr(x)
+    per_row = y.type.ndim == x.type.ndim - k + 1 and y.type.shape[0] != 1
+    if k > 1 and per_row:
+        dims = cv.dims(x)
+        if any(d is None for d in dims):
+            raise cv.error(node, "a boolean-mask update of an array whose sizes are known only at run time")
+    wm = cv.expr(m)
+    for _ in range(x.type.ndim - k):
+        wm = f"(expand_dims {wm} -1)"
+    if per_row:
+        back = f"(uncompress {mt} {yt})"
+        if k > 1:
+            back = f"(reshape {back} {' '.join(str(d) for d in cv.dims(x))})"
+    else:
+        back = yt
+    if node.op.set_instead_of_inc:
+        return f"(where {wm} {back} {x_text})"
+    return f"(add {x_text} (where {wm} {back} (cast {lang_dtype(x.type.dtype)} 0)))"
+
+
 def _idx_text(cv, e):
     return e[1] if e[0] == "int" else cv.expr(e[1])
 
@@ -338,9 +367,35 @@ def _adv_sub1(cv, node):
     cv.bind(out, f"(take {cv.expr(x)} {cv.expr(idx)})", dims=_merge(out, dims))
 
 
+def _mask(cv, node, x, idx_vars):
+    """``(mask_text, x_text)`` when the index is one boolean mask on the
+    leading axes (every other index a whole axis), both flattened over the
+    mask's axes so that ``compress`` (NumPy's ``compress(mask, x, 0)``)
+    gives ``x[mask]``; else None."""
+    idx = indices_from_subtensor(idx_vars, node.op.idx_list)
+    if not idx or isinstance(idx[0], slice) or idx[0].type.dtype != "bool":
+        return None
+    for e in idx[1:]:
+        if not isinstance(e, slice) or any(_given(b) for b in (e.start, e.stop, e.step)):
+            raise cv.error(node, "a boolean mask with other indices that are not whole axes")
+    m = idx[0]
+    k = m.type.ndim
+    mt, xt = cv.expr(m), cv.expr(x)
+    if k > 1:
+        trailing = cv.dims(x)[k:]
+        if any(d is None for d in trailing):
+            raise cv.error(node, "a boolean mask over an array whose other sizes are known only at run time")
+        mt = f"(reshape {mt} -1)"
+        xt = f"(reshape {xt} -1{''.join(' ' + str(d) for d in trailing)})"
+    return mt, xt
+
+
 @register(AdvancedSubtensor)
 def _adv_sub(cv, node):
     x = node.inputs[0]
+    mask = _mask(cv, node, x, node.inputs[1:])
+    if mask is not None:
+        return f"(compress {mask[0]} {mask[1]})"
     entries = _entries(cv, node, x, node.inputs[1:])
     axis, it, xt, _ = _advanced(cv, node, x, entries)
     idx = [e[1] for e in entries if e[0] == "array"]
@@ -376,6 +431,9 @@ def _adv_inc1(cv, node):
 @register(AdvancedIncSubtensor)
 def _adv_inc(cv, node):
     x, y = node.inputs[:2]
+    mask = _mask(cv, node, x, node.inputs[2:])
+    if mask is not None:
+        return _mask_update(cv, node, x, y, mask)
     entries = _entries(cv, node, x, node.inputs[2:])
     axis, it, xt, restore = _advanced(cv, node, x, entries)
     arrays = [e[1] for e in entries if e[0] in ("array", "int")]
