@@ -740,3 +740,20 @@ def test_gru_and_lstm_cells_grad():
         [x, h, c, W, U, b],
         [normal(2, 4), normal(2, 3), normal(2, 3), normal(4, 12), normal(3, 12), normal(12)],
     )
+
+
+def test_float32_model_grad():
+    X = _x("X", 2, "float32")
+    W = _x("W", 2, "float32")
+    b = _x("b", 1, "float32")
+    h = pt.nnet_relu(X @ W + b) if hasattr(pt, "nnet_relu") else pt.maximum(X @ W + b, 0)
+    p = pt.special.log_softmax(h * np.float32(0.5), axis=1)
+    cost = -p[:, 0].mean() + np.float32(1e-3) * (W**2).sum()
+    grads = pytensor.grad(cost, [W, b])
+    assert cost.dtype == "float32" and all(g.dtype == "float32" for g in grads)
+    check_graph(
+        [cost] + grads,
+        [X, W, b],
+        [normal(4, 3).astype("float32"), normal(3, 5).astype("float32"), normal(5).astype("float32")],
+        rtol=1e-5,
+    )
