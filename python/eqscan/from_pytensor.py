@@ -192,6 +192,7 @@ def convert(
     body.append("  (output " + " ".join(out_exprs) + ")" if out_exprs else "  (output)")
     pname = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "pytensor"
     pmap.text = f"(program {pname}\n" + "\n".join(body) + ")\n"
+    cv.check_deferred(pmap.text)
     return pmap
 
 

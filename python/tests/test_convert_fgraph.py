@@ -66,3 +66,28 @@ def test_rewritten_fgraph(name, mode):
         assert len(got) == len(want)
         for g, w in zip(got, want):
             assert_close(g, w, what=f"{name} {mode}\n{pmap.text}")
+
+
+def test_fast_run_lu_solve_is_solve():
+    """FAST_RUN writes solve(A, b) (and inv(A) @ b) as an LU factorization
+    and two triangular solves: converted back to solve."""
+    B = pt.matrix("B")
+    f = pytensor.function([X, v, B], [pt.linalg.solve(X, v), pt.linalg.solve(X, B), pt.linalg.inv(X) @ v], mode="FAST_RUN")
+    names = {type(n.op).__name__ for n in f.maker.fgraph.toposort()}
+    assert "LUFactor" in names, names
+    vals = [VALS["X"], VALS["v"], R.normal(size=(3, 2))]
+    want = f(*vals)
+    pmap = convert(f.maker.fgraph)
+    assert "(solve " in pmap.text and "__unconverted" not in pmap.text
+    got = run_text(pmap.text, {n: val for (var, n), val in zip(pmap.inputs, vals)})
+    for g, w in zip(got, want):
+        assert_close(g, w)
+
+
+def test_lu_factor_read_elsewhere_is_an_error():
+    import eqscan
+    from pytensor.tensor.linalg import LUFactor
+
+    lu, piv = LUFactor()(X)
+    with pytest.raises(eqscan.Error, match="LUFactor"):
+        convert([lu.sum()], [X])

@@ -67,6 +67,8 @@ Binding results. The converter returns one of:
 
 Errors. ``raise cv.error(node, "why")`` (or ``cv.unsupported(node)``) gives
 an ``eqscan.Error`` naming PyTensor's op and the output variable.
+``cv.defer_error(var, error)`` binds ``var`` to a marker instead: the error
+is raised only if the finished program reads it (``check_deferred``).
 
 Inner graphs (scan bodies). ``cv.convert_inner(inputs, outputs, names,
 dims=None)`` converts the graph from ``inputs`` (inner PyTensor variables) to
@@ -279,6 +281,7 @@ class Converter:
         self._counter = 0
         self._scopes: list[_Scope] = [_Scope()]
         self._rng_seeds: dict = {}
+        self._deferred: dict = {}
 
     # ---- names
 
@@ -458,6 +461,21 @@ class Converter:
             f"from_pytensor: cannot convert op {node.op} ({type(node.op).__name__}, "
             f"output {out}): eqscan has no conversion for it"
         )
+
+    def defer_error(self, var, error: Error) -> None:
+        """Bind ``var`` to a marker that raises ``error`` only if the program
+        ends up reading it (``check_deferred``): for an op the language
+        lacks whose value a pattern of its consumers converts without it
+        (LUFactor under a pair of triangular solves)."""
+        token = f"__unconverted_{len(self._deferred)}__"
+        self._deferred[token] = error
+        self.set_val(var, Val(token, "f64", tuple(var.type.shape)))
+
+    def check_deferred(self, text: str) -> None:
+        """Raise the error of a deferred marker that ``text`` still reads."""
+        for token, error in self._deferred.items():
+            if token in text:
+                raise error
 
     # ---- the walk
 

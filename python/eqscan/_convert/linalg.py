@@ -10,6 +10,8 @@ language's batched ops (NumPy 2's ``numpy.linalg`` broadcasting): a
 
 from __future__ import annotations
 
+import weakref
+
 from pytensor.tensor.blockwise import Blockwise
 from pytensor.tensor.math import Dot
 
@@ -74,6 +76,9 @@ def _core(cv, node, op, ins, texts):
     if name == "Solve":
         return _solve_text(cv, node, op, texts[0], texts[1], ins[1].type.ndim)
     if name == "SolveTriangular":
+        lu = _lu_solve(cv, node, op, ins)
+        if lu is not None:
+            return lu
         if getattr(op, "unit_diagonal", False):
             raise cv.error(node, "a unit-diagonal triangular solve has no eqscan op")
         if getattr(op, "trans", 0) not in (0, "N"):
@@ -114,6 +119,60 @@ def _convert_core(cv, node, op):
     if res is None:
         raise cv.error(node, f"{type(op).__name__} has no eqscan op")
     return res
+
+
+# ---- LU: what PyTensor's FAST_RUN makes of solve(A, b)
+#
+# solve_triangular(LU, solve_triangular(LU, b[perm], lower, unit), upper)
+# with (LU, pivots) = lu_factor(A) and perm = pivots_to_permutations(pivots)
+# is (solve A b). The LU factor, the permutation and the unit-diagonal solve
+# have no eqscan op: they are bound to deferred errors, raised only if the
+# program reads them outside this pattern.
+
+_LU_OF = weakref.WeakKeyDictionary()  # LUFactor output 0 -> A
+_PERM_OF = weakref.WeakKeyDictionary()  # PivotToPermutations(inverse) output -> LUFactor output 0
+_FORWARD = weakref.WeakKeyDictionary()  # unit lower solve output -> (LU, b)
+
+
+def _lu_types():
+    return [t for t in (_linalg("LUFactor"), _linalg("PivotToPermutations")) if t is not None]
+
+
+@register(*_lu_types())
+def _lu_parts(cv, node):
+    name = type(node.op).__name__
+    if name == "LUFactor":
+        _LU_OF[node.outputs[0]] = node.inputs[0]
+    elif getattr(node.op, "inverse", False) and node.inputs[0].owner is not None:
+        _PERM_OF[node.outputs[0]] = node.inputs[0].owner.outputs[0]
+    for o in node.outputs:
+        cv.defer_error(o, cv.error(node, f"{name} has no eqscan op (only solve's LU pattern converts)"))
+
+
+def _lu_solve(cv, node, op, ins):
+    """The LU pattern's two triangular solves (see above), else None."""
+    lu, y = ins
+    if lu not in _LU_OF:
+        return None
+    if getattr(op, "unit_diagonal", False) and op.lower:
+        take = y.owner
+        if take is not None and type(take.op).__name__ == "AdvancedSubtensor1":
+            b, perm = take.inputs
+            if _PERM_OF.get(perm) is lu:
+                _FORWARD[node.outputs[0]] = (lu, b)
+                cv.defer_error(
+                    node.outputs[0], cv.error(node, "a unit-diagonal triangular solve has no eqscan op")
+                )
+                return [cv.val(node.outputs[0])]
+        return None
+    fwd = _FORWARD.get(y)
+    if not op.lower and not getattr(op, "unit_diagonal", False) and fwd is not None and fwd[0] is lu:
+        a = cv.expr(_LU_OF[lu])
+        b = fwd[1]
+        if op.b_ndim == 1 and b.type.ndim > 1:
+            return f"(squeeze (solve {a} (expand_dims {cv.expr(b)} -1)) -1)"
+        return f"(solve {a} {cv.expr(b)})"
+    return None
 
 
 @register(Blockwise)
