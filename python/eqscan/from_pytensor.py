@@ -8,8 +8,6 @@ does not convert ops itself.
 
 from __future__ import annotations
 
-import sys
-import types
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -219,15 +217,3 @@ def from_pytensor(outputs, inputs=None, updates=None, name: str = "pytensor"):
 
 __all__ = ["PytensorMap", "convert", "from_pytensor"]
 
-
-class _CallableModule(types.ModuleType):
-    """This module, callable as ``from_pytensor``: importing
-    ``eqscan.from_pytensor`` (the module) makes the package attribute of
-    that name the module, so ``eqscan.from_pytensor(...)`` must still
-    convert."""
-
-    def __call__(self, outputs, inputs=None, updates=None, name: str = "pytensor"):
-        return from_pytensor(outputs, inputs, updates, name)
-
-
-sys.modules[__name__].__class__ = _CallableModule
