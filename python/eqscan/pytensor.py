@@ -93,27 +93,65 @@ def convert_fgraph(fgraph: FunctionGraph) -> eqscan.Program:
     return from_pytensor(outputs, inputs=fresh)
 
 
+def _is_rng(var) -> bool:
+    """Whether ``var`` is a random generator (``RandomType``)."""
+    try:
+        from pytensor.tensor.random.type import RandomType
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(var.type, RandomType)
+
+
 class _Thunk:
-    """The converted graph as a function of the inputs' values: casts what
-    the program holds wider (its input dtypes may be wider than PyTensor's,
-    e.g. ``int8`` as ``i32``) and casts the results back to the dtypes of
-    the graph's outputs."""
+    """The converted graph as a function of the inputs' values.
 
-    def __init__(self, fn: eqscan.Function, in_dtypes: list[np.dtype], out_dtypes: list[np.dtype]):
+    - The program's input dtypes may be wider than PyTensor's (``int8`` is
+      ``i32``): values are cast in, and results cast back to the dtypes of
+      the graph's outputs.
+    - A random generator is, in the program, a draw counter (an ``i64``,
+      see ``eqscan._convert.random``). PyTensor holds a NumPy ``Generator``
+      there, which eqscan does not read: the thunk keeps the counter of each
+      generator input (0 at first) and passes it in; a generator output that
+      updates an input (``fgraph.update_mapping``) gives the input's next
+      counter, and PyTensor gets its ``Generator`` back unchanged. So each
+      call draws new numbers, from eqscan's stream, not NumPy's.
+    """
+
+    def __init__(self, fn: eqscan.Function, fgraph: FunctionGraph, out_dtypes: list):
         self.fn = fn
-        self.in_dtypes = in_dtypes
+        self.in_dtypes = [np.dtype(p.dtype) for p in fn.inputs]
         self.out_dtypes = out_dtypes
+        self.rng_inputs = [k for k, v in enumerate(fgraph.inputs) if _is_rng(v)]
+        self.counters = {k: 0 for k in self.rng_inputs}
+        updates = getattr(fgraph, "update_mapping", None) or {}
+        #: generator outputs: output index -> the input it updates (or None)
+        self.rng_outputs = {
+            k: updates.get(k) for k, o in enumerate(fgraph.outputs) if _is_rng(o)
+        }
 
-    def __call__(self, *args: Any) -> list[np.ndarray]:
+    def __call__(self, *args: Any) -> list:
+        vals = list(args)
+        for k, counter in self.counters.items():
+            vals[k] = counter
         vals = [
             a if isinstance(a, np.ndarray) and a.dtype == d else np.asarray(a, dtype=d)
-            for a, d in zip(args, self.in_dtypes)
+            for a, d in zip(vals, self.in_dtypes)
         ]
         outs = self.fn(*vals)
-        return [
-            o if o.dtype == d else o.astype(d)
-            for o, d in zip(outs, self.out_dtypes)
-        ]
+        if not self.rng_outputs:
+            return [o if o.dtype == d else o.astype(d) for o, d in zip(outs, self.out_dtypes)]
+        results = []
+        for k, (o, d) in enumerate(zip(outs, self.out_dtypes)):
+            if k in self.rng_outputs:
+                j = self.rng_outputs[k]
+                if j is not None:
+                    self.counters[j] = int(o)
+                # PyTensor's value for a generator: the input's Generator.
+                source = j if j is not None else (self.rng_inputs or [None])[0]
+                results.append(args[source] if source is not None else None)
+            else:
+                results.append(o if o.dtype == d else o.astype(d))
+        return results
 
 
 class EqscanLinker(JITLinker):
@@ -153,9 +191,10 @@ class EqscanLinker(JITLinker):
         program = convert_fgraph(fgraph)
         self.program = program
         fn = program.compile(optimize=self.optimize, **self.flags)
-        in_dtypes = [np.dtype(p.dtype) for p in fn.inputs]
-        out_dtypes = [np.dtype(o.type.dtype) for o in fgraph.outputs]
-        return _Thunk(fn, in_dtypes, out_dtypes)
+        out_dtypes = [
+            None if _is_rng(o) else np.dtype(o.type.dtype) for o in fgraph.outputs
+        ]
+        return _Thunk(fn, fgraph, out_dtypes)
 
     def jit_compile(self, fn: Callable) -> Callable:
         return fn

@@ -167,3 +167,19 @@ def test_an_unknown_op_is_an_error_naming_it():
     x = pt.vector("x")
     with pytest.raises(eqscan.Error, match="Opaque"):
         pytensor.function([x], Opaque()(x) + 1, mode="EQSCAN")
+
+
+@pytest.mark.filterwarnings("ignore:RandomVariable Ops will stop hiding:DeprecationWarning")
+def test_a_shared_generator_draws_new_numbers_each_call():
+    pytest.importorskip("eqscan._convert.random", reason="random variables are not converted in this tree")
+    rng = pytensor.shared(np.random.default_rng(1), name="rng")
+    x = pt.random.normal(2.0, 3.0, size=(20000,), rng=rng)
+    f = pytensor.function([], x, updates={rng: x.owner.outputs[0]}, mode="EQSCAN")
+    a, b = f(), f()
+    assert a.shape == b.shape == (20000,) and a.dtype == np.float64
+    assert not np.array_equal(a, b)
+    for draw in (a, b):
+        # 20000 draws: the mean within 5 standard errors, the spread within 3 %.
+        assert abs(draw.mean() - 2.0) < 5 * 3.0 / np.sqrt(20000)
+        assert abs(draw.std() / 3.0 - 1.0) < 0.03
+    assert isinstance(rng.get_value(), np.random.Generator)
