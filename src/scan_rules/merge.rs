@@ -391,26 +391,35 @@ impl Applier<TNode, TensorAnalysis> for Merge {
         // merged (one merge per iteration, largest first, so n loops merge
         // in a chain instead of into every subset).
         let mut pairs: Vec<(usize, ScanNode, ScanNode)> = Vec::new();
+        // The cheap tests first: many loops of one body may share a group
+        // (a checkpointed loop's bodies hold hundreds).
         for (i, mine) in variants.iter().enumerate() {
+            if group[i].is_none() {
+                continue;
+            }
             for (ai, a) in mine.iter().enumerate() {
+                if !a.sig.keep.is_empty() {
+                    continue;
+                }
                 for (j, theirs) in variants.iter().enumerate().skip(i + 1) {
-                    if group[i].is_none()
-                        || group[i] != group[j]
-                        || reads(egraph, &a.args, scans[j])
-                    {
+                    if group[i] != group[j] {
                         continue;
                     }
+                    let mut a_reads_j = None;
                     for (bi, b) in theirs.iter().enumerate() {
+                        let size = a.body.len() + b.body.len();
+                        if steps[i][ai] != steps[j][bi]
+                            || !b.sig.keep.is_empty()
+                            || size > MAX_MERGED_OUTPUTS
+                            || same_loop(a, b)
+                            || !computing[i][ai].is_disjoint(&computing[j][bi])
+                        {
+                            continue;
+                        }
                         if egraph.analysis.out_of_time() {
                             return Vec::new();
                         }
-                        let size = a.body.len() + b.body.len();
-                        if steps[i][ai] != steps[j][bi]
-                            || same_loop(a, b)
-                            || !a.sig.keep.is_empty()
-                            || !b.sig.keep.is_empty()
-                            || size > MAX_MERGED_OUTPUTS
-                            || !computing[i][ai].is_disjoint(&computing[j][bi])
+                        if *a_reads_j.get_or_insert_with(|| reads(egraph, &a.args, scans[j]))
                             || reads(egraph, &b.args, a.class)
                         {
                             continue;
