@@ -24,20 +24,34 @@
 //! merged loop runs exactly the steps each ran. A while loop and a for
 //! loop never merge (research §5.2; PyTensor's `belongs_to_set`).
 //!
+//! Loops nested in a body merge too (catalogue E7(d)): two loops are
+//! paired when both read only top-level values (the merged loop is then
+//! valid anywhere), or when both read an inner input and are used in
+//! exactly the same bodies ([`super::scope`]: an `(arg k)` leaf is shared
+//! by every body with an input `k` of its type, so this is found by
+//! walking each scan node's body, not by looking at the loops). Then the
+//! merged loop's inputs, both loops', are valid in every body that can
+//! use it, and it lives there: a nested while-loop pair merges under the
+//! same condition rule as a top-level one. A nested loop is never paired
+//! with a top-level one, nor with a loop of another body, however alike
+//! their inputs look.
+//!
 //! Does not fire on: a loop with a mitmot (its body results do not line
 //! up with its outputs; PyTensor concatenates mitmot groups, eqscan leaves
 //! them alone); loops where one reads the other (directly or through
 //! other values: merging would make a cycle), different step counts,
-//! loops nested in a body (only loops whose inputs are
-//! top-level values are paired), two loops whose outputs one loop already
-//! computes (their merge, or the loop `scan-drop-output` split them from).
+//! loops in different scopes (above), two loops whose outputs one loop
+//! already computes (their merge, or the loop `scan-drop-output` split
+//! them from).
 //!
 //! Which loops read which is computed once per application, for the whole
-//! e-graph ([`super::reach::ScanReach`]), not once per pair.
+//! e-graph ([`super::reach::ScanReach`]), not once per pair; so are the
+//! bodies nested loops are used in, when two loops read inner inputs.
 
 use super::build::NewScan;
 use super::reach::ScanReach;
 use super::scan_node::ScanNode;
+use super::scope::{LoopScopes, Scope};
 use super::{proj, projs_in, union_loop_forms, MAX_MERGED_OUTPUTS};
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, OpKind, TNode};
@@ -257,6 +271,87 @@ pub fn union_outputs(
     changed
 }
 
+/// Where a loop may be paired: with the loops whose inputs are all
+/// top-level values, or with those used in the same bodies
+/// ([`super::scope`]), an index into the distinct sets of bodies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Group {
+    TopLevel,
+    Bodies(usize),
+}
+
+/// For each loop class of `scans`, the variants that are paired
+/// ([`PAIRED_VARIANTS`] at most) and the group they are paired in (`None`:
+/// not paired).
+///
+/// A loop whose inputs are all closed (valid at the top level) is paired
+/// with the others like it: their merged loop is closed too, valid
+/// wherever either was. Any other loop reads an inner input of a body it
+/// sits in; it is paired only with the loops used in exactly the same
+/// bodies, and never at the top level (research §5.2, catalogue E7(d)).
+/// Both being reachable from every body that uses either, the merged
+/// loop's inputs (theirs) are valid wherever it can replace one of them,
+/// and it computes nothing a body did not compute already. Loops in two
+/// bodies whose inputs look alike (`(arg k)` is one leaf for every body)
+/// are in different groups; so are a nested loop and a top-level one.
+fn paired_variants(
+    egraph: &EGraph,
+    scans: &[Id],
+    closed: &BTreeSet<Id>,
+) -> (Vec<Vec<ScanNode>>, Vec<Option<Group>>) {
+    // A loop with a mitmot is not merged: its body results do not line up
+    // with its outputs, and a merged loop would interleave tapes.
+    let top_level = |s: &ScanNode| !s.sig.has_mitmot() && s.args.iter().all(|a| closed.contains(a));
+    let nested = |s: &ScanNode| !s.sig.has_mitmot() && !s.args.iter().all(|a| closed.contains(a));
+    let mut variants = Vec::with_capacity(scans.len());
+    let mut group = Vec::with_capacity(scans.len());
+    for c in scans {
+        let all = ScanNode::all_in_while_too(egraph, *c);
+        let top: Vec<ScanNode> = all
+            .iter()
+            .filter(|s| top_level(s))
+            .take(PAIRED_VARIANTS)
+            .cloned()
+            .collect();
+        if top.is_empty() {
+            let inner: Vec<ScanNode> = all
+                .into_iter()
+                .filter(nested)
+                .take(PAIRED_VARIANTS)
+                .collect();
+            group.push(None);
+            variants.push(inner);
+        } else {
+            group.push(Some(Group::TopLevel));
+            variants.push(top);
+        }
+    }
+    // Nested loops are grouped by the bodies they are used in; the walk is
+    // made only when two of them might pair.
+    let inner: Vec<usize> = (0..scans.len())
+        .filter(|i| group[*i].is_none() && !variants[*i].is_empty())
+        .collect();
+    if inner.len() >= 2 {
+        let loops: Vec<Id> = inner.iter().map(|i| scans[*i]).collect();
+        let scopes = LoopScopes::new(egraph, &loops);
+        let mut sets: Vec<BTreeSet<Scope>> = Vec::new();
+        for i in inner {
+            let Some(set) = scopes.of(egraph, scans[i]) else {
+                break;
+            };
+            if set.is_empty() || set.contains(&Scope::Top) {
+                continue;
+            }
+            let k = sets.iter().position(|s| *s == set).unwrap_or_else(|| {
+                sets.push(set);
+                sets.len() - 1
+            });
+            group[i] = Some(Group::Bodies(k));
+        }
+    }
+    (variants, group)
+}
+
 impl Applier<TNode, TensorAnalysis> for Merge {
     fn apply_one(
         &self,
@@ -280,20 +375,7 @@ impl Applier<TNode, TensorAnalysis> for Merge {
         // does not know of is assumed reachable (no merge).
         let reads =
             |egraph: &EGraph, from: &[Id], to: Id| reach.reaches(egraph, from, to).unwrap_or(true);
-        // A loop with a mitmot is not merged: its body results do not line
-        // up with its outputs, and a merged loop would interleave tapes.
-        let top_level =
-            |s: &ScanNode| !s.sig.has_mitmot() && s.args.iter().all(|a| closed.contains(a));
-        let variants: Vec<Vec<ScanNode>> = scans
-            .iter()
-            .map(|c| {
-                ScanNode::all_in_while_too(egraph, *c)
-                    .into_iter()
-                    .filter(top_level)
-                    .take(PAIRED_VARIANTS)
-                    .collect()
-            })
-            .collect();
+        let (variants, group) = paired_variants(egraph, &scans, &closed);
         // Per variant, the loops computing one of its outputs: two loops
         // one loop already computes outputs of are not merged again (it
         // is their merge, or more; e.g. when `scan-drop-output` split it).
@@ -309,23 +391,35 @@ impl Applier<TNode, TensorAnalysis> for Merge {
         // merged (one merge per iteration, largest first, so n loops merge
         // in a chain instead of into every subset).
         let mut pairs: Vec<(usize, ScanNode, ScanNode)> = Vec::new();
+        // The cheap tests first: many loops of one body may share a group
+        // (a checkpointed loop's bodies hold hundreds).
         for (i, mine) in variants.iter().enumerate() {
+            if group[i].is_none() {
+                continue;
+            }
             for (ai, a) in mine.iter().enumerate() {
+                if !a.sig.keep.is_empty() {
+                    continue;
+                }
                 for (j, theirs) in variants.iter().enumerate().skip(i + 1) {
-                    if reads(egraph, &a.args, scans[j]) {
+                    if group[i] != group[j] {
                         continue;
                     }
+                    let mut a_reads_j = None;
                     for (bi, b) in theirs.iter().enumerate() {
+                        let size = a.body.len() + b.body.len();
+                        if steps[i][ai] != steps[j][bi]
+                            || !b.sig.keep.is_empty()
+                            || size > MAX_MERGED_OUTPUTS
+                            || same_loop(a, b)
+                            || !computing[i][ai].is_disjoint(&computing[j][bi])
+                        {
+                            continue;
+                        }
                         if egraph.analysis.out_of_time() {
                             return Vec::new();
                         }
-                        let size = a.body.len() + b.body.len();
-                        if steps[i][ai] != steps[j][bi]
-                            || same_loop(a, b)
-                            || !a.sig.keep.is_empty()
-                            || !b.sig.keep.is_empty()
-                            || size > MAX_MERGED_OUTPUTS
-                            || !computing[i][ai].is_disjoint(&computing[j][bi])
+                        if *a_reads_j.get_or_insert_with(|| reads(egraph, &a.args, scans[j]))
                             || reads(egraph, &b.args, a.class)
                         {
                             continue;

@@ -4,7 +4,8 @@
 //! share — [`scan_node`] (a scan node taken apart), [`body`] (re-scoping a
 //! body by extract-and-reinsert), [`build`] (adding a new scan, with unused
 //! and duplicate inputs tidied away), [`vectorize`] (a step's term as a
-//! term over all steps). Must not: duplicate the e-graph analysis (types,
+//! term over all steps), [`reach`] and [`scope`] (which loops a value
+//! reads, and which bodies a loop is used in). Must not: duplicate the e-graph analysis (types,
 //! constants and dependence sets come from [`crate::egraph::analysis`]).
 //!
 //! A loop with a MIT-MOT tape has one body result per out tap of the tape,
@@ -73,6 +74,7 @@ pub mod reach;
 pub mod read_trace;
 pub mod save_mem;
 pub mod scan_node;
+pub mod scope;
 pub mod stack_factor;
 pub mod sum_into_loop;
 pub mod terms;

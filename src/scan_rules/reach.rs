@@ -9,9 +9,12 @@
 //! Reachability follows every child of every node of a class, loop bodies
 //! included, as the e-graph holds them: it over-approximates what any one
 //! term of a class reads, which is the safe side for avoiding cycles.
+//! [`ScanReach::within_scope`] is the same table within one scope: a scan
+//! node's body results are not followed, only its outer arguments (see
+//! [`super::scope`]).
 
 use crate::egraph::analysis::EGraph;
-use crate::egraph::term::Head;
+use crate::egraph::term::{Head, TNode};
 use egg::Id;
 use std::collections::HashMap;
 
@@ -29,6 +32,8 @@ pub struct ScanReach {
     component: Vec<u32>,
     /// Per loop class, its bit.
     bit: HashMap<Id, usize>,
+    /// Per bit, its loop class.
+    loops: Vec<Id>,
     /// Words of each component's bit set.
     words: usize,
     /// The bit sets of the components, `words` words each.
@@ -40,6 +45,18 @@ const NONE: u32 = u32::MAX;
 impl ScanReach {
     /// The table of `egraph` as it is now.
     pub fn new(egraph: &EGraph) -> ScanReach {
+        Self::following(egraph, |n| &n.children)
+    }
+
+    /// The table of `egraph` within one scope: from a class, the loops
+    /// its terms read in the scope that holds it, a nested loop's body
+    /// (the scan's own scope) left out.
+    pub fn within_scope(egraph: &EGraph) -> ScanReach {
+        Self::following(egraph, super::body::scoped_children)
+    }
+
+    /// The table following the children `edges` gives of each node.
+    fn following(egraph: &EGraph, edges: fn(&TNode) -> &[Id]) -> ScanReach {
         let ids: Vec<Id> = egraph.classes().map(|c| c.id).collect();
         let max = ids
             .iter()
@@ -63,7 +80,7 @@ impl ScanReach {
             let mut succ: Vec<u32> = class
                 .nodes
                 .iter()
-                .flat_map(|n| n.children.iter())
+                .flat_map(|n| edges(n).iter())
                 .map(|c| {
                     dense
                         .get(usize::from(egraph.find(*c)))
@@ -156,12 +173,44 @@ impl ScanReach {
         for (k, id) in ids.iter().enumerate() {
             component[usize::from(*id)] = comp_of[k];
         }
+        let mut loops = vec![Id::from(0usize); bit.len()];
+        for (c, b) in &bit {
+            loops[*b] = *c;
+        }
         ScanReach {
             component,
             bit,
+            loops,
             words,
             sets,
         }
+    }
+
+    /// The loop classes reachable from one of `from` (themselves
+    /// included); `None` when a class of `from` was not a class when the
+    /// table was built.
+    pub fn loops_from(&self, egraph: &EGraph, from: &[Id]) -> Option<Vec<Id>> {
+        let mut set = vec![0u64; self.words];
+        for f in from {
+            let c = *self.component.get(usize::from(egraph.find(*f)))?;
+            if c == NONE {
+                return None;
+            }
+            let at = c as usize * self.words;
+            for (x, y) in set.iter_mut().zip(&self.sets[at..at + self.words]) {
+                *x |= *y;
+            }
+        }
+        let mut loops = Vec::new();
+        for (w, word) in set.iter().enumerate() {
+            let mut bits = *word;
+            while bits != 0 {
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                loops.extend(self.loops.get(w * 64 + b).copied());
+            }
+        }
+        Some(loops)
     }
 
     /// True when the loop class `target` is reachable from one of `from`
@@ -209,9 +258,29 @@ mod tests {
     use crate::egraph::runner::{saturate, Limits};
     use crate::lang::parse_program;
 
+    /// A search within one scope (a scan's body results not followed).
+    fn reaches_within(egraph: &EGraph, from: Id, target: Id) -> bool {
+        let target = egraph.find(target);
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![egraph.find(from)];
+        while let Some(c) = stack.pop() {
+            if c == target {
+                return true;
+            }
+            if seen.insert(c) {
+                for n in &egraph[c].nodes {
+                    let ch = crate::scan_rules::body::scoped_children(n);
+                    stack.extend(ch.iter().map(|x| egraph.find(*x)));
+                }
+            }
+        }
+        false
+    }
+
     /// The table agrees with a search from each class, for every class and
     /// every loop class of a saturated e-graph with chained, independent
-    /// and nested loops, and still after a union that makes a cycle.
+    /// and nested loops, and still after a union that makes a cycle; so
+    /// do the table within one scope and [`ScanReach::loops_from`].
     #[test]
     fn table_agrees_with_search() {
         let p = parse_program(
@@ -234,6 +303,7 @@ mod tests {
             .egraph;
         let check = |egraph: &EGraph| {
             let table = ScanReach::new(egraph);
+            let within = ScanReach::within_scope(egraph);
             let ids: Vec<Id> = egraph.classes().map(|c| c.id).collect();
             let loops: Vec<Id> = egraph
                 .classes()
@@ -242,13 +312,27 @@ mod tests {
                 .collect();
             assert!(loops.len() >= 4, "{} loop classes", loops.len());
             let mut hits = 0;
+            let mut fewer = 0;
             for c in &ids {
+                let mut from_c = Vec::new();
                 for t in &loops {
                     let want = reaches(egraph, &[*c], *t);
                     hits += usize::from(want);
                     assert_eq!(table.reaches(egraph, &[*c], *t), Some(want), "{c} -> {t}");
+                    let want_within = reaches_within(egraph, *c, *t);
+                    fewer += usize::from(want && !want_within);
+                    assert_eq!(within.reaches(egraph, &[*c], *t), Some(want_within));
+                    if want_within {
+                        from_c.push(*t);
+                    }
                 }
+                let mut got = within.loops_from(egraph, &[*c]).expect("a class");
+                got.sort();
+                from_c.sort();
+                assert_eq!(got, from_c, "{c}");
             }
+            // The nested loop is read from the outer one's body only.
+            assert!(fewer > 0);
             hits
         };
         let before = check(&egraph);

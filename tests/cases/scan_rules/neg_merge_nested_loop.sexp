@@ -1,6 +1,7 @@
-; scan-merge pairs only top-level loops: the loop over x nested in the
-; outer loop's body reads that body's ct and must not be paired with the
-; top-level loop over y (both have N steps).
+; scan-merge never pairs a nested loop with a top-level one: the loop
+; over x nested in the outer loop's body reads that body's ct and must
+; not be paired with the top-level loop over y (both have N steps): the
+; merged loop would read ct where B is used, at the top level.
 ; dims: T=3 N=4
 ; scans_after: 3
 ; not_fires: scan-merge

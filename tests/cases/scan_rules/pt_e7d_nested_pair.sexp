@@ -1,8 +1,11 @@
-; Adapts test_merge's while-conditions test (E7 d): the mergeable pair
-; built inside an outer loop. PyTensor merges it inside the body; eqscan
-; pairs only top-level loops, so the body keeps both (3 loops).
+; Adapts test_merge's while-conditions test (E7 d) to for loops: the
+; mergeable pair (two N-step loops over x and y, both reading the outer
+; step's ct) built inside an outer loop. Merged inside the body as
+; PyTensor does: the outer loop's body holds one loop (3 loops -> 2).
 ; dims: T=3 N=4
-; scans_after: 3
+; fires: scan-merge
+; scans_before: 3
+; scans_after: 2
 (program pt_e7d_nested_pair
   (input c (f64 T))
   (input x (f64 N))

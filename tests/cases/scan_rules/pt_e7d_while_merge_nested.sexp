@@ -1,7 +1,6 @@
 ; Catalogue E7(d): the pair of E7(c) (two while loops over [x, z] and
 ; [y, z], both until z_t > c + 5.5) built inside an outer loop over
 ; [c1, c2]: merged, the outer loop's body holds one while loop.
-; known_bug: scan-merge pairs only top-level loops; loops inside a body need scope-aware pairing (an Arg class is shared by every body)
 ; scale: e=0.01 C=0.01
 ; fires: scan-merge
 ; scans_before: 3
