@@ -65,6 +65,14 @@ Binding results. The converter returns one of:
   dtype only for Elemwise; other converters must produce the right dtype
   (``cv.cast(text, var.dtype)`` helps).
 
+Reading less. ``register_needs(OpClass)(fn)`` with ``fn(node, used_outputs)
+-> inputs`` tells the walk which inputs a converter reads (default: all);
+nodes that only unread inputs depend on are not converted. ``cv.wanted(var)``
+says whether the program reads ``var``: a converter may leave an unread
+output unbound (Scan does both: it reads a sequence ``x`` rather than
+``scan()``'s ``x[:n_steps]``, and a buffer's initial rows rather than the
+``AllocEmpty`` they are set into).
+
 Errors. ``raise cv.error(node, "why")`` (or ``cv.unsupported(node)``) gives
 an ``eqscan.Error`` naming PyTensor's op and the output variable.
 ``cv.defer_error(var, error)`` binds ``var`` to a marker instead: the error
@@ -200,6 +208,7 @@ class Multi:
 Converter_fn = Callable[["Converter", Apply], Any]
 _OPS: dict[type, Converter_fn] = {}
 _SCALAR_OPS: dict[type, Callable] = {}
+_NEEDS: dict[type, Callable] = {}
 
 
 def register(*op_types: type) -> Callable[[Converter_fn], Converter_fn]:
@@ -221,6 +230,21 @@ def register_scalar(*op_types: type):
     def deco(fn):
         for t in op_types:
             _SCALAR_OPS[t] = fn
+        return fn
+
+    return deco
+
+
+def register_needs(*op_types: type):
+    """Register ``fn(node, used_outputs) -> inputs``: which of ``node``'s
+    inputs its converter reads when ``used_outputs`` are wanted. The walk
+    converts only what is read (a Scan reads a sequence's unsliced array
+    and a buffer's initial rows, not the dynamic slices ``scan()`` wraps
+    them in)."""
+
+    def deco(fn):
+        for t in op_types:
+            _NEEDS[t] = fn
         return fn
 
     return deco
@@ -280,6 +304,7 @@ class Converter:
         self._used: set[str] = set()
         self._counter = 0
         self._scopes: list[_Scope] = [_Scope()]
+        self._wanted: set = set()
         self._rng_seeds: dict = {}
         self._deferred: dict = {}
 
@@ -495,7 +520,7 @@ class Converter:
         outs = node.outputs
         if res is None:
             for o in outs:
-                if self._find(o) is None and not _is_unused_output(o):
+                if self._find(o) is None and self.wanted(o) and not _is_unused_output(o):
                     raise self.error(node, "the converter bound no value for an output")
             return
         if isinstance(res, Multi):
@@ -519,11 +544,29 @@ class Converter:
         return infer_dims(self, node, out)
 
     def walk(self, inputs: Sequence, outputs: Sequence) -> None:
-        """Convert every node between ``inputs`` and ``outputs`` in order."""
-        for node in toposort(outputs, blockers=inputs):
+        """Convert every node between ``inputs`` and ``outputs`` that some
+        output needs, in order (an op's ``register_needs`` function says
+        which of its inputs its converter reads; by default all)."""
+        order = list(toposort(outputs, blockers=inputs))
+        wanted = set(outputs)
+        for node in reversed(order):
+            used = [o for o in node.outputs if o in wanted]
+            if not used:
+                continue
+            needs = _lookup(_NEEDS, node.op)
+            wanted.update(needs(node, used) if needs is not None else node.inputs)
+        self._wanted |= wanted
+        for node in order:
+            if not any(o in wanted for o in node.outputs):
+                continue
             if all(self._find(o) is not None for o in node.outputs):
                 continue
             self.convert_node(node)
+
+    def wanted(self, var) -> bool:
+        """Whether the program reads ``var`` (a converter may leave an
+        output no one reads unbound)."""
+        return var in self._wanted
 
     def convert_inner(
         self, inputs: Sequence, outputs: Sequence, names: Sequence[str], dims=None, reserve=True
@@ -533,9 +576,14 @@ class Converter:
         the enclosing body (inlining) rather than new parameters."""
         self._scopes.append(_Scope())
         try:
+            from .random import is_rng
+
             for k, (v, n) in enumerate(zip(inputs, names)):
                 if reserve:
                     self.reserve(n)
+                if is_rng(v):  # a draw counter (see ``random``)
+                    self.set_val(v, Val(n, "i64", ()))
+                    continue
                 d = tuple(dims[k]) if dims is not None else tuple(v.type.shape)
                 self.set_val(v, Val(n, lang_dtype(v.type.dtype), d))
             self.walk(inputs, outputs)

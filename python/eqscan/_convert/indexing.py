@@ -24,6 +24,7 @@ from pytensor.tensor.subtensor import (
 
 from .core import lang_dtype, register
 from .errors import Error
+from .linear import same_size
 
 FULL = ("slice", None, None, 1)
 
@@ -40,8 +41,8 @@ def _entries(cv, node, x, idx_vars):
             step = 1 if step is None else step
             if step == 0:
                 raise cv.error(node, "a slice step of 0")
-            start = _bound(cv, node, e.start, xd[axis], step < 0)
-            stop = _bound(cv, node, e.stop, xd[axis], step > 0)
+            start = _bound(cv, node, e.start, xd[axis], step < 0, (x, axis))
+            stop = _bound(cv, node, e.stop, xd[axis], step > 0, (x, axis))
             out.append(("slice", start, stop, step))
         elif e.type.ndim == 0:
             out.append(("int", cv.expr(e)))
@@ -52,7 +53,7 @@ def _entries(cv, node, x, idx_vars):
     return out
 
 
-def _bound(cv, node, v, axis_len=None, may_be_end=False):
+def _bound(cv, node, v, axis_len=None, may_be_end=False, axis_of=None):
     if v is None:
         return None
     from pytensor.tensor.type_other import NoneTypeT
@@ -64,6 +65,8 @@ def _bound(cv, node, v, axis_len=None, may_be_end=False):
         return s
     if s is not None and may_be_end and s == axis_len:
         return None  # the whole axis
+    if may_be_end and axis_of is not None and same_size(v, *axis_of):
+        return None  # the whole axis, known only at run time (scan's x[:n_steps])
     raise cv.error(node, f"slice bound {v} is not a literal (the language's slices take literals)")
 
 

@@ -11,6 +11,7 @@ is none of these is an error naming the op.
 from __future__ import annotations
 
 import numpy as np
+import pytensor.tensor as pt
 from pytensor.tensor.basic import (
     ARange,
     Alloc,
@@ -163,6 +164,21 @@ def _alloc(cv, node):
             j = k - (nd - val.ndim)
             if j >= 0 and v.type.shape[j] != 1 and val.dims[j] is not None:
                 sizes[k] = val.dims[j]
+    lead_broadcast = nd > 0 and (v.type.ndim < nd or v.type.shape[0] == 1)
+    if sizes and sizes[0] is None and lead_broadcast and all(d is not None for d in sizes[1:]):
+        # A leading size known only at run time (grad pads a while loop's
+        # gradient to the sequence's length): the rows of a loop of that
+        # many steps.
+        row = pt.alloc(v if v.type.ndim < nd else v[0], *shape[1:])
+        cv.walk([], [row])
+        rows = cv.fresh("rows")
+        n = cv.expr(shape[0])
+        cv.lines.append(
+            f"(let ({rows}) (scan (outputs_info (nitsot)) (n_steps (cast i64 {n})) "
+            f"(fn () (outputs {cv.cast(cv.expr(row), out.type.dtype, cv.val(row).dtype)}))))"
+        )
+        cv.bind(out, rows, dims=tuple(sizes))
+        return
     if any(d is None for d in sizes):
         raise cv.error(node, "a size of the new array is known only at run time")
     ty = render_type(ld, sizes)

@@ -112,6 +112,11 @@ def static_size(cv, var):
         "Assert",
     ):
         return static_size(cv, ins[0])
+    if isinstance(op, DimShuffle) and var.type.ndim == 0 and ins[0].type.ndim == 1:
+        # squeeze of a length-1 vector (canonicalize writes x.shape[0] of a
+        # vector as squeeze(shape(x)))
+        vec = static_sizes(cv, ins[0], partial=True)
+        return vec[0] if vec is not None and len(vec) == 1 else None
     if isinstance(op, Subtensor) and len(op.idx_list) == 1 and not isinstance(
         op.idx_list[0], slice
     ):
