@@ -54,6 +54,22 @@ pub enum OptimizeError {
     },
 }
 
+/// A term printed on one line, its first 400 characters when longer (a
+/// loop's gradient prints tens of kilobytes, which no reader of the error
+/// wants whole).
+fn abridged(term: &str) -> String {
+    const KEEP: usize = 400;
+    let line = term.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(KEEP) {
+        Some((cut, _)) => format!(
+            "{} … ({} characters in all)",
+            &line[..cut],
+            line.chars().count()
+        ),
+        None => line,
+    }
+}
+
 /// Everything `optimize --json` reports.
 #[derive(Clone, Debug)]
 pub struct Report {
@@ -238,11 +254,7 @@ pub fn optimize_with(
         let mut q =
             expr_to_program(&p.name, &inputs, &expr).map_err(|error| OptimizeError::Extracted {
                 error,
-                term: expr
-                    .to_string()
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" "),
+                term: abridged(&expr.to_string()),
             })?;
         q.shared = p.shared.clone();
         (q, cost_after)

@@ -322,6 +322,27 @@ fn n_steps_size(egraph: &EGraph, sig: &LoopSig, args: &[Id]) -> Option<Dim> {
     })
 }
 
+/// The body parameters `node` itself reads, as [`ClassData::deps`] counts
+/// them for the node alone: an `(arg k)` reads k; a scan, what its outer
+/// arguments read (its body's parameters are its own); any other node,
+/// what its children read. A class's `deps` is the intersection over its
+/// nodes, so a class may be closed (read no parameter) while one of its
+/// nodes reads one: `(zeros_like (arg 1))` equal to `(zeros_like x)`.
+pub fn node_deps(egraph: &EGraph, node: &TNode) -> BTreeSet<usize> {
+    let children: &[Id] = match &node.head {
+        Head::Arg(k, _) => return [*k].into(),
+        Head::Scan(sig) => {
+            let n = sig.n_body_results().min(node.children.len());
+            &node.children[n..]
+        }
+        _ => &node.children,
+    };
+    children
+        .iter()
+        .flat_map(|c| egraph[*c].data.deps.iter().copied())
+        .collect()
+}
+
 /// The step count of a scan node with clauses `sig` and outer arguments
 /// `args`, by the scan type rule ([`loop_type::step_count`]): its
 /// `n_steps`, else the steps the sequences allow ([`Dim::Unknown`] when

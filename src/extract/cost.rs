@@ -15,7 +15,7 @@
 //! do not type-check — costs `f64::INFINITY`, so no extractor picks it while
 //! a finite alternative exists.
 
-use crate::egraph::analysis::{node_op, EGraph, Kind};
+use crate::egraph::analysis::{node_deps, node_op, EGraph, Kind};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::infer::infer;
 use crate::lang::{Dim, Op, ReduceOp, Scalar, Storage, Type, Work};
@@ -284,6 +284,7 @@ impl CostModel {
             .children
             .iter()
             .any(|c| matches!(egraph[*c].data.kind, Kind::Invalid(_)))
+            || !in_scope(egraph, node)
         {
             return f64::INFINITY;
         }
@@ -497,4 +498,27 @@ impl CostModel {
             Op::Grad => f64::INFINITY,
         }
     }
+}
+
+/// Whether `node` may stand for its class wherever the class is used. The
+/// extractors choose one node per class, shared by every use; a class
+/// closed over body parameters (`deps` empty: its value is the same in
+/// every step, so a rewrite may hoist it out of the loop, and it may be
+/// used at the top level) may still hold a node that reads one, such as
+/// `(zeros_like (arg 1))` beside `(zeros_like x)`. Chosen for a use at the
+/// top level, that node leaves `(arg 1)` outside any loop (a PyTensor
+/// Hessian's converted graph did). So in a closed class, a node that reads
+/// a parameter is out of scope when the class has a node that reads none;
+/// when none does, every node stays a candidate, as before. (A class that
+/// reads parameters is used inside bodies only, where a node reading more
+/// of that body's parameters is fine: a merged loop reads both loops'.)
+fn in_scope(egraph: &EGraph, node: &TNode) -> bool {
+    let Some(class) = egraph.lookup(node.clone()) else {
+        return true;
+    };
+    if !egraph[class].data.deps.is_empty() {
+        return true;
+    }
+    let closed = |n: &TNode| node_deps(egraph, n).is_empty();
+    closed(node) || !egraph[class].nodes.iter().any(closed)
 }
