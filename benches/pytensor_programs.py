@@ -95,7 +95,6 @@ def docs_seq_recurrence():
     import pytensor.tensor as pt
     X = pt.vector("X")
     W = pt.matrix("W")
-    b_sym = pt.vector("b_sym")
     U = pt.matrix("U")
     Y = pt.matrix("Y")
     V = pt.matrix("V")
@@ -487,7 +486,6 @@ def test_nested_scan():
 
 # ------------------------------------------------------------------ runner
 def build(name):
-    import pytensor
     source, f = PROGRAMS[name]
     built = f()
     inputs, outputs, values = built[:3]

@@ -16,8 +16,6 @@ import inspect
 import statistics
 import time
 
-import numpy as np
-
 
 def scan(fn, **kw):
     import pytensor

@@ -5,7 +5,8 @@
 
   python3 benches/python_layers.py [--T 50] [--batch 32] [--n-in 64] [--n-h 128] [--reps 20]
 
-Each layer: X (T, batch, n_in), the cost sum(H**2) and its gradient with
+Each layer: X (T, batch, n_in), static shapes (PyTensor's JAX mode cannot
+trace the gradient's shapes otherwise), the cost sum(H**2) and its gradient with
 respect to W, U, b. Every mode's outputs are checked against the default
 mode's (1e-9 relative) before timing. Prints medians in ms and the ratios
 EQSCAN/default and EQSCAN/JAX. Time with both cores otherwise idle.
@@ -28,12 +29,12 @@ def scan(fn, **kw):
 def lstm(T, B, n_in, n_h):
     import pytensor
     import pytensor.tensor as pt
-    X = pt.tensor3("X")
-    W = pt.matrix("W")
-    U = pt.matrix("U")
-    b = pt.vector("b")
-    h0 = pt.matrix("h0")
-    c0 = pt.matrix("c0")
+    X = pt.tensor("X", shape=(T, B, n_in))
+    W = pt.tensor("W", shape=(n_in, 4 * n_h))
+    U = pt.tensor("U", shape=(n_h, 4 * n_h))
+    b = pt.tensor("b", shape=(4 * n_h,))
+    h0 = pt.tensor("h0", shape=(B, n_h))
+    c0 = pt.tensor("c0", shape=(B, n_h))
 
     def step(x_t, h_tm1, c_tm1, W, U, b):
         z = pt.dot(x_t, W) + pt.dot(h_tm1, U) + b
@@ -56,11 +57,11 @@ def lstm(T, B, n_in, n_h):
 def gru(T, B, n_in, n_h):
     import pytensor
     import pytensor.tensor as pt
-    X = pt.tensor3("X")
-    W = pt.matrix("W")
-    U = pt.matrix("U")
-    b = pt.vector("b")
-    h0 = pt.matrix("h0")
+    X = pt.tensor("X", shape=(T, B, n_in))
+    W = pt.tensor("W", shape=(n_in, 3 * n_h))
+    U = pt.tensor("U", shape=(n_h, 3 * n_h))
+    b = pt.tensor("b", shape=(3 * n_h,))
+    h0 = pt.tensor("h0", shape=(B, n_h))
 
     def step(x_t, h_tm1, W, U, b):
         xw = pt.dot(x_t, W) + b
@@ -113,7 +114,9 @@ def main():
             else:
                 for g, w in zip(got, ref):
                     assert np.allclose(g, w, rtol=1e-9, atol=1e-12), (name, mode)
-            row[mode or "default"] = (median_ms(lambda: fn(*vals), args.reps), compile_s)
+            # np.asarray waits for JAX's asynchronous results.
+            row[mode or "default"] = (
+                median_ms(lambda: [np.asarray(o) for o in fn(*vals)], args.reps), compile_s)
         d, j, e = row["default"][0], row["JAX"][0], row["EQSCAN"][0]
         print(f"{name}: default {d:.3f} ms, JAX {j:.3f} ms, EQSCAN {e:.3f} ms; "
               f"EQSCAN/default {e / d:.2f}, EQSCAN/JAX {e / j:.2f}; compile s "
