@@ -4,10 +4,10 @@
 //! parameters, giving each value a place (a region of the arena, a region
 //! of a parameter, or an integer known now) and emitting the instruction
 //! that computes it. Must not: compile anything that could fail or differ
-//! from the plan at run time — it answers `None` instead, and the loop
-//! stays on the plan.
+//! from the plan at run time — it answers why not instead ([`OffTape`]),
+//! and the loop stays on the plan.
 
-use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
+use super::{Cover, GemmShape, Instr, Loc, OffTape, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::broadcast_shapes;
 use crate::exec::ops::factor::{Small, SMALL_N};
 use crate::exec::ops::normalize_axis;
@@ -112,6 +112,8 @@ struct Builder<'a> {
     scalars: Vec<(u64, usize)>,
     /// The body node being compiled (an [`Instr::Factor`] names it).
     node: usize,
+    /// Set when a value did not fit in the arena ([`MAX_ARENA`]).
+    full: bool,
 }
 
 impl Builder<'_> {
@@ -124,6 +126,7 @@ impl Builder<'_> {
         let off = self.arena.len();
         let end = off.checked_add(len)?;
         if end > MAX_ARENA {
+            self.full = true;
             return None;
         }
         self.arena.resize(end, 0.0);
@@ -1172,19 +1175,35 @@ impl Builder<'_> {
 /// may know of each body parameter, `invariant` which of them are the
 /// same on every step (non-sequences), `dims` the sizes, `results` the shape
 /// each body result had on the step the plan ran (the loop's row shapes).
-/// `None` when the body does not compile (see the module docs).
+/// The reason when the body does not compile (see the module docs).
 pub(crate) fn compile(
     body: &GraphPlan,
     params: &[ParamShape],
     invariant: &[bool],
     dims: &Dims,
     results: &[Vec<usize>],
+) -> Result<StepTape, OffTape> {
+    let mut why = None;
+    let tape = compile_or(body, params, invariant, dims, results, &mut why);
+    tape.ok_or(why.unwrap_or(OffTape::Shape))
+}
+
+/// [`compile`], `why` set to the reason when it answers `None` for one
+/// it can name (`None` left: a result of another shape than its row).
+fn compile_or(
+    body: &GraphPlan,
+    params: &[ParamShape],
+    invariant: &[bool],
+    dims: &Dims,
+    results: &[Vec<usize>],
+    why: &mut Option<OffTape>,
 ) -> Option<StepTape> {
     // A parameter or result without elements (rows of width 0) stays on
     // the plan: the tape marks a parameter it does not read by a size of
     // 0, and such a loop has no arithmetic to run fast.
     let empty = |shape: &[usize]| shape.iter().product::<usize>() == 0;
     if params.iter().flatten().any(|s| empty(s)) || results.iter().any(|s| empty(s)) {
+        *why = Some(OffTape::Empty);
         return None;
     }
     let g = &body.graph;
@@ -1197,6 +1216,7 @@ pub(crate) fn compile(
         staged: vec![None; params.len()],
         scalars: Vec::new(),
         node: 0,
+        full: false,
     };
     // Every node the results need, in the graph's (topological) order:
     // the plan's schedule leaves out the members of fused groups.
@@ -1222,7 +1242,19 @@ pub(crate) fn compile(
         let dtype = node.ty.first()?.dtype;
         let compare = body.nodes.get(i)?.compare_dtype;
         b.node = i;
-        known[i] = Some(b.node(&node.op, dtype, compare, &args?, dims)?);
+        let k = b.node(&node.op, dtype, compare, &args?, dims);
+        if k.is_none() {
+            let float_compare = matches!(node.op, Op::Compare(_)) && compare == Some(DType::F64);
+            *why = Some(match (&node.op, node.op.kind()) {
+                _ if b.full => OffTape::ArenaFull,
+                (Op::Scan(_), _) => OffTape::NestedLoop,
+                (Op::Input(_), _) => OffTape::Param(dtype),
+                (_, None) => OffTape::Constant,
+                (_, Some(k)) if dtype != DType::F64 && !float_compare => OffTape::DType(k, dtype),
+                (_, Some(k)) => OffTape::Op(k),
+            });
+        }
+        known[i] = Some(k?);
     }
     if g.outputs.len() != results.len() {
         return None;
@@ -1239,7 +1271,10 @@ pub(crate) fn compile(
             // A parameter returned as it is: copied, so that every read
             // of the step comes before the loop writes its rows.
             src @ Loc::Param(..) => {
-                let dst = b.alloc(len)?;
+                let Some(dst) = b.alloc(len) else {
+                    *why = Some(OffTape::ArenaFull);
+                    return None;
+                };
                 b.instrs.push(Instr::Copy { src, dst, len });
                 dst
             }
@@ -1266,7 +1301,11 @@ pub(crate) fn compile(
         failure: None,
     };
     super::reuse::reuse(&mut tape);
-    tape.operands_clear_of_destinations().then_some(tape)
+    if !tape.operands_clear_of_destinations() {
+        *why = Some(OffTape::Storage);
+        return None;
+    }
+    Some(tape)
 }
 
 /// `ins` as one operation of a [`Instr::Scalars`] run, when it works on

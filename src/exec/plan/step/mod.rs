@@ -76,12 +76,14 @@
 mod compile;
 mod epilogue;
 mod native;
+mod off_tape;
 mod reuse;
 mod run;
 
 pub(crate) use compile::{compile, ParamShape};
 pub(crate) use epilogue::Stage;
 pub(crate) use native::MAX_POINTERS;
+pub use off_tape::OffTape;
 pub(crate) use run::{BufRows, Bufs, ParamAt, Sources, Store};
 
 use crate::exec::ops::factor::Small;
