@@ -758,6 +758,9 @@ struct Converted {
     non_seqs: Vec<Option<Vec<f64>>>,
 }
 
+/// The largest integer magnitude whose `f64` is exact (2^53).
+const EXACT_INT: u64 = 1 << 53;
+
 /// The most elements one converted copy may have (8 MB).
 const MAX_CONVERTED: usize = 1 << 20;
 
@@ -768,6 +771,9 @@ impl<'s> LoopData<'s, '_> {
                 .iter()
                 .map(|v| match v {
                     ValView::F64(a) if a.is_standard_layout() => None,
+                    // Integers past 2^53 have no exact f64: the tape
+                    // reads integers as indices too (`Instr::IndexAt`).
+                    ValView::I64(a) if a.iter().any(|y| y.unsigned_abs() > EXACT_INT) => None,
                     v if v.len() <= MAX_CONVERTED => {
                         Some(with_view!(v, a => a.iter().map(|y| y.cast::<f64>()).collect()))
                     }

@@ -114,6 +114,8 @@ struct Builder<'a> {
     node: usize,
     /// Set when a value did not fit in the arena ([`MAX_ARENA`]).
     full: bool,
+    /// The dtypes of the arguments of the body node being compiled.
+    arg_dtypes: Vec<DType>,
 }
 
 impl Builder<'_> {
@@ -1049,25 +1051,54 @@ impl Builder<'_> {
                 Val { loc: x.loc, shape }
             }
             (Op::Index, [x, idx @ ..]) => {
-                let x = self.float(x)?;
+                let mut x = self.float(x)?;
                 if idx.len() > x.shape.len() {
                     return None;
                 }
-                let xs = strides(&x.shape);
-                let mut at = 0;
+                // Axis by axis, each index on the first axis left: a known
+                // one moves the view on, one read from the loop's data
+                // picks its row when the step runs.
                 for (ax, k) in idx.iter().enumerate() {
-                    let Known::Int(i) = k else { return None };
-                    let d = x.shape[ax] as i64;
-                    let i = if *i < 0 { i + d } else { *i };
-                    if i < 0 || i >= d {
-                        return None;
-                    }
-                    at += i as usize * xs[ax];
+                    let d = x.shape[0];
+                    let row: usize = x.shape[1..].iter().product();
+                    let shape = x.shape[1..].to_vec();
+                    x = match k {
+                        Known::Int(i) => {
+                            let i = if *i < 0 { i + d as i64 } else { *i };
+                            if i < 0 || i >= d as i64 {
+                                return None;
+                            }
+                            Val {
+                                loc: offset(x.loc, i as usize * row),
+                                shape,
+                            }
+                        }
+                        Known::Val(at) => {
+                            let int = matches!(
+                                self.arg_dtypes.get(ax + 1),
+                                Some(DType::I64 | DType::I32)
+                            );
+                            if !int || !at.shape.is_empty() {
+                                return None;
+                            }
+                            self.index_at(&x, at, 1, ax, 0, shape)?
+                        }
+                    };
                 }
-                Val {
-                    loc: offset(x.loc, at),
-                    shape: x.shape[idx.len()..].to_vec(),
-                }
+                x
+            }
+            // numpy.take along an axis, by i64 indices read from the
+            // loop's data (an integer sequence's row, a state).
+            (Op::Take(axis), [x, Known::Val(at)])
+                if self.arg_dtypes.get(1) == Some(&DType::I64) =>
+            {
+                let x = self.float(x)?;
+                let ax = normalize_axis(*axis, x.shape.len()).ok()?;
+                let mut shape = x.shape[..ax].to_vec();
+                shape.extend_from_slice(&at.shape);
+                shape.extend_from_slice(&x.shape[ax + 1..]);
+                let count = at.len();
+                self.index_at(&x, at, count, ax, ax, shape)?
             }
             (Op::Slice { start, stop, step }, [x]) => {
                 let x = self.float(x)?;
@@ -1150,6 +1181,35 @@ impl Builder<'_> {
             .collect()
     }
 
+    /// The slices of `x` along `axis` at the `count` integer indices held
+    /// at `at` (see [`Instr::IndexAt`]), of shape `shape`; `named` is the
+    /// axis an error names.
+    fn index_at(
+        &mut self,
+        x: &Val,
+        at: &Val,
+        count: usize,
+        named: usize,
+        axis: usize,
+        shape: Vec<usize>,
+    ) -> Option<Val> {
+        let outer: usize = x.shape[..axis].iter().product();
+        let size = *x.shape.get(axis)?;
+        let inner: usize = x.shape[axis + 1..].iter().product();
+        let (src, at, node) = (x.loc, at.loc, self.node);
+        self.emit(shape, |dst| Instr::IndexAt {
+            src,
+            at,
+            count,
+            outer,
+            size,
+            inner,
+            axis: named,
+            dst,
+            node,
+        })
+    }
+
     /// The values one after the other (rows of a stack or an axis-0
     /// concatenation).
     fn concat_rows(&mut self, vals: &[Val], shape: Vec<usize>) -> Option<Val> {
@@ -1217,6 +1277,7 @@ fn compile_or(
         scalars: Vec::new(),
         node: 0,
         full: false,
+        arg_dtypes: Vec::new(),
     };
     // Every node the results need, in the graph's (topological) order:
     // the plan's schedule leaves out the members of fused groups.
@@ -1242,6 +1303,10 @@ fn compile_or(
         let dtype = node.ty.first()?.dtype;
         let compare = body.nodes.get(i)?.compare_dtype;
         b.node = i;
+        b.arg_dtypes.clear();
+        for a in &node.args {
+            b.arg_dtypes.push(g.nodes.get(a.0)?.ty.first()?.dtype);
+        }
         let k = b.node(&node.op, dtype, compare, &args?, dims);
         if k.is_none() {
             let float_compare = matches!(node.op, Op::Compare(_)) && compare == Some(DType::F64);
