@@ -631,8 +631,16 @@ impl Builder<'_> {
                     self.emit(out, |dst| Instr::Binary1 { op: bop, a, b, dst })?
                 } else {
                     let (a, pa) = self.operand(x, &out, true)?;
-                    let (b, pb) = self.operand(y, &out, true)?;
                     let blocked = |c: Cover| matches!(c, Cover::Repeat | Cover::PerBlock);
+                    // Operands repeating with two periods (a column and
+                    // a row broadcast to a matrix): the second gathered
+                    // to the result's shape, the same elements.
+                    let (b, pb) = match self.operand(y.clone(), &out, true)? {
+                        (b, pb) if blocked(a.cover) && blocked(b.cover) && pa != pb => {
+                            self.operand(y, &out, false)?
+                        }
+                        b => b,
+                    };
                     let period = match (a.cover, b.cover) {
                         (ca, cb) if blocked(ca) && blocked(cb) && pa != pb => return None,
                         (ca, _) if blocked(ca) => pa,
@@ -766,6 +774,16 @@ impl Builder<'_> {
                     extent,
                     inner,
                 })?
+            }
+            // `dot` with a scalar is the product (the dot kernel's own
+            // definition).
+            (Op::Dot, [x, y])
+                if [x, y].iter().any(|k| {
+                    matches!(k, Known::Int(_)) || matches!(k, Known::Val(v) if v.shape.is_empty())
+                }) =>
+            {
+                let mul = Op::Binary(BinaryOp::Mul);
+                return self.node(&mul, dtype, None, &[x.clone(), y.clone()], dims);
             }
             (Op::Dot | Op::Matmul, [x, y]) => {
                 let (x, y) = (self.float(x)?, self.float(y)?);
@@ -1006,6 +1024,20 @@ impl Builder<'_> {
                     });
                     self.gather(&x, shape, index)?
                 }
+            }
+            // The elements in reverse order along one axis: a gather.
+            (Op::Flip(axis), [x]) => {
+                let x = self.float(x)?;
+                let ax = normalize_axis(*axis, x.shape.len()).ok()?;
+                let xs = strides(&x.shape);
+                let shape = x.shape.clone();
+                let index = gather_index(&shape, |idx| {
+                    idx.iter()
+                        .enumerate()
+                        .map(|(a, &i)| if a == ax { shape[a] - 1 - i } else { i } * xs[a])
+                        .sum()
+                });
+                self.gather(&x, shape.clone(), index)?
             }
             (Op::Reshape(sizes), [x]) => {
                 let x = self.float(x)?;
