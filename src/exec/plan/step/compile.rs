@@ -1173,16 +1173,40 @@ impl Builder<'_> {
                 let vals: Option<Vec<Val>> = xs.iter().map(|x| self.float(x)).collect();
                 let vals = vals?;
                 let nd = vals[0].shape.len();
-                if normalize_axis(*a, nd).ok()? != 0
-                    || vals
-                        .iter()
-                        .any(|v| v.shape.len() != nd || v.shape[1..] != vals[0].shape[1..])
-                {
+                let ax = normalize_axis(*a, nd).ok()?;
+                let same_but_axis = |v: &Val| {
+                    v.shape.len() == nd
+                        && (0..nd).all(|d| d == ax || v.shape[d] == vals[0].shape[d])
+                };
+                if !vals.iter().all(same_but_axis) {
                     return None;
                 }
                 let mut shape = vals[0].shape.clone();
-                shape[0] = vals.iter().map(|v| v.shape[0]).sum();
-                self.concat_rows(&vals, shape)?
+                shape[ax] = vals.iter().map(|v| v.shape[ax]).sum();
+                if ax == 0 {
+                    self.concat_rows(&vals, shape)?
+                } else {
+                    // Per index of the axes before `ax`, each part's
+                    // block in turn: one copy each.
+                    let outer: usize = shape[..ax].iter().product();
+                    let dst = self.alloc(shape.iter().product())?;
+                    let mut at = dst;
+                    for o in 0..outer {
+                        for v in &vals {
+                            let len = v.len() / outer.max(1);
+                            self.instrs.push(Instr::Copy {
+                                src: offset(v.loc, o * len),
+                                dst: at,
+                                len,
+                            });
+                            at += len;
+                        }
+                    }
+                    Val {
+                        loc: Loc::Arena(dst),
+                        shape,
+                    }
+                }
             }
             (Op::Cast(DType::F64) | Op::StopGradient, [x]) => match x {
                 Known::Val(v) => v.clone(),
