@@ -984,8 +984,9 @@ const OFF_TAPE_PENDING: &[&str] = &[
     // Random keys in the body (a key parameter, fold_in): 6 loops.
     "a parameter of dtype key",
     "op fold_in computing key",
-    // Integer arithmetic in the body (2 loops).
+    // Integer values computed in the body (3 loops).
     "op sub computing i64",
+    "op expand_dims computing i64",
     // Increments by index (the gradients of index and take: 5 loops).
     "op inc_index",
     "op inc_take",
