@@ -239,3 +239,42 @@ fn explain_lists_every_step() {
         "{last}"
     );
 }
+
+/// `run --json` names each loop that ran off the step tape, at its place
+/// in the program, with why: here an argmax per step (an i64 output the
+/// tape does not write) beside a loop on the tape and a loop of one step.
+#[test]
+fn the_report_says_why_a_loop_ran_off_the_tape() {
+    let text = "(program why (input X (f64 T N)) (input h0 (f64 N))
+  (let I (scan (sequences X) (outputs_info (nitsot)) (fn (x) (argmax x))))
+  (let H (scan (sequences X) (outputs_info (sitsot h0)) (fn (x h) (tanh (add x h)))))
+  (let G (scan (sequences (slice X 0 1)) (outputs_info (sitsot h0)) (fn (x h) (mul x h))))
+  (output I H G))";
+    let p = parse_program(text).expect("parse");
+    let opts = RunOptions {
+        gen: true,
+        optimizer: None,
+        dims: [("T".to_string(), 6), ("N".to_string(), 3)].into(),
+        ..RunOptions::default()
+    };
+    let r = run(&p, &opts).expect("run");
+    assert_eq!((r.loops.run, r.loops.on_tape), (3, 1));
+    let json = r.to_json_in(Some("why.sexp"));
+    let off = json["loops"]["off_tape"].as_array().expect("off_tape");
+    let got: Vec<(&str, &str)> = off
+        .iter()
+        .map(|o| (o["at"].as_str().unwrap(), o["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("why.sexp:2:10", "an output of dtype i64"),
+            ("why.sexp:4:10", "fewer than two steps"),
+        ]
+    );
+    // Without a file name: LINE:COL.
+    assert_eq!(r.to_json()["loops"]["off_tape"][0]["at"], "2:10");
+    // The report's other fields are as they were.
+    assert_eq!(json["loops"]["run"], 3);
+    assert_eq!(json["loops"]["on_tape"], 1);
+}

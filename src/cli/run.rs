@@ -94,7 +94,7 @@ pub fn run(o: Options) -> Result<(), UserError> {
             .map_err(|e| UserError(e.located(&file)))?;
     }
     if o.json {
-        emit_line(&result.to_json().to_string());
+        emit_line(&result.to_json_in(Some(&file)).to_string());
     } else {
         for line in result.text_lines() {
             emit_line(&line);

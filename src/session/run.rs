@@ -13,10 +13,11 @@
 
 use super::{OptimizerSettings, SessionError};
 use crate::exec::map_back::{run_mapped_back, Outcome};
-use crate::exec::plan::Compiled;
+use crate::exec::plan::{Compiled, OffTape};
 use crate::exec::run::{bind_inputs, generate_missing_within, Dims};
 use crate::exec::shape_check::check_program;
 use crate::exec::{npy, ExecError, MemoryBudget, Value};
+use crate::lang::program::Span;
 use crate::lang::{DType, Program};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -110,6 +111,10 @@ pub struct RunResult {
     /// how many of them ran their steps on a step tape (the body compiled
     /// for its shapes) rather than node by node.
     pub loops: LoopCount,
+    /// Each loop that ran its steps node by node, in the program's order:
+    /// its place in the executed program and why it ran off the step
+    /// tape.
+    pub off_tape: Vec<(Span, OffTape)>,
     /// Whether the run was repeated ([`RunOptions::repeat`]).
     pub repeated: bool,
     /// The error of the optimized program, when it failed where the
@@ -237,6 +242,7 @@ pub fn run(p: &Program, opts: &RunOptions) -> Result<RunResult, SessionError> {
         optimize_ms,
         peak_bytes: executed.peak,
         loops: executed.loops,
+        off_tape: executed.off_tape,
         repeated: opts.repeat.is_some(),
         optimized_error,
     })
@@ -265,6 +271,7 @@ struct Executed {
     times: Vec<f64>,
     peak: usize,
     loops: LoopCount,
+    off_tape: Vec<(Span, OffTape)>,
     final_state: Vec<Value>,
 }
 
@@ -312,6 +319,7 @@ impl Execution<'_> {
                     native: compiled.loops_native(),
                 }
             },
+            off_tape: compiled.loops_off_tape(),
             final_state,
         })
     }
@@ -338,8 +346,26 @@ fn summary(v: &Value, declared: Option<DType>) -> serde_json::Value {
 
 impl RunResult {
     /// The report of `run --json` (SPEC §3), with `shared` when the program
-    /// has shared variables.
+    /// has shared variables; each loop off the step tape is placed at
+    /// `LINE:COL` ([`RunResult::to_json_in`] names the file).
     pub fn to_json(&self) -> serde_json::Value {
+        self.to_json_in(None)
+    }
+
+    /// [`RunResult::to_json`], each loop off the step tape placed at
+    /// `FILE:LINE:COL` when `file` is given.
+    pub fn to_json_in(&self, file: Option<&str>) -> serde_json::Value {
+        let off_tape: Vec<serde_json::Value> = self
+            .off_tape
+            .iter()
+            .map(|(span, why)| {
+                let at = match file {
+                    Some(f) => format!("{f}:{span}"),
+                    None => span.to_string(),
+                };
+                serde_json::json!({"at": at, "reason": why.to_string()})
+            })
+            .collect();
         let outs: Vec<serde_json::Value> = self
             .outputs
             .iter()
@@ -350,7 +376,12 @@ impl RunResult {
             "optimize_ms": self.optimize_ms,
             "execute_ms": self.execute_ms,
             "peak_bytes": self.peak_bytes,
-            "loops": {"run": self.loops.run, "on_tape": self.loops.on_tape, "native": self.loops.native},
+            "loops": {
+                "run": self.loops.run,
+                "on_tape": self.loops.on_tape,
+                "native": self.loops.native,
+                "off_tape": off_tape,
+            },
             "outputs": outs,
         });
         if !self.shared.is_empty() {

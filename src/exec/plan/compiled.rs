@@ -276,6 +276,15 @@ impl Compiled {
         self.by_ref.rt.loops_on_tape()
     }
 
+    /// The loop runtimes of the last call by reference that ran their
+    /// steps on the plan, in the program's order: each loop's place in
+    /// the program and why it ran off its step tape.
+    pub fn loops_off_tape(&self) -> Vec<(crate::lang::program::Span, super::OffTape)> {
+        let mut out = Vec::new();
+        self.by_ref.rt.loops_off_tape(&self.by_ref.plan, &mut out);
+        out
+    }
+
     /// What one step of each loop runtime of the last call by reference
     /// ran on its step tape (loops without one are skipped), in the
     /// program's order: the tape's structure, for tests and reports.

@@ -29,5 +29,5 @@ pub mod view;
 
 pub use compiled::{Compiled, Outputs};
 pub use schedule::{GraphPlan, PlanOptions, NATIVE_STEPS, SPLIT_WORK};
-pub use step::StepCensus;
+pub use step::{OffTape, StepCensus};
 pub use view::ValView;

@@ -185,6 +185,22 @@ impl GraphRt {
             .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
     }
 
+    /// Each loop runtime of this graph (and of the loops inside them)
+    /// without a step tape, with its place in the program and why it ran
+    /// off the tape, appended to `out` in order (`plan`: this graph's).
+    pub fn loops_off_tape(
+        &self,
+        plan: &GraphPlan,
+        out: &mut Vec<(crate::lang::program::Span, super::step::OffTape)>,
+    ) {
+        for (i, s) in self.scans.iter().enumerate() {
+            let (Some(s), Some(sp)) = (s, plan.nodes.get(i).and_then(|n| n.scan.as_ref())) else {
+                continue;
+            };
+            s.loops_off_tape(sp, plan.graph.span(crate::lang::program::NodeId(i)), out);
+        }
+    }
+
     /// What a step of each loop runtime in this graph (and of the loops
     /// inside them) runs on its tape, appended to `out` in order.
     pub fn step_census(&self, out: &mut Vec<super::step::StepCensus>) {

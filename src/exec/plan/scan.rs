@@ -24,14 +24,14 @@
 use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
 use super::step::{
-    compile, BufRows, Bufs, ParamAt, ParamShape, Sources, StepTape, Store, MAX_POINTERS,
+    compile, BufRows, Bufs, OffTape, ParamAt, ParamShape, Sources, StepTape, Store, MAX_POINTERS,
 };
 use super::view::{copy_into, with_view, ValView, ViewElem};
 use crate::exec::budget::Allocation;
 use crate::exec::error::{ExecError, LoopError};
 use crate::exec::loop_frame::{LoopFrame, StateRead};
 use crate::exec::value::{with_elem, Elem, Value};
-use crate::lang::program::{Graph, NodeId, Scan};
+use crate::lang::program::{Graph, NodeId, Scan, Span};
 use crate::lang::{BodyOutput, BodyParam, DType, Op};
 use ndarray::Axis;
 
@@ -141,6 +141,9 @@ struct TapeRt {
     layouts: Option<NativeLayouts>,
     /// The bytes the tape's arena holds during a call (on the meter).
     held: usize,
+    /// Why the last call ran its steps on the plan (`None`: it did not,
+    /// or has not run).
+    off: Option<OffTape>,
 }
 
 impl ScanRt {
@@ -150,6 +153,16 @@ impl ScanRt {
         let own = matches!(self.step.tape, Some((_, Some(_)))) as usize;
         let (a, b) = self.body.loops_on_tape();
         (own + a, 1 + b)
+    }
+
+    /// Each loop without a step tape, this one then those in its body,
+    /// with why it ran off the tape, appended to `out`: `span` is this
+    /// loop's place in the program, `plan` its own plan.
+    pub fn loops_off_tape(&self, plan: &ScanPlan, span: Span, out: &mut Vec<(Span, OffTape)>) {
+        if !matches!(self.step.tape, Some((_, Some(_)))) {
+            out.push((span, self.step.off.unwrap_or(OffTape::FewSteps)));
+        }
+        self.body.loops_off_tape(&plan.body, out);
     }
 
     /// What a step of this loop, then of each loop in its body, runs on
@@ -515,6 +528,11 @@ fn run_loop(
         }
     }
     let mut param_rooted = vec![false; out_nodes.len()];
+    if !plan.options.step_tape {
+        srt.step.off = Some(OffTape::Disabled);
+    } else if frame.steps() < 2 && !matches!(srt.step.tape, Some((_, Some(_)))) {
+        srt.step.off = Some(OffTape::FewSteps);
+    }
     let mut t = 0;
     while t < frame.steps() {
         // After the first step (which sized the buffers and checked every
@@ -740,6 +758,9 @@ struct Converted {
     non_seqs: Vec<Option<Vec<f64>>>,
 }
 
+/// The largest integer magnitude whose `f64` is exact (2^53).
+const EXACT_INT: u64 = 1 << 53;
+
 /// The most elements one converted copy may have (8 MB).
 const MAX_CONVERTED: usize = 1 << 20;
 
@@ -750,6 +771,9 @@ impl<'s> LoopData<'s, '_> {
                 .iter()
                 .map(|v| match v {
                     ValView::F64(a) if a.is_standard_layout() => None,
+                    // Integers past 2^53 have no exact f64: the tape
+                    // reads integers as indices too (`Instr::IndexAt`).
+                    ValView::I64(a) if a.iter().any(|y| y.unsigned_abs() > EXACT_INT) => None,
                     v if v.len() <= MAX_CONVERTED => {
                         Some(with_view!(v, a => a.iter().map(|y| y.cast::<f64>()).collect()))
                     }
@@ -848,7 +872,10 @@ fn ready_tape<'r>(
     for r in &sp.results {
         match bufs.get(r.out)?.as_ref()? {
             Value::F64(b) if b.is_standard_layout() => results.push(b.shape().get(1..)?.to_vec()),
-            _ => return None,
+            b => {
+                rt.off = Some(OffTape::Output(b.dtype()));
+                return None;
+            }
         }
     }
     // A while loop's condition: one more result, a scalar.
@@ -874,10 +901,15 @@ fn ready_tape<'r>(
         if std::env::var_os("EQSCAN_TAPE_DUMP").is_some() {
             eprintln!("{tape:#?}");
         }
-        rt.tape = Some((key, tape));
+        rt.off = tape.as_ref().err().copied();
+        rt.tape = Some((key, tape.ok()));
         rt.layouts = None;
     }
-    let tape = rt.tape.as_mut()?.1.as_mut()?;
+    let Some(tape) = rt.tape.as_mut()?.1.as_mut() else {
+        // Known not to compile at these shapes: the reason stays.
+        return None;
+    };
+    rt.off = None;
     meter.resize(&mut rt.held, tape.arena_bytes());
     rt.at.clear();
     rt.at.resize(

@@ -4,10 +4,10 @@
 //! parameters, giving each value a place (a region of the arena, a region
 //! of a parameter, or an integer known now) and emitting the instruction
 //! that computes it. Must not: compile anything that could fail or differ
-//! from the plan at run time — it answers `None` instead, and the loop
-//! stays on the plan.
+//! from the plan at run time — it answers why not instead ([`OffTape`]),
+//! and the loop stays on the plan.
 
-use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
+use super::{Cover, GemmShape, Instr, Loc, OffTape, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::broadcast_shapes;
 use crate::exec::ops::factor::{Small, SMALL_N};
 use crate::exec::ops::normalize_axis;
@@ -112,6 +112,10 @@ struct Builder<'a> {
     scalars: Vec<(u64, usize)>,
     /// The body node being compiled (an [`Instr::Factor`] names it).
     node: usize,
+    /// Set when a value did not fit in the arena ([`MAX_ARENA`]).
+    full: bool,
+    /// The dtypes of the arguments of the body node being compiled.
+    arg_dtypes: Vec<DType>,
 }
 
 impl Builder<'_> {
@@ -124,6 +128,7 @@ impl Builder<'_> {
         let off = self.arena.len();
         let end = off.checked_add(len)?;
         if end > MAX_ARENA {
+            self.full = true;
             return None;
         }
         self.arena.resize(end, 0.0);
@@ -626,8 +631,16 @@ impl Builder<'_> {
                     self.emit(out, |dst| Instr::Binary1 { op: bop, a, b, dst })?
                 } else {
                     let (a, pa) = self.operand(x, &out, true)?;
-                    let (b, pb) = self.operand(y, &out, true)?;
                     let blocked = |c: Cover| matches!(c, Cover::Repeat | Cover::PerBlock);
+                    // Operands repeating with two periods (a column and
+                    // a row broadcast to a matrix): the second gathered
+                    // to the result's shape, the same elements.
+                    let (b, pb) = match self.operand(y.clone(), &out, true)? {
+                        (b, pb) if blocked(a.cover) && blocked(b.cover) && pa != pb => {
+                            self.operand(y, &out, false)?
+                        }
+                        b => b,
+                    };
                     let period = match (a.cover, b.cover) {
                         (ca, cb) if blocked(ca) && blocked(cb) && pa != pb => return None,
                         (ca, _) if blocked(ca) => pa,
@@ -761,6 +774,16 @@ impl Builder<'_> {
                     extent,
                     inner,
                 })?
+            }
+            // `dot` with a scalar is the product (the dot kernel's own
+            // definition).
+            (Op::Dot, [x, y])
+                if [x, y].iter().any(|k| {
+                    matches!(k, Known::Int(_)) || matches!(k, Known::Val(v) if v.shape.is_empty())
+                }) =>
+            {
+                let mul = Op::Binary(BinaryOp::Mul);
+                return self.node(&mul, dtype, None, &[x.clone(), y.clone()], dims);
             }
             (Op::Dot | Op::Matmul, [x, y]) => {
                 let (x, y) = (self.float(x)?, self.float(y)?);
@@ -1002,6 +1025,20 @@ impl Builder<'_> {
                     self.gather(&x, shape, index)?
                 }
             }
+            // The elements in reverse order along one axis: a gather.
+            (Op::Flip(axis), [x]) => {
+                let x = self.float(x)?;
+                let ax = normalize_axis(*axis, x.shape.len()).ok()?;
+                let xs = strides(&x.shape);
+                let shape = x.shape.clone();
+                let index = gather_index(&shape, |idx| {
+                    idx.iter()
+                        .enumerate()
+                        .map(|(a, &i)| if a == ax { shape[a] - 1 - i } else { i } * xs[a])
+                        .sum()
+                });
+                self.gather(&x, shape.clone(), index)?
+            }
             (Op::Reshape(sizes), [x]) => {
                 let x = self.float(x)?;
                 let mut shape = Vec::with_capacity(sizes.len());
@@ -1046,25 +1083,54 @@ impl Builder<'_> {
                 Val { loc: x.loc, shape }
             }
             (Op::Index, [x, idx @ ..]) => {
-                let x = self.float(x)?;
+                let mut x = self.float(x)?;
                 if idx.len() > x.shape.len() {
                     return None;
                 }
-                let xs = strides(&x.shape);
-                let mut at = 0;
+                // Axis by axis, each index on the first axis left: a known
+                // one moves the view on, one read from the loop's data
+                // picks its row when the step runs.
                 for (ax, k) in idx.iter().enumerate() {
-                    let Known::Int(i) = k else { return None };
-                    let d = x.shape[ax] as i64;
-                    let i = if *i < 0 { i + d } else { *i };
-                    if i < 0 || i >= d {
-                        return None;
-                    }
-                    at += i as usize * xs[ax];
+                    let d = x.shape[0];
+                    let row: usize = x.shape[1..].iter().product();
+                    let shape = x.shape[1..].to_vec();
+                    x = match k {
+                        Known::Int(i) => {
+                            let i = if *i < 0 { i + d as i64 } else { *i };
+                            if i < 0 || i >= d as i64 {
+                                return None;
+                            }
+                            Val {
+                                loc: offset(x.loc, i as usize * row),
+                                shape,
+                            }
+                        }
+                        Known::Val(at) => {
+                            let int = matches!(
+                                self.arg_dtypes.get(ax + 1),
+                                Some(DType::I64 | DType::I32)
+                            );
+                            if !int || !at.shape.is_empty() {
+                                return None;
+                            }
+                            self.index_at(&x, at, 1, ax, 0, shape)?
+                        }
+                    };
                 }
-                Val {
-                    loc: offset(x.loc, at),
-                    shape: x.shape[idx.len()..].to_vec(),
-                }
+                x
+            }
+            // numpy.take along an axis, by i64 indices read from the
+            // loop's data (an integer sequence's row, a state).
+            (Op::Take(axis), [x, Known::Val(at)])
+                if self.arg_dtypes.get(1) == Some(&DType::I64) =>
+            {
+                let x = self.float(x)?;
+                let ax = normalize_axis(*axis, x.shape.len()).ok()?;
+                let mut shape = x.shape[..ax].to_vec();
+                shape.extend_from_slice(&at.shape);
+                shape.extend_from_slice(&x.shape[ax + 1..]);
+                let count = at.len();
+                self.index_at(&x, at, count, ax, ax, shape)?
             }
             (Op::Slice { start, stop, step }, [x]) => {
                 let x = self.float(x)?;
@@ -1107,16 +1173,40 @@ impl Builder<'_> {
                 let vals: Option<Vec<Val>> = xs.iter().map(|x| self.float(x)).collect();
                 let vals = vals?;
                 let nd = vals[0].shape.len();
-                if normalize_axis(*a, nd).ok()? != 0
-                    || vals
-                        .iter()
-                        .any(|v| v.shape.len() != nd || v.shape[1..] != vals[0].shape[1..])
-                {
+                let ax = normalize_axis(*a, nd).ok()?;
+                let same_but_axis = |v: &Val| {
+                    v.shape.len() == nd
+                        && (0..nd).all(|d| d == ax || v.shape[d] == vals[0].shape[d])
+                };
+                if !vals.iter().all(same_but_axis) {
                     return None;
                 }
                 let mut shape = vals[0].shape.clone();
-                shape[0] = vals.iter().map(|v| v.shape[0]).sum();
-                self.concat_rows(&vals, shape)?
+                shape[ax] = vals.iter().map(|v| v.shape[ax]).sum();
+                if ax == 0 {
+                    self.concat_rows(&vals, shape)?
+                } else {
+                    // Per index of the axes before `ax`, each part's
+                    // block in turn: one copy each.
+                    let outer: usize = shape[..ax].iter().product();
+                    let dst = self.alloc(shape.iter().product())?;
+                    let mut at = dst;
+                    for o in 0..outer {
+                        for v in &vals {
+                            let len = v.len() / outer.max(1);
+                            self.instrs.push(Instr::Copy {
+                                src: offset(v.loc, o * len),
+                                dst: at,
+                                len,
+                            });
+                            at += len;
+                        }
+                    }
+                    Val {
+                        loc: Loc::Arena(dst),
+                        shape,
+                    }
+                }
             }
             (Op::Cast(DType::F64) | Op::StopGradient, [x]) => match x {
                 Known::Val(v) => v.clone(),
@@ -1147,6 +1237,35 @@ impl Builder<'_> {
             .collect()
     }
 
+    /// The slices of `x` along `axis` at the `count` integer indices held
+    /// at `at` (see [`Instr::IndexAt`]), of shape `shape`; `named` is the
+    /// axis an error names.
+    fn index_at(
+        &mut self,
+        x: &Val,
+        at: &Val,
+        count: usize,
+        named: usize,
+        axis: usize,
+        shape: Vec<usize>,
+    ) -> Option<Val> {
+        let outer: usize = x.shape[..axis].iter().product();
+        let size = *x.shape.get(axis)?;
+        let inner: usize = x.shape[axis + 1..].iter().product();
+        let (src, at, node) = (x.loc, at.loc, self.node);
+        self.emit(shape, |dst| Instr::IndexAt {
+            src,
+            at,
+            count,
+            outer,
+            size,
+            inner,
+            axis: named,
+            dst,
+            node,
+        })
+    }
+
     /// The values one after the other (rows of a stack or an axis-0
     /// concatenation).
     fn concat_rows(&mut self, vals: &[Val], shape: Vec<usize>) -> Option<Val> {
@@ -1172,19 +1291,35 @@ impl Builder<'_> {
 /// may know of each body parameter, `invariant` which of them are the
 /// same on every step (non-sequences), `dims` the sizes, `results` the shape
 /// each body result had on the step the plan ran (the loop's row shapes).
-/// `None` when the body does not compile (see the module docs).
+/// The reason when the body does not compile (see the module docs).
 pub(crate) fn compile(
     body: &GraphPlan,
     params: &[ParamShape],
     invariant: &[bool],
     dims: &Dims,
     results: &[Vec<usize>],
+) -> Result<StepTape, OffTape> {
+    let mut why = None;
+    let tape = compile_or(body, params, invariant, dims, results, &mut why);
+    tape.ok_or(why.unwrap_or(OffTape::Shape))
+}
+
+/// [`compile`], `why` set to the reason when it answers `None` for one
+/// it can name (`None` left: a result of another shape than its row).
+fn compile_or(
+    body: &GraphPlan,
+    params: &[ParamShape],
+    invariant: &[bool],
+    dims: &Dims,
+    results: &[Vec<usize>],
+    why: &mut Option<OffTape>,
 ) -> Option<StepTape> {
     // A parameter or result without elements (rows of width 0) stays on
     // the plan: the tape marks a parameter it does not read by a size of
     // 0, and such a loop has no arithmetic to run fast.
     let empty = |shape: &[usize]| shape.iter().product::<usize>() == 0;
     if params.iter().flatten().any(|s| empty(s)) || results.iter().any(|s| empty(s)) {
+        *why = Some(OffTape::Empty);
         return None;
     }
     let g = &body.graph;
@@ -1197,6 +1332,8 @@ pub(crate) fn compile(
         staged: vec![None; params.len()],
         scalars: Vec::new(),
         node: 0,
+        full: false,
+        arg_dtypes: Vec::new(),
     };
     // Every node the results need, in the graph's (topological) order:
     // the plan's schedule leaves out the members of fused groups.
@@ -1222,7 +1359,23 @@ pub(crate) fn compile(
         let dtype = node.ty.first()?.dtype;
         let compare = body.nodes.get(i)?.compare_dtype;
         b.node = i;
-        known[i] = Some(b.node(&node.op, dtype, compare, &args?, dims)?);
+        b.arg_dtypes.clear();
+        for a in &node.args {
+            b.arg_dtypes.push(g.nodes.get(a.0)?.ty.first()?.dtype);
+        }
+        let k = b.node(&node.op, dtype, compare, &args?, dims);
+        if k.is_none() {
+            let float_compare = matches!(node.op, Op::Compare(_)) && compare == Some(DType::F64);
+            *why = Some(match (&node.op, node.op.kind()) {
+                _ if b.full => OffTape::ArenaFull,
+                (Op::Scan(_), _) => OffTape::NestedLoop,
+                (Op::Input(_), _) => OffTape::Param(dtype),
+                (_, None) => OffTape::Constant,
+                (_, Some(k)) if dtype != DType::F64 && !float_compare => OffTape::DType(k, dtype),
+                (_, Some(k)) => OffTape::Op(k),
+            });
+        }
+        known[i] = Some(k?);
     }
     if g.outputs.len() != results.len() {
         return None;
@@ -1239,7 +1392,10 @@ pub(crate) fn compile(
             // A parameter returned as it is: copied, so that every read
             // of the step comes before the loop writes its rows.
             src @ Loc::Param(..) => {
-                let dst = b.alloc(len)?;
+                let Some(dst) = b.alloc(len) else {
+                    *why = Some(OffTape::ArenaFull);
+                    return None;
+                };
                 b.instrs.push(Instr::Copy { src, dst, len });
                 dst
             }
@@ -1266,7 +1422,11 @@ pub(crate) fn compile(
         failure: None,
     };
     super::reuse::reuse(&mut tape);
-    tape.operands_clear_of_destinations().then_some(tape)
+    if !tape.operands_clear_of_destinations() {
+        *why = Some(OffTape::Storage);
+        return None;
+    }
+    Some(tape)
 }
 
 /// `ins` as one operation of a [`Instr::Scalars`] run, when it works on

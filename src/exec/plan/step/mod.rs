@@ -16,9 +16,13 @@
 //! as 1.0 and 0.0) and `where`, reductions, `dot`/`matmul` of vectors and
 //! matrices, and the layout ops (`reshape`, `expand_dims`, `squeeze`,
 //! `transpose`, static `index`, `slice`, `stack`, `concat` along axis 0,
-//! `cast` to `f64`, `tensor`, `fill`, `zeros`, `ones`). None of them can fail once the shapes are fixed, so
-//! a step on the tape never fails; anything else (nested loops, integer or
-//! boolean values, indices read from data) leaves the loop on the plan.
+//! `cast` to `f64`, `tensor`, `fill`, `zeros`, `ones`), and `index` and
+//! `take` by integers read from the loop's data ([`Instr::IndexAt`]).
+//! Once the shapes are fixed only two can fail, as the plan would: a
+//! singular matrix of a linalg op and an index out of range stop the
+//! step with the plan's error. Anything else (nested loops, integer or
+//! boolean values computed in the body) leaves the loop on the plan, and
+//! [`OffTape`] says why.
 //!
 //! Bits: each instruction calls the element functions and kernels the
 //! plan calls — `Float::unary`/`unary_slice`, `Arith`, NumPy's pairwise
@@ -76,12 +80,14 @@
 mod compile;
 mod epilogue;
 mod native;
+mod off_tape;
 mod reuse;
 mod run;
 
 pub(crate) use compile::{compile, ParamShape};
 pub(crate) use epilogue::Stage;
 pub(crate) use native::MAX_POINTERS;
+pub use off_tape::OffTape;
 pub(crate) use run::{BufRows, Bufs, ParamAt, Sources, Store};
 
 use crate::exec::ops::factor::Small;
@@ -266,6 +272,24 @@ pub(crate) enum Instr {
         outer: usize,
         extent: usize,
         inner: usize,
+    },
+    /// The slices of `src` (read as `[outer, size, inner]`) along its
+    /// middle axis at the `count` indices held at `at` into `dst` (read
+    /// as `[outer, count, inner]`): `index` and `take` by integers read
+    /// from the loop's data, each held as its `f64` (exact: the loop
+    /// converts integers of at most 2^53 in magnitude only), negative
+    /// from the end. An index out of range stops the step with the
+    /// plan's error (`node` is the body node, `axis` the axis it names).
+    IndexAt {
+        src: Loc,
+        at: Loc,
+        count: usize,
+        outer: usize,
+        size: usize,
+        inner: usize,
+        axis: usize,
+        dst: usize,
+        node: usize,
     },
     /// `dst = A · x` for a row-major `(rows, cols)` `A`, or with
     /// `transposed`, `dst = Bᵀ · x` for a row-major `(cols, rows)` `B`
@@ -679,6 +703,7 @@ impl Instr {
             | Instr::Inner { dst, .. }
             | Instr::LogMatMulExp { dst, .. }
             | Instr::Factor { dst, .. }
+            | Instr::IndexAt { dst, .. }
             | Instr::Gemm { dst, .. }
             | Instr::PackB { dst, .. }
             | Instr::PackRows { dst, .. } => Some(dst),
@@ -736,6 +761,13 @@ impl Instr {
             Instr::Factor {
                 kind, n, m, dst, ..
             } => f(dst, kind.out_len(n, m)),
+            Instr::IndexAt {
+                dst,
+                outer,
+                count,
+                inner,
+                ..
+            } => f(dst, outer * count * inner),
         }
     }
 
@@ -856,6 +888,11 @@ impl Instr {
             Instr::Factor { a, b, dst, .. } => {
                 loc(a);
                 loc(b);
+                *dst = f(*dst);
+            }
+            Instr::IndexAt { src, at, dst, .. } => {
+                loc(src);
+                loc(at);
                 *dst = f(*dst);
             }
             Instr::Gemm {
@@ -1024,6 +1061,18 @@ impl Instr {
                 if kind.reads_b() {
                     f(b, n * m);
                 }
+            }
+            Instr::IndexAt {
+                src,
+                at,
+                count,
+                outer,
+                size,
+                inner,
+                ..
+            } => {
+                f(src, outer * size * inner);
+                f(at, count);
             }
         }
     }

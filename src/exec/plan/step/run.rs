@@ -14,6 +14,7 @@ use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::{
     fold_extreme, logsumexp_of, normalize_lane, normalize_strided, pairwise_sum,
 };
+use crate::exec::ops::shape::index_position;
 use crate::exec::ops::{factor, logmatmulexp, matvec, prepacked};
 use crate::exec::plan::block::{
     binary2_periodic, binary_block, binary_periodic, zip2, Blk, Periodic,
@@ -648,6 +649,37 @@ fn exec(
             if let Err(msg) = factor::small(kind, av, bv, n, m, out) {
                 *failure = Some((node, msg));
                 return None;
+            }
+        }
+        Instr::IndexAt {
+            src: s,
+            at: a,
+            count,
+            outer,
+            size,
+            inner,
+            axis,
+            dst,
+            node,
+        } => {
+            let (ar, out) = around(arena, dst, outer * count * inner)?;
+            let x = read(ar, src, at, s, outer * size * inner)?;
+            let idx = read(ar, src, at, a, count)?;
+            for (k, &i) in idx.iter().enumerate() {
+                // Exact: an integer of at most 2^53 in magnitude.
+                let j = match index_position(size, axis, i as i64) {
+                    Ok(j) => j,
+                    Err(msg) => {
+                        *failure = Some((node, msg));
+                        return None;
+                    }
+                };
+                for o in 0..outer {
+                    let from = (o * size + j) * inner;
+                    let to = (o * count + k) * inner;
+                    out.get_mut(to..to + inner)?
+                        .copy_from_slice(x.get(from..from + inner)?);
+                }
             }
         }
         Instr::Inner { a, b, len, dst } => {

@@ -1,0 +1,66 @@
+//! Why a loop's steps ran on the plan rather than on its step tape.
+//!
+//! Owns: [`OffTape`], the one reason a body did not compile to a tape (or
+//! was never offered to one), as `compile` and the loop find it, and its
+//! wording in `run --json`. Must not: decide anything; the compiler and
+//! the loop do, this only names what they found.
+
+use crate::lang::{DType, OpKind};
+use std::fmt;
+
+/// Why a loop ran off its step tape: the first thing its body (or the
+/// call) had that the tape does not take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OffTape {
+    /// The step tape is switched off (`PlanOptions::step_tape`).
+    Disabled,
+    /// The call ran fewer than two steps: the plan runs every loop's
+    /// first step (it sizes the buffers and checks the shapes), and the
+    /// tape takes the steps after it.
+    FewSteps,
+    /// An op of the body the tape does not compile, in the form (dtype,
+    /// operands, attributes) the body has it.
+    Op(OpKind),
+    /// An op of the body computing a value of this dtype (the tape
+    /// computes in `f64`; integers only as sizes and literals).
+    DType(OpKind, DType),
+    /// A literal or size of the body the tape cannot hold.
+    Constant,
+    /// A loop inside the body (it runs on its own tape, the outer loop on
+    /// the plan).
+    NestedLoop,
+    /// A body parameter of this dtype whose data the tape cannot read
+    /// as contiguous `f64` (a state of another dtype, a copy too large to
+    /// convert).
+    Param(DType),
+    /// A loop output of this dtype (the tape writes `f64` rows).
+    Output(DType),
+    /// A body parameter or result without elements.
+    Empty,
+    /// The body's values take more than the tape's arena holds.
+    ArenaFull,
+    /// A body result whose shape differs from its row's.
+    Shape,
+    /// The arena's regions overlap an instruction's operands (the storage
+    /// plan's own limit, not the program's).
+    Storage,
+}
+
+impl fmt::Display for OffTape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OffTape::Disabled => write!(f, "the step tape is off"),
+            OffTape::FewSteps => write!(f, "fewer than two steps"),
+            OffTape::Op(k) => write!(f, "op {}", k.name()),
+            OffTape::DType(k, d) => write!(f, "op {} computing {d}", k.name()),
+            OffTape::Constant => write!(f, "a literal or size"),
+            OffTape::NestedLoop => write!(f, "a nested loop"),
+            OffTape::Param(d) => write!(f, "a parameter of dtype {d}"),
+            OffTape::Output(d) => write!(f, "an output of dtype {d}"),
+            OffTape::Empty => write!(f, "a parameter or result without elements"),
+            OffTape::ArenaFull => write!(f, "values larger than the arena"),
+            OffTape::Shape => write!(f, "a result of another shape than its row"),
+            OffTape::Storage => write!(f, "operands overlapping their destination"),
+        }
+    }
+}
