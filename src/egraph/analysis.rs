@@ -322,25 +322,22 @@ fn n_steps_size(egraph: &EGraph, sig: &LoopSig, args: &[Id]) -> Option<Dim> {
     })
 }
 
-/// The body parameters `node` itself reads, as [`ClassData::deps`] counts
-/// them for the node alone: an `(arg k)` reads k; a scan, what its outer
-/// arguments read (its body's parameters are its own); any other node,
-/// what its children read. A class's `deps` is the intersection over its
-/// nodes, so a class may be closed (read no parameter) while one of its
-/// nodes reads one: `(zeros_like (arg 1))` equal to `(zeros_like x)`.
-pub fn node_deps(egraph: &EGraph, node: &TNode) -> BTreeSet<usize> {
+/// Whether `node` itself reads a body parameter, as [`ClassData::deps`]
+/// counts it for the node alone: an `(arg k)` does; a scan does when its
+/// outer arguments do (its body's parameters are its own); any other node
+/// when a child class does. A class's `deps` is the intersection over its
+/// nodes, so a closed class (reading no parameter) may still hold a node
+/// that reads one: `(zeros_like (arg 1))` equal to `(zeros_like x)`.
+pub fn reads_a_parameter(egraph: &EGraph, node: &TNode) -> bool {
     let children: &[Id] = match &node.head {
-        Head::Arg(k, _) => return [*k].into(),
+        Head::Arg(..) => return true,
         Head::Scan(sig) => {
             let n = sig.n_body_results().min(node.children.len());
             &node.children[n..]
         }
         _ => &node.children,
     };
-    children
-        .iter()
-        .flat_map(|c| egraph[*c].data.deps.iter().copied())
-        .collect()
+    children.iter().any(|c| !egraph[*c].data.deps.is_empty())
 }
 
 /// The step count of a scan node with clauses `sig` and outer arguments

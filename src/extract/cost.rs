@@ -15,7 +15,7 @@
 //! do not type-check — costs `f64::INFINITY`, so no extractor picks it while
 //! a finite alternative exists.
 
-use crate::egraph::analysis::{node_deps, node_op, EGraph, Kind};
+use crate::egraph::analysis::{node_op, reads_a_parameter, EGraph, Kind};
 use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::infer::infer;
 use crate::lang::{Dim, Op, ReduceOp, Scalar, Storage, Type, Work};
@@ -513,12 +513,16 @@ impl CostModel {
 /// reads parameters is used inside bodies only, where a node reading more
 /// of that body's parameters is fine: a merged loop reads both loops'.)
 fn in_scope(egraph: &EGraph, node: &TNode) -> bool {
+    // Most nodes read no parameter: decided without looking up the class.
+    if !reads_a_parameter(egraph, node) {
+        return true;
+    }
     let Some(class) = egraph.lookup(node.clone()) else {
         return true;
     };
-    if !egraph[class].data.deps.is_empty() {
-        return true;
-    }
-    let closed = |n: &TNode| node_deps(egraph, n).is_empty();
-    closed(node) || !egraph[class].nodes.iter().any(closed)
+    !egraph[class].data.deps.is_empty()
+        || egraph[class]
+            .nodes
+            .iter()
+            .all(|n| reads_a_parameter(egraph, n))
 }
