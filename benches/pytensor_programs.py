@@ -16,29 +16,16 @@ sentence, which names the op) or `ERROR`. `--time` adds the median call
 time of both modes.
 """
 import argparse
-import inspect
-import statistics
 import sys
-import time
 import traceback
 
 import numpy as np
 
-
-def scan(fn, **kw):
-    """`pytensor.scan` returning outputs only, on either side of 3.x's
-    `return_updates` change."""
-    import pytensor
-    if "return_updates" in inspect.signature(pytensor.scan).parameters:
-        return pytensor.scan(fn, return_updates=False, **kw)
-    return pytensor.scan(fn, **kw)[0]
+from pytensor_common import scan, scan_with_updates, median_ms
 
 
-def scan_with_updates(fn, **kw):
-    import pytensor
-    if "return_updates" in inspect.signature(pytensor.scan).parameters:
-        return pytensor.scan(fn, return_updates=True, **kw)
-    return pytensor.scan(fn, **kw)
+
+
 
 
 PROGRAMS = {}
@@ -518,14 +505,6 @@ def worst_rel(a, b):
     return float(rel.max(initial=0.0))
 
 
-def median_ms(f, reps=20):
-    f()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts) * 1e3
 
 
 def try_one(name, timing):
@@ -543,8 +522,8 @@ def try_one(name, timing):
     status = "ok" if worst <= 1e-9 and len(got) == len(want) else "MISMATCH"
     extra = f"worst rel {worst:.1e}"
     if timing:
-        extra += f"; default {median_ms(lambda: fn_ref(*values)):.3f} ms, " \
-                 f"EQSCAN {median_ms(lambda: fn_eq(*values2)):.3f} ms"
+        extra += f"; default {median_ms(lambda: fn_ref(*values), 20):.3f} ms, " \
+                 f"EQSCAN {median_ms(lambda: fn_eq(*values2), 20):.3f} ms"
     return status, extra
 
 

@@ -12,16 +12,10 @@ Prints medians in ms: from_pytensor, optimize, compile of the optimized
 program, and PyTensor's own default-mode compile for scale.
 """
 import argparse
-import inspect
-import statistics
-import time
+
+from pytensor_common import scan, median_ms
 
 
-def scan(fn, **kw):
-    import pytensor
-    if "return_updates" in inspect.signature(pytensor.scan).parameters:
-        return pytensor.scan(fn, return_updates=False, **kw)
-    return pytensor.scan(fn, **kw)[0]
 
 
 def model():
@@ -56,13 +50,6 @@ def model():
     return inputs, [total] + pytensor.grad(total, params)
 
 
-def median_ms(f, reps):
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts) * 1e3
 
 
 def main():

@@ -12,18 +12,13 @@ mode's (1e-9 relative) before timing. Prints medians in ms and the ratios
 EQSCAN/default and EQSCAN/JAX. Time with both cores otherwise idle.
 """
 import argparse
-import inspect
-import statistics
 import time
 
 import numpy as np
 
+from pytensor_common import scan, median_ms
 
-def scan(fn, **kw):
-    import pytensor
-    if "return_updates" in inspect.signature(pytensor.scan).parameters:
-        return pytensor.scan(fn, return_updates=False, **kw)
-    return pytensor.scan(fn, **kw)[0]
+
 
 
 def lstm(T, B, n_in, n_h):
@@ -80,14 +75,6 @@ def gru(T, B, n_in, n_h):
     return [X, W, U, b, h0], [cost] + pytensor.grad(cost, [W, U, b]), vals
 
 
-def median_ms(f, reps):
-    f()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts) * 1e3
 
 
 def main():

@@ -133,26 +133,8 @@ def test_doc_power_of_2_until():
 
 
 def test_doc_rnn():
-    X = pt.dmatrix("X")
-    W = pt.dmatrix("W")
-    U = pt.dmatrix("U")
-    b = pt.dvector("b")
-    h0 = pt.dvector("h0")
-    H = scan(
-        lambda x, h, W, U, b: pt.tanh(x @ W + h @ U + b),
-        sequences=X,
-        outputs_info=h0,
-        non_sequences=[W, U, b],
-    )
-    rng = np.random.default_rng(0)
-    vals = [
-        rng.normal(size=(7, 3)),
-        rng.normal(size=(3, 4)),
-        rng.normal(size=(4, 4)) * 0.5,
-        rng.normal(size=4),
-        rng.normal(size=4),
-    ]
-    check([H, H[-1]], [X, W, U, b, h0], vals)
+    ins, H, vals = _rnn(seed=0, steps=7)
+    check([H, H[-1]], ins, vals)
 
 
 # ---------------------------------------------------------------- ports of test_basic.py
@@ -304,7 +286,8 @@ def test_nested_scan():
 # ---------------------------------------------------------------- gradients
 
 
-def _rnn():
+def _rnn(seed=6, steps=6):
+    """The scan docs' Elman RNN, and inputs for it."""
     X = pt.dmatrix("X")
     W = pt.dmatrix("W")
     U = pt.dmatrix("U")
@@ -316,9 +299,9 @@ def _rnn():
         outputs_info=h0,
         non_sequences=[W, U, b],
     )
-    rng = np.random.default_rng(6)
+    rng = np.random.default_rng(seed)
     vals = [
-        rng.normal(size=(6, 3)),
+        rng.normal(size=(steps, 3)),
         rng.normal(size=(3, 4)),
         rng.normal(size=(4, 4)) * 0.5,
         rng.normal(size=4),
