@@ -49,6 +49,7 @@
 use super::block::{binary2_block, binary_block, Blk};
 use super::contract::Role;
 use super::kernels::ensure;
+use super::row_major::fill_row_major;
 use super::runtime::{internal, Env, GraphRt, Meter, Params};
 use super::schedule::{GraphPlan, PlanOptions};
 use super::view::{Root, ValView, ViewElem};
@@ -62,7 +63,7 @@ use crate::exec::threads;
 use crate::exec::value::{Elem, Value};
 use crate::lang::program::{Graph, NodeId};
 use crate::lang::{BinaryOp, DType, Dim, Op, ReduceOp, Type, UnaryOp};
-use ndarray::{ArrayViewD, Axis, Dimension, Ix1, Ix2, Slice};
+use ndarray::{ArrayViewD, Axis, Dimension, Slice};
 use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
@@ -1438,25 +1439,9 @@ fn gather<T: Copy>(src: &Src<'_, T>, full: &[usize], row_len: usize, r: Range, b
                 };
                 b.slice_axis_inplace(Axis(0), Slice::from(r0..r1));
             }
-            // Typed iteration where the rank allows (the dynamic-rank
-            // iterator is several times slower).
-            if let Ok(b1) = b.view().into_dimensionality::<Ix1>() {
-                for (d, &x) in buf.iter_mut().zip(b1.iter()) {
-                    *d = x;
-                }
-            } else if let Ok(b2) = b.view().into_dimensionality::<Ix2>() {
-                let mut k = 0;
-                for row in b2.rows() {
-                    for &x in row.iter() {
-                        buf[k] = x;
-                        k += 1;
-                    }
-                }
-            } else {
-                for (d, &x) in buf.iter_mut().zip(b.iter()) {
-                    *d = x;
-                }
-            }
+            // Lane by lane: the dynamic-rank iterator is several times
+            // slower per element.
+            fill_row_major(&b.view(), buf, |x| x);
         }
     }
 }

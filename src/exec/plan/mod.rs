@@ -21,6 +21,7 @@ pub mod compiled;
 pub mod contract;
 pub mod fusion;
 pub mod kernels;
+pub(crate) mod row_major;
 pub mod runtime;
 pub mod scan;
 pub mod schedule;

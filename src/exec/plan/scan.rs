@@ -21,6 +21,7 @@
 //! its writes). Must not: differ from
 //! the reference loop in any result or error message.
 
+use super::row_major::fill_row_major;
 use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
 use super::step::{
@@ -775,7 +776,9 @@ impl<'s> LoopData<'s, '_> {
                     // reads integers as indices too (`Instr::IndexAt`).
                     ValView::I64(a) if a.iter().any(|y| y.unsigned_abs() > EXACT_INT) => None,
                     v if v.len() <= MAX_CONVERTED => {
-                        Some(with_view!(v, a => a.iter().map(|y| y.cast::<f64>()).collect()))
+                        let mut out = vec![0.0; v.len()];
+                        with_view!(v, a => fill_row_major(a, &mut out, |y| y.cast::<f64>()));
+                        Some(out)
                     }
                     _ => None,
                 })
