@@ -102,6 +102,11 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
         "?a's last axis and ?b's first have the same static size (as dot aligns them)",
     ),
     (
+        "aligned-last",
+        "aligned-last(?a, ?b)",
+        "?a's last axis and ?b's last have the same static size (as a dot with ?b transposed aligns them)",
+    ),
+    (
         "no-unknown-dims",
         "no-unknown-dims(?a)",
         "no size of ?a's shape is unknown",
@@ -179,6 +184,8 @@ pub enum Cond {
     NoUnknownDims(Var),
     /// `aligned(?a, ?b)`
     Aligned(Var, Var),
+    /// `aligned-last(?a, ?b)`
+    AlignedLast(Var, Var),
     /// `same-kind(?a, ?b)`
     SameKind(Var, Var),
 }
@@ -242,6 +249,7 @@ impl Cond {
             "same-dtype" => two().map(|(a, b)| Cond::SameDtype(a, b))?,
             "keeps-type" => two().map(|(a, b)| Cond::KeepsType(a, b))?,
             "aligned" => two().map(|(a, b)| Cond::Aligned(a, b))?,
+            "aligned-last" => two().map(|(a, b)| Cond::AlignedLast(a, b))?,
             "same-kind" => two().map(|(a, b)| Cond::SameKind(a, b))?,
             "is-const" => Cond::IsConst(one()?),
             "is-zero" => Cond::IsZero(one()?),
@@ -274,6 +282,7 @@ impl Cond {
             | Cond::SameDtype(a, b)
             | Cond::KeepsType(a, b)
             | Cond::Aligned(a, b)
+            | Cond::AlignedLast(a, b)
             | Cond::SameKind(a, b) => vec![*a, *b],
             Cond::IsConst(a)
             | Cond::IsZero(a)
@@ -342,6 +351,9 @@ impl Cond {
             },
             Cond::Aligned(a, b) => matches!((ty(*a), ty(*b)), (Some(x), Some(y))
                 if matches!((x.shape.last(), y.shape.first()),
+                    (Some(n), Some(k)) if n == k && *n != Dim::Unknown)),
+            Cond::AlignedLast(a, b) => matches!((ty(*a), ty(*b)), (Some(x), Some(y))
+                if matches!((x.shape.last(), y.shape.last()),
                     (Some(n), Some(k)) if n == k && *n != Dim::Unknown)),
             Cond::SameKind(a, b) => matches!((ty(*a), ty(*b)), (Some(x), Some(y))
                 if (x.dtype.is_float() && y.dtype.is_float())
@@ -426,6 +438,7 @@ impl fmt::Display for Cond {
             Cond::SameDtype(..) => ("same-dtype", self.vars()),
             Cond::KeepsType(..) => ("keeps-type", self.vars()),
             Cond::Aligned(..) => ("aligned", self.vars()),
+            Cond::AlignedLast(..) => ("aligned-last", self.vars()),
             Cond::SameKind(..) => ("same-kind", self.vars()),
             Cond::IsConst(_) => ("is-const", self.vars()),
             Cond::IsZero(_) => ("is-zero", self.vars()),
