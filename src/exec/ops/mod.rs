@@ -26,6 +26,7 @@ pub mod random;
 pub mod reduce;
 pub mod shape;
 pub mod special;
+pub mod stable;
 pub mod update;
 pub mod vmath;
 

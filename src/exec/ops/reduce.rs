@@ -10,6 +10,7 @@
 
 use super::elementwise::{Arith, Float};
 use super::normalize_axis;
+use super::stable;
 use super::vmath;
 use crate::exec::value::{shape_str, with_elem, Elem, Value};
 use crate::lang::{CumOp, DType, NormOp, ReduceOp};
@@ -326,16 +327,32 @@ pub fn logsumexp_of(n: usize, at: impl Fn(usize) -> f64) -> f64 {
     vmath::log(s) + shift
 }
 
-/// `logsumexp` over `axis` (or all axes) of a float array; the caller has
-/// checked that the reduced extent is not empty.
+/// `logsumexp` over `axis` (or all axes) of a float array, by the block
+/// kernel ([`stable::logsumexp_blocks`], the bits of [`logsumexp_of`] on
+/// each lane); the caller has checked that the reduced extent is not
+/// empty where the result has elements.
 fn logsumexp_t(a: &ArrayViewD<f64>, axis: Option<usize>) -> ArrayD<f64> {
-    match axis {
-        None => {
-            let v: Vec<f64> = a.iter().copied().collect();
-            ArrayD::from_elem(IxDyn(&[]), logsumexp_of(v.len(), |i| v[i]))
+    let (shape, extent, inner) = match axis {
+        None => (vec![], a.len(), 1),
+        Some(ax) => {
+            let mut shape = a.shape().to_vec();
+            let extent = shape.remove(ax);
+            (shape, extent, a.shape()[ax + 1..].iter().product())
         }
-        Some(ax) => a.map_axis(Axis(ax), |lane| logsumexp_of(lane.len(), |i| lane[i])),
+    };
+    let len: usize = shape.iter().product();
+    let mut out = vec![0.0; len];
+    if len > 0 {
+        let std = a.as_standard_layout();
+        let data: std::borrow::Cow<[f64]> = match std.as_slice() {
+            Some(d) => d.into(),
+            None => std.iter().copied().collect::<Vec<_>>().into(),
+        };
+        if stable::logsumexp_blocks(&data, &mut out, extent, inner).is_none() {
+            out.fill(f64::NAN);
+        }
     }
+    ArrayD::from_shape_vec(IxDyn(&shape), out).unwrap_or_else(|_| ArrayD::zeros(IxDyn(&[0])))
 }
 
 /// The index of the first maximum (`max`) or minimum of a lane, NaN
@@ -653,20 +670,22 @@ pub fn normalize_strided(op: NormOp, x: &[f64], out: &mut [f64], extent: usize, 
 }
 
 /// Softmax or log-softmax along `axis` (negative counts from the end), in
-/// `f64` then the float result dtype `out`.
+/// `f64` then the float result dtype `out`: by the block kernel
+/// ([`stable::normalize_blocks`], the bits of [`normalize_lane`] on each
+/// lane).
 pub fn normalize(op: NormOp, x: &Value, axis: i64, out: DType) -> Result<Value, String> {
     let ax = normalize_axis(axis, x.ndim())?;
     let a = x.to_array::<f64>();
-    let mut res = a.to_owned();
-    let mut lane_in = Vec::new();
-    let mut lane_out = Vec::new();
-    for (src, mut dst) in a.lanes(Axis(ax)).into_iter().zip(res.lanes_mut(Axis(ax))) {
-        lane_in.clear();
-        lane_in.extend(src.iter().copied());
-        lane_out.resize(lane_in.len(), 0.0);
-        normalize_lane(op, &lane_in, &mut lane_out);
-        dst.iter_mut().zip(&lane_out).for_each(|(d, &v)| *d = v);
-    }
+    let src = a.as_standard_layout();
+    let extent = src.shape()[ax];
+    let inner = src.shape()[ax + 1..].iter().product();
+    let data: std::borrow::Cow<[f64]> = match src.as_slice() {
+        Some(d) => d.into(),
+        None => src.iter().copied().collect::<Vec<_>>().into(),
+    };
+    let mut res = vec![0.0; data.len()];
+    stable::normalize_blocks(op, &data, &mut res, extent, inner);
+    let res = ArrayD::from_shape_vec(IxDyn(src.shape()), res).map_err(|e| e.to_string())?;
     Ok(Value::F64(res).into_dtype(out))
 }
 

@@ -438,7 +438,11 @@ pub fn scalar(f: Func, x: f64) -> f64 {
 }
 
 impl Func {
-    /// The function of one element.
+    /// The function of one element. Inlined, so that each compilation of
+    /// its caller (the FMA one of [`scalar`]) computes it with its own
+    /// instructions rather than calling a baseline copy that calls libm's
+    /// `fma` for every multiply-add (the same bits, several times slower).
+    #[inline(always)]
     pub fn scalar(self, x: f64) -> f64 {
         match self {
             Func::Exp => exp(x),
@@ -470,6 +474,19 @@ fn chunk(f: Func, src: &[f64], dst: &mut [f64]) {
                 *d = 1.0 / (1.0 + *d);
             }
         }
+    }
+}
+
+/// `dst[i] = exp(src[i])` for equal-length slices (the shorter length
+/// otherwise): [`map_slice`]'s loop for `exp`, inlined into its caller, so
+/// that a kernel that exponentiates a small tile of its own per step does
+/// not pay a dispatch per tile. It takes the caller's instructions: call
+/// it from a function compiled for FMA (with `multiversion`), or each
+/// multiply-add is a call of libm's `fma` (the same bits, slower).
+#[inline(always)]
+pub fn exp_slice(src: &[f64], dst: &mut [f64]) {
+    for (s, d) in src.chunks(CHUNK).zip(dst.chunks_mut(CHUNK)) {
+        chunk(Func::Exp, s, d);
     }
 }
 

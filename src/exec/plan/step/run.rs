@@ -11,10 +11,9 @@ use super::epilogue::{self, Operands, MAX_STAGES};
 use super::native::{NativeRun, MAX_POINTERS};
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
-use crate::exec::ops::reduce::{
-    fold_extreme, logsumexp_of, normalize_lane, normalize_strided, pairwise_sum,
-};
+use crate::exec::ops::reduce::{fold_extreme, pairwise_sum};
 use crate::exec::ops::shape::index_position;
+use crate::exec::ops::stable::{logsumexp_blocks, normalize_blocks};
 use crate::exec::ops::{factor, logmatmulexp, matvec, prepacked};
 use crate::exec::plan::block::{
     binary2_periodic, binary_block, binary_periodic, zip2, Blk, Periodic,
@@ -254,14 +253,7 @@ fn reduce(op: ReduceOp, x: &[f64], out: &mut [f64], extent: usize, inner: usize)
             ReduceOp::Max | ReduceOp::Min if inner == 1 => {
                 dst[0] = fold_extreme(src, op == ReduceOp::Max)?;
             }
-            ReduceOp::LogSumExp => {
-                if extent == 0 {
-                    return None;
-                }
-                for (i, d) in dst.iter_mut().enumerate() {
-                    *d = logsumexp_of(extent, |e| src[e * inner + i]);
-                }
-            }
+            ReduceOp::LogSumExp => logsumexp_blocks(src, dst, extent, inner)?,
             _ => fold_rows(op, src, dst)?,
         }
         if op == ReduceOp::Mean {
@@ -564,21 +556,7 @@ fn exec(
             let len = outer * extent * inner;
             let (ar, out) = around(arena, dst, len)?;
             let x = read(ar, src, at, s, len)?;
-            if extent == 0 {
-                return Some(());
-            }
-            if inner == 1 {
-                for (lane, o) in x.chunks_exact(extent).zip(out.chunks_exact_mut(extent)) {
-                    normalize_lane(op, lane, o);
-                }
-            } else {
-                for o in 0..outer {
-                    for j in 0..inner {
-                        let base = o * extent * inner + j;
-                        normalize_strided(op, &x[base..], &mut out[base..], extent, inner);
-                    }
-                }
-            }
+            normalize_blocks(op, x, out, extent, inner);
         }
         Instr::Gemv {
             rows,
@@ -808,6 +786,7 @@ impl StepTape {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::ops::reduce::logsumexp_of;
 
     /// The fold written plainly: each column's elements in row order.
     fn plain(op: ReduceOp, src: &[f64], inner: usize) -> Vec<f64> {
