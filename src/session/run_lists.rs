@@ -32,8 +32,8 @@ pub struct ListRunResult {
     pub execute_ms: Vec<f64>,
     /// Milliseconds spent optimizing (0 without the optimizer).
     pub optimize_ms: f64,
-    /// The most bytes the values held at once took (a list counts the
-    /// rows of `values` it covers), over the runs.
+    /// The most bytes the values held at once took (a list storage shared
+    /// by several lists counted once), over the runs.
     pub peak_bytes: usize,
     /// Whether the run was repeated.
     pub repeated: bool,

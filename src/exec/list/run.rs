@@ -154,18 +154,52 @@ fn op_error(span: Span, op: &Op, msg: impl Into<String>) -> ExecError {
     }
 }
 
-/// The bytes a value holds (a list: the rows of `values` it covers).
-fn slot_bytes(s: &Slot) -> usize {
-    match s {
-        Slot::One(Item::Tensor(v)) => v.len_bytes(),
-        Slot::One(Item::List(l)) => l.bytes(),
-        Slot::Multi(vs) => vs.iter().map(Value::len_bytes).sum(),
+/// The bytes the live values hold: each tensor's own, and each list
+/// storage once, however many lists (elements, flattened lists) share it.
+#[derive(Default)]
+struct Meter {
+    live: usize,
+    peak: usize,
+    /// Live lists per shared storage.
+    lists: std::collections::HashMap<usize, usize>,
+}
+
+impl Meter {
+    fn add(&mut self, s: &Slot) {
+        match s {
+            Slot::One(Item::Tensor(v)) => self.live += v.len_bytes(),
+            Slot::One(Item::List(l)) => {
+                let n = self.lists.entry(l.storage_id()).or_insert(0);
+                if *n == 0 {
+                    self.live += l.storage_bytes();
+                }
+                *n += 1;
+            }
+            Slot::Multi(vs) => self.live += vs.iter().map(Value::len_bytes).sum::<usize>(),
+        }
+        self.peak = self.peak.max(self.live);
+    }
+
+    fn remove(&mut self, s: &Slot) {
+        match s {
+            Slot::One(Item::Tensor(v)) => self.live -= v.len_bytes(),
+            Slot::One(Item::List(l)) => {
+                if let Some(n) = self.lists.get_mut(&l.storage_id()) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.live -= l.storage_bytes();
+                    }
+                }
+            }
+            Slot::Multi(vs) => self.live -= vs.iter().map(Value::len_bytes).sum::<usize>(),
+        }
     }
 }
 
 /// Evaluates the top-level graph of `p` on `inputs` (checked by
 /// [`bind_items`]) with the sizes `dims`; returns its outputs and the
-/// most bytes the values held at once took (inputs included).
+/// most bytes the values held at once took (inputs included; storage
+/// shared by several lists counted once).
 pub fn eval_items(
     p: &Program,
     inputs: &[Item],
@@ -185,7 +219,7 @@ pub fn eval_items(
         keep[o.0] = true;
     }
     let mut slots: Vec<Option<Slot>> = Vec::with_capacity(g.nodes.len());
-    let (mut live, mut peak) = (0usize, 0usize);
+    let mut meter = Meter::default();
     for (i, node) in g.nodes.iter().enumerate() {
         let span = g.span(NodeId(i));
         let op = &node.op;
@@ -269,13 +303,12 @@ pub fn eval_items(
                 }
             }
         };
-        live += slot_bytes(&slot);
-        peak = peak.max(live);
+        meter.add(&slot);
         slots.push(Some(slot));
         for a in &node.args {
             if last_use[a.0] == i && !keep[a.0] {
                 if let Some(s) = slots[a.0].take() {
-                    live -= slot_bytes(&s);
+                    meter.remove(&s);
                 }
             }
         }
@@ -292,7 +325,7 @@ pub fn eval_items(
             )),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((outs, peak))
+    Ok((outs, meter.peak))
 }
 
 /// `len`, `unstack` and `flatten` on one value.

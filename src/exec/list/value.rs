@@ -242,11 +242,16 @@ impl ListValue {
         (rows(&self.values, lo, hi), splits)
     }
 
-    /// The bytes of the rows of `values` it covers.
-    pub fn bytes(&self) -> usize {
-        let (lo, hi) = self.value_rows();
-        let row: usize = self.element_shape().iter().product();
-        (hi - lo) * row * self.values.dtype().size_bytes()
+    /// Which storage it shares: lists cut from one another have the same
+    /// id (the address of their shared `values`).
+    pub fn storage_id(&self) -> usize {
+        Arc::as_ptr(&self.values) as usize
+    }
+
+    /// The bytes of its whole shared storage (`values`, of which it may
+    /// cover a part).
+    pub fn storage_bytes(&self) -> usize {
+        self.values.len_bytes()
     }
 
     /// The sum of every element of its tensors, as `f64`.
