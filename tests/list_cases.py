@@ -280,6 +280,20 @@ def loops_over_element(i):
     return [h, lst([np.sum(x * x) for x in flat], ())]
 
 
+@case(inputs={"L": d1_extreme(), "D": d3_value()})
+def loops_extreme(i):
+    xs, d = i["L"], i["D"]
+    with np.errstate(over="ignore", invalid="ignore"):
+        m = lst([x * 10.0 for x in xs], (3,))
+        sl, acc = [], np.zeros(3)
+        for x in xs:
+            acc = acc + x
+            sl.append(acc)
+        f = lst([x for x in xs if np.max(x) > 1e300], (3,))
+    flat = [t for mid in d for inner in mid for t in inner]
+    return [m, lst(sl, (3,)), f, lst([t * 3 for t in flat], (2,), np.int64)]
+
+
 # ------------------------------------------------------------ files
 
 
