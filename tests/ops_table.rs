@@ -11,7 +11,7 @@ use egg::RecExpr;
 use eqscan::egraph::analysis::{EGraph, TensorAnalysis};
 use eqscan::egraph::term::{expr_to_program, program_to_expr, Head, TNode};
 use eqscan::extract::CostModel;
-use eqscan::lang::{parse_program, print_program, Form, Op, OpKind, Program, Type};
+use eqscan::lang::{parse_program, print_program, Form, ListOp, Op, OpKind, Program, Type};
 
 /// Inputs every example may use.
 const INPUTS: &str = "(input x (f64 3)) (input y (f64 3)) (input m (f64 3 3)) (input c (bool 3))";
@@ -78,6 +78,10 @@ fn example(k: OpKind) -> String {
         // Programs bind both results with a destructuring `let` (see
         // `program_of`); the term reads one with `(slogdet K m)`.
         OpKind::Slogdet => "logdet".into(),
+        // `l` is a list of lists of vectors (see `program_of`).
+        OpKind::List(ListOp::Len) => "(len (index l -1))".into(),
+        OpKind::List(ListOp::Unstack) => "(unstack m)".into(),
+        OpKind::List(ListOp::Flatten) => "(flatten l)".into(),
     }
 }
 
@@ -86,8 +90,12 @@ fn program_of(k: OpKind) -> String {
         OpKind::Slogdet => "\n  (let (sign logdet) (slogdet m))",
         _ => "",
     };
+    let list = match k {
+        OpKind::List(_) => "\n  (input l (list (list (f64 3))))",
+        _ => "",
+    };
     format!(
-        "(program t\n  {}{lets}\n  (output {}))\n",
+        "(program t\n  {}{list}{lets}\n  (output {}))\n",
         INPUTS.replace(") (", ")\n  ("),
         example(k)
     )

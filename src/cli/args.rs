@@ -158,6 +158,13 @@ pub fn name_path(s: &str) -> Result<(String, PathBuf), String> {
     Ok((a.to_string(), PathBuf::from(b)))
 }
 
+/// `NAME=SPEC` with SPEC the lengths of a list (checked against the
+/// list's depth when the program is known).
+pub fn name_text(s: &str) -> Result<(String, String), String> {
+    let (a, b) = split_eq(s)?;
+    Ok((a.to_string(), b.to_string()))
+}
+
 /// `NAME=X` with X a number.
 pub fn name_f64(s: &str) -> Result<(String, f64), String> {
     let (a, b) = split_eq(s)?;

@@ -2,7 +2,7 @@
 //! output's shape and sum. The work is [`eqscan::session::run`]; this file
 //! turns the options into [`RunOptions`] and prints the result.
 
-use super::args::{byte_count, dims_or_exit, name_f64, name_path, name_size, OptArgs};
+use super::args::{byte_count, dims_or_exit, name_f64, name_path, name_size, name_text, OptArgs};
 use super::{emit_line, load_expanded, UserError};
 use eqscan::exec::map_back::optimizer_bug_warning;
 use eqscan::exec::MemoryBudget;
@@ -14,12 +14,22 @@ use std::path::PathBuf;
 pub struct Options {
     /// The program file (.sexp).
     prog: PathBuf,
-    /// An input's value from a .npy file.
+    /// An input's value from a .npy file; a list input's from a .npz
+    /// archive holding `values` and `row_splits_0`, `row_splits_1`, ...
+    /// (outermost first; see docs/lists.md).
     #[arg(long = "input", value_name = "NAME=FILE.npy", value_parser = name_path)]
     inputs: Vec<(String, PathBuf)>,
     /// Fill every input not given by --input with the workload data rule.
     #[arg(long)]
     gen: bool,
+    /// The lengths of a generated list input: its depths outermost first,
+    /// separated by '/', each the lengths of that depth's lists in order,
+    /// separated by ','; the outermost (one length) may be left out. For
+    /// (list (list (f64 4))): `3/2,0,1` or `2,0,1` gives three sequences
+    /// of lengths 2, 0 and 1. Without it: 3 elements outermost, and the
+    /// j-th list of each deeper depth (j from 0) has (j + 2) % 4.
+    #[arg(long = "lengths", value_name = "NAME=SPEC", value_parser = name_text, requires = "gen")]
+    lengths: Vec<(String, String)>,
     /// Scale of a generated input (default 1).
     #[arg(long = "scale", value_name = "NAME=S", value_parser = name_f64, requires = "gen")]
     scales: Vec<(String, f64)>,
@@ -35,7 +45,7 @@ pub struct Options {
     /// Run the program as written, without optimizing it.
     #[arg(long)]
     no_opt: bool,
-    /// Write each output to DIR/out_K.npy.
+    /// Write each output to DIR/out_K.npy (a list output to DIR/out_K.npz).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Execute K times after one warm-up run (the program is compiled
@@ -84,6 +94,24 @@ pub fn run(o: Options) -> Result<(), UserError> {
         shared: sources(o.shared),
         calls: o.calls,
     };
+    if eqscan::lang::list_type::holds_lists(&p) {
+        let lengths = o.lengths.into_iter().collect();
+        let result = eqscan::session::run_lists(&p, &opts, &lengths)
+            .map_err(|e| UserError(e.located(&file)))?;
+        if let Some(dir) = &o.out {
+            result
+                .write_out(dir)
+                .map_err(|e| UserError(e.located(&file)))?;
+        }
+        let lines = match o.json {
+            true => vec![result.to_json().to_string()],
+            false => result.text_lines(),
+        };
+        for line in lines {
+            emit_line(&line);
+        }
+        return Ok(());
+    }
     let result = eqscan::session::run(&p, &opts).map_err(|e| UserError(e.located(&file)))?;
     if let Some(e) = &result.optimized_error {
         eprintln!("{}", optimizer_bug_warning(&file, e));

@@ -481,6 +481,7 @@ fn fold(op: &Op, consts: &[Scalar], arg_tys: &[&Type], out: &Type) -> Option<Sca
             dtype: t.dtype,
             shape: vec![],
             weak: t.weak,
+            list: 0,
         })
         .collect();
     let st: Vec<&Type> = scalar_tys.iter().collect();
@@ -488,6 +489,7 @@ fn fold(op: &Op, consts: &[Scalar], arg_tys: &[&Type], out: &Type) -> Option<Sca
         dtype: out.dtype,
         shape: vec![],
         weak: out.weak,
+        list: 0,
     };
     let op0 = match op {
         Op::Fill(t) | Op::Zeros(t) | Op::Ones(t) => {
@@ -546,6 +548,7 @@ impl Analysis<TNode> for TensorAnalysis {
                     dtype: s.dtype(),
                     shape: vec![],
                     weak: true,
+                    list: 0,
                 };
                 value(Kind::Value(t), Some(*s), BTreeSet::new())
             }

@@ -364,7 +364,9 @@ pub fn op_range(egraph: &EGraph, op: &Op, vargs: &[Id], out: &Type) -> Range {
     let r = match op {
         Op::Input(_) | Op::Scan(_) | Op::Proj(_) | Op::Grad => Range::FULL,
         Op::StopGradient => arg(0),
-        Op::Size(_) => Range::new(0.0, f64::INFINITY),
+        Op::Size(_) | Op::List(crate::lang::ListOp::Len) => Range::new(0.0, f64::INFINITY),
+        // Lists are carried opaquely for now (issue 41).
+        Op::List(_) => Range::FULL,
         // A key's 64 bits, stored as i64: no order worth knowing.
         Op::MakeKey | Op::Split(_) | Op::FoldIn => Range::I64,
         // The largest 53-bit (24-bit) uniform is 1 - 2^-53 (1 - 2^-24).

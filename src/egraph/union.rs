@@ -117,6 +117,7 @@ mod tests {
                 dtype: DType::F64,
                 shape: vec![],
                 weak: false,
+                list: 0,
             }),
             konst,
             range: crate::egraph::range::Range::FULL,

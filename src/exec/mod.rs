@@ -11,6 +11,7 @@
 pub mod budget;
 pub mod error;
 pub mod gen;
+pub mod list;
 pub(crate) mod loop_frame;
 pub mod map_back;
 pub mod npy;

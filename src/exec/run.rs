@@ -41,6 +41,15 @@ pub fn run_program_within(
     dims: &Dims,
     budget: &MemoryBudget,
 ) -> Result<Vec<Value>, ExecError> {
+    // A list program's values are `super::list::Item`s, run by
+    // `super::list::eval_items`.
+    if crate::lang::list_type::holds_lists(p) {
+        return Err(ExecError::Op {
+            span: Span::default(),
+            op: "run".into(),
+            msg: "a program that holds lists runs on exec::list::eval_items".into(),
+        });
+    }
     let dims = bind_dims(p, &inputs, dims)?;
     let refs: Vec<&Value> = inputs.iter().collect();
     eval_graph_within(&p.graph, &refs, &dims, budget)
@@ -430,7 +439,7 @@ fn to_dtype(v: Value, dtype: DType, dims: &Dims) -> Result<Value, String> {
 /// Runs one scan node. `args` are its evaluated arguments. The loop's
 /// bookkeeping is its [`LoopFrame`]; this keeps each step's parameters as
 /// owned rows and each output in a buffer allocated at the first step.
-fn run_scan(
+pub(crate) fn run_scan(
     scan: &Scan,
     args: &[&Value],
     node: &crate::lang::Node,

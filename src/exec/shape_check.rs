@@ -188,6 +188,7 @@ impl Checker<'_> {
             dtype: t.dtype,
             shape,
             weak: t.weak,
+            list: t.list,
         })
     }
 

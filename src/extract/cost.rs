@@ -463,6 +463,8 @@ impl CostModel {
             Op::SumTo => args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved,
             // A pass over the mask to count, then a copy of each kept row
             // (or each given row back, over zeros), row by row.
+            // Bookkeeping on row splits, no element moved.
+            Op::List(_) => 1.0,
             Op::Compress | Op::Uncompress => {
                 let rows = args.get(1).map(|t| self.elements(t)).unwrap_or(0.0);
                 2.0 * rows + args.first().map(|t| self.elements(t)).unwrap_or(0.0) + moved

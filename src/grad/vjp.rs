@@ -41,6 +41,17 @@ pub fn vjp(
         wanted.get(k).copied().unwrap_or(false) && arg_ty.get(k).is_some_and(|t| t.dtype.is_float())
     };
     let mut res: Vec<Option<NodeId>> = vec![None; args.len()];
+    // Gradients through lists come in a later stage of issue 41.
+    if matches!(n.op, Op::List(_)) || arg_ty.iter().any(|t| t.is_list()) {
+        if matches!(n.op, Op::List(crate::lang::ListOp::Len)) {
+            return Ok(res);
+        }
+        return Err(GradError::Build(crate::lang::LangError::Type {
+            span: e.span,
+            op: n.op.name().into(),
+            msg: "gradients through lists are not supported yet".into(),
+        }));
+    }
     match &n.op {
         Op::Input(_)
         | Op::Literal(_)
@@ -63,7 +74,7 @@ pub fn vjp(
         | Op::Normal(_)
         | Op::Bernoulli
         | Op::Categorical => {}
-        Op::Scan(_) | Op::Proj(_) | Op::Grad => {
+        Op::Scan(_) | Op::Proj(_) | Op::Grad | Op::List(_) => {
             return Err(GradError::Build(crate::lang::LangError::Type {
                 span: e.span,
                 op: "grad".into(),

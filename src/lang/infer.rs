@@ -33,6 +33,9 @@ pub fn infer(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type,
     if !want.admits(args.len()) {
         return Err(format!("expects {want}, got {}", args.len()));
     }
+    if let Some(t) = super::list_type::list_rule(op, args)? {
+        return Ok(t);
+    }
     exact_literal_arithmetic(op, args, consts)?;
     check_keys(op, args)?;
     let out = infer_op(op, args, consts)?;
@@ -88,12 +91,15 @@ fn infer_op(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type, 
             "internal: `{}` is typed by the parser, not by infer",
             op.name()
         )),
+        // Typed by `super::list_type::list_rule`, asked first.
+        Op::List(_) => Err(format!("internal: `{}` is a list op", op.name())),
         Op::Literal(s) => {
             let [] = fixed(args)?;
             Ok(Type {
                 dtype: s.dtype(),
                 shape: Vec::new(),
                 weak: true,
+                list: 0,
             })
         }
         Op::Size(_) => {
@@ -115,6 +121,7 @@ fn infer_op(op: &Op, args: &[&Type], consts: &[Option<Scalar>]) -> Result<Type, 
                 dtype: DType::Bool,
                 shape,
                 weak: x.weak && y.weak,
+                list: 0,
             })
         }
         Op::Where => {
@@ -375,7 +382,12 @@ fn clip(x: &Type, lo: &Type, hi: &Type) -> Result<Type, String> {
         })?;
     let (d, w) = promote(x.dtype, x.weak, lo.dtype, lo.weak);
     let (dtype, weak) = promote(d, w, hi.dtype, hi.weak);
-    Ok(Type { dtype, shape, weak })
+    Ok(Type {
+        dtype,
+        shape,
+        weak,
+        list: 0,
+    })
 }
 
 /// `(outer A B)`: two vectors, every product.
@@ -525,6 +537,9 @@ pub enum GradTypeError {
     Cost(Type),
     /// The X at this position (0-based among the X) is not a float value.
     NotFloat(usize, Type),
+    /// The X at this position is a list: gradients through lists come in
+    /// a later stage of issue 41.
+    List(usize, Type),
 }
 
 impl std::fmt::Display for GradTypeError {
@@ -537,6 +552,10 @@ impl std::fmt::Display for GradTypeError {
                 f,
                 "only f64 and f32 values have gradients, got a value of type {t}"
             ),
+            GradTypeError::List(_, t) => write!(
+                f,
+                "gradients with respect to the list {t} are not supported yet"
+            ),
         }
     }
 }
@@ -545,13 +564,15 @@ impl std::fmt::Display for GradTypeError {
 /// each X a float value; the result is one gradient per X, of X's type
 /// (made strong).
 pub fn grad_types(cost: &Type, xs: &[&Type]) -> Result<Vec<Type>, GradTypeError> {
-    if cost.ndim() != 0 || !cost.dtype.is_float() {
+    if cost.is_list() || cost.ndim() != 0 || !cost.dtype.is_float() {
         return Err(GradTypeError::Cost(cost.clone()));
     }
     xs.iter()
         .enumerate()
         .map(|(k, t)| {
-            if t.dtype.is_float() {
+            if t.is_list() {
+                Err(GradTypeError::List(k, (*t).clone()))
+            } else if t.dtype.is_float() {
                 Ok((*t).clone().strong())
             } else {
                 Err(GradTypeError::NotFloat(k, (*t).clone()))
@@ -760,6 +781,7 @@ fn unary(u: UnaryOp, x: &Type) -> Result<Type, String> {
         dtype,
         shape: x.shape.clone(),
         weak: x.weak,
+        list: 0,
     })
 }
 
@@ -786,7 +808,12 @@ fn binary(b: BinaryOp, x: &Type, y: &Type) -> Result<Type, String> {
         | BinaryOp::Mod
         | BinaryOp::FloorDiv => promoted,
     };
-    Ok(Type { dtype, shape, weak })
+    Ok(Type {
+        dtype,
+        shape,
+        weak,
+        list: 0,
+    })
 }
 
 fn where_(c: &Type, x: &Type, y: &Type) -> Result<Type, String> {
@@ -810,6 +837,7 @@ fn where_(c: &Type, x: &Type, y: &Type) -> Result<Type, String> {
         dtype,
         shape,
         weak: weak && c.weak,
+        list: 0,
     })
 }
 
@@ -1198,6 +1226,7 @@ fn sum_to(g: &Type, x: &Type) -> Result<Type, String> {
         dtype,
         shape: x.shape.clone(),
         weak: g.weak,
+        list: 0,
     })
 }
 

@@ -152,6 +152,15 @@ pub enum LoopTypeError {
         /// The condition's type.
         ty: Type,
     },
+    /// A list among a loop's outer arguments (a sequence, an init or a
+    /// captured value): loops over lists are not run yet (issue 41).
+    #[error("argument {arg} of the loop is the list {ty}; loops over lists (map, the folds, scan) are not supported yet")]
+    ListArg {
+        /// Which outer argument (1-based, in the loop's layout).
+        arg: usize,
+        /// Its type.
+        ty: Type,
+    },
     /// A loop node with the wrong number of outer arguments (never from
     /// the parser; a rewrite that built a malformed node).
     #[error("internal error: the clauses imply {expected} arguments, got {got}")]
@@ -178,7 +187,9 @@ impl LoopTypeError {
                 LoopPart::Body
             }
             LoopTypeError::ConditionNotScalar { .. } => LoopPart::Until,
-            LoopTypeError::TooManySteps { .. } | LoopTypeError::ArgCount { .. } => LoopPart::Loop,
+            LoopTypeError::TooManySteps { .. }
+            | LoopTypeError::ArgCount { .. }
+            | LoopTypeError::ListArg { .. } => LoopPart::Loop,
         }
     }
 }
@@ -186,6 +197,12 @@ impl LoopTypeError {
 /// The type of one step of sequence `seq` of type `ty` (its leading axis
 /// dropped).
 pub fn sequence_step(seq: usize, ty: &Type) -> Result<Type, LoopTypeError> {
+    if ty.is_list() {
+        return Err(LoopTypeError::ListArg {
+            arg: seq + 1,
+            ty: ty.clone(),
+        });
+    }
     match ty.shape.split_first() {
         Some((_, step)) => Ok(Type::new(ty.dtype, step.to_vec())),
         None => Err(LoopTypeError::ScalarSequence {
@@ -266,6 +283,12 @@ pub fn check_tape_length(
 }
 
 fn check_arg_count(sig: &LoopSig, args: &[&Type]) -> Result<(), LoopTypeError> {
+    if let Some((k, t)) = args.iter().enumerate().find(|(_, t)| t.is_list()) {
+        return Err(LoopTypeError::ListArg {
+            arg: k + 1,
+            ty: (*t).clone(),
+        });
+    }
     if args.len() == sig.n_args() {
         Ok(())
     } else {
@@ -487,6 +510,7 @@ mod tests {
             dtype,
             shape: Vec::new(),
             weak: true,
+            list: 0,
         }
     }
 

@@ -9,6 +9,7 @@ pub mod dtype;
 pub mod error;
 pub mod infer;
 pub(crate) mod linalg_type;
+pub mod list_type;
 pub mod loop_sig;
 pub mod loop_type;
 pub mod op;
@@ -24,7 +25,8 @@ pub use dtype::DType;
 pub use error::{BuildErrorKind, LangError};
 pub use loop_sig::{BodyOutput, BodyParam, InitForm, LoopSig, TapWindow};
 pub use op::{
-    BinaryOp, CompareOp, CumOp, ExactInt, NormOp, ReduceOp, Scalar, UnaryDType, UnaryOp, Work,
+    BinaryOp, CompareOp, CumOp, ExactInt, ListOp, NormOp, ReduceOp, Scalar, UnaryDType, UnaryOp,
+    Work,
 };
 pub use op_table::{Arity, AttrKind, AttrValue, Elements, Form, Op, OpKind, Slot, Storage};
 pub use parse::parse_program;

@@ -244,6 +244,21 @@ op_family! {
     }
 }
 
+op_family! {
+    /// Plain ops on nested lists (SPEC §1 "Nested lists"; type rules in
+    /// `super::list_type`, run by `crate::exec::list`). `index` and
+    /// `stack` take lists too, as the same ops that take tensors.
+    ListOp {
+        /// `(len X)`: a list's length, or a tensor's leading length (i64)
+        Len = "len",
+        /// `(unstack X)`: a tensor's rows along axis 0, as a list
+        Unstack = "unstack",
+        /// `(flatten L)`: a list of lists as one list, the inner lists
+        /// concatenated
+        Flatten = "flatten",
+    }
+}
+
 /// A scalar literal as written in a program. `F64` literals compare by bits,
 /// so a program holding `nan` still equals itself.
 #[derive(Clone, Copy, Debug)]

@@ -28,7 +28,7 @@
 //! (without it the planner copies).
 
 use super::dtype::DType;
-use super::op::{BinaryOp, CompareOp, CumOp, NormOp, ReduceOp, Scalar, UnaryOp};
+use super::op::{BinaryOp, CompareOp, CumOp, ListOp, NormOp, ReduceOp, Scalar, UnaryOp};
 use super::program::Scan;
 use super::shape::{Dim, Type};
 use std::fmt;
@@ -253,6 +253,9 @@ pub enum Op {
     /// end), max-shifted as SciPy's; 1 argument, a float result of its
     /// shape.
     Normalize(NormOp, i64),
+    /// A plain op on nested lists (`len`, `unstack`, `flatten`); 1
+    /// argument.
+    List(ListOp),
     /// `numpy.dot` of 0-, 1- and 2-D operands; 2 arguments.
     Dot,
     /// `numpy.matmul` (batched, broadcasting batch axes); 2 arguments.
@@ -591,6 +594,8 @@ op_table! {
         Cumulative(CumOp) = [Arg, Attr(A::AxisOrZero)] => Mixed, Fresh;
         /// normalization along an axis: `(softmax x axis)`
         Normalize(NormOp) = [Arg, Attr(A::Axis)] => Mixed, Fresh;
+        /// list op: `(len x)`, `(unstack x)`, `(flatten l)`
+        List(ListOp) = [Arg] => Mixed, Fresh;
     }
     ops {
         /// `(where c a b)`
@@ -796,6 +801,7 @@ impl Op {
             Op::Reduce(r, _) => OpKind::Reduce(*r),
             Op::Cumulative(c, _) => OpKind::Cumulative(*c),
             Op::Normalize(n, _) => OpKind::Normalize(*n),
+            Op::List(l) => OpKind::List(*l),
             Op::Where => OpKind::Where,
             Op::Dot => OpKind::Dot,
             Op::Matmul => OpKind::Matmul,
@@ -888,6 +894,7 @@ impl Op {
             Op::Unary(_)
             | Op::Binary(_)
             | Op::Compare(_)
+            | Op::List(_)
             | Op::Where
             | Op::Dot
             | Op::Matmul
@@ -922,6 +929,7 @@ impl Op {
             OpKind::Reduce(r) => Op::Reduce(r, a.next()?.opt_int()?),
             OpKind::Cumulative(c) => Op::Cumulative(c, a.next()?.int()?),
             OpKind::Normalize(n) => Op::Normalize(n, a.next()?.int()?),
+            OpKind::List(l) => Op::List(l),
             OpKind::Where => Op::Where,
             OpKind::Dot => Op::Dot,
             OpKind::Matmul => Op::Matmul,

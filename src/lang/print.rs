@@ -53,13 +53,15 @@ pub fn print_program(p: &Program) -> String {
     out
 }
 
-/// Prints a type as `(DTYPE DIM ...)`.
+/// Prints a type as `(DTYPE DIM ...)`, a list type as `(list T)`.
 pub fn type_text(t: &Type) -> String {
-    let mut s = format!("({}", t.dtype);
+    let mut s = "(list ".repeat(t.list as usize);
+    let _ = write!(s, "({}", t.dtype);
     for d in &t.shape {
         let _ = write!(s, " {d}");
     }
     s.push(')');
+    s.push_str(&")".repeat(t.list as usize));
     s
 }
 

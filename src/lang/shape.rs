@@ -231,6 +231,11 @@ pub struct Type {
     pub shape: Shape,
     /// True for literals and values computed only from literals.
     pub weak: bool,
+    /// How many lists wrap the tensor type: 0 for a tensor, `d` for a
+    /// `(list ... (list (DTYPE DIM ...)))` of depth `d`, whose innermost
+    /// elements are tensors of `dtype` and `shape` (SPEC §1 "Nested
+    /// lists"; see `super::list`).
+    pub list: u32,
 }
 
 impl Type {
@@ -240,6 +245,7 @@ impl Type {
             dtype,
             shape,
             weak: false,
+            list: 0,
         }
     }
 
@@ -253,6 +259,34 @@ impl Type {
         self.shape.len()
     }
 
+    /// Whether this is a list type (`(list T)`), not a tensor.
+    pub fn is_list(&self) -> bool {
+        self.list > 0
+    }
+
+    /// `(list T)` for this type T.
+    pub fn listed(mut self) -> Type {
+        self.list += 1;
+        self.weak = false;
+        self
+    }
+
+    /// The type of an element of a list type (one depth less); a tensor
+    /// type is returned as it is.
+    pub fn element(&self) -> Type {
+        let mut t = self.clone();
+        t.list = t.list.saturating_sub(1);
+        t
+    }
+
+    /// The tensor type at the innermost depth of a list (itself for a
+    /// tensor).
+    pub fn innermost(&self) -> Type {
+        let mut t = self.clone();
+        t.list = 0;
+        t
+    }
+
     /// The same type, made strong.
     pub fn strong(mut self) -> Type {
         self.weak = false;
@@ -261,8 +295,16 @@ impl Type {
 }
 
 impl fmt::Display for Type {
+    /// `f64(3, 4)` for a tensor, `(list f64(4,))` for a list.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.dtype, shape_str(&self.shape))
+        for _ in 0..self.list {
+            f.write_str("(list ")?;
+        }
+        write!(f, "{}{}", self.dtype, shape_str(&self.shape))?;
+        for _ in 0..self.list {
+            f.write_str(")")?;
+        }
+        Ok(())
     }
 }
 

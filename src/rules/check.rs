@@ -318,6 +318,7 @@ impl Setup<'_> {
                     dtype: DType::I64,
                     shape: vec![],
                     weak: true,
+                    list: 0,
                 }),
             }
         };

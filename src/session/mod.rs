@@ -15,11 +15,13 @@ pub mod error;
 pub mod expand;
 pub mod explain;
 pub mod run;
+pub mod run_lists;
 
 pub use error::SessionError;
 pub use expand::expand;
 pub use explain::explain;
 pub use run::{run, RunOptions, RunResult, Source};
+pub use run_lists::{run_lists, ListRunResult};
 
 use crate::egraph::analysis::TensorAnalysis;
 use crate::egraph::runner::Limits;

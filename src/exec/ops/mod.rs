@@ -154,6 +154,7 @@ fn runtime_result_shape(
             dtype: t.dtype,
             shape: shape.iter().map(|&n| Dim::known(n as i64)).collect(),
             weak: t.weak,
+            list: 0,
         });
     }
     let refs: Vec<&Type> = tys.iter().collect();
@@ -190,6 +191,12 @@ pub fn eval(
         Op::Input(_) | Op::Scan(_) | Op::Proj(_) => {
             return Err(format!("internal: {} is not an op kernel", op.name()))
         }
+        // Lists are run by `crate::exec::list`; a tensor's length is here.
+        Op::List(crate::lang::ListOp::Len) => match args[0].shape().first() {
+            Some(&n) => Value::scalar_i64(n as i64),
+            None => return Err("len of a scalar".into()),
+        },
+        Op::List(_) => return Err(format!("internal: {} runs on lists", op.name())),
         Op::Grad => {
             return Err(
                 "internal: grad is expanded before a program runs (crate::grad::expand)".into(),
@@ -300,6 +307,7 @@ mod tests {
             dtype: DType::F64,
             shape: vec![],
             weak: true,
+            list: 0,
         };
         let bt = Type::new(DType::Bool, vec![Dim::known(2)]);
         // f32 == weak 0.1 compares in f32
@@ -376,6 +384,7 @@ mod tests {
             Err("symbolic size 'N' is not bound: give --dim N=N".to_string())
         );
         let weak = Type {
+            list: 0,
             dtype: DType::F64,
             shape: vec![],
             weak: true,

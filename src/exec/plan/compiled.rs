@@ -231,6 +231,17 @@ impl Compiled {
             owned_inputs: false,
             ..options
         };
+        // Lists run on the list evaluator in this stage of issue 41
+        // (`crate::exec::list`, see docs/lists.md).
+        if crate::lang::list_type::holds_lists(p) {
+            return Err(ExecError::Op {
+                span: Default::default(),
+                op: "plan".into(),
+                msg: "a program that holds lists is run by the list evaluator \
+                      (eqscan run), not compiled yet"
+                    .into(),
+            });
+        }
         Ok(Compiled {
             program: p.clone(),
             given: dims.clone(),

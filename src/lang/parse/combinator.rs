@@ -15,6 +15,7 @@ use crate::lang::op::Scalar;
 use crate::lang::op_table::Op;
 use crate::lang::program::{NodeId, OutputInfo};
 use crate::lang::sexp::Sexp;
+use crate::lang::shape::Dim;
 
 impl Parser {
     /// `(map (fn (x ...) E) X ...)`: a scan over the zipped sequences.
@@ -29,11 +30,16 @@ impl Parser {
                 items.len().saturating_sub(1),
             ));
         }
-        let seqs = self.exprs(&items[2..])?;
+        let mut seqs = self.exprs(&items[2..])?;
+        let spans: Vec<_> = items[2..].iter().map(|x| x.span()).collect();
+        let over_list = self.map_sequences(&mut seqs, &spans)?;
         let mut tys = Vec::new();
         for (k, (id, x)) in seqs.iter().zip(&items[2..]).enumerate() {
             match loop_type::sequence_step(k, self.ty(*id)) {
                 Ok(step) => tys.push(step),
+                Err(e @ LoopTypeError::ListArg { .. }) => {
+                    return Err(type_err(x.span(), "map", e.to_string()))
+                }
                 Err(_) => {
                     return Err(type_err(
                         x.span(),
@@ -64,7 +70,25 @@ impl Parser {
         let out_tys = self
             .loop_types(&sig, &args, &body.graph)
             .map_err(|reason| loop_err(span, "map", reason))?;
-        Ok(self.push_scan(sig, body.graph, args, out_tys, span))
+        // Each output is the steps' results stacked: a step's own sizes
+        // follow its leading one.
+        let ragged = |t: &crate::lang::Type| t.shape.iter().skip(1).any(|d| *d == Dim::Unknown);
+        if over_list && out_tys.iter().any(ragged) {
+            return Err(type_err(
+                items[1].span(),
+                "map",
+                "over a list, a fn returning a tensor whose length is known only at run \
+                 time (a list one depth deeper) is not supported yet",
+            ));
+        }
+        let outs = self.push_scan(sig, body.graph, args, out_tys, span);
+        if !over_list {
+            return Ok(outs);
+        }
+        // Over a list, each result is a list (SPEC).
+        outs.into_iter()
+            .map(|o| self.rows_as_list(o, span))
+            .collect()
     }
 
     /// `(foldl (fn (acc x) E) INIT X)` and its relatives, lowered to a
@@ -81,9 +105,18 @@ impl Parser {
                 items.len() - 1,
             ));
         }
-        let init = self.expr(&items[2])?;
+        // The sequence first, then the init: the order in which the
+        // printed `(scan (sequences X) (outputs_info (sitsot INIT)) ...)`
+        // reads back, so that printing round-trips.
         let xs = self.expr(&items[3])?;
-        let Ok(step) = loop_type::sequence_step(0, self.ty(xs)) else {
+        let list = self.list_as_rows(xs, items[3].span(), op)?;
+        let xs = list.unwrap_or(xs);
+        let init = self.expr(&items[2])?;
+        let step = loop_type::sequence_step(0, self.ty(xs));
+        if let Err(e @ LoopTypeError::ListArg { .. }) = &step {
+            return Err(type_err(items[3].span(), op, e.to_string()));
+        }
+        let Ok(step) = step else {
             return Err(type_err(
                 items[3].span(),
                 op,
@@ -131,8 +164,8 @@ impl Parser {
             Err(reason) => return Err(loop_err(span, op, reason)),
         };
         let states = self.push_scan(sig, body.graph, args, vec![out_ty], span)[0];
-        match op {
-            "scanl" => Ok(states),
+        let out = match op {
+            "scanl" => states,
             "scanr" => self.make(
                 Op::Slice {
                     start: None,
@@ -141,11 +174,16 @@ impl Parser {
                 },
                 vec![states],
                 span,
-            ),
+            )?,
             _ => {
                 let last = self.make(Op::Literal(Scalar::I64(-1)), vec![], span)?;
-                self.make(Op::Index, vec![states, last], span)
+                return self.make(Op::Index, vec![states, last], span);
             }
+        };
+        // Over a list, scanl and scanr give lists (SPEC).
+        match list {
+            Some(_) => self.rows_as_list(out, span),
+            None => Ok(out),
         }
     }
 }

@@ -52,6 +52,10 @@ impl Parser {
             }
         }
         let x = self.expr(&items[2])?;
+        // Over a list of tensors both keep whole elements (its innermost
+        // tensors are its elements): the rows of the elements stacked.
+        let list = self.list_as_rows(x, items[2].span(), op)?;
+        let x = list.unwrap_or(x);
         let xt = self.ty(x).clone();
         if xt.ndim() == 0 {
             return Err(type_err(
@@ -64,7 +68,7 @@ impl Parser {
             ));
         }
         // filterall's predicate reads the elements in row-major order.
-        let flatten = op == "filterall" && xt.ndim() != 1;
+        let flatten = op == "filterall" && list.is_none() && xt.ndim() != 1;
         let source = self.flat(x, flatten, span)?;
         let step = loop_type::sequence_step(0, self.ty(source))
             .map_err(|reason| super::loop_err(span, op, reason))?;
@@ -110,8 +114,16 @@ impl Parser {
         // printed `(compress (scan ... (sequences X) ...) X)` reads back
         // in (the optimizer's e-graph merges the two).
         let x2 = self.expr(&items[2])?;
+        let x2 = match list {
+            Some(_) => self.list_as_rows(x2, items[2].span(), op)?.unwrap_or(x2),
+            None => x2,
+        };
         let operand = self.flat(x2, flatten, span)?;
-        self.make(Op::Compress, vec![mask, operand], span)
+        let kept = self.make(Op::Compress, vec![mask, operand], span)?;
+        match list {
+            Some(_) => self.rows_as_list(kept, span),
+            None => Ok(kept),
+        }
     }
 
     /// `x` flattened to a vector when `flatten`, else `x`.

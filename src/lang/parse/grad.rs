@@ -59,7 +59,7 @@ impl Parser {
         let tys = grad_types(self.ty(cost), &x_tys).map_err(|e| {
             let at = match e {
                 GradTypeError::Cost(_) => items[1].span(),
-                GradTypeError::NotFloat(k, _) => items[2 + k].span(),
+                GradTypeError::NotFloat(k, _) | GradTypeError::List(k, _) => items[2 + k].span(),
             };
             type_err(at, "grad", e.to_string())
         })?;

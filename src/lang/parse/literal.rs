@@ -90,6 +90,25 @@ impl Parser {
             .ok_or_else(|| syntax(s.span(), "expected a dtype: f64, f32, i64, i32 or bool"))
     }
 
+    /// The type of an input or a shared variable: a tensor type `(DTYPE
+    /// DIM ...)` or a list type `(list T)` (SPEC §1 "Nested lists").
+    pub(super) fn parse_decl_type(&mut self, s: &Sexp) -> Result<Type, LangError> {
+        let parts = s.list().unwrap_or(&[]);
+        if parts.first().and_then(|p| p.atom()) != Some("list") {
+            return self.parse_type(s);
+        }
+        let [_, inner] = parts else {
+            return Err(syntax(
+                s.span(),
+                format!(
+                    "(list T) takes one element type, got {}",
+                    parts.len().saturating_sub(1)
+                ),
+            ));
+        };
+        Ok(self.parse_decl_type(inner)?.listed())
+    }
+
     pub(super) fn parse_type(&mut self, s: &Sexp) -> Result<Type, LangError> {
         let parts = s
             .list()

@@ -25,6 +25,7 @@ mod combinator;
 mod expr;
 mod filter;
 mod grad;
+mod list_loops;
 mod literal;
 mod program;
 mod scan;

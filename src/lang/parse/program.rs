@@ -62,7 +62,7 @@ impl Parser {
                         return Err(arity(span, kw, "a name and a type", parts.len() - 1));
                     }
                     let name = self.binder_name(&parts[1])?;
-                    let ty = self.parse_type(&parts[2])?;
+                    let ty = self.parse_decl_type(&parts[2])?;
                     if ty.dtype.is_key() {
                         return Err(syntax(
                             parts[2].span(),
@@ -74,6 +74,12 @@ impl Parser {
                                     "a shared variable"
                                 }
                             ),
+                        ));
+                    }
+                    if kw == "shared" && ty.is_list() {
+                        return Err(syntax(
+                            parts[2].span(),
+                            "a shared variable cannot be a list yet (issue 41): make it an input",
                         ));
                     }
                     // Its own type may have made the name a size: `(input

@@ -1,0 +1,356 @@
+#!/usr/bin/env python3
+"""NumPy references for the list cases of eqscan (`tests/cases/lists/`).
+
+Each case is a program `tests/cases/lists/<name>.sexp` whose inputs include
+nested lists (SPEC §1 "Nested lists (FractalTensors)"). A list is held here
+as a Python list of (Python lists of ...) NumPy arrays, written independently
+of eqscan, and travels as a `.npz` archive: `values` (the innermost tensors
+stacked along a new axis 0) and `row_splits_0`, `row_splits_1`, ...
+(outermost first, int64).
+
+For each case this file holds its inputs and a function computing the
+expected outputs from them. Running
+
+    python3 tests/list_cases.py     # from the repository root (NumPy 2)
+
+writes `<name>.inputs/<INPUT>.npz|npy` (the inputs, one file per input
+name) and `<name>.expected/out_K.npz|npy` for every case (stale files
+removed), and fails if a case file has no reference or a reference no case
+file. A case whose inputs are generated (`; gen: L=2,0,1` header: `eqscan
+run --gen --lengths L=2,0,1`) gets no `.inputs` folder: its inputs are the
+data rule's, computed here as eqscan computes them (input k, element i:
+0.5 * sin(0.37 i + 1.3 k) * scale over the list's `values`).
+`--fixtures` (re)writes the malformed archives of `tests/fixtures/npz/`
+that the bad-input cases read.
+
+`tests/list_cases.rs` runs each case with eqscan (optimized and `--no-opt`)
+and compares dtype, splits and values (rtol 1e-9, atol 1e-12, nan = nan).
+"""
+import argparse
+import os
+import shutil
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CASES = os.path.join(ROOT, "tests", "cases", "lists")
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "npz")
+
+
+# ------------------------------------------------------------ list layout
+
+
+class L(list):
+    """A nested list with its innermost element shape and dtype, so an
+    empty list still knows what it holds."""
+
+    def __init__(self, items, shape, dtype, depth=None):
+        super().__init__(items)
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.depth = depth if depth is not None else 1 + (
+            items[0].depth if items and isinstance(items[0], L) else 0)
+
+
+def to_parts(lst):
+    """The canonical layout of a nested list: values, row splits."""
+    splits = [[0, len(lst)]]
+    level = [lst]
+    for _ in range(lst.depth - 1):
+        s, nxt, at = [0], [], 0
+        for parent in level:
+            for child in parent:
+                at += len(child)
+                s.append(at)
+                nxt.append(child)
+        splits.append(s)
+        level = nxt
+    tensors = [t for parent in level for t in parent]
+    if tensors:
+        values = np.stack([np.asarray(t, dtype=lst.dtype) for t in tensors])
+    else:
+        values = np.zeros((0,) + lst.shape, dtype=lst.dtype)
+    return values, [np.asarray(s, dtype=np.int64) for s in splits]
+
+
+def from_lengths(values, levels, shape, dtype):
+    """The nested list with lengths `levels` (outermost first) over the rows
+    of `values`."""
+    depth = len(levels)
+    rows = [values[i] for i in range(values.shape[0])]
+
+    def build(k, pos):
+        # The list at depth k with position `pos` among that depth's lists.
+        n = levels[k][pos]
+        start = sum(levels[k][:pos])
+        if k == depth - 1:
+            return L(rows[start:start + n], shape, dtype, 1)
+        return L([build(k + 1, start + j) for j in range(n)], shape, dtype, depth - k)
+
+    return build(0, 0)
+
+
+def save_list(path, lst):
+    values, splits = to_parts(lst)
+    arrays = {"values": values}
+    arrays.update({f"row_splits_{k}": s for k, s in enumerate(splits)})
+    np.savez(path, **arrays)
+
+
+def data_rule(k, n, scale=1.0):
+    i = np.arange(n, dtype=np.float64)
+    return 0.5 * np.sin(0.37 * i + 1.3 * k) * scale
+
+
+def gen_list(k, levels, shape, dtype=np.float64, scale=1.0):
+    count = sum(levels[-1])
+    n = count * int(np.prod(shape, dtype=np.int64))
+    v = data_rule(k, n, scale).reshape((count,) + tuple(shape))
+    return from_lengths(cast(v, dtype), levels, shape, dtype)
+
+
+def gen_tensor(k, shape, dtype=np.float64, scale=1.0):
+    n = int(np.prod(shape, dtype=np.int64))
+    return cast(data_rule(k, n, scale).reshape(shape), dtype)
+
+
+def cast(v, dtype):
+    dtype = np.dtype(dtype)
+    if dtype == np.int64:
+        return np.round(10 * v).astype(np.int64)
+    if dtype == np.int32:
+        return np.round(10 * v).astype(np.int64).astype(np.int32)
+    if dtype == np.bool_:
+        return v > 0
+    return v.astype(dtype)
+
+
+def lst(items, shape, dtype=np.float64):
+    """A list literal: `items` are arrays or lists made by `lst`."""
+    return L(items, shape, dtype)
+
+
+# ------------------------------------------------------------ cases
+
+CASES_TABLE = {}
+
+
+def case(inputs=None, gen=None):
+    """Registers a reference: `inputs` (name -> value) are written to the
+    case's `.inputs` folder; `gen` (a function) gives the generated inputs
+    the case's `; gen:` header asks eqscan for."""
+
+    def wrap(f):
+        CASES_TABLE[f.__name__] = (inputs, gen, f)
+        return f
+
+    return wrap
+
+
+def rows(n, w, k=0, scale=1.0, dtype=np.float64):
+    """The rows of an (n, w) array of the data rule's values (input k)."""
+    x = gen_tensor(k, (n, w), dtype, scale)
+    return [x[j] for j in range(n)]
+
+
+A3 = rows(4, 3, k=0)
+
+
+@case(inputs={"L": lst(A3, (3,))})
+def len_index_d1(i):
+    xs = i["L"]
+    return [np.int64(len(xs)), xs[0], xs[-1], xs[2] * 2.0, xs]
+
+
+@case(inputs={"X": gen_tensor(1, (5, 2))})
+def stack_unstack(i):
+    x = i["X"]
+    un = lst([x[j] for j in range(5)], (2,))
+    return [un, np.stack(list(un)), np.int64(len(un)), np.int64(x.shape[0])]
+
+
+D2 = lst([lst(rows(2, 2, k=2), (2,)), lst([], (2,)), lst(rows(3, 2, k=3), (2,))], (2,))
+
+
+@case(inputs={"L": D2})
+def d2_flatten_index(i):
+    xs = i["L"]
+    flat = lst([t for inner in xs for t in inner], (2,))
+    return [flat, xs[1], np.stack(xs[2]), np.int64(len(xs[1])), np.stack(flat),
+            np.sum(np.stack(xs[0])), np.zeros((0, 2)), xs]
+
+
+def d3_value():
+    t = rows(4, 2, k=4, dtype=np.int64)
+    a = lst([lst(t[0:3], (2,), np.int64)], (2,), np.int64)
+    b = lst([lst([], (2,), np.int64), lst(t[3:4], (2,), np.int64)], (2,), np.int64)
+    return lst([a, b], (2,), np.int64)
+
+
+@case(inputs={"L": d3_value()})
+def d3_nested(i):
+    xs = i["L"]
+    f1 = lst([inner for mid in xs for inner in mid], (2,), np.int64)
+    f2 = lst([t for inner in f1 for t in inner], (2,), np.int64)
+    return [xs[1][0], f1, f2, np.stack(f2), np.int64(len(f1)), xs[-1],
+            np.stack(xs[0][0]).sum(axis=0)]
+
+
+@case(inputs={"L": lst([], (3,), np.float32)})
+def empty_outer(i):
+    xs = i["L"]
+    return [np.int64(0), np.zeros((0, 3), np.float32), xs]
+
+
+def d1_extreme():
+    big = np.array([1e308, -1e308, 5e-324])
+    return lst([big, np.array([np.inf, -0.0, np.nan]), -big], (3,))
+
+
+@case(inputs={"L": d1_extreme(), "W": np.eye(3) * 0.5})
+def extreme_magnitudes(i):
+    xs, w = i["L"], i["W"]
+    with np.errstate(over="ignore", invalid="ignore"):
+        return [np.stack(xs), xs[0] * 10.0, np.dot(w, xs[0]), xs[1], xs]
+
+
+@case(gen=lambda: {"L": gen_list(0, [[3], [2, 0, 1]], (4,)),
+                   "W": gen_tensor(1, (4, 4))})
+def gen_lengths(i):
+    xs, w = i["L"], i["W"]
+    seq0 = np.stack(xs[0])
+    return [xs, np.dot(seq0, w), np.int64(len(xs[1])), np.stack(xs[2]).sum()]
+
+
+@case(gen=lambda: {"L": gen_list(0, [[3], [2, 3, 0], [2, 3, 0, 1, 2]], (2,))})
+def gen_default_rule_d3(i):
+    xs = i["L"]
+    f1 = lst([inner for mid in xs for inner in mid], (2,))
+    return [xs, f1, np.int64(len(f1))]
+
+
+@case(inputs={"L": lst(rows(3, 4, k=5), (4,)), "V": gen_tensor(6, (4,))})
+def symbolic_element(i):
+    xs, v = i["L"], i["V"]
+    return [np.stack(xs) * v, np.int64(4), xs[1] + v]
+
+
+@case(inputs={"L": lst(rows(5, 3, k=7), (3,)), "W": gen_tensor(8, (3, 3))})
+def loops_d1(i):
+    xs, w = i["L"], i["W"]
+    m = lst([np.tanh(w @ x) for x in xs], (3,))
+    s = np.zeros(3)
+    for x in xs:
+        s = s + x
+    fl = np.zeros(3)
+    for x in xs:
+        fl = fl * 0.5 + x
+    fr = np.zeros(3)
+    for x in reversed(xs):
+        fr = fr * 0.5 + x
+    sl, acc = [], np.zeros(3)
+    for x in xs:
+        acc = np.maximum(acc, x)
+        sl.append(acc)
+    sr, acc = [None] * len(xs), np.zeros(3)
+    for t in reversed(range(len(xs))):
+        acc = acc + xs[t]
+        sr[t] = acc
+    f = lst([x for x in xs if x.sum() > 0.0], (3,))
+    fa = lst([x for x in xs if x.max() < 0.2], (3,))
+    sums = lst([np.sum(x) for x in xs], ())
+    return [m, s, fl, fr, lst(sl, (3,)), lst(sr, (3,)), f, fa, np.int64(len(f)), sums]
+
+
+@case(inputs={"L": lst([], (2,))})
+def loops_empty(i):
+    e = lst([], (2,))
+    return [e, e, e, np.zeros((0, 2)), np.int64(0)]
+
+
+@case(gen=lambda: {"L": gen_list(0, [[3], [2, 0, 3]], (2,)),
+                   "U": gen_tensor(1, (2, 2))})
+def loops_over_element(i):
+    xs, u = i["L"], i["U"]
+    h = np.zeros(2)
+    for x in xs[2]:
+        h = np.tanh(u @ h + x)
+    flat = [t for inner in xs for t in inner]
+    return [h, lst([np.sum(x * x) for x in flat], ())]
+
+
+@case(inputs={"L": d1_extreme(), "D": d3_value()})
+def loops_extreme(i):
+    xs, d = i["L"], i["D"]
+    with np.errstate(over="ignore", invalid="ignore"):
+        m = lst([x * 10.0 for x in xs], (3,))
+        sl, acc = [], np.zeros(3)
+        for x in xs:
+            acc = acc + x
+            sl.append(acc)
+        f = lst([x for x in xs if np.max(x) > 1e300], (3,))
+    flat = [t for mid in d for inner in mid for t in inner]
+    return [m, lst(sl, (3,)), f, lst([t * 3 for t in flat], (2,), np.int64)]
+
+
+# ------------------------------------------------------------ files
+
+
+def save(path_stem, v):
+    if isinstance(v, L):
+        save_list(path_stem + ".npz", v)
+    else:
+        np.save(path_stem + ".npy", np.asarray(v))
+
+
+def fixtures():
+    os.makedirs(FIXTURES, exist_ok=True)
+    vals = np.arange(6, dtype=np.float64).reshape(3, 2)
+    bad = {
+        "decreasing": {"values": vals, "row_splits_0": np.array([0, 2]),
+                       "row_splits_1": np.array([0, 2, 1])},
+        "short_end": {"values": vals, "row_splits_0": np.array([0, 2]),
+                      "row_splits_1": np.array([0, 1, 2])},
+        "no_splits": {"values": vals},
+        "float_splits": {"values": vals, "row_splits_0": np.array([0.0, 3.0])},
+    }
+    for name, arrays in bad.items():
+        np.savez(os.path.join(FIXTURES, f"{name}.npz"), **arrays)
+    save_list(os.path.join(FIXTURES, "d2_f64x2.npz"), D2)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--fixtures", action="store_true")
+    args = ap.parse_args()
+    if args.fixtures:
+        fixtures()
+    files = {f[:-5] for f in os.listdir(CASES) if f.endswith(".sexp")}
+    missing = files - set(CASES_TABLE)
+    stale = set(CASES_TABLE) - files
+    if missing or stale:
+        sys.exit(f"cases without reference: {sorted(missing)}; references without case: {sorted(stale)}")
+    for name, (inputs, gen, f) in sorted(CASES_TABLE.items()):
+        if args.only and name not in args.only:
+            continue
+        ins_dir = os.path.join(CASES, name + ".inputs")
+        exp_dir = os.path.join(CASES, name + ".expected")
+        for d in (ins_dir, exp_dir):
+            shutil.rmtree(d, ignore_errors=True)
+        if inputs is not None:
+            os.makedirs(ins_dir)
+            for k, v in inputs.items():
+                save(os.path.join(ins_dir, k), v)
+            given = inputs
+        else:
+            given = gen()
+        os.makedirs(exp_dir)
+        for k, out in enumerate(f(given)):
+            save(os.path.join(exp_dir, f"out_{k}"), out)
+        print(f"{name}: {len(f(given))} outputs")
+
+
+if __name__ == "__main__":
+    main()
