@@ -49,6 +49,15 @@ const SCALAR_LEN: usize = 8;
 /// each product's sum in its kernel's order.
 const SCALAR_WORK: usize = 64;
 
+/// The most elements an [`Instr::Kernel`] call may copy per step (its
+/// operands in, its result out): past it the copies cost more than the
+/// plan's views save, and the loop stays on the plan. A PyTensor GRU
+/// gradient's `inc_slice` into a `384 × 128` zero matrix (49,152 elements
+/// each way) made its backward loop 10-25% slower on the tape than on the
+/// plan; the small updates, cumulative sums and integer arithmetic of the
+/// cases copy a few hundred elements at most.
+const MAX_KERNEL_COPY: usize = 4096;
+
 /// Parameters of at most this many elements that instructions on one
 /// element read are copied into the arena first, once per step (a read of
 /// the arena is cheaper than one of the loop's data).
@@ -219,7 +228,18 @@ impl Builder<'_> {
         let refs: Vec<&Type> = tys.iter().collect();
         let t = infer(c.op, &refs, &vec![None; n]).ok()?;
         let shape = self.shape_of(&t, &bind)?;
-        let len = shape.iter().product();
+        let len: usize = shape.iter().product();
+        let copied = args
+            .iter()
+            .map(|a| match a {
+                KernelArg::At { len, .. } => *len,
+                KernelArg::Const => 0,
+            })
+            .sum::<usize>()
+            + len;
+        if copied > MAX_KERNEL_COPY {
+            return None;
+        }
         let held = Held::of_result(c.out_ty.dtype);
         let dst = self.alloc(len)?;
         let slot = self.scratch.len();
