@@ -18,6 +18,8 @@
 //! not monotone in the e-graph, and a larger e-graph may give a slightly
 //! costlier term.
 
+mod loop_spans;
+
 use crate::egraph::analysis::TensorAnalysis;
 use crate::egraph::runner::{saturate_watched, CostWatch, Limits, SaturateError, StopReason};
 use crate::egraph::term::TNode;
@@ -283,6 +285,7 @@ pub fn optimize_with(
                 term: abridged(&expr.to_string()),
             })?;
         q.shared = p.shared.clone();
+        loop_spans::place_loops(&mut q.graph, &p.graph);
         (q, cost_after)
     } else {
         (p.clone(), cost_before)

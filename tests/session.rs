@@ -278,3 +278,32 @@ fn the_report_says_why_a_loop_ran_off_the_tape() {
     assert_eq!(json["loops"]["run"], 3);
     assert_eq!(json["loops"]["on_tape"], 1);
 }
+
+/// A loop of the optimized program (which the optimizer built: its nodes
+/// carry no position) is named at the written loop it came from, not at
+/// `0:0`: here the outer loop of a nested pair, off the tape for its
+/// inner loop.
+#[test]
+fn an_optimized_loop_off_the_tape_is_named_at_its_written_loop() {
+    let text = "(program nest (input X (f64 T N N)) (input h0 (f64 N))
+  (let H (scan (sequences X) (outputs_info (sitsot h0))
+    (fn (x h)
+      (let R (scan (sequences x) (outputs_info (sitsot h)) (fn (r g) (tanh (add r (mul 2.0 g))))))
+      (mul 0.5 (index R -1)))))
+  (output H))";
+    let p = parse_program(text).expect("parse");
+    let opts = RunOptions {
+        gen: true,
+        dims: [("T".to_string(), 5), ("N".to_string(), 3)].into(),
+        ..RunOptions::default()
+    };
+    assert!(opts.optimizer.is_some());
+    let r = run(&p, &opts).expect("run");
+    let json = r.to_json_in(Some("nest.sexp"));
+    let off = json["loops"]["off_tape"].as_array().expect("off_tape");
+    let got: Vec<(&str, &str)> = off
+        .iter()
+        .map(|o| (o["at"].as_str().unwrap(), o["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(got, [("nest.sexp:2:10", "a nested loop")], "{json}");
+}

@@ -7,6 +7,7 @@
 //! from the plan at run time — it answers why not instead ([`OffTape`]),
 //! and the loop stays on the plan.
 
+use super::kernel::{self, Held, KernelArg, KernelCall, KernelScratch};
 use super::{Cover, GemmShape, Instr, Loc, OffTape, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::broadcast_shapes;
 use crate::exec::ops::factor::{Small, SMALL_N};
@@ -15,6 +16,9 @@ use crate::exec::ops::shape::slice_indices;
 use crate::exec::ops::{gemm, matvec, prepacked};
 use crate::exec::plan::schedule::GraphPlan;
 use crate::exec::run::Dims;
+use crate::exec::value::Value;
+use crate::lang::infer::infer;
+use crate::lang::Dim;
 use crate::lang::{BinaryOp, DType, Op, ReduceOp, Scalar, Type, UnaryOp};
 
 /// What the tape may know of a body parameter: its shape, when its data
@@ -22,10 +26,19 @@ use crate::lang::{BinaryOp, DType, Op, ReduceOp, Scalar, Type, UnaryOp};
 /// it.
 pub(crate) type ParamShape = Option<Vec<usize>>;
 
-/// The largest arena, in elements (4 MiB): beyond it a body is dominated
+/// The largest arena, in elements (8 MiB): beyond it a body is dominated
 /// by its arithmetic and the plan's slot reuse matters more than its
-/// per-step cost.
-const MAX_ARENA: usize = 1 << 19;
+/// per-step cost. (A PyTensor GRU gradient's backward step, batch 32 and
+/// 128 units, takes 4.0 MiB once its regions are shared.)
+const MAX_ARENA: usize = 1 << 20;
+
+/// The largest arena while the body compiles, every value in its own
+/// region (8 × [`MAX_ARENA`]): the regions of a step's values are shared
+/// afterwards ([`super::reuse`]), and the arena the tape keeps must fit
+/// in [`MAX_ARENA`]. A PyTensor gradient's backward step builds a dozen
+/// `384 × 128` values (fills, their increments, their transposes), of
+/// which a few are live at once.
+const MAX_UNSHARED: usize = MAX_ARENA * 8;
 
 /// Results of at most this many elements are computed one element at a
 /// time (instructions on one element cost a few nanoseconds; a call of a
@@ -35,6 +48,15 @@ const SCALAR_LEN: usize = 8;
 /// Products and reductions of at most this many operations likewise,
 /// each product's sum in its kernel's order.
 const SCALAR_WORK: usize = 64;
+
+/// The most elements an [`Instr::Kernel`] call may copy per step (its
+/// operands in, its result out): past it the copies cost more than the
+/// plan's views save, and the loop stays on the plan. A PyTensor GRU
+/// gradient's `inc_slice` into a `384 × 128` zero matrix (49,152 elements
+/// each way) made its backward loop 10-25% slower on the tape than on the
+/// plan; the small updates, cumulative sums and integer arithmetic of the
+/// cases copy a few hundred elements at most.
+const MAX_KERNEL_COPY: usize = 4096;
 
 /// Parameters of at most this many elements that instructions on one
 /// element read are copied into the arena first, once per step (a read of
@@ -112,13 +134,140 @@ struct Builder<'a> {
     scalars: Vec<(u64, usize)>,
     /// The body node being compiled (an [`Instr::Factor`] names it).
     node: usize,
-    /// Set when a value did not fit in the arena ([`MAX_ARENA`]).
+    /// Set when a value did not fit in the arena ([`MAX_UNSHARED`]).
     full: bool,
     /// The dtypes of the arguments of the body node being compiled.
     arg_dtypes: Vec<DType>,
+    /// Per [`Instr::Kernel`], its operand values.
+    scratch: Vec<KernelScratch>,
+}
+
+/// What the builder has made so far (see [`Builder::mark`]).
+#[derive(Clone, Copy)]
+struct Mark {
+    instrs: usize,
+    arena: usize,
+}
+
+/// A body node for [`Builder::kernel`].
+struct Call<'c> {
+    op: &'c Op,
+    args: &'c [Known],
+    arg_tys: &'c [Type],
+    held: &'c [Held],
+    out_ty: &'c Type,
+    compare: Option<DType>,
+    dims: &'c Dims,
 }
 
 impl Builder<'_> {
+    /// What has been made so far, to [`Builder::undo`] a node that did
+    /// not compile after all.
+    fn mark(&self) -> Mark {
+        Mark {
+            instrs: self.instrs.len(),
+            arena: self.arena.len(),
+        }
+    }
+
+    /// Forgets the instructions and regions made since `m` (a node that
+    /// emitted some before it found what it does not take).
+    fn undo(&mut self, m: Mark) {
+        self.instrs.truncate(m.instrs);
+        self.arena.truncate(m.arena);
+        self.scalars.retain(|&(_, off)| off < m.arena);
+        for s in self.staged.iter_mut() {
+            if s.is_some_and(|off| off >= m.arena) {
+                *s = None;
+            }
+        }
+    }
+
+    /// The node computed by the plan's kernels on the arena's memory
+    /// ([`Instr::Kernel`]): any op but a parameter, a loop, its
+    /// projections, and one whose result's shape its operands' shapes do
+    /// not fix. Its value, and how the arena holds it.
+    fn kernel(&mut self, c: Call<'_>) -> Option<(Known, Held)> {
+        if matches!(c.op, Op::Input(_) | Op::Scan(_) | Op::Proj(_) | Op::Grad) {
+            return None;
+        }
+        let bind = |s: &str| c.dims.get(s).copied();
+        let n = c.args.len();
+        let (mut args, mut values, mut tys) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        for ((k, ty), &held) in c.args.iter().zip(c.arg_tys).zip(c.held) {
+            let shape = match k {
+                Known::Val(v) => {
+                    args.push(KernelArg::At {
+                        loc: v.loc,
+                        len: v.len(),
+                        held,
+                    });
+                    values.push(kernel::zeros(ty.dtype, &v.shape));
+                    v.shape.clone()
+                }
+                Known::Int(i) => {
+                    args.push(KernelArg::Const);
+                    let v = Value::I64(ndarray::arr0(*i).into_dyn()).into_dtype(ty.dtype);
+                    values.push(v);
+                    vec![]
+                }
+            };
+            tys.push(Type {
+                dtype: ty.dtype,
+                shape: shape.iter().map(|&d| Dim::known(d as i64)).collect(),
+                weak: ty.weak,
+            });
+        }
+        if args.len() != n {
+            return None;
+        }
+        let refs: Vec<&Type> = tys.iter().collect();
+        let t = infer(c.op, &refs, &vec![None; n]).ok()?;
+        let shape = self.shape_of(&t, &bind)?;
+        let len: usize = shape.iter().product();
+        let copied = args
+            .iter()
+            .map(|a| match a {
+                KernelArg::At { len, .. } => *len,
+                KernelArg::Const => 0,
+            })
+            .sum::<usize>()
+            + len;
+        if copied > MAX_KERNEL_COPY {
+            return None;
+        }
+        let held = Held::of_result(c.out_ty.dtype);
+        let dst = self.alloc(len)?;
+        let slot = self.scratch.len();
+        self.scratch.push(KernelScratch {
+            args: values,
+            dest: None,
+        });
+        self.instrs.push(Instr::Kernel(Box::new(KernelCall {
+            op: c.op.clone(),
+            args: args.into_boxed_slice(),
+            arg_tys: c.arg_tys.to_vec().into_boxed_slice(),
+            out_ty: c.out_ty.clone(),
+            compare: c.compare,
+            dims: Box::new(c.dims.clone()),
+            shape: shape.clone().into_boxed_slice(),
+            held,
+            dst,
+            len,
+            slot,
+            node: self.node,
+        })));
+        let v = Val {
+            loc: Loc::Arena(dst),
+            shape,
+        };
+        Some((Known::Val(v), held))
+    }
+
     /// True when `loc` is in a parameter that is the same on every step.
     fn is_invariant(&self, loc: Loc) -> bool {
         matches!(loc, Loc::Param(k, _) if self.invariant.get(k).copied().unwrap_or(false))
@@ -127,7 +276,7 @@ impl Builder<'_> {
     fn alloc(&mut self, len: usize) -> Option<usize> {
         let off = self.arena.len();
         let end = off.checked_add(len)?;
-        if end > MAX_ARENA {
+        if end > MAX_UNSHARED {
             self.full = true;
             return None;
         }
@@ -1334,6 +1483,7 @@ fn compile_or(
         node: 0,
         full: false,
         arg_dtypes: Vec::new(),
+        scratch: Vec::new(),
     };
     // Every node the results need, in the graph's (topological) order:
     // the plan's schedule leaves out the members of fused groups.
@@ -1349,6 +1499,7 @@ fn compile_or(
         }
     }
     let mut known: Vec<Option<Known>> = vec![None; g.nodes.len()];
+    let mut held = vec![Held::Num; g.nodes.len()];
     for i in (0..g.nodes.len()).filter(|&i| needed[i]) {
         let node = g.nodes.get(i)?;
         let args: Option<Vec<Known>> = node
@@ -1363,7 +1514,42 @@ fn compile_or(
         for a in &node.args {
             b.arg_dtypes.push(g.nodes.get(a.0)?.ty.first()?.dtype);
         }
-        let k = b.node(&node.op, dtype, compare, &args?, dims);
+        let args = args?;
+        // A value held as its bits only a kernel call reads; any other
+        // node the specialized instructions do not take goes to one.
+        let bits = node.args.iter().any(|a| held.get(a.0) == Some(&Held::Bits));
+        let mark = b.mark();
+        let mut k = if bits {
+            None
+        } else {
+            b.node(&node.op, dtype, compare, &args, dims)
+        };
+        if k.is_none() && !b.full {
+            b.undo(mark);
+            let arg_tys: Option<Vec<Type>> = node
+                .args
+                .iter()
+                .map(|a| g.nodes.get(a.0)?.ty.first().cloned())
+                .collect();
+            let arg_held: Vec<Held> = node
+                .args
+                .iter()
+                .map(|a| held.get(a.0).copied().unwrap_or(Held::Num))
+                .collect();
+            let call = Call {
+                op: &node.op,
+                args: &args,
+                arg_tys: &arg_tys?,
+                held: &arg_held,
+                out_ty: node.ty.first()?,
+                compare,
+                dims,
+            };
+            if let Some((v, h)) = b.kernel(call) {
+                k = Some(v);
+                held[i] = h;
+            }
+        }
         if k.is_none() {
             let float_compare = matches!(node.op, Op::Compare(_)) && compare == Some(DType::F64);
             *why = Some(match (&node.op, node.op.kind()) {
@@ -1419,9 +1605,14 @@ fn compile_or(
         param_sizes: b.param_sizes,
         native_tried: false,
         native_loop: None,
+        scratch: b.scratch,
         failure: None,
     };
     super::reuse::reuse(&mut tape);
+    if tape.arena.len() > MAX_ARENA {
+        *why = Some(OffTape::ArenaFull);
+        return None;
+    }
     if !tape.operands_clear_of_destinations() {
         *why = Some(OffTape::Storage);
         return None;

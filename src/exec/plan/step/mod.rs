@@ -18,11 +18,17 @@
 //! `transpose`, static `index`, `slice`, `stack`, `concat` along axis 0,
 //! `cast` to `f64`, `tensor`, `fill`, `zeros`, `ones`), and `index` and
 //! `take` by integers read from the loop's data ([`Instr::IndexAt`]).
-//! Once the shapes are fixed only two can fail, as the plan would: a
-//! singular matrix of a linalg op and an index out of range stop the
-//! step with the plan's error. Anything else (nested loops, integer or
-//! boolean values computed in the body) leaves the loop on the plan, and
-//! [`OffTape`] says why.
+//! Any other op — an update (`inc_slice`, `inc_index`, `inc_take`), a
+//! cumulative sum, an op computing integers, booleans or `f32` — is an
+//! [`Instr::Kernel`]: the plan's own kernel (`kernels::fast`, else the
+//! reference kernel) called on copies of its operands from the arena,
+//! its result copied back ([`kernel`]; an `i64` it computes is held as
+//! its 64 bits, which only another kernel call reads). Once the shapes
+//! are fixed only a kernel can fail, as the plan would: a singular matrix
+//! of a linalg op, an index out of range, any error of a kernel call stop
+//! the step with the plan's error. What is left (a nested loop, a loop
+//! output that is not `f64`, a parameter the tape cannot read) leaves
+//! the loop on the plan, and [`OffTape`] says why.
 //!
 //! Bits: each instruction calls the element functions and kernels the
 //! plan calls — `Float::unary`/`unary_slice`, `Arith`, NumPy's pairwise
@@ -79,6 +85,7 @@
 
 mod compile;
 mod epilogue;
+mod kernel;
 mod native;
 mod off_tape;
 mod reuse;
@@ -374,6 +381,10 @@ pub(crate) enum Instr {
         shape: GemmShape,
         dst: usize,
     },
+    /// An op the tape does not specialize, computed by the plan's own
+    /// kernels on copies of its operands ([`kernel`]); a kernel's error
+    /// stops the step with the plan's error.
+    Kernel(Box<kernel::KernelCall>),
     /// A run of the instructions above compiled to machine code
     /// ([`native`]): the same operations on the same elements in the same
     /// order, without a dispatch per operation, the values of one group
@@ -465,7 +476,11 @@ pub(crate) struct StepTape {
     /// The whole loop as one native function, when the step is one run
     /// (see [`StepTape::run_native_loop`]).
     native_loop: Option<native::NativeLoop>,
-    /// Why the last step stopped, when an [`Instr::Factor`] stopped it:
+    /// Per [`Instr::Kernel`], the values it reuses from step to step.
+    scratch: Vec<kernel::KernelScratch>,
+    /// Why the last step stopped, when an instruction checking what the
+    /// plan checks ([`Instr::Factor`], [`Instr::IndexAt`],
+    /// [`Instr::Kernel`]) stopped it:
     /// the body node and the error sentence (what the plan would raise).
     failure: Option<(usize, String)>,
 }
@@ -707,6 +722,7 @@ impl Instr {
             | Instr::Gemm { dst, .. }
             | Instr::PackB { dst, .. }
             | Instr::PackRows { dst, .. } => Some(dst),
+            Instr::Kernel(ref k) => Some(k.dst),
         }
     }
 
@@ -715,6 +731,7 @@ impl Instr {
     fn writes(&self, f: &mut dyn FnMut(usize, usize)) {
         match *self {
             Instr::Native(ref run) => run.instrs.iter().for_each(|ins| ins.writes(f)),
+            Instr::Kernel(ref k) => f(k.dst, k.len),
             Instr::Scalars(ref ops) => {
                 for op in ops.iter() {
                     let (ScalarOp::Move { dst, .. }
@@ -789,6 +806,14 @@ impl Instr {
         };
         match self {
             Instr::Native(_) => {}
+            Instr::Kernel(k) => {
+                for a in k.args.iter_mut() {
+                    if let kernel::KernelArg::At { loc: l, .. } = a {
+                        loc(l);
+                    }
+                }
+                k.dst = f(k.dst);
+            }
             Instr::Scalars(ops) => {
                 for op in ops.iter_mut() {
                     match op {
@@ -927,6 +952,13 @@ impl Instr {
         let one = |i: u32| Loc::Arena(i as usize);
         match *self {
             Instr::Native(ref run) => run.instrs.iter().for_each(|ins| ins.reads(f)),
+            Instr::Kernel(ref k) => {
+                for a in k.args.iter() {
+                    if let kernel::KernelArg::At { loc, len, .. } = *a {
+                        f(loc, len);
+                    }
+                }
+            }
             Instr::Copy { src, len, .. } | Instr::Unary { src, len, .. } => f(src, len),
             Instr::Gather { src, src_len, .. } => f(src, src_len),
             Instr::Scalars(ref ops) => {

@@ -323,6 +323,7 @@ mod tests {
             param_sizes: vec![LEN, LEN],
             native_tried: false,
             native_loop: None,
+            scratch: Vec::new(),
             failure: None,
         }
     }

@@ -8,6 +8,7 @@
 //! the plan does.
 
 use super::epilogue::{self, Operands, MAX_STAGES};
+use super::kernel::{self, KernelScratch};
 use super::native::{NativeRun, MAX_POINTERS};
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
@@ -392,6 +393,7 @@ fn run_native(
 /// Runs one instruction; `direct`: the body result it writes straight
 /// into `rows[direct]` when that row is given (see [`StepTape::run`]).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn exec(
     ins: &Instr,
     direct: Option<u32>,
@@ -400,6 +402,7 @@ fn exec(
     src: &Sources<'_>,
     rows: &mut [Option<&mut [f64]>],
     failure: &mut Option<(usize, String)>,
+    scratch: &mut [KernelScratch],
 ) -> Option<()> {
     // The destination of an instruction over slices: its result's row, or
     // its region of the arena (all of the arena below it readable).
@@ -413,6 +416,15 @@ fn exec(
     }
     match *ins {
         Instr::Native(ref run) => run_native(run, arena, at, src, rows)?,
+        Instr::Kernel(ref call) => {
+            let (ar, out) = around(arena, call.dst, call.len)?;
+            let scratch = scratch.get_mut(call.slot)?;
+            let read = |loc: Loc, len: usize| read(ar, src, at, loc, len);
+            if let Err(why) = kernel::run(call, scratch, read, out) {
+                *failure = why.map(|msg| (call.node, msg));
+                return None;
+            }
+        }
         Instr::Scalars(ref ops) => run_scalars(ops, arena)?,
         Instr::Move1 { src: s, dst } => {
             let x = read1(arena, src, at, s)?;
@@ -747,6 +759,7 @@ impl StepTape {
                 src,
                 rows,
                 &mut self.failure,
+                &mut self.scratch,
             )?;
         }
         Some(())
@@ -771,6 +784,7 @@ impl StepTape {
                 src,
                 &mut [],
                 &mut self.failure,
+                &mut self.scratch,
             )?;
         }
         Some(())
