@@ -158,11 +158,9 @@ def hmm_fb_categorical(d):
     log_beta = np.zeros((T, K))
     log_alpha[0] = log_pi + log_B[:, y[0]]
     for t in range(1, T):
-        for j in range(K):
-            log_alpha[t, j] = log_B[j, y[t]] + special.logsumexp(log_alpha[t - 1] + log_A[:, j])
+        log_alpha[t] = log_B[:, y[t]] + special.logsumexp(log_alpha[t - 1][:, None] + log_A, axis=0)
     for t in range(T - 2, -1, -1):
-        for i in range(K):
-            log_beta[t, i] = special.logsumexp(log_A[i] + log_B[:, y[t + 1]] + log_beta[t + 1])
+        log_beta[t] = special.logsumexp(log_A + (log_B[:, y[t + 1]] + log_beta[t + 1])[None, :], axis=1)
     log_lik = special.logsumexp(log_alpha[-1])
     return np.float64(log_lik), np.exp(log_alpha + log_beta - log_lik)
 
