@@ -356,15 +356,19 @@ def interleaved(name, dims, scales, d, want, rounds, reps):
     """eqscan ÷ JAX from `rounds` rounds, each timing eqscan (`--repeat
     reps`) and then JAX (median of `reps` calls) back to back, so that the
     machine's slow and fast minutes weigh on both alike. Returns the
-    per-round ratios and whether both engines agreed with NumPy."""
+    per-round ratios, whether both engines agreed with NumPy, and the
+    median ms of eqscan's and of JAX's rounds."""
     call, got = jax_call(name, d)
     ok = agrees(got, want)
-    ratios = []
+    ratios, eq_all, jax_all = [], [], []
     for _ in range(rounds):
         eq_ms, eq_ok = run_eqscan(name, dims, scales, want, reps)
-        ratios.append(eq_ms / median_ms(call, reps))
+        jax_ms = median_ms(call, reps)
+        ratios.append(eq_ms / jax_ms)
+        eq_all.append(eq_ms)
+        jax_all.append(jax_ms)
         ok = ok and eq_ok
-    return ratios, ok
+    return ratios, ok, statistics.median(eq_all), statistics.median(jax_all)
 
 
 # ---------------------------------------------------------------- PyTensor
@@ -550,9 +554,10 @@ def main_rounds(a):
         dims = ref.medium_dims(name)
         _, d, _, scales = ref.program_inputs(name, dims)
         want = [np.asarray(w) for w in ref.REFERENCES[name](d)]
-        ratios, ok = interleaved(name, dims, scales, d, want, a.rounds, a.reps)
+        ratios, ok, eq_ms, jax_ms = interleaved(name, dims, scales, d, want, a.rounds, a.reps)
         print(f"{name:20s} median {statistics.median(ratios):.3f}  range {min(ratios):.3f}-"
               f"{max(ratios):.3f}  rounds " + " ".join(f"{r:.2f}" for r in ratios)
+              + f"  (eqscan {eq_ms:.3f} ms, jax {jax_ms:.3f} ms)"
               + f"  agree {'yes' if ok else 'NO'}", flush=True)
 
 
