@@ -16,7 +16,8 @@
 ; τ = 75 (the programs run with T ≥ 75).
 ; Outputs: the conditional variances σ² (T) and Σ ℓ_t.
 ; Data rule: returns at scale 4 (amplitude 2); `; extreme:` returns at
-; scale 1e6 and w at scale 40 (ω up to e^10 and down to e^-10 by sign).
+; scale 1e6 (amplitude 5e5) and w at scale 40 (ω = e^19.3; variances from
+; 3e10 to 2e11).
 ; dims: T=100
 ; scale: r=4.0
 ; extreme: r=1e6 w=40.0

@@ -22,7 +22,8 @@
 ; in [−5s, 5s], so `(mod obs V)` puts them in [0, V) as a user's data are.
 ; The data rule: symbols at scale 10 (in [−50, 50] before mod), logits at
 ; scale 2 (amplitude 1); `; extreme:` scales the logits to amplitude 100
-; (probabilities down to e^-200: underflow outside log space).
+; (transition and emission probabilities down to e^-175: products of a few
+; underflow outside log space).
 ; dims: T=60 K=5 V=7
 ; scale: obs=10.0 pi_logits=2.0 A_logits=2.0 B_logits=2.0
 ; extreme: obs=10.0 pi_logits=200.0 A_logits=200.0 B_logits=200.0

@@ -13,8 +13,9 @@
 ; initialisation), the first observation's term left out of the sum
 ; (statsmodels' `loglikelihood_burn` of one diffuse state).
 ; Outputs: the one-step predictions a_{t+1} (T) and log L.
-; Data rule: y at scale 4 (amplitude 2); `; extreme:` y at scale 1e8 and the
-; log-variances at scale 60 (variances from e^-30 to e^30).
+; Data rule: y at scale 4 (amplitude 2); `; extreme:` y at scale 1e8
+; (amplitude 5e7) and the log-variances at scale 60 (σ²_ε = e^15.5,
+; σ²_η = e^-20.6).
 ; dims: T=40
 ; scale: y=4.0
 ; extreme: y=1e8 log_var_eps=60.0 log_var_eta=60.0

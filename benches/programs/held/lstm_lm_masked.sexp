@@ -24,9 +24,9 @@
 ; of the targets (the tutorial's `pred[arange(n), y]` needs a 2-D index).
 ; The data rule's integers lie in [−5s, 5s]: `(mod tokens V)` puts them in
 ; the vocabulary. Tokens at scale 30, weights at scale 1 (pre-activations
-; within about ±2 at medium size); the mask a bool input (the tutorial's
+; within ±1.3 at medium size); the mask a bool input (the tutorial's
 ; prepare_data mask), the data rule's value > 0. `; extreme:` scales the
-; weights by 20 (saturated gates, logits of ±100s).
+; weights by 20 (saturated gates; the logits reach ±9.5 at the small sizes).
 ; dims: T=9 M=3 N=4 V=11
 ; scale: tokens=30.0
 ; extreme: tokens=30.0 Wemb=20.0 W=20.0 U=20.0 Wout=20.0

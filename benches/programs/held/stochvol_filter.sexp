@@ -14,8 +14,8 @@
 ;   h_t = μ + φ (h_{t-1} − μ) + σ h_std_t,   h_0 = μ + σ h_std_0 / sqrt(1 − φ²)
 ; Outputs: the log-volatilities h (T) and the log density.
 ; Data rule: y (returns) at scale 2, h_std at scale 2; `; extreme:` puts y
-; at scale 1e4 and h_std at scale 40 (log-volatilities in the tens: exp(−h)
-; spans many decades).
+; at scale 1e4 (returns up to 5e3) and h_std at scale 40 (log-volatilities
+; from −11 to 13: y² exp(−h) up to 1e12).
 ; dims: T=50
 ; scale: y=2.0 h_std=2.0
 ; extreme: y=1e4 h_std=40.0
