@@ -504,6 +504,9 @@ def main(argv=None):
         us_cells = " ".join(f"{1e3 * ms[c] / steps:9.2f}" if c in ms else " " * 9 for c in cols)
         print(f"{name:12s} {steps:6d} {ms_cells}            {us_cells}"
               + f"  {'yes' if all(oks) else 'NO'}", flush=True)
+    if a.only and any(n in HELD for n in a.only):
+        print()
+        main_held(a)
 
 
 def off_tape(report):
