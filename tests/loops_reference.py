@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NumPy reference outputs of the four loop programs of issue 15.
+"""NumPy reference outputs of the loop programs of issues 15 and 40.
 
 The programs are `benches/programs/{kalman,hmm_forward,gru,lstm}.sexp`: a
 Kalman filter, the forward algorithm of an HMM in log space, a GRU layer and
@@ -17,9 +17,18 @@ normalisation, the others step by step as the equations say). It writes
     tests/fixtures/loops/NAME/out_K.npy      each output
     tests/fixtures/loops/NAME/meta.json      inputs, dims, scales, outputs
 
+The held programs of issue 40 (`benches/programs/held/NAME.sexp`, [`HELD`]:
+published user models written as their users wrote them, not tuned for
+eqscan) are computed the same way, as their sources write them (the HMM's
+forward-backward with SciPy's logsumexp, the LSTM language model with the
+Theano tutorial's packed `_slice`, Stan's stochastic-volatility density
+with SciPy's distributions, arch's GARCH-t). A held program's header may
+also give `; extreme: NAME=S ...`: the scales of a second run at extreme
+magnitudes, written to `tests/fixtures/loops/NAME.extreme/`.
+
 `tests/loop_programs.rs` checks eqscan against them. Run from anywhere:
 
-    /work/venv/bin/python tests/loops_reference.py            # all four
+    /work/venv/bin/python tests/loops_reference.py            # all
     /work/venv/bin/python tests/loops_reference.py --only gru
 
 The functions here also serve `benches/python/loops_peers.py` as the
@@ -31,6 +40,7 @@ import os
 import sys
 
 import numpy as np
+from scipy import special, stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -132,28 +142,192 @@ def lstm(d):
     return (out,)
 
 
-REFERENCES = {"kalman": kalman, "hmm_forward": hmm_forward, "gru": gru, "lstm": lstm}
+# ------------------------------------------------ held programs (issue 40)
+
+def hmm_fb_categorical(d):
+    """Forward-backward of a categorical HMM in log space (Rabiner 1989,
+    eqs. 19-27; Stan's forward algorithm): the emission of state k at time
+    t is B[k, y_t]. Returns log p(y) and the posterior marginals (T, K)."""
+    V = d["B_logits"].shape[1]
+    y = np.mod(d["obs"], V)
+    log_pi = special.log_softmax(d["pi_logits"])
+    log_A = special.log_softmax(d["A_logits"], axis=1)
+    log_B = special.log_softmax(d["B_logits"], axis=1)
+    T, K = len(y), len(log_pi)
+    log_alpha = np.empty((T, K))
+    log_beta = np.zeros((T, K))
+    log_alpha[0] = log_pi + log_B[:, y[0]]
+    for t in range(1, T):
+        log_alpha[t] = log_B[:, y[t]] + special.logsumexp(log_alpha[t - 1][:, None] + log_A, axis=0)
+    for t in range(T - 2, -1, -1):
+        log_beta[t] = special.logsumexp(log_A + (log_B[:, y[t + 1]] + log_beta[t + 1])[None, :], axis=1)
+    log_lik = special.logsumexp(log_alpha[-1])
+    return np.float64(log_lik), np.exp(log_alpha + log_beta - log_lik)
 
 
-def program_inputs(name, dims=None):
+def lstm_lm_masked(d):
+    """The Theano tutorial's masked LSTM (gates i, f, o, c sliced out of a
+    packed (M, 4N) pre-activation) as a language model: token t+1 predicted
+    from h_t, the mean negative log-likelihood over the unmasked targets."""
+    V, N = d["Wemb"].shape
+    x = np.mod(d["tokens"], V)
+    m = d["mask"].astype(np.float64)
+    W = d["W"].reshape(N, 4 * N)
+    U = d["U"].reshape(N, 4 * N)
+    b = d["b"].reshape(4 * N)
+    T, M = x.shape
+
+    def _slice(a, k):
+        return a[:, k * N:(k + 1) * N]
+
+    h = np.zeros((M, N))
+    c = np.zeros((M, N))
+    H = np.empty((T - 1, M, N))
+    for t in range(T - 1):
+        x_ = d["Wemb"][x[t]] @ W + b
+        preact = h @ U + x_
+        i = special.expit(_slice(preact, 0))
+        f = special.expit(_slice(preact, 1))
+        o = special.expit(_slice(preact, 2))
+        g = np.tanh(_slice(preact, 3))
+        mm = m[t][:, None]
+        c_new = f * c + i * g
+        c = mm * c_new + (1.0 - mm) * c
+        h_new = o * np.tanh(c)
+        h = mm * h_new + (1.0 - mm) * h
+        H[t] = h
+    logp = special.log_softmax(H @ d["Wout"] + d["bout"], axis=2)
+    tt, mm_ = np.meshgrid(np.arange(T - 1), np.arange(M), indexing="ij")
+    nll = -logp[tt, mm_, x[1:]]
+    return np.float64((m[1:] * nll).sum() / m[1:].sum()), H
+
+
+def gru_b80(d):
+    """torch.nn.GRU's equations: the reset gate multiplies the hidden
+    product, each gate has an input and a hidden bias."""
+    X, h = d["X"], d["h0"]
+    out = np.empty(X.shape[:2] + (h.shape[1],))
+    for t in range(X.shape[0]):
+        x = X[t]
+        r = special.expit(x @ d["W_ir"] + d["b_ir"] + h @ d["W_hr"] + d["b_hr"])
+        z = special.expit(x @ d["W_iz"] + d["b_iz"] + h @ d["W_hz"] + d["b_hz"])
+        n = np.tanh(x @ d["W_in"] + d["b_in"] + r * (h @ d["W_hn"] + d["b_hn"]))
+        h = (1.0 - z) * n + z * h
+        out[t] = h
+    return (out,)
+
+
+def stochvol_filter(d):
+    """The Stan User's Guide's stochastic-volatility model (non-centered),
+    its transformed parameters as Stan writes them and the log density with
+    SciPy's distributions, plus the log Jacobians of the constraining
+    transforms of phi and sigma."""
+    y, h_std, mu = d["y"], d["h_std"], float(d["mu"])
+    phi_u, log_sigma = float(d["phi_u"]), float(d["log_sigma"])
+    phi = 2.0 * special.expit(phi_u) - 1.0
+    sigma = np.exp(log_sigma)
+    h = h_std * sigma
+    h[0] /= np.sqrt(1.0 - phi * phi)
+    h += mu
+    for t in range(1, len(h)):
+        h[t] += phi * (h[t - 1] - mu)
+    lp = (stats.norm.logpdf(y, 0.0, np.exp(h / 2.0)).sum()
+          + stats.norm.logpdf(h_std).sum()
+          + stats.uniform.logpdf(phi, -1.0, 2.0)
+          + stats.cauchy.logpdf(sigma, 0.0, 5.0)
+          + stats.cauchy.logpdf(mu, 0.0, 10.0)
+          + np.log(2.0) + special.log_expit(phi_u) + special.log_expit(-phi_u)
+          + log_sigma)
+    return h, np.float64(lp)
+
+
+def local_level(d):
+    """Durbin and Koopman (2012) eq. (2.15): the local level filter, P_1 =
+    1e6, the log-likelihood without the first (diffuse) term."""
+    y, a = d["y"], float(d["a1"])
+    H, Q = np.exp(float(d["log_var_eps"])), np.exp(float(d["log_var_eta"]))
+    P = 1e6
+    preds = np.empty(len(y))
+    ll = np.empty(len(y))
+    for t in range(len(y)):
+        v = y[t] - a
+        F = P + H
+        K = P / F
+        a = a + K * v
+        P = P * (1.0 - K) + Q
+        preds[t] = a
+        ll[t] = -0.5 * (LOG_2PI + np.log(F) + v * v / F)
+    return preds, np.float64(ll[1:].sum())
+
+
+def garch_t(d):
+    """arch's GARCH(1,1) recursion with its exponential backcast (tau = 75,
+    weights 0.94^i) and StudentsT.loglikelihood."""
+    r = d["r"]
+    omega, alpha = np.exp(float(d["w"])), special.expit(float(d["a"]))
+    beta, nu = special.expit(float(d["bb"])), 2.0 + np.exp(float(d["log_nu_m2"]))
+    tau = min(75, len(r))
+    w = 0.94 ** np.arange(tau)
+    w = w / w.sum()
+    backcast = float(np.sum(r[:tau] ** 2 * w))
+    sigma2 = np.empty(len(r))
+    for t in range(len(r)):
+        prev_r2 = backcast if t == 0 else r[t - 1] ** 2
+        prev_s2 = backcast if t == 0 else sigma2[t - 1]
+        sigma2[t] = omega + alpha * prev_r2 + beta * prev_s2
+    lls = (special.gammaln((nu + 1.0) / 2.0) - special.gammaln(nu / 2.0)
+           - np.log(np.pi * (nu - 2.0)) / 2.0 - 0.5 * np.log(sigma2)
+           - (nu + 1.0) / 2.0 * np.log(1.0 + r ** 2 / (sigma2 * (nu - 2.0))))
+    return sigma2, np.float64(lls.sum())
+
+
+REFERENCES = {"kalman": kalman, "hmm_forward": hmm_forward, "gru": gru, "lstm": lstm,
+              "hmm_fb_categorical": hmm_fb_categorical, "lstm_lm_masked": lstm_lm_masked,
+              "gru_b80": gru_b80, "stochvol_filter": stochvol_filter,
+              "local_level": local_level, "garch_t": garch_t}
+# The held programs of issue 40, in benches/programs/held/.
+HELD = ["hmm_fb_categorical", "lstm_lm_masked", "gru_b80", "stochvol_filter", "local_level",
+        "garch_t"]
+
+
+def program_path(name):
+    """benches/programs/NAME.sexp, or benches/programs/held/NAME.sexp for a held one."""
+    return os.path.join(PROGRAMS, "held", f"{name}.sexp") if name in HELD \
+        else os.path.join(PROGRAMS, f"{name}.sexp")
+
+
+def extreme_scales(name):
+    """The scales of the program's `; extreme:` header line, or None."""
+    for line in open(program_path(name), encoding="utf-8").read().splitlines():
+        line = line.strip()
+        if line.startswith("; extreme:"):
+            return {k: float(v) for k, v in (kv.split("=") for kv in line[len("; extreme:"):].split())}
+    return None
+
+
+def program_inputs(name, dims=None, scales=None):
     """(inputs dict in declaration order, dims, scales) of a program: its
-    header's dims unless `dims` is given, its header's scales."""
-    decls, header_dims, scales = read_case(os.path.join(PROGRAMS, f"{name}.sexp"))
+    header's dims unless `dims` is given, its header's scales unless
+    `scales` is."""
+    decls, header_dims, header_scales = read_case(program_path(name))
     dims = dict(header_dims if dims is None else dims)
+    scales = dict(header_scales if scales is None else scales)
     return decls, make_inputs(decls, dims, scales), dims, scales
 
 
 def medium_dims(name):
     """The sizes of the program's `(medium: T=... N=...)` header line."""
-    text = open(os.path.join(PROGRAMS, f"{name}.sexp"), encoding="utf-8").read()
+    text = open(program_path(name), encoding="utf-8").read()
     start = text.index("(medium:") + len("(medium:")
     return {k: int(v) for k, v in (kv.split("=") for kv in text[start:text.index(")", start)].split())}
 
 
-def write(name):
-    decls, d, dims, scales = program_inputs(name)
+def write(name, extreme=False):
+    """The fixtures of one program: at its header's scales, or (`extreme`)
+    at its `; extreme:` scales into `NAME.extreme/`."""
+    decls, d, dims, scales = program_inputs(name, scales=extreme_scales(name) if extreme else None)
     outs = REFERENCES[name](d)
-    out_dir = os.path.join(FIXTURES, name)
+    out_dir = os.path.join(FIXTURES, name + (".extreme" if extreme else ""))
     os.makedirs(out_dir, exist_ok=True)
     for f in os.listdir(out_dir):
         os.remove(os.path.join(out_dir, f))
@@ -171,7 +345,7 @@ def write(name):
     with open(os.path.join(out_dir, "meta.json"), "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=1, sort_keys=True)
         f.write("\n")
-    print(f"{name}: dims {dims}, outputs {meta['outputs']}, "
+    print(f"{name}{' (extreme)' if extreme else ''}: dims {dims}, outputs {meta['outputs']}, "
           f"sums {[float(np.sum(v)) for v in outs]}")
 
 
@@ -181,6 +355,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     for name in args.only or sorted(REFERENCES):
         write(name)
+        if extreme_scales(name) is not None:
+            write(name, extreme=True)
 
 
 if __name__ == "__main__":

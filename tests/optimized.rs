@@ -1,8 +1,9 @@
-//! The optimized form of every program in `examples/` and
-//! `benches/programs/`, as `eqscan optimize` prints it (default rules and
+//! The optimized form of every program in `examples/`,
+//! `benches/programs/` and `benches/programs/held/`, as `eqscan optimize` prints it (default rules and
 //! Scan rewrites, default limits, the default cost model), recorded as
 //! insta snapshots
-//! (`tests/snapshots/optimized__bench__NAME.snap`, `..__example__NAME.snap`),
+//! (`tests/snapshots/optimized__bench__NAME.snap`, `..__example__NAME.snap`,
+//! `..__held__NAME.snap`),
 //! each headed by the cost before and after and the stop reason
 //! (`common::optimized_snapshot`). One trial per program, named
 //! `bench::NAME` or `example::NAME`:
@@ -16,7 +17,9 @@
 //!
 //! For each program: optimizing it twice in one process prints the same
 //! text (determinism), and the optimized program computes the original's
-//! outputs within 1e-9 at small sizes, on the data rule's inputs.
+//! outputs within 1e-9 at small sizes, on the data rule's inputs (a held
+//! program at its header's `; dims:` and `; scale:`: GARCH-t's backcast
+//! reads 75 returns).
 //!
 //! When the rules or the Scan rewrites change, review the new forms and
 //! regenerate: `INSTA_UPDATE=always cargo test --release --test optimized`.
@@ -78,11 +81,9 @@ fn optimize_default(p: &Program, rewrites: &[egg::Rewrite<TNode, TensorAnalysis>
     r
 }
 
-fn outputs(p: &Program, what: &str) -> Vec<Value> {
-    let dims = run_dims();
-    let inputs = generate_inputs(p, &dims, &BTreeMap::new())
-        .unwrap_or_else(|e| panic!("{what}: inputs: {e}"));
-    run_program(p, inputs, &dims).unwrap_or_else(|e| panic!("{what}: run: {e}"))
+fn outputs(p: &Program, what: &str, dims: &Dims, scales: &BTreeMap<String, f64>) -> Vec<Value> {
+    let inputs = generate_inputs(p, dims, scales).unwrap_or_else(|e| panic!("{what}: inputs: {e}"));
+    run_program(p, inputs, dims).unwrap_or_else(|e| panic!("{what}: run: {e}"))
 }
 
 /// Checks one program and its snapshot `PREFIX__STEM`.
@@ -108,8 +109,22 @@ fn check_file(path: &Path, prefix: &str, rewrites: &[egg::Rewrite<TNode, TensorA
         .unwrap_or_else(|e| panic!("{what}: the optimized text does not parse: {e}"));
     assert_eq!(reparsed, first.program, "{what}: print/parse");
 
-    let want = outputs(&p, &what);
-    let got = outputs(&first.program, &format!("{what} (optimized)"));
+    let (dims, scales) = if prefix == "held" {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{what}: {e}"));
+        (
+            common::header_pairs(&text, "dims"),
+            common::header_pairs(&text, "scale"),
+        )
+    } else {
+        (run_dims(), BTreeMap::new())
+    };
+    let want = outputs(&p, &what, &dims, &scales);
+    let got = outputs(
+        &first.program,
+        &format!("{what} (optimized)"),
+        &dims,
+        &scales,
+    );
     assert_eq!(got.len(), want.len(), "{what}: number of outputs");
     for (k, (g, w)) in got.iter().zip(&want).enumerate() {
         if let Err(e) = common::compare(g, w, TOL, TOL) {
@@ -132,7 +147,11 @@ fn check_file(path: &Path, prefix: &str, rewrites: &[egg::Rewrite<TNode, TensorA
 fn main() {
     let rewrites = Arc::new(rewrites());
     let mut trials = Vec::new();
-    for (dir, prefix) in [("benches/programs", "bench"), ("examples", "example")] {
+    for (dir, prefix) in [
+        ("benches/programs", "bench"),
+        ("benches/programs/held", "held"),
+        ("examples", "example"),
+    ] {
         let rewrites = rewrites.clone();
         trials.extend(file_trials(dir, prefix, move |path| {
             check_file(path, prefix, &rewrites);

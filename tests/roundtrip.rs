@@ -1,11 +1,13 @@
 //! Round trip of the printer: for every program in `examples/`,
-//! `benches/programs/`, `tests/cases/ops/` and `tests/cases/scan/`,
+//! `benches/programs/`, `benches/programs/held/`, `tests/cases/ops/` and
+//! `tests/cases/scan/`,
 //! parse → print → parse gives an equal program, and printing is a fixed
 //! point (print(parse(print(p))) == print(p)). The printed forms of the
 //! bench programs and the examples are insta snapshots
-//! (`tests/snapshots/roundtrip__bench__NAME.snap`, `..__example__NAME.snap`),
-//! and `eqscan fmt` prints them. One trial per program, named `bench::NAME`,
-//! `example::NAME`, `ops::NAME` or `scan::NAME`.
+//! (`tests/snapshots/roundtrip__bench__NAME.snap`, `..__example__NAME.snap`,
+//! `..__held__NAME.snap`), and `eqscan fmt` prints them. One trial per
+//! program, named `bench::NAME`, `held::NAME`, `example::NAME`, `ops::NAME`
+//! or `scan::NAME`.
 
 mod common;
 
@@ -80,9 +82,13 @@ fn examples_folder_has_the_documented_examples() {
 
 fn main() {
     let mut trials = plain_trials![examples_folder_has_the_documented_examples];
-    // The bench programs and the examples: the round trip, the printed
+    // The bench programs (held ones too) and the examples: the round trip, the printed
     // form's snapshot, and `eqscan fmt`.
-    for (dir, prefix) in [("benches/programs", "bench"), ("examples", "example")] {
+    for (dir, prefix) in [
+        ("benches/programs", "bench"),
+        ("benches/programs/held", "held"),
+        ("examples", "example"),
+    ] {
         trials.extend(file_trials(dir, prefix, move |path| {
             let printed = round_trip(path)?;
             insta::assert_snapshot!(format!("{prefix}__{}", stem(path)), printed);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The four loop programs of issue 15 timed in eqscan and its peers.
+"""The loop programs of issues 15 and 40 timed in eqscan and its peers.
 
 The programs are `benches/programs/{kalman,hmm_forward,gru,lstm}.sexp`
 (a Kalman filter with 2 states, the HMM forward algorithm in log space, a
@@ -39,6 +39,16 @@ From the repository root, after `cargo build --release`:
     taskset -c 0 /work/venv/bin/python benches/python/loops_peers.py   # one core
     /work/venv/bin/python benches/python/loops_peers.py --rounds 10     # eqscan ÷ JAX
 
+`--held` times instead the held programs of issue 40
+(`benches/programs/held/NAME.sexp`: a categorical HMM's forward-backward,
+a masked LSTM language model, PyTorch's GRU at the issue's sizes, Stan's
+stochastic-volatility density, the local level Kalman likelihood, arch's
+GARCH-t), published user models written as their users wrote them and not
+tuned for eqscan: printed apart, under "held (not tuned)", in eqscan, JAX
+and NumPy (no PyTensor forms), with each JAX form written as a JAX user
+writes the model (`jax.lax.scan` under `jit`, float64) and checked against
+the NumPy loop of `tests/loops_reference.py`.
+
 `--rounds R` prints, per program, eqscan ÷ JAX from R rounds that each
 time eqscan (`--repeat` of `--reps` runs) and then JAX (median of `--reps`
 calls) back to back: on a shared machine whose speed drifts by a third
@@ -51,6 +61,15 @@ The eqscan command of each program, as this script runs it:
     target/release/eqscan run benches/programs/hmm_forward.sexp --gen --dim T=4000 --dim N=32 --scale y=4.0 --scale mu=4.0 --scale pi_logits=2.0 --scale A_logits=2.0 --repeat 20 --json
     target/release/eqscan run benches/programs/gru.sexp --gen --dim T=50 --dim M=80 --dim N=128 --dim D=128 --repeat 20 --json
     target/release/eqscan run benches/programs/lstm.sexp --gen --dim T=100 --dim M=64 --dim N=64 --dim D=64 --repeat 20 --json
+
+and of the held programs (`--held`):
+
+    target/release/eqscan run benches/programs/held/hmm_fb_categorical.sexp --gen --dim T=4000 --dim K=32 --dim V=50 --scale obs=10.0 --scale pi_logits=2.0 --scale A_logits=2.0 --scale B_logits=2.0 --repeat 20 --json
+    target/release/eqscan run benches/programs/held/lstm_lm_masked.sexp --gen --dim T=100 --dim M=64 --dim N=64 --dim V=128 --scale tokens=30.0 --repeat 20 --json
+    target/release/eqscan run benches/programs/held/gru_b80.sexp --gen --dim T=50 --dim M=80 --dim N=128 --dim D=128 --repeat 20 --json
+    target/release/eqscan run benches/programs/held/stochvol_filter.sexp --gen --dim T=20000 --scale y=2.0 --scale h_std=2.0 --repeat 20 --json
+    target/release/eqscan run benches/programs/held/local_level.sexp --gen --dim T=20000 --scale y=4.0 --repeat 20 --json
+    target/release/eqscan run benches/programs/held/garch_t.sexp --gen --dim T=20000 --scale r=4.0 --repeat 20 --json
 """
 import argparse
 import json
@@ -75,6 +94,7 @@ import loops_reference as ref  # noqa: E402
 
 warnings.filterwarnings("ignore")
 NAMES = ["kalman", "hmm_forward", "gru", "lstm"]
+HELD = list(ref.HELD)
 LOG_2PI = float(np.log(2.0 * np.pi))
 
 
@@ -95,8 +115,8 @@ def agrees(got, want):
 
 # ------------------------------------------------------------------ eqscan
 def eqscan_command(name, dims, scales, repeat):
-    cmd = [os.path.join(ROOT, "target", "release", "eqscan"), "run",
-           os.path.join(ROOT, "benches", "programs", f"{name}.sexp"), "--gen"]
+    cmd = [os.path.join(ROOT, "target", "release", "eqscan"), "run", ref.program_path(name),
+           "--gen"]
     for k, v in dims.items():
         cmd += ["--dim", f"{k}={v}"]
     for k, v in scales.items():
@@ -104,11 +124,16 @@ def eqscan_command(name, dims, scales, repeat):
     return cmd + ["--repeat", str(repeat), "--json"]
 
 
-def run_eqscan(name, dims, scales, want, repeat):
-    """(median execute ms, agrees): the outputs' sums against the NumPy loop's."""
+def eqscan_report(name, dims, scales, repeat):
+    """`eqscan run --json`'s report."""
     res = subprocess.run(eqscan_command(name, dims, scales, repeat),
                          capture_output=True, text=True, check=True)
-    report = json.loads(res.stdout)
+    return json.loads(res.stdout)
+
+
+def run_eqscan(name, dims, scales, want, repeat):
+    """(median execute ms, agrees): the outputs' sums against the NumPy loop's."""
+    report = eqscan_report(name, dims, scales, repeat)
     sums = [o["sum"] for o in report["outputs"]]
     ok = len(sums) == len(want) and all(
         np.isclose(s, float(np.sum(w)), rtol=1e-8, atol=1e-8) for s, w in zip(sums, want))
@@ -187,6 +212,126 @@ def jax_fn(name):
                 c = m * c_new + (1.0 - m) * c
                 return (h, c), h
             return scan(step, (h0, c0), (X, mask))[1],
+    elif name in HELD:
+        return jax_held_fn(name)
+    else:
+        raise KeyError(name)
+    return f
+
+
+def jax_held_fn(name):
+    """A held program as a JAX user writes the model (the sources of each
+    program's header), arguments in the program's input order."""
+    import jax
+    import jax.numpy as jnp
+    from jax.nn import log_softmax, sigmoid
+    from jax.scipy.special import gammaln, logsumexp
+    scan = jax.lax.scan
+
+    if name == "hmm_fb_categorical":
+        def f(obs, pi_logits, A_logits, B_logits):
+            y = obs % B_logits.shape[1]
+            log_pi = log_softmax(pi_logits)
+            log_A = log_softmax(A_logits, axis=1)
+            log_B = log_softmax(B_logits, axis=1)
+
+            def forward(alpha, y_t):
+                alpha = log_B[:, y_t] + logsumexp(alpha[:, None] + log_A, axis=0)
+                return alpha, alpha
+
+            def backward(beta, y_next):
+                beta = logsumexp(log_A + (log_B[:, y_next] + beta)[None, :], axis=1)
+                return beta, beta
+            alpha0 = log_pi + log_B[:, y[0]]
+            _, alphas = scan(forward, alpha0, y[1:])
+            _, betas = scan(backward, jnp.zeros_like(alpha0), y[1:], reverse=True)
+            log_alpha = jnp.concatenate([alpha0[None], alphas])
+            log_beta = jnp.concatenate([betas, jnp.zeros((1, alpha0.shape[0]))])
+            log_lik = logsumexp(log_alpha[-1])
+            return log_lik, jnp.exp(log_alpha + log_beta - log_lik)
+    elif name == "lstm_lm_masked":
+        def f(tokens, mask, Wemb, W, U, b, Wout, bout):
+            V, N = Wemb.shape
+            x = tokens % V
+            m = mask.astype(jnp.float64)
+            W, U, b = W.reshape(N, 4 * N), U.reshape(N, 4 * N), b.reshape(4 * N)
+            state_below = Wemb[x[:-1]] @ W + b                       # (T-1, M, 4N)
+
+            def step(carry, xm):
+                h_, c_ = carry
+                x_, m_ = xm
+                preact = h_ @ U + x_
+                i = sigmoid(preact[:, :N])
+                fg = sigmoid(preact[:, N:2 * N])
+                o = sigmoid(preact[:, 2 * N:3 * N])
+                g = jnp.tanh(preact[:, 3 * N:])
+                m_ = m_[:, None]
+                c = fg * c_ + i * g
+                c = m_ * c + (1.0 - m_) * c_
+                h = o * jnp.tanh(c)
+                h = m_ * h + (1.0 - m_) * h_
+                return (h, c), h
+            M = tokens.shape[1]
+            zeros = jnp.zeros((M, N))
+            _, H = scan(step, (zeros, zeros), (state_below, m[:-1]))
+            logp = log_softmax(H @ Wout + bout, axis=-1)
+            nll = -jnp.take_along_axis(logp, x[1:, :, None], axis=-1)[..., 0]
+            return (m[1:] * nll).sum() / m[1:].sum(), H
+    elif name == "gru_b80":
+        def f(X, h0, W_ir, W_iz, W_in, W_hr, W_hz, W_hn, b_ir, b_iz, b_in, b_hr, b_hz, b_hn):
+            def step(h, x):
+                r = sigmoid(x @ W_ir + b_ir + h @ W_hr + b_hr)
+                z = sigmoid(x @ W_iz + b_iz + h @ W_hz + b_hz)
+                n = jnp.tanh(x @ W_in + b_in + r * (h @ W_hn + b_hn))
+                h = (1.0 - z) * n + z * h
+                return h, h
+            return scan(step, h0, X)[1],
+    elif name == "stochvol_filter":
+        def f(y, h_std, mu, phi_u, log_sigma):
+            from jax.scipy.stats import cauchy, norm
+            phi = 2.0 * sigmoid(phi_u) - 1.0
+            sigma = jnp.exp(log_sigma)
+            h0 = mu + sigma * h_std[0] / jnp.sqrt(1.0 - phi * phi)
+
+            def step(h_prev, z_t):
+                h = mu + phi * (h_prev - mu) + sigma * z_t
+                return h, h
+            _, hs = scan(step, h0, h_std[1:])
+            h = jnp.concatenate([h0[None], hs])
+            lp = (norm.logpdf(y, 0.0, jnp.exp(h / 2.0)).sum() + norm.logpdf(h_std).sum()
+                  - jnp.log(2.0) + cauchy.logpdf(sigma, 0.0, 5.0) + cauchy.logpdf(mu, 0.0, 10.0)
+                  + jnp.log(2.0) + jax.nn.log_sigmoid(phi_u) + jax.nn.log_sigmoid(-phi_u)
+                  + log_sigma)
+            return h, lp
+    elif name == "local_level":
+        def f(y, a1, log_var_eps, log_var_eta):
+            H, Q = jnp.exp(log_var_eps), jnp.exp(log_var_eta)
+
+            def step(carry, y_t):
+                a, P = carry
+                v = y_t - a
+                F = P + H
+                K = P / F
+                a = a + K * v
+                P = P * (1.0 - K) + Q
+                return (a, P), (a, -0.5 * (LOG_2PI + jnp.log(F) + v * v / F))
+            _, (a, ll) = scan(step, (a1, jnp.asarray(1e6)), y)
+            return a, ll[1:].sum()
+    elif name == "garch_t":
+        def f(r, w, a, bb, log_nu_m2):
+            omega, alpha, beta = jnp.exp(w), sigmoid(a), sigmoid(bb)
+            nu = 2.0 + jnp.exp(log_nu_m2)
+            weights = 0.94 ** jnp.arange(75)
+            backcast = jnp.sum(r[:75] ** 2 * weights) / weights.sum()
+
+            def step(s_prev, r2_prev):
+                s = omega + alpha * r2_prev + beta * s_prev
+                return s, s
+            r2_prev = jnp.concatenate([backcast[None], r[:-1] ** 2])
+            _, sigma2 = scan(step, backcast, r2_prev)
+            ll = (gammaln((nu + 1.0) / 2.0) - gammaln(nu / 2.0) - jnp.log(jnp.pi * (nu - 2.0)) / 2.0
+                  - 0.5 * jnp.log(sigma2) - (nu + 1.0) / 2.0 * jnp.log1p(r ** 2 / (sigma2 * (nu - 2.0))))
+            return sigma2, ll.sum()
     else:
         raise KeyError(name)
     return f
@@ -211,15 +356,19 @@ def interleaved(name, dims, scales, d, want, rounds, reps):
     """eqscan ÷ JAX from `rounds` rounds, each timing eqscan (`--repeat
     reps`) and then JAX (median of `reps` calls) back to back, so that the
     machine's slow and fast minutes weigh on both alike. Returns the
-    per-round ratios and whether both engines agreed with NumPy."""
+    per-round ratios, whether both engines agreed with NumPy, and the
+    median ms of eqscan's and of JAX's rounds."""
     call, got = jax_call(name, d)
     ok = agrees(got, want)
-    ratios = []
+    ratios, eq_all, jax_all = [], [], []
     for _ in range(rounds):
         eq_ms, eq_ok = run_eqscan(name, dims, scales, want, reps)
-        ratios.append(eq_ms / median_ms(call, reps))
+        jax_ms = median_ms(call, reps)
+        ratios.append(eq_ms / jax_ms)
+        eq_all.append(eq_ms)
+        jax_all.append(jax_ms)
         ok = ok and eq_ok
-    return ratios, ok
+    return ratios, ok, statistics.median(eq_all), statistics.median(jax_all)
 
 
 # ---------------------------------------------------------------- PyTensor
@@ -311,7 +460,9 @@ def run_pytensor(name, d, want, reps, mode=None):
 # -------------------------------------------------------------------- main
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--only", action="append", choices=NAMES)
+    p.add_argument("--only", action="append", choices=NAMES + HELD)
+    p.add_argument("--held", action="store_true",
+                   help="the held programs of issue 40 (not tuned), printed apart; no PyTensor")
     p.add_argument("--reps", type=int, default=5, help="timed calls of each peer (median)")
     p.add_argument("--repeat", type=int, default=20, help="eqscan's --repeat")
     p.add_argument("--no-numba", action="store_true", help="skip PyTensor's NUMBA mode")
@@ -324,13 +475,15 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.rounds > 0:
         return main_rounds(a)
+    if a.held or (a.only and all(n in HELD for n in a.only)):
+        return main_held(a)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     threads = "engine defaults" if a.all_threads else "one thread each"
     print(f"load average {load}; {threads}")
     cols = ["eqscan", "jax", "pytensor", "pt_numba", "numpy"]
     print(f"{'program':12s} {'steps':>6s} " + " ".join(f"{c + ' ms':>12s}" for c in cols)
           + "   µs/step: " + " ".join(f"{c:>9s}" for c in cols) + "  agree")
-    for name in a.only or NAMES:
+    for name in [n for n in a.only or NAMES if n in NAMES]:
         dims = ref.medium_dims(name)
         _, d, _, scales = ref.program_inputs(name, dims)
         steps = dims["T"]
@@ -351,19 +504,63 @@ def main(argv=None):
         us_cells = " ".join(f"{1e3 * ms[c] / steps:9.2f}" if c in ms else " " * 9 for c in cols)
         print(f"{name:12s} {steps:6d} {ms_cells}            {us_cells}"
               + f"  {'yes' if all(oks) else 'NO'}", flush=True)
+    if a.only and any(n in HELD for n in a.only):
+        print()
+        main_held(a)
+
+
+def off_tape(report):
+    """`loops.off_tape` of an `eqscan run --json` report as `reason (N)`, or "-"."""
+    reasons = [o["reason"] for o in report.get("loops", {}).get("off_tape", [])]
+    return ", ".join(f"{r} ({reasons.count(r)})" for r in sorted(set(reasons))) or "-"
+
+
+def main_held(a):
+    """The held programs: eqscan (and its loops off the step tape), JAX and
+    the NumPy loop, printed under their own title."""
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    threads = "engine defaults" if a.all_threads else "one thread each"
+    print(f"held (not tuned): load average {load}; {threads}")
+    cols = ["eqscan", "jax", "numpy"]
+    print(f"{'program':20s} {'steps':>6s} " + " ".join(f"{c + ' ms':>11s}" for c in cols)
+          + f" {'eq/jax':>7s}  agree  loops (run, on tape; off tape)")
+    for name in a.only or HELD:
+        if name not in HELD:
+            continue
+        dims = ref.medium_dims(name)
+        _, d, _, scales = ref.program_inputs(name, dims)
+        want = [np.asarray(w) for w in ref.REFERENCES[name](d)]
+        ms, oks, loops = {}, [], ""
+        if not a.no_eqscan:
+            report = eqscan_report(name, dims, scales, a.repeat)
+            sums = [o["sum"] for o in report["outputs"]]
+            oks.append(len(sums) == len(want) and all(
+                np.isclose(s, float(np.sum(w)), rtol=1e-8, atol=1e-8) for s, w in zip(sums, want)))
+            ms["eqscan"] = statistics.median(report["execute_ms"])
+            lp = report["loops"]
+            loops = f"{lp['run']}, {lp['on_tape']}; {off_tape(report)}"
+        ms["jax"], ok = run_jax(name, d, want, a.reps)
+        oks.append(ok)
+        ms["numpy"] = median_ms(lambda: ref.REFERENCES[name](d), a.reps)
+        ratio = f"{ms['eqscan'] / ms['jax']:7.2f}" if "eqscan" in ms else " " * 7
+        print(f"{name:20s} {dims['T']:6d} "
+              + " ".join(f"{ms[c]:11.3f}" if c in ms else " " * 11 for c in cols)
+              + f" {ratio}  {'yes' if all(oks) else 'NO ':5s}  {loops}", flush=True)
 
 
 def main_rounds(a):
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"load average {load}; one thread each; eqscan ÷ JAX over {a.rounds} interleaved rounds "
-          f"of {a.reps} calls each")
-    for name in a.only or NAMES:
+    title = "held (not tuned): " if a.held else ""
+    print(f"{title}load average {load}; one thread each; eqscan ÷ JAX over {a.rounds} interleaved "
+          f"rounds of {a.reps} calls each")
+    for name in a.only or (HELD if a.held else NAMES):
         dims = ref.medium_dims(name)
         _, d, _, scales = ref.program_inputs(name, dims)
         want = [np.asarray(w) for w in ref.REFERENCES[name](d)]
-        ratios, ok = interleaved(name, dims, scales, d, want, a.rounds, a.reps)
-        print(f"{name:12s} median {statistics.median(ratios):.3f}  range {min(ratios):.3f}-"
+        ratios, ok, eq_ms, jax_ms = interleaved(name, dims, scales, d, want, a.rounds, a.reps)
+        print(f"{name:20s} median {statistics.median(ratios):.3f}  range {min(ratios):.3f}-"
               f"{max(ratios):.3f}  rounds " + " ".join(f"{r:.2f}" for r in ratios)
+              + f"  (eqscan {eq_ms:.3f} ms, jax {jax_ms:.3f} ms)"
               + f"  agree {'yes' if ok else 'NO'}", flush=True)
 
 
