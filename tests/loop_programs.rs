@@ -280,50 +280,44 @@ fn optimized_at(name: &'static str, extreme: bool) {
     }
 }
 
+/// The tests every loop program gets, in the module of its name.
+macro_rules! program_tests {
+    ($name:ident) => {
+        #[test]
+        fn generated_inputs() {
+            super::generated_inputs(stringify!($name));
+        }
+        #[test]
+        fn interpreter() {
+            super::interpreter(stringify!($name));
+        }
+        #[test]
+        fn plan() {
+            super::plan(stringify!($name));
+        }
+        #[test]
+        fn optimized() {
+            super::optimized(stringify!($name));
+        }
+    };
+}
+
 macro_rules! loop_programs {
     ($($name:ident),*) => {$(
         mod $name {
-            #[test]
-            fn generated_inputs() {
-                super::generated_inputs(stringify!($name));
-            }
-            #[test]
-            fn interpreter() {
-                super::interpreter(stringify!($name));
-            }
-            #[test]
-            fn plan() {
-                super::plan(stringify!($name));
-            }
-            #[test]
-            fn optimized() {
-                super::optimized(stringify!($name));
-            }
+            program_tests!($name);
         }
     )*};
 }
 
 loop_programs!(kalman, hmm_forward, gru, lstm);
 
+/// The held programs' tests: those of every loop program, and the run at
+/// the extreme scales of their headers.
 macro_rules! held_programs {
     ($($name:ident),*) => {$(
         mod $name {
-            #[test]
-            fn generated_inputs() {
-                super::generated_inputs(stringify!($name));
-            }
-            #[test]
-            fn interpreter() {
-                super::interpreter(stringify!($name));
-            }
-            #[test]
-            fn plan() {
-                super::plan(stringify!($name));
-            }
-            #[test]
-            fn optimized() {
-                super::optimized(stringify!($name));
-            }
+            program_tests!($name);
             #[test]
             fn extreme() {
                 super::extreme(stringify!($name));

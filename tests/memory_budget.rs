@@ -7,7 +7,7 @@
 //! rewrites that make it fit, `scan-checkpoint` and `scan-sum-into-loop`,
 //! are in the report's `rules_applied` and in `explain`'s chain.
 //!
-//! The figure is at T = 50,000, N = 256 (README, "Memory"); this
+//! The figure is at T = 50,000, N = 256 (benches/RESULTS.md); this
 //! test runs T = 2000, N = 32, the budget computed the same way.
 
 mod common;
@@ -98,7 +98,7 @@ fn rnn_grad_runs_within_half_its_trace() {
 /// with a prefix of 23 steps before 45 segments of 44: the outputs are the
 /// stored form's, and the peak falls by an order of magnitude (not to the
 /// budget itself: the cost model prices each allocation, not their sum at
-/// the peak; README, "Memory budget of the optimizer").
+/// the peak; docs/trust.md, "Memory budget of the optimizer").
 #[test]
 fn a_prime_step_count_is_checkpointed_with_a_prefix() {
     const T_PRIME: i64 = 2003;

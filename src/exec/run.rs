@@ -397,7 +397,7 @@ fn alloc(dtype: DType, shape: &[usize]) -> Value {
 }
 
 /// `dst[i] = src`; the dtypes must agree and the shapes match exactly.
-fn set_row(dst: &mut Value, i: usize, src: &Value) -> bool {
+pub(crate) fn set_row(dst: &mut Value, i: usize, src: &Value) -> bool {
     fn put<T: Clone>(d: &mut ArrayD<T>, i: usize, s: &ArrayD<T>) -> bool {
         let mut r = d.index_axis_mut(Axis(0), i);
         if r.shape() != s.shape() {

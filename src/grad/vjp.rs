@@ -3,7 +3,7 @@
 //!
 //! Owns: [`vjp`], one arm per [`Op`] variant (the match is exhaustive, so
 //! a new op does not compile until its gradient is decided here), and the
-//! gradient rules where an op is not differentiable at a point (README
+//! gradient rules where an op is not differentiable at a point (docs/gradients.md,
 //! "Gradients"): `abs` at 0 gives 0; `maximum`/`minimum` give a tie
 //! entirely to their first operand; `max`/`min` reductions give every
 //! tied element the full cotangent (PyTensor's rules); `prod` and

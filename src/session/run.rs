@@ -416,13 +416,7 @@ impl RunResult {
             ));
         }
         if self.repeated {
-            let mut sorted = self.execute_ms.clone();
-            sorted.sort_by(|a, b| a.total_cmp(b));
-            let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
-            lines.push(format!(
-                "execute: median {median:.3} ms over {} runs",
-                self.execute_ms.len()
-            ));
+            lines.push(median_line(&self.execute_ms));
         }
         lines
     }
@@ -443,4 +437,16 @@ impl RunResult {
         }
         Ok(())
     }
+}
+
+/// The text report's last line for repeated runs: the median execution
+/// time and the number of runs.
+pub(crate) fn median_line(execute_ms: &[f64]) -> String {
+    let mut sorted = execute_ms.to_vec();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+    format!(
+        "execute: median {median:.3} ms over {} runs",
+        execute_ms.len()
+    )
 }

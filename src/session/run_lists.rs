@@ -261,13 +261,7 @@ impl ListRunResult {
             })
             .collect();
         if self.repeated {
-            let mut sorted = self.execute_ms.clone();
-            sorted.sort_by(|a, b| a.total_cmp(b));
-            let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
-            lines.push(format!(
-                "execute: median {median:.3} ms over {} runs",
-                self.execute_ms.len()
-            ));
+            lines.push(super::run::median_line(&self.execute_ms));
         }
         lines
     }

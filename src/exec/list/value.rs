@@ -296,31 +296,11 @@ fn stack_values(xs: &[Value], dtype: DType, shape: &[usize]) -> Result<Value, St
     let mut out = Value::zeros(dtype.storage(), &out_shape);
     for (k, x) in xs.iter().enumerate() {
         let x = x.cast(dtype.storage());
-        if !set_row(&mut out, k, &x) {
+        if !crate::exec::run::set_row(&mut out, k, &x) {
             return Err(format!("element {k} has dtype {}, not {dtype}", x.dtype()));
         }
     }
     Ok(out)
-}
-
-/// `dst[i] = src` when the dtypes agree.
-fn set_row(dst: &mut Value, i: usize, src: &Value) -> bool {
-    fn put<T: Clone>(d: &mut ndarray::ArrayD<T>, i: usize, s: &ndarray::ArrayD<T>) -> bool {
-        let mut r = d.index_axis_mut(Axis(0), i);
-        if r.shape() != s.shape() {
-            return false;
-        }
-        r.assign(s);
-        true
-    }
-    match (dst, src) {
-        (Value::F64(d), Value::F64(s)) => put(d, i, s),
-        (Value::F32(d), Value::F32(s)) => put(d, i, s),
-        (Value::I64(d), Value::I64(s)) => put(d, i, s),
-        (Value::I32(d), Value::I32(s)) => put(d, i, s),
-        (Value::Bool(d), Value::Bool(s)) => put(d, i, s),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

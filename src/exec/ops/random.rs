@@ -11,7 +11,7 @@
 //! bits on every machine and in every executor. Must not: know about
 //! programs, loops or the e-graph.
 //!
-//! Conventions (the README repeats them):
+//! Conventions (docs/random.md repeats them):
 //! - A key is 64 bits, the two 32-bit words of a Philox4x32-10 key, stored
 //!   as one `i64` (low word in the low bits); `run` writes keys as `int64`.
 //! - `(key SEED)` is the seed's bits.

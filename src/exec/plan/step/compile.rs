@@ -220,6 +220,7 @@ impl Builder<'_> {
                 dtype: ty.dtype,
                 shape: shape.iter().map(|&d| Dim::known(d as i64)).collect(),
                 weak: ty.weak,
+                list: 0,
             });
         }
         if args.len() != n {
