@@ -197,15 +197,7 @@ pub fn run(p: &Program, opts: &RunOptions) -> Result<RunResult, SessionError> {
     // The program as written, checked with the sizes bound: its errors are
     // the user's, whether it then runs optimized or not.
     check_program(p, &dims).map_err(SessionError::Exec)?;
-    let t_opt = Instant::now();
-    let optimized = match &opts.optimizer {
-        None => None,
-        Some(settings) => Some(settings.optimize(p, &dims)?.program),
-    };
-    let optimize_ms = match optimized {
-        None => 0.0,
-        Some(_) => t_opt.elapsed().as_secs_f64() * 1e3,
-    };
+    let (optimized, optimize_ms) = optimize_timed(p, &dims, opts)?;
     let execution = Execution {
         dims: &dims,
         budget,
@@ -325,8 +317,23 @@ impl Execution<'_> {
     }
 }
 
+/// The program optimized as `opts` asks (`None` under `--no-opt`), and
+/// the milliseconds that took (0 when not optimized).
+pub(crate) fn optimize_timed(
+    p: &Program,
+    dims: &Dims,
+    opts: &RunOptions,
+) -> Result<(Option<Program>, f64), SessionError> {
+    let Some(settings) = &opts.optimizer else {
+        return Ok((None, 0.0));
+    };
+    let t_opt = Instant::now();
+    let optimized = settings.optimize(p, dims)?.program;
+    Ok((Some(optimized), t_opt.elapsed().as_secs_f64() * 1e3))
+}
+
 /// JSON has no NaN or infinity; those sums print as null.
-fn finite_or_null(x: f64) -> serde_json::Value {
+pub(crate) fn finite_or_null(x: f64) -> serde_json::Value {
     if x.is_finite() {
         serde_json::json!(x)
     } else {

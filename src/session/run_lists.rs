@@ -8,7 +8,7 @@
 //! Owns: [`run_lists`] and [`ListRunResult`] (its JSON report, text lines
 //! and output files). Must not: print or parse arguments.
 
-use super::run::{RunOptions, Source};
+use super::run::{finite_or_null, optimize_timed, RunOptions, Source};
 use super::SessionError;
 use crate::exec::list::gen::{generate_list, Lengths};
 use crate::exec::list::npz::{read_list_npz, write_list_npz};
@@ -109,15 +109,7 @@ pub fn run_lists(
     }
     let refs: Vec<Option<&Item>> = inputs.iter().map(Some).collect();
     dims = bind_items(p, &refs, &dims).map_err(SessionError::Exec)?;
-    let t_opt = Instant::now();
-    let optimized = match &opts.optimizer {
-        None => None,
-        Some(settings) => Some(settings.optimize(p, &dims)?.program),
-    };
-    let optimize_ms = match optimized {
-        None => 0.0,
-        Some(_) => t_opt.elapsed().as_secs_f64() * 1e3,
-    };
+    let (optimized, optimize_ms) = optimize_timed(p, &dims, opts)?;
     let prog = optimized.as_ref().unwrap_or(p);
     let runs = opts.repeat.map_or(1, |k| k + 1);
     let mut execute_ms = Vec::new();
@@ -183,15 +175,6 @@ fn generated(
         .check(crate::exec::budget::Allocation::Data, ty.dtype, &full)
         .map_err(|over| format!("generating it {over}"))?;
     generate_list(k, ty.dtype, &shape, &lens, scale).map(Item::List)
-}
-
-/// JSON has no NaN or infinity; those sums print as null.
-fn finite_or_null(x: f64) -> serde_json::Value {
-    if x.is_finite() {
-        serde_json::json!(x)
-    } else {
-        serde_json::Value::Null
-    }
 }
 
 /// The lengths of a list as `--lengths` writes them (`3/2,0,1`).

@@ -214,22 +214,25 @@ def _is_zero(cv, v):
     return c is not None and float(c) == 0.0
 
 
+def _scaled_product(cv, scale, a, b, beta, acc):
+    """``scale * dot(a, b) + beta * acc``, the sum left out when ``beta`` is
+    the constant 0 (BLAS does not read ``acc`` then)."""
+    prod = f"(mul {_scalar_text(cv, scale)} (dot {cv.expr(a)} {cv.expr(b)}))"
+    if _is_zero(cv, beta):
+        return prod
+    return f"(add (mul {_scalar_text(cv, beta)} {cv.expr(acc)}) {prod})"
+
+
 @register(*_blas("Gemv"))
 def _gemv(cv, node):
     y, alpha, A, x, beta = node.inputs
-    prod = f"(mul {_scalar_text(cv, alpha)} (dot {cv.expr(A)} {cv.expr(x)}))"
-    if _is_zero(cv, beta):
-        return prod
-    return f"(add (mul {_scalar_text(cv, beta)} {cv.expr(y)}) {prod})"
+    return _scaled_product(cv, alpha, A, x, beta, y)
 
 
 @register(*_blas("Gemm"))
 def _gemm(cv, node):
     z, a, x, y, b = node.inputs
-    prod = f"(mul {_scalar_text(cv, a)} (dot {cv.expr(x)} {cv.expr(y)}))"
-    if _is_zero(cv, b):
-        return prod
-    return f"(add (mul {_scalar_text(cv, b)} {cv.expr(z)}) {prod})"
+    return _scaled_product(cv, a, x, y, b, z)
 
 
 @register(*_blas("Ger"))
