@@ -58,6 +58,10 @@ pub struct ClassData {
     pub range: Range,
     /// The inner inputs of the enclosing scan it reads (see module docs).
     pub deps: BTreeSet<usize>,
+    /// The saturation iteration in which the class was made or last had
+    /// a class merged into it or its data refined (see
+    /// [`crate::egraph::stamps`]); no part of what the class means.
+    pub touched: u64,
 }
 
 impl ClassData {
@@ -105,6 +109,10 @@ pub struct TensorAnalysis {
     /// The saturation iteration, counted by the runner before each one
     /// (0: no runner counts them).
     pub iteration: u64,
+    /// Each class's reach stamp at the start of this iteration: the
+    /// latest [`ClassData::touched`] of the classes it reaches (see
+    /// [`crate::egraph::stamps`]).
+    pub reach_stamps: std::collections::HashMap<egg::Id, u64>,
     /// State a family of rewrites keeps between its applications (the
     /// Scan rewrites keep their body plans here); see [`RewriteState`].
     pub rewrite_state: RewriteState,
@@ -519,6 +527,7 @@ impl Analysis<TNode> for TensorAnalysis {
     type Data = ClassData;
 
     fn make(egraph: &mut EGraph, enode: &TNode, _id: Id) -> ClassData {
+        let touched = egraph.analysis.iteration;
         let deps = |egraph: &EGraph, ch: &[Id]| -> BTreeSet<usize> {
             ch.iter()
                 .flat_map(|c| egraph[*c].data.deps.iter().copied())
@@ -536,6 +545,7 @@ impl Analysis<TNode> for TensorAnalysis {
                 _ => Range::FULL,
             };
             ClassData {
+                touched,
                 kind,
                 konst,
                 range,
@@ -636,6 +646,10 @@ impl Analysis<TNode> for TensorAnalysis {
     }
 
     fn merge(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
+        // A union, or a child's refined data, changes what the class
+        // holds: stamp it (the stamp alone is not a change of the data, so
+        // it is not propagated to parents; `stamps` does that).
+        a.touched = self.iteration;
         let mut changed_a = false;
         if a.kind != b.kind {
             match (&a.kind, &b.kind) {

@@ -18,6 +18,7 @@ pub mod analysis;
 pub mod range;
 pub mod retired;
 pub mod runner;
+pub mod stamps;
 pub mod term;
 pub mod to_program;
 pub mod union;

@@ -122,6 +122,7 @@ mod tests {
             konst,
             range: crate::egraph::range::Range::FULL,
             deps: Default::default(),
+            touched: 0,
         }
     }
 

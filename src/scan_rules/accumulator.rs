@@ -40,7 +40,7 @@ use std::collections::BTreeSet;
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-accumulator-out", accumulators_out)
+    per_scan_rule("scan-accumulator-out", super::Reads::Loop, accumulators_out)
 }
 
 /// The term `f_t` of accumulator output `k`, if output `k` is one.

@@ -48,7 +48,7 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule_while_too("scan-drop-output", drop_output)
+    per_scan_rule_while_too("scan-drop-output", super::Reads::Context, drop_output)
 }
 
 /// How an output of a loop is used.

@@ -22,7 +22,7 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-fuse", fuse)
+    per_scan_rule("scan-fuse", super::Reads::Context, fuse)
 }
 
 fn fuse(egraph: &mut EGraph, consumer: &ScanNode, rule: Symbol) -> Vec<Id> {

@@ -20,7 +20,11 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-inline-constants", inline_constants)
+    per_scan_rule(
+        "scan-inline-constants",
+        super::Reads::Loop,
+        inline_constants,
+    )
 }
 
 /// True when class `c` is a constant with a closed form: folded to one

@@ -18,7 +18,7 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-merge-outputs", merge_outputs)
+    per_scan_rule("scan-merge-outputs", super::Reads::Loop, merge_outputs)
 }
 
 fn merge_outputs(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {

@@ -40,7 +40,7 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-mitmot-to-carry", to_carry)
+    per_scan_rule("scan-mitmot-to-carry", super::Reads::Loop, to_carry)
 }
 
 /// True for the tape a gradient builds for a sit-sot: in taps `(0 1)`,

@@ -75,6 +75,7 @@ pub mod read_trace;
 pub mod save_mem;
 pub mod scan_node;
 pub mod scope;
+pub mod seen;
 pub mod stack_factor;
 pub mod sum_into_loop;
 pub mod terms;
@@ -120,7 +121,26 @@ pub type ScanFn = fn(&mut EGraph, &scan_node::ScanNode, Symbol) -> Vec<Id>;
 /// The applier of a rule that examines each scan node of a matched class
 /// (at most [`MAX_VARIANTS`] of them).
 #[derive(Clone)]
-pub struct PerScan(pub ScanFn, pub Loops);
+pub struct PerScan {
+    /// What the rule does to one scan node.
+    pub rule: ScanFn,
+    /// Which loops it sees.
+    pub loops: Loops,
+    /// What its result depends on.
+    pub reads: Reads,
+}
+
+/// What a per-scan rule's result depends on besides the scan node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reads {
+    /// Only what the scan node reaches (its inputs and its body): the
+    /// rule gives the same result on a node whose reach has not changed,
+    /// so a node it has seen unchanged is skipped ([`seen`]).
+    Loop,
+    /// Also how the loop's outputs are used, or other loops: the rule
+    /// examines the node in every iteration.
+    Context,
+}
 
 /// Which loops a rule built by [`per_scan_rule`] sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,7 +163,7 @@ impl Applier<TNode, TensorAnalysis> for PerScan {
         if applications_stopped(egraph) {
             return Vec::new();
         }
-        let scans = match self.1 {
+        let scans = match self.loops {
             Loops::For => scan_node::ScanNode::all_in(egraph, eclass),
             Loops::WhileToo => scan_node::ScanNode::all_in_while_too(egraph, eclass),
         };
@@ -152,7 +172,17 @@ impl Applier<TNode, TensorAnalysis> for PerScan {
             if egraph.analysis.out_of_time() {
                 break;
             }
-            changed.extend((self.0)(egraph, s, rule));
+            let key = (self.reads == Reads::Loop).then(|| seen::Key::of(egraph, rule, s));
+            if key
+                .as_ref()
+                .is_some_and(|k| seen::unchanged_since_seen(egraph, k))
+            {
+                continue;
+            }
+            changed.extend((self.rule)(egraph, s, rule));
+            if let Some(k) = key {
+                seen::record(egraph, k);
+            }
         }
         changed
     }
@@ -189,14 +219,25 @@ pub use crate::egraph::runner::applications_stopped;
 /// variables the searcher does not bind, and these bind none.
 pub type ScanRewrite = Result<Rewrite<TNode, TensorAnalysis>, String>;
 
-/// A rule named `name` that runs `f` on every scan node.
-pub fn per_scan_rule(name: &str, f: ScanFn) -> ScanRewrite {
-    Rewrite::new(name, ScanClasses, PerScan(f, Loops::For))
+/// A rule named `name` that runs `f` on every scan node (for loops only);
+/// `reads` says what its result depends on.
+pub fn per_scan_rule(name: &str, reads: Reads, f: ScanFn) -> ScanRewrite {
+    let applier = PerScan {
+        rule: f,
+        loops: Loops::For,
+        reads,
+    };
+    Rewrite::new(name, ScanClasses, applier)
 }
 
 /// [`per_scan_rule`] for a rule that handles while loops too.
-pub fn per_scan_rule_while_too(name: &str, f: ScanFn) -> ScanRewrite {
-    Rewrite::new(name, ScanClasses, PerScan(f, Loops::WhileToo))
+pub fn per_scan_rule_while_too(name: &str, reads: Reads, f: ScanFn) -> ScanRewrite {
+    let applier = PerScan {
+        rule: f,
+        loops: Loops::WhileToo,
+        reads,
+    };
+    Rewrite::new(name, ScanClasses, applier)
 }
 
 /// Every Scan rewrite, in a fixed order.

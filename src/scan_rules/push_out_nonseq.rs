@@ -20,7 +20,9 @@ use super::per_scan_rule_while_too;
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule_while_too("scan-push-out-nonseq", |egraph, scan, rule| {
-        hoist(egraph, scan, rule, HoistAs::NonSequence)
-    })
+    per_scan_rule_while_too(
+        "scan-push-out-nonseq",
+        super::Reads::Loop,
+        |egraph, scan, rule| hoist(egraph, scan, rule, HoistAs::NonSequence),
+    )
 }

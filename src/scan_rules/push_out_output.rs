@@ -30,7 +30,7 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule_while_too("scan-push-out-output", push_out_output)
+    per_scan_rule_while_too("scan-push-out-output", super::Reads::Loop, push_out_output)
 }
 
 fn push_out_output(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {

@@ -16,7 +16,9 @@ use super::per_scan_rule;
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-push-out-seq", |egraph, scan, rule| {
-        hoist(egraph, scan, rule, HoistAs::Sequence)
-    })
+    per_scan_rule(
+        "scan-push-out-seq",
+        super::Reads::Loop,
+        |egraph, scan, rule| hoist(egraph, scan, rule, HoistAs::Sequence),
+    )
 }

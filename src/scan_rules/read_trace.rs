@@ -53,7 +53,7 @@ const MAX_VISITS: usize = 4096;
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule(NAME, read_trace)
+    per_scan_rule(NAME, super::Reads::Context, read_trace)
 }
 
 /// Rebuilds backward loop `b` reading its forward loop's trace where its

@@ -49,7 +49,7 @@ pub fn rewrite() -> super::ScanRewrite {
 
 /// The rule for states nothing reads after the loop.
 pub fn rewrite_unread() -> super::ScanRewrite {
-    super::per_scan_rule_while_too("scan-save-mem-unread", keep_unread)
+    super::per_scan_rule_while_too("scan-save-mem-unread", super::Reads::Context, keep_unread)
 }
 
 struct SaveMem;

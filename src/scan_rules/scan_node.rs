@@ -26,6 +26,8 @@ pub struct ScanNode {
     /// A while loop's condition class (scope: the scan's params), the
     /// body's last result; `None` for a for loop.
     pub until: Option<Id>,
+    /// The node itself, its children canonical.
+    pub node: TNode,
 }
 
 impl ScanNode {
@@ -58,6 +60,10 @@ impl ScanNode {
             body: node.children[..nb].iter().map(f).collect(),
             args: node.children[nr..].iter().map(f).collect(),
             until: sig.until_result().map(|c| f(&node.children[c])),
+            node: TNode {
+                head: node.head.clone(),
+                children: node.children.iter().map(f).collect(),
+            },
         })
     }
 

@@ -36,7 +36,7 @@ use std::collections::BTreeSet;
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-stack-factor", stack_factor)
+    per_scan_rule("scan-stack-factor", super::Reads::Loop, stack_factor)
 }
 
 fn stack_factor(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {

@@ -20,7 +20,7 @@ use egg::{Id, Symbol};
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
-    per_scan_rule("scan-tidy-inputs", tidy_inputs)
+    per_scan_rule("scan-tidy-inputs", super::Reads::Loop, tidy_inputs)
 }
 
 fn tidy_inputs(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
