@@ -28,8 +28,11 @@
 //! included, since eqscan does not build matrixmultiply's AVX-512 kernel
 //! (`super::product_kernel` says why); elsewhere, or when
 //! `EQSCAN_PRODUCT_KERNEL=portable` forces it ([`available`]), `gemm`
-//! runs matrixmultiply on the unpacked `B`. The unit tests compare the two bit for
-//! bit, extreme values and every edge included. Must not: change the
+//! runs matrixmultiply on the unpacked `B`. Where the processor has
+//! AVX-512F the same tiles run in 512-bit registers, up to four panels at
+//! a time (`prepacked_avx512`, chosen by `product_kernel::width`), each
+//! element by the same chain. The unit tests compare both widths with
+//! matrixmultiply bit for bit, extreme values and every edge included. Must not: change the
 //! order of any element's sum, or allocate.
 
 use crate::exec::ops::product_kernel::{self, PackedWidth, ProductKernel};
