@@ -20,7 +20,7 @@ mod common;
 
 use common::harness::{self, case_files};
 use common::{header, rel, root, stem};
-use eqscan::exec::ops::product_kernel::{self, ProductKernel};
+use eqscan::exec::ops::product_kernel::{self, PackedWidth, ProductKernel};
 use libtest_mimic::{Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -232,6 +232,20 @@ fn main() {
         "fastest",
         "EQSCAN_PRODUCT_KERNEL must be 'packed', 'portable' or 'auto', not 'fastest'".into(),
     ));
+    settings.push((
+        "width_word",
+        "EQSCAN_PACKED_WIDTH",
+        "avx1024",
+        "EQSCAN_PACKED_WIDTH must be 'avx2', 'avx512' or 'auto', not 'avx1024'".into(),
+    ));
+    if product_kernel::machine_width() == PackedWidth::Avx2 {
+        settings.push((
+            "width_missing",
+            "EQSCAN_PACKED_WIDTH",
+            "avx512",
+            "EQSCAN_PACKED_WIDTH=avx512 needs an x86-64 processor with AVX-512F".into(),
+        ));
+    }
     if product_kernel::machine() == ProductKernel::Portable {
         settings.push((
             "kernel_missing",

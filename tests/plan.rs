@@ -26,7 +26,7 @@ mod common;
 
 use common::harness::{self, case_files, case_name, plain_trials};
 use common::{compare, header, header_pairs, rel, root, stem};
-use eqscan::exec::ops::product_kernel::{self, ProductKernel};
+use eqscan::exec::ops::product_kernel::{self, PackedWidth, ProductKernel};
 use eqscan::exec::plan::{Compiled, PlanOptions};
 use eqscan::exec::run::{input_shapes, run_program, Dims};
 use eqscan::exec::Value;
@@ -1184,6 +1184,7 @@ fn main() {
         products_with_their_readers_keep_the_plans_bits,
         the_recurrent_cells_steps_keep_their_fusions,
         both_product_kernels_give_the_same_bits,
+        the_packed_products_keep_their_bits_at_each_width,
         clip_runs_on_the_tape,
         strided_softmax_runs_on_the_tape,
         indexing_by_step_values_runs_on_the_tape,
@@ -1312,20 +1313,59 @@ fn kernel_probe() -> String {
     report
 }
 
+/// [`packed_matrix_products_keep_the_plans_bits`] and
+/// [`products_with_their_readers_keep_the_plans_bits`] again in a process
+/// of their own for each width of the packed kernel this machine has
+/// (`EQSCAN_PACKED_WIDTH` forced): the step tape's products, with and
+/// without the readers they compute as they store, keep the plan's bits
+/// with 256-bit registers and with 512-bit ones, whichever this process
+/// selected.
+fn the_packed_products_keep_their_bits_at_each_width() {
+    let mut widths = vec![PackedWidth::Avx2];
+    if product_kernel::machine_width() == PackedWidth::Avx512 {
+        widths.push(PackedWidth::Avx512);
+    }
+    for width in widths {
+        for trial in [
+            "packed_matrix_products_keep_the_plans_bits",
+            "products_with_their_readers_keep_the_plans_bits",
+        ] {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", trial])
+                .env(product_kernel::WIDTH_VAR, width.name())
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && text.contains("1 passed"),
+                "{trial} at {width:?}:\n{text}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
 /// Both product kernels on this machine (`portable` alone where the
 /// packed one cannot run), each forced with `EQSCAN_PRODUCT_KERNEL` in a
 /// process of its own running [`kernel_probe`]: the GRU's and the LSTM's
 /// outputs have the same bits down both paths, and each path's steps
-/// have its census. On an AVX-512 machine this is the AVX-512 path.
+/// have its census. On an AVX-512 machine the packed kernel runs twice,
+/// its width forced with `EQSCAN_PACKED_WIDTH`: 512-bit registers and
+/// 256-bit ones give the same bits too.
 fn both_product_kernels_give_the_same_bits() {
-    let mut kernels = vec![ProductKernel::Portable];
+    // Each kernel, and the packed one with each width the machine has.
+    let mut kernels = vec![(ProductKernel::Portable, PackedWidth::Avx2)];
     if product_kernel::machine() == ProductKernel::Packed {
-        kernels.push(ProductKernel::Packed);
+        kernels.push((ProductKernel::Packed, PackedWidth::Avx2));
+    }
+    if product_kernel::machine_width() == PackedWidth::Avx512 {
+        kernels.push((ProductKernel::Packed, PackedWidth::Avx512));
     }
     let mut bits: Vec<Vec<String>> = Vec::new();
-    for kernel in kernels {
+    for (kernel, width) in kernels {
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .env(product_kernel::KERNEL_VAR, kernel.name())
+            .env(product_kernel::WIDTH_VAR, width.name())
             .env(PROBE_VAR, "1")
             .output()
             .unwrap();
@@ -1349,7 +1389,7 @@ fn both_product_kernels_give_the_same_bits() {
                     want.passes,
                     want.fused_pairs
                 ),
-                "{} under {kernel:?}",
+                "{} under {kernel:?} ({width:?})",
                 w[0]
             );
             these.push(format!("{} {}", w[0], w[7]));

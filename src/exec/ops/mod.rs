@@ -21,6 +21,8 @@ pub mod linrec;
 pub mod logmatmulexp;
 pub mod matvec;
 pub mod prepacked;
+#[cfg(target_arch = "x86_64")]
+mod prepacked_avx512;
 pub mod product_kernel;
 pub mod random;
 pub mod reduce;

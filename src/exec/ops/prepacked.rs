@@ -28,23 +28,26 @@
 //! included, since eqscan does not build matrixmultiply's AVX-512 kernel
 //! (`super::product_kernel` says why); elsewhere, or when
 //! `EQSCAN_PRODUCT_KERNEL=portable` forces it ([`available`]), `gemm`
-//! runs matrixmultiply on the unpacked `B`. The unit tests compare the two bit for
-//! bit, extreme values and every edge included. Must not: change the
+//! runs matrixmultiply on the unpacked `B`. Where the processor has
+//! AVX-512F the same tiles run in 512-bit registers, up to four panels at
+//! a time (`prepacked_avx512`, chosen by `product_kernel::width`), each
+//! element by the same chain. The unit tests compare both widths with
+//! matrixmultiply bit for bit, extreme values and every edge included. Must not: change the
 //! order of any element's sum, or allocate.
 
-use crate::exec::ops::product_kernel::{self, ProductKernel};
+use crate::exec::ops::product_kernel::{self, PackedWidth, ProductKernel};
 use crate::exec::threads;
 use ndarray::{s, ArrayView2};
 
 /// Columns per panel of a packed `B`.
 pub const PANEL: usize = 8;
 /// matrixmultiply's block of `k` for `f64` (its `D_KC`).
-const MM_KC: usize = 256;
+pub(super) const MM_KC: usize = 256;
 /// matrixmultiply's tile of its AVX2+FMA `f64` kernel: rows, columns.
 const MM_MR: usize = 8;
 const MM_NR: usize = 4;
-/// Rows of `A` per tile of this kernel.
-const ROWS: usize = 6;
+/// Rows of `A` per tile of this kernel (both widths).
+pub(super) const ROWS: usize = 6;
 
 /// The elements a `(k, n)` matrix takes packed.
 pub fn packed_len(k: usize, n: usize) -> usize {
@@ -191,7 +194,25 @@ pub fn product_then(
     c: &mut [f64],
     steps: &[Step<'_>],
 ) -> Option<bool> {
-    if !runs_here() {
+    product_then_as(product_kernel::width(), a, bp, m, k, n, c, steps)
+}
+
+/// [`product_then`] with the registers of `width`, whatever the process
+/// selected (the same bits either way: what the unit tests check on a
+/// machine that has both). `None` also when `width` is AVX-512 and the
+/// machine lacks it.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn product_then_as(
+    width: PackedWidth,
+    a: &[f64],
+    bp: &[f64],
+    m: usize,
+    k: usize,
+    n: usize,
+    c: &mut [f64],
+    steps: &[Step<'_>],
+) -> Option<bool> {
+    if !runs_here() || (width == PackedWidth::Avx512 && product_kernel::machine_width() != width) {
         return None;
     }
     let a = a.get(..m.checked_mul(k)?)?;
@@ -225,12 +246,12 @@ pub fn product_then(
         let (a1, a2) = a.split_at(h * k);
         let (c1, c2) = c.split_at_mut(h * n);
         let (x, y) = threads::join(
-            || rows(a1, bp, 0, shape, c1, steps),
-            || rows(a2, bp, h, shape, c2, steps),
+            || rows(width, a1, bp, 0, shape, c1, steps),
+            || rows(width, a2, bp, h, shape, c2, steps),
         );
         x && y
     } else {
-        rows(a, bp, 0, shape, c, steps)
+        rows(width, a, bp, 0, shape, c, steps)
     };
     Some(clean)
 }
@@ -238,26 +259,27 @@ pub fn product_then(
 /// What every tile needs to know of its product: `k`, `n`, and where
 /// matrixmultiply's partial tiles start (first row and column).
 #[derive(Clone, Copy)]
-struct Shape {
-    k: usize,
-    n: usize,
-    edge_row: usize,
-    edge_col: usize,
+pub(super) struct Shape {
+    pub(super) k: usize,
+    pub(super) n: usize,
+    pub(super) edge_row: usize,
+    pub(super) edge_col: usize,
 }
 
 /// Where the next tile's rows of `A` and `C` start: a tile prefetches a
 /// share of their cache lines before each of its panels.
 #[derive(Clone, Copy)]
-struct Next {
-    a: *const f64,
-    c: *const f64,
+pub(super) struct Next {
+    pub(super) a: *const f64,
+    pub(super) c: *const f64,
 }
 
 /// The rows of `c` from the rows of `a` (`row0`: the first one's index in
 /// the whole product); false when a value it stored is NaN.
 ///
 /// Tile after tile of [`ROWS`] rows, each against every panel of `B` in
-/// turn (one call of the kernel per tile): the tile's rows of `A` (`ROWS
+/// turn (one call of the kernel per tile, of `width`'s registers: the
+/// AVX-512 one takes up to four panels at a time): the tile's rows of `A` (`ROWS
 /// · k` elements, 6 KiB at k = 128) stay in the first-level cache while
 /// the panels stream past them from the second level, in the order they
 /// are stored. While a tile runs, the next tile's rows of `A` and of `C`
@@ -266,6 +288,7 @@ struct Next {
 /// into one product over every step) does not wait for them. The order
 /// of the tiles does not change any element's sum.
 fn rows(
+    width: PackedWidth,
     a: &[f64],
     bp: &[f64],
     row0: usize,
@@ -286,8 +309,23 @@ fn rows(
                 c: ctile.as_ptr().wrapping_add(ROWS * n),
             };
             // SAFETY: `runs_here()` (checked by the only caller) says the
-            // CPU has AVX2 and FMA; `atile` holds `r` rows of `k`, `bp`
+            // CPU has AVX2 and FMA, and the caller checked AVX-512F for
+            // that width; `atile` holds `r` rows of `k`, `bp`
             // `packed_len(k, n)` elements, `ctile` `r` rows of `n`.
+            if width == PackedWidth::Avx512 {
+                use super::prepacked_avx512 as wide;
+                clean &= unsafe {
+                    match r {
+                        6 => wide::tile::<6>(atile, bp, first, shape, ctile, next, steps),
+                        5 => wide::tile::<5>(atile, bp, first, shape, ctile, next, steps),
+                        4 => wide::tile::<4>(atile, bp, first, shape, ctile, next, steps),
+                        3 => wide::tile::<3>(atile, bp, first, shape, ctile, next, steps),
+                        2 => wide::tile::<2>(atile, bp, first, shape, ctile, next, steps),
+                        _ => wide::tile::<1>(atile, bp, first, shape, ctile, next, steps),
+                    }
+                };
+                continue;
+            }
             clean &= unsafe {
                 match r {
                     6 => fma::tile::<6>(atile, bp, first, shape, ctile, next, steps),
@@ -303,13 +341,13 @@ fn rows(
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (a, bp, row0, shape, c, steps);
+        let _ = (width, a, bp, row0, shape, c, steps);
         false
     }
 }
 
 #[cfg(target_arch = "x86_64")]
-mod fma {
+pub(super) mod fma {
     use super::{Next, Shape, Step, StepOp, StepSrc, MM_KC, PANEL, ROWS};
     use std::arch::x86_64::*;
 
@@ -513,7 +551,13 @@ mod fma {
     /// Each step's operand holds that element (checked by
     /// `product_then`).
     #[inline]
-    unsafe fn steps_on_1(steps: &[Step<'_>], row: usize, n: usize, j: usize, mut v: f64) -> f64 {
+    pub(in crate::exec::ops) unsafe fn steps_on_1(
+        steps: &[Step<'_>],
+        row: usize,
+        n: usize,
+        j: usize,
+        mut v: f64,
+    ) -> f64 {
         for s in steps {
             // SAFETY: the operand holds the element.
             let w = unsafe {
@@ -558,6 +602,17 @@ mod tests {
         v.iter().map(|x| x.to_bits()).collect()
     }
 
+    /// The kernel's widths this machine runs (AVX2 alone on a machine
+    /// without AVX-512F, both with it; AVX2 also where the kernel does not
+    /// run at all, whose `None` the checks expect).
+    fn widths() -> Vec<PackedWidth> {
+        let mut w = vec![PackedWidth::Avx2];
+        if product_kernel::machine_width() == PackedWidth::Avx512 {
+            w.push(PackedWidth::Avx512);
+        }
+        w
+    }
+
     /// The kernel against matrixmultiply on the same operands, bit for
     /// bit (a product whose result holds a NaN must be reported).
     fn agree(m: usize, k: usize, n: usize, a: &[f64], b: &[f64]) {
@@ -573,28 +628,36 @@ mod tests {
         );
         let mut bp = vec![f64::NAN; packed_len(k, n)];
         pack(b, k, n, &mut bp).unwrap();
-        let mut got = vec![f64::NAN; m * n];
-        match product(a, &bp, m, k, n, &mut got) {
-            None => return assert!(!runs_here()),
-            Some(false) => {
-                return assert!(
-                    want.iter().any(|x| x.is_nan()),
-                    "{m}x{k}x{n}: a NaN reported where matrixmultiply has none"
-                )
+        // Each width this machine has, forced, then the selected one.
+        for width in widths() {
+            let mut got = vec![f64::NAN; m * n];
+            match product_then_as(width, a, &bp, m, k, n, &mut got, &[]) {
+                None => return assert!(!runs_here()),
+                Some(false) => {
+                    assert!(
+                        want.iter().any(|x| x.is_nan()),
+                        "{m}x{k}x{n} ({width:?}): a NaN reported where matrixmultiply has none"
+                    );
+                    continue;
+                }
+                Some(true) => {}
             }
-            Some(true) => {}
+            if bits(&got) != bits(&want) {
+                let i = (0..m * n)
+                    .find(|&i| got[i].to_bits() != want[i].to_bits())
+                    .unwrap();
+                panic!(
+                    "{m}x{k}x{n} ({width:?}): element ({}, {}) is {:e}, matrixmultiply gives {:e}",
+                    i / n,
+                    i % n,
+                    got[i],
+                    want[i]
+                );
+            }
         }
-        if bits(&got) != bits(&want) {
-            let i = (0..m * n)
-                .find(|&i| got[i].to_bits() != want[i].to_bits())
-                .unwrap();
-            panic!(
-                "{m}x{k}x{n}: element ({}, {}) is {:e}, matrixmultiply gives {:e}",
-                i / n,
-                i % n,
-                got[i],
-                want[i]
-            );
+        let mut got = vec![f64::NAN; m * n];
+        if product(a, &bp, m, k, n, &mut got) != Some(true) {
+            return;
         }
         // And through the entry points every executor calls.
         let mut rows = vec![f64::NAN; m * n];
@@ -640,6 +703,14 @@ mod tests {
             (7, 40, 17),
             (1, 5000, 3),
             (160, 64, 130),
+            // The AVX-512 form's groups of four panels: whole groups and
+            // one, two or three panels left (whole, or the last partial),
+            // over one and over three blocks of k.
+            (29, 520, 44),
+            (14, 300, 24),
+            (10, 600, 40),
+            (6, 128, 256),
+            (80, 128, 384),
         ] {
             let (a, b) = (filled(m * k, 1, &[]), filled(k * n, 2, &[]));
             agree(m, k, n, &a, &b);
@@ -665,7 +736,7 @@ mod tests {
             f64::NAN,
             5e-324,
         ];
-        for &(m, k, n) in &[(19, 70, 21), (13, 600, 11), (16, 520, 9)] {
+        for &(m, k, n) in &[(19, 70, 21), (13, 600, 11), (16, 520, 9), (21, 300, 40)] {
             let a = filled(m * k, 3, &special);
             let b = filled(k * n, 4, &special);
             agree(m, k, n, &a, &b);
@@ -722,22 +793,40 @@ mod tests {
         }
         let mut bp = vec![f64::NAN; packed_len(k, n)];
         pack(b, k, n, &mut bp).unwrap();
+        for width in widths() {
+            steps_agree_as(width, m, k, n, a, &bp, steps, &want);
+        }
+    }
+
+    /// [`steps_agree`]'s check of `product_then` with the registers of
+    /// `width`.
+    #[allow(clippy::too_many_arguments)]
+    fn steps_agree_as(
+        width: PackedWidth,
+        m: usize,
+        k: usize,
+        n: usize,
+        a: &[f64],
+        bp: &[f64],
+        steps: &[Step<'_>],
+        want: &[f64],
+    ) {
         let mut got = vec![f64::NAN; m * n];
-        match product_then(a, &bp, m, k, n, &mut got, steps) {
+        match product_then_as(width, a, bp, m, k, n, &mut got, steps) {
             None => assert!(!runs_here()),
             Some(false) => assert!(
                 want.iter().any(|x| x.is_nan()),
-                "{m}x{k}x{n}: a NaN reported where the steps give none"
+                "{m}x{k}x{n} ({width:?}): a NaN reported where the steps give none"
             ),
             Some(true) => {
                 assert!(
                     !want.iter().any(|x| x.is_nan()),
-                    "{m}x{k}x{n}: a NaN not reported"
+                    "{m}x{k}x{n} ({width:?}): a NaN not reported"
                 );
                 for i in 0..m * n {
                     assert!(
                         got[i].to_bits() == want[i].to_bits(),
-                        "{m}x{k}x{n}: element ({}, {}) is {:e}, expected {:e}",
+                        "{m}x{k}x{n} ({width:?}): element ({}, {}) is {:e}, expected {:e}",
                         i / n,
                         i % n,
                         got[i],
@@ -759,6 +848,9 @@ mod tests {
             (7, 40, 17),
             (13, 256, 9),
             (160, 64, 130),
+            (29, 200, 44),
+            (11, 96, 24),
+            (9, 64, 40),
         ] {
             let (a, b) = (filled(m * k, 7, &[]), filled(k * n, 8, &[]));
             let full = filled(m * n, 9, &[]);
@@ -806,10 +898,17 @@ mod tests {
             5e-324,
             f64::MIN_POSITIVE,
         ];
-        let (m, k, n) = (19, 70, 21);
-        let a = filled(m * k, 11, &special);
-        let b = filled(k * n, 12, &special);
-        let mut huge = filled(m * n, 13, &special);
+        // (40 columns: a whole group of four panels and one more, in
+        // the AVX-512 form.)
+        for (m, k, n) in [(19, 70, 21), (13, 70, 40)] {
+            steps_at_extremes(m, k, n, &special);
+        }
+    }
+
+    fn steps_at_extremes(m: usize, k: usize, n: usize, special: &[f64]) {
+        let a = filled(m * k, 11, special);
+        let b = filled(k * n, 12, special);
+        let mut huge = filled(m * n, 13, special);
         huge.iter_mut().step_by(7).for_each(|x| *x = f64::MAX);
         let zeros = vec![-0.0; n];
         let with_nan = filled(m * n, 14, &[f64::NAN, f64::INFINITY, f64::NEG_INFINITY]);

@@ -3,8 +3,10 @@
 //!
 //! Owns: the element functions every executor, the fused kernels and the
 //! e-graph's constant folding use for these ops, so that every path computes
-//! the same bits; and the slice kernels, compiled twice (baseline x86-64 and
-//! AVX2+FMA, chosen at run time by `multiversion`). Each function is a
+//! the same bits; and the slice kernels, compiled three times (baseline
+//! x86-64, AVX2+FMA and AVX-512F+FMA, chosen at run time by
+//! `multiversion`; a wider register runs the same operations on more
+//! elements at once). Each function is a
 //! branch-free core — range reduction, a polynomial, a rescale — that the
 //! compiler turns into SIMD code in a loop, and a fallback to the platform's
 //! libm outside the core's range (huge or non-finite arguments, results
@@ -492,7 +494,7 @@ pub fn exp_slice(src: &[f64], dst: &mut [f64]) {
 
 /// `dst[i] = f(src[i])` for equal-length slices (the shorter length
 /// otherwise).
-#[multiversion(targets("x86_64+avx2+fma"))]
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma"))]
 pub fn map_slice(f: Func, src: &[f64], dst: &mut [f64]) {
     for (s, d) in src.chunks(CHUNK).zip(dst.chunks_mut(CHUNK)) {
         chunk(f, s, d);
@@ -500,7 +502,7 @@ pub fn map_slice(f: Func, src: &[f64], dst: &mut [f64]) {
 }
 
 /// `buf[i] = f(buf[i])`.
-#[multiversion(targets("x86_64+avx2+fma"))]
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma"))]
 pub fn map_slice_inplace(f: Func, buf: &mut [f64]) {
     let mut copy = [0.0; CHUNK];
     for d in buf.chunks_mut(CHUNK) {
@@ -528,7 +530,7 @@ fn sincos_core(x: f64) -> (f64, f64) {
 
 /// `sin_dst[i] = sin(src[i])` and `cos_dst[i] = cos(src[i])` over slices of
 /// one length (the shortest otherwise): the bits of [`sin`] and [`cos`].
-#[multiversion(targets("x86_64+avx2+fma"))]
+#[multiversion(targets("x86_64+avx512f+avx2+fma", "x86_64+avx2+fma"))]
 pub fn sincos_slice(src: &[f64], sin_dst: &mut [f64], cos_dst: &mut [f64]) {
     for ((xs, ss), cs) in src
         .chunks(CHUNK)

@@ -8,9 +8,10 @@
 //! inside its reader) and [`binary2_periodic`] (both over a run of
 //! blocks), shared by
 //! the fused groups (`fusion`) and the step tape (`step`). They call the
-//! reference kernels' element functions, compiled for baseline x86-64
-//! and AVX2 (chosen at run time) without fused multiply-add, so every
-//! path gives the same bits. Must not: allocate, or change an element
+//! reference kernels' element functions, compiled for baseline x86-64,
+//! AVX2 and AVX-512 (chosen at run time) without fused multiply-add, so
+//! every path gives the same bits (a wider register computes more
+//! elements at once, each by the same operations). Must not: allocate, or change an element
 //! function's order of operations.
 
 use crate::exec::ops::elementwise::{Arith, Float};
@@ -136,7 +137,7 @@ macro_rules! with_binary2_fn {
 /// inner(x, y))`, for `outer` and `inner` among add, sub, mul; false for
 /// another op. The reference kernel's element functions, compiled for
 /// AVX2 too (no fused multiply-add).
-#[multiversion(targets("x86_64+avx2"))]
+#[multiversion(targets("x86_64+avx512f+avx2", "x86_64+avx2"))]
 pub(crate) fn binary2_block<T: Float>(
     outer: BinaryOp,
     inner: BinaryOp,
@@ -156,7 +157,7 @@ pub(crate) fn binary2_block<T: Float>(
 /// each operand covering it as [`Periodic`] says (a padded batch's mask:
 /// one value per row): every block in one call, as [`binary2_block`]
 /// computes each. False for another op or an operand too short.
-#[multiversion(targets("x86_64+avx2"))]
+#[multiversion(targets("x86_64+avx512f+avx2", "x86_64+avx2"))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn binary2_periodic<T: Float>(
     outer: BinaryOp,
@@ -232,7 +233,7 @@ macro_rules! with_binary_fn {
 /// or a scalar: the reference kernel's element functions, compiled for
 /// AVX2 too (chosen at run time; no fused multiply-add, so the results
 /// are the same).
-#[multiversion(targets("x86_64+avx2"))]
+#[multiversion(targets("x86_64+avx512f+avx2", "x86_64+avx2"))]
 pub(crate) fn binary_block<T: Float>(op: BinaryOp, o: &mut [T], x: Blk<'_, T>, y: Blk<'_, T>) {
     with_binary_fn!(op, f => zip2(o, x, y, f))
 }
@@ -301,7 +302,7 @@ fn periodic<T: Copy>(
 /// operand covering it as [`Periodic`] says: every block in one call (one
 /// dispatch), as [`binary_block`] computes each. False when an operand's
 /// data is too short.
-#[multiversion(targets("x86_64+avx2"))]
+#[multiversion(targets("x86_64+avx512f+avx2", "x86_64+avx2"))]
 pub(crate) fn binary_periodic<T: Float>(
     op: BinaryOp,
     o: &mut [T],
