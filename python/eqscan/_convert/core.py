@@ -307,6 +307,9 @@ class Converter:
         self._wanted: set = set()
         self._rng_seeds: dict = {}
         self._deferred: dict = {}
+        # Zero-padded values (``pads.Pad``) by variable: IncSubtensor into
+        # zeros and sums of them, which the converters of those ops read.
+        self.pads: dict = {}
 
     # ---- names
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytensor.scalar as ps
 from pytensor.tensor.elemwise import DimShuffle, Elemwise
 
+from . import pads
 from .core import Val, lang_dtype, lookup_scalar, numpy_dtype, register, register_scalar
 from .errors import Error
 
@@ -415,6 +416,13 @@ def _elemwise(cv, node):
     if isinstance(sop, ps.Composite):
         return _composite(cv, node, sop, args)
     out = node.outputs[0]
+    if isinstance(sop, ps.Add):
+        parts = [cv.pads.get(i) for i in node.inputs]
+        pad = pads.sum_of(parts, lang_dtype(out.type.dtype), tuple(_broadcast_dims(args, out)))
+        if pad is not None:  # zero-padded values over disjoint ranges
+            cv.bind(out, pad.text(), dims=pad.dims)
+            cv.pads[out] = pad
+            return None
     lse = _logsumexp(cv, node)
     if lse is not None:
         cv.bind(out, lse, dims=_broadcast_dims(args, out))

@@ -8,6 +8,8 @@ axis-0 ``index``/``slice`` (and their updates), moving an axis to the front
 with ``transpose`` where an index is not on axis 0. Slice bounds must be
 literals (or a symbolic size equal to the whole axis, which is no bound);
 integer indices may be any expression. Boolean masks are an error.
+An update of a zero-filled array along one axis is a zero-padded value
+(``pads``), written as a ``concat``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pytensor.tensor.subtensor import (
     indices_from_subtensor,
 )
 
+from . import pads
 from .core import lang_dtype, register
 from .errors import Error
 from .linear import same_size
@@ -276,6 +279,11 @@ def _inc_subtensor(cv, node):
         entries = run_time_entries(cv, node, x, node.inputs[2:])
     yv = cv.val(y)
     yt = cv.cast(yv.text, x.type.dtype, yv.dtype)
+    pad = pads.from_update(cv, x, y, entries, yt, lang_dtype(x.type.dtype))
+    if pad is not None:  # into zeros: a concatenation, no update
+        cv.bind(out, pad.text(), dims=pad.dims)
+        cv.pads[out] = pad
+        return
     text = set_sub_text(cv.expr(x), x.type.ndim, yt, y.type.ndim, entries, not node.op.set_instead_of_inc)
     cv.bind(out, text, dims=cv.dims(x))
 
