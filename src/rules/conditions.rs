@@ -92,6 +92,11 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
     ("is-scalar", "is-scalar(?a)", "?a has no axes"),
     ("ndim", "ndim(?a, N)", "?a has exactly N axes"),
     (
+        "min-rows",
+        "min-rows(?a, N)",
+        "?a has an axis, and its first axis has a literal size of at least N (not a symbolic one, which may be 0)",
+    ),
+    (
         "same-kind",
         "same-kind(?a, ?b)",
         "?a and ?b are both floats or both integers of the same width (no integer arithmetic that wraps regrouped with float arithmetic that does not, nor i32 wrapping with i64)",
@@ -180,6 +185,8 @@ pub enum Cond {
     IsScalar(Var),
     /// `ndim(?a, N)`
     Ndim(Var, usize),
+    /// `min-rows(?a, N)`
+    MinRows(Var, i64),
     /// `no-unknown-dims(?a)`
     NoUnknownDims(Var),
     /// `aligned(?a, ?b)`
@@ -270,6 +277,10 @@ impl Cond {
                 [CondArg::Var(a), CondArg::Int(n)] if *n >= 0 => Cond::Ndim(*a, *n as usize),
                 _ => return Err(bad()),
             },
+            "min-rows" => match args {
+                [CondArg::Var(a), CondArg::Int(n)] if *n >= 0 => Cond::MinRows(*a, *n),
+                _ => return Err(bad()),
+            },
             _ => return Err(CondError::Unknown(name.to_string())),
         })
     }
@@ -299,6 +310,7 @@ impl Cond {
             | Cond::SumsInDtype(a)
             | Cond::IsScalar(a)
             | Cond::Ndim(a, _)
+            | Cond::MinRows(a, _)
             | Cond::NoUnknownDims(a) => vec![*a],
         }
     }
@@ -371,6 +383,12 @@ impl Cond {
             }),
             Cond::IsScalar(a) => with(a, &|t| t.shape.is_empty()),
             Cond::Ndim(a, n) => with(a, &|t| t.ndim() == *n),
+            Cond::MinRows(a, n) => with(a, &|t| {
+                t.shape
+                    .first()
+                    .and_then(|d| d.as_known())
+                    .is_some_and(|k| k >= *n)
+            }),
             Cond::NoUnknownDims(a) => with(a, &|t| !t.shape.contains(&Dim::Unknown)),
             Cond::IsConst(_)
             | Cond::IsZero(_)
@@ -456,6 +474,7 @@ impl fmt::Display for Cond {
             Cond::IsScalar(_) => ("is-scalar", self.vars()),
             Cond::NoUnknownDims(_) => ("no-unknown-dims", self.vars()),
             Cond::Ndim(a, n) => return write!(f, "ndim({a}, {n})"),
+            Cond::MinRows(a, n) => return write!(f, "min-rows({a}, {n})"),
         };
         let vs: Vec<String> = vars.iter().map(|v| v.to_string()).collect();
         write!(f, "{name}({})", vs.join(", "))

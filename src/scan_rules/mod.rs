@@ -47,6 +47,7 @@
 //! | `scan-accumulator-out` | an accumulator `acc + f_t` that the recurrence does not read becomes a stacked output, summed after the loop in the loop's order |
 //! | `scan-mitmot-to-carry` | a mitmot tape with in taps (0 1) and out tap (1) is a sit-sot carry and a sequence of the tape's rows |
 //! | `sum-outer-products` | a sum over the step axis of stacked outer products `a_t b_tᵀ` is one matrix product `Aᵀ B` |
+//! | `sum-matmul-steps` | a sum over the step axis of stacked matrix products `A_t B_t` is one matrix product over all steps |
 //! | `scan-stack-factor` | the state-reading factor of a per-step product becomes a stacked output, so the product can be done after the loop |
 //! | `scan-checkpoint` | a backward loop reading a forward loop's trace recomputes it segment by segment from checkpoints (added under a memory budget only) |
 //! | `scan-read-trace` | a backward loop that recomputes its forward loop's step reads the forward trace instead |
@@ -78,6 +79,7 @@ pub mod scope;
 pub mod seen;
 pub mod stack_factor;
 pub mod sum_into_loop;
+pub mod sum_matmul;
 pub mod terms;
 pub mod tidy_inputs;
 pub mod to_linrec;
@@ -260,6 +262,7 @@ pub fn scan_rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
         save_mem::rewrite_unread(),
         mitmot_carry::rewrite(),
         outer_sum::rewrite(),
+        sum_matmul::rewrite(),
         stack_factor::rewrite(),
         read_trace::rewrite(),
     ]
