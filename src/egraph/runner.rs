@@ -323,6 +323,8 @@ struct Plateau {
     anchor: f64,
     since: usize,
     patience: usize,
+    /// The e-graph's nodes when the anchor was set.
+    anchor_nodes: usize,
 }
 
 impl Plateau {
@@ -341,8 +343,26 @@ impl Plateau {
     /// the run is still the one kept, whatever the gain.
     const SIGNIFICANT: f64 = 1e-6;
 
-    /// Takes the cost after an iteration; true when the run should stop.
-    fn stalled(&mut self, cost: Option<f64>) -> bool {
+    /// Iterations without a gain may grow the e-graph by this many nodes,
+    /// or by as many as it held at the last gain if that is more, before
+    /// the run stops (after at least one such iteration).
+    ///
+    /// Each iteration of a gradient program's run costs about twice the
+    /// one before, as the Scan rewrites build variants of variants: the
+    /// PyTensor GRU gradient of `benches/python_layers.py` has its best
+    /// term after 2 iterations (2,097 nodes, 40 ms) and spent 1 s in the
+    /// three iterations after it (16,511 nodes), the LSTM's best after 4
+    /// (3,908 nodes, 220 ms), then 1.7 s more, neither finding anything.
+    /// Three iterations of patience are mostly the last one. Stopping once
+    /// the idle iterations have grown the e-graph as much as everything
+    /// before bounds the waste by the work the run has shown it needs; a
+    /// run whose e-graph stays small keeps its whole patience. Nodes, not
+    /// time: the optimized program must not depend on the machine's speed.
+    const IDLE_FLOOR_NODES: usize = 1_000;
+
+    /// Takes the cost after an iteration and the e-graph's size; true when
+    /// the run should stop.
+    fn stalled(&mut self, cost: Option<f64>, nodes: usize) -> bool {
         // Below the anchor by a significant fraction (any finite cost is
         // below an infinite anchor).
         let bar = if self.anchor.is_finite() {
@@ -354,10 +374,13 @@ impl Plateau {
             Some(c) if c < bar => {
                 self.anchor = c;
                 self.since = 0;
+                self.anchor_nodes = nodes;
             }
             _ => self.since += 1,
         }
+        let grown = nodes.saturating_sub(self.anchor_nodes);
         self.since >= self.patience
+            || (self.since >= 1 && grown >= self.anchor_nodes.max(Self::IDLE_FLOOR_NODES))
     }
 }
 
@@ -388,6 +411,7 @@ pub fn saturate_watched(
                 anchor: f64::INFINITY,
                 since: 0,
                 patience,
+                anchor_nodes: 0,
             },
         )),
         _ => None,
@@ -428,7 +452,7 @@ pub fn saturate_watched(
                 if runner.egraph.analysis.iteration > 1 {
                     let root = runner.egraph.find(root);
                     let cost = (w.cost_of)(&runner.egraph, root);
-                    if plateau.stalled(cost) {
+                    if plateau.stalled(cost, runner.egraph.total_size()) {
                         return Err(StopReason::CostPlateau.name().to_string());
                     }
                 }
@@ -492,6 +516,7 @@ mod tests {
             anchor: f64::INFINITY,
             since: 0,
             patience,
+            anchor_nodes: 0,
         }
     }
 
@@ -501,7 +526,7 @@ mod tests {
     fn plateau_counts_iterations_without_improvement() {
         let mut p = plateau(3);
         let costs = [10.0, 8.0, 8.0, 9.0, 7.0, 7.0, 7.0, 7.0];
-        let stalled: Vec<bool> = costs.iter().map(|&c| p.stalled(Some(c))).collect();
+        let stalled: Vec<bool> = costs.iter().map(|&c| p.stalled(Some(c), 0)).collect();
         assert_eq!(
             stalled,
             [false, false, false, false, false, false, false, true],
@@ -515,9 +540,9 @@ mod tests {
     #[test]
     fn plateau_ignores_unknown_costs_and_rounding() {
         let mut p = plateau(2);
-        assert!(!p.stalled(Some(1e6)));
-        assert!(!p.stalled(Some(1e6 * (1.0 - 1e-15))));
-        assert!(p.stalled(None));
+        assert!(!p.stalled(Some(1e6), 0));
+        assert!(!p.stalled(Some(1e6 * (1.0 - 1e-15)), 0));
+        assert!(p.stalled(None, 0));
         assert_eq!(p.anchor, 1e6);
     }
 
@@ -528,21 +553,41 @@ mod tests {
     fn plateau_counts_tiny_gains_as_none() {
         let mut p = plateau(3);
         let base = 4.5e10;
-        assert!(!p.stalled(Some(base)));
-        assert!(!p.stalled(Some(base - 1.2e4)));
-        assert!(!p.stalled(Some(base - 2.4e4)));
+        assert!(!p.stalled(Some(base), 0));
+        assert!(!p.stalled(Some(base - 1.2e4), 0));
+        assert!(!p.stalled(Some(base - 2.4e4), 0));
         assert!(
-            p.stalled(Some(base - 3.6e4)),
+            p.stalled(Some(base - 3.6e4), 0),
             "three tiny gains are a plateau"
         );
         let mut q = plateau(2);
-        assert!(!q.stalled(Some(base)));
-        assert!(!q.stalled(Some(base - 4e4)));
+        assert!(!q.stalled(Some(base), 0));
+        assert!(!q.stalled(Some(base - 4e4), 0));
         // 5e4 below the anchor: 1.1e-6 of it, a gain that counts.
-        assert!(!q.stalled(Some(base - 5e4)));
+        assert!(!q.stalled(Some(base - 5e4), 0));
         assert_eq!(q.anchor, base - 5e4);
-        assert!(!q.stalled(Some(base - 5.1e4)));
-        assert!(q.stalled(Some(base - 5.2e4)));
+        assert!(!q.stalled(Some(base - 5.1e4), 0));
+        assert!(q.stalled(Some(base - 5.2e4), 0));
+    }
+
+    /// Idle iterations that grow the e-graph by as many nodes as it held
+    /// at the last gain end the run before its patience; small growth
+    /// (under the floor) does not.
+    #[test]
+    fn plateau_stops_when_idle_iterations_grow_the_egraph_past_its_size_at_the_gain() {
+        let mut p = plateau(3);
+        assert!(!p.stalled(Some(10.0), 300));
+        assert!(!p.stalled(Some(5.0), 2_100), "a gain");
+        assert!(!p.stalled(Some(5.0), 4_100), "grown 2,000 < 2,100");
+        assert!(p.stalled(Some(5.0), 8_700), "grown 6,600 >= 2,100");
+        let mut q = plateau(3);
+        assert!(!q.stalled(Some(10.0), 10));
+        assert!(!q.stalled(Some(10.0), 200), "grown 190, under the floor");
+        assert!(!q.stalled(Some(10.0), 900));
+        assert!(q.stalled(Some(10.0), 950), "patience");
+        let mut r = plateau(3);
+        assert!(!r.stalled(Some(10.0), 10));
+        assert!(r.stalled(Some(10.0), 1_010), "grown 1,000: the floor");
     }
 
     #[test]
