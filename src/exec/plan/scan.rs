@@ -25,7 +25,8 @@ use super::row_major::fill_row_major;
 use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
 use super::step::{
-    compile, BufRows, Bufs, OffTape, ParamAt, ParamShape, Sources, StepTape, Store, MAX_POINTERS,
+    compile, BufRows, Bufs, Held, Holding, OffTape, ParamAt, ParamShape, Sources, StepTape, Store,
+    MAX_POINTERS,
 };
 use super::view::{copy_into, with_view, ValView, ViewElem};
 use crate::exec::budget::Allocation;
@@ -145,6 +146,9 @@ struct TapeRt {
     /// Why the last call ran its steps on the plan (`None`: it did not,
     /// or has not run).
     off: Option<OffTape>,
+    /// Per output buffer that is not `f64`, its elements as the tape
+    /// reads and writes them ([`Shadows`]); kept across calls.
+    shadows: Vec<Vec<f64>>,
 }
 
 impl ScanRt {
@@ -197,6 +201,10 @@ struct TapeKey {
     gen: u64,
     params: Vec<ParamShape>,
     results: Vec<Vec<usize>>,
+    /// How each parameter's store holds it.
+    params_held: Vec<Held>,
+    /// How each result's row holds it.
+    results_held: Vec<Held>,
 }
 
 impl ScanRt {
@@ -558,7 +566,17 @@ fn run_loop(
                 for (k, out_ty) in node.ty.iter().enumerate() {
                     grow_buffer(&mut frame, &mut bufs[k], k, from, out_ty, env, span)?;
                 }
-                let ready = ready_tape(&mut srt.step, sp, scan, &data, &slices, bufs, env, meter);
+                let ready = ready_tape(
+                    &mut srt.step,
+                    sp,
+                    scan,
+                    &data,
+                    &converted,
+                    &slices,
+                    bufs,
+                    env,
+                    meter,
+                );
                 let Some(ready) = ready else { break };
                 // Machine code once the call runs enough steps: a for
                 // loop knows its count; a while loop's bound says
@@ -751,12 +769,18 @@ impl<'a> LoopSlices<'a> {
 /// Copies, in `f64` and in order, of the argument views that are not
 /// contiguous `f64` (a boolean mask, a reversed sequence), made once per
 /// call for the step tape. Booleans become 1.0 and 0.0 and integers their
-/// nearest `f64`: what every op the tape runs reads them as (an op that
-/// computes in another dtype does not compile).
+/// exact `f64` (what every specialized instruction reads them as), and
+/// `i64` data with an element past 2^53 (a random key) and every `i64`
+/// init (an `i64` state's first rows, read where the state's buffer is
+/// read, which holds bits: see [`Shadows`]) their 64 bits ([`Held`]),
+/// which only the plan's kernels read.
 struct Converted {
     seqs: Vec<Option<Vec<f64>>>,
     inits: Vec<Option<Vec<f64>>>,
     non_seqs: Vec<Option<Vec<f64>>>,
+    /// How each copy holds its elements (`Num` for views read in place).
+    seqs_held: Vec<Held>,
+    non_seqs_held: Vec<Held>,
 }
 
 /// The largest integer magnitude whose `f64` is exact (2^53).
@@ -767,27 +791,41 @@ const MAX_CONVERTED: usize = 1 << 20;
 
 impl<'s> LoopData<'s, '_> {
     fn converted(&self) -> Converted {
-        fn of(views: &[ValView<'_>]) -> Vec<Option<Vec<f64>>> {
+        fn of(views: &[ValView<'_>], inits: bool) -> (Vec<Option<Vec<f64>>>, Vec<Held>) {
             views
                 .iter()
                 .map(|v| match v {
-                    ValView::F64(a) if a.is_standard_layout() => None,
-                    // Integers past 2^53 have no exact f64: the tape
-                    // reads integers as indices too (`Instr::IndexAt`).
-                    ValView::I64(a) if a.iter().any(|y| y.unsigned_abs() > EXACT_INT) => None,
+                    ValView::F64(a) if a.is_standard_layout() => (None, Held::Num),
+                    // Integers past 2^53 have no exact f64 (the tape
+                    // reads integers as indices too, `Instr::IndexAt`):
+                    // their bits, for the kernels. An `i64` init: its
+                    // bits, as its state's buffer holds them.
+                    ValView::I64(a)
+                        if a.len() <= MAX_CONVERTED
+                            && (inits || a.iter().any(|y| y.unsigned_abs() > EXACT_INT)) =>
+                    {
+                        let mut out = vec![0.0; a.len()];
+                        fill_row_major(a, &mut out, |y| f64::from_bits(y as u64));
+                        (Some(out), Held::Bits)
+                    }
                     v if v.len() <= MAX_CONVERTED => {
                         let mut out = vec![0.0; v.len()];
                         with_view!(v, a => fill_row_major(a, &mut out, |y| y.cast::<f64>()));
-                        Some(out)
+                        (Some(out), Held::Num)
                     }
-                    _ => None,
+                    _ => (None, Held::Num),
                 })
-                .collect()
+                .unzip()
         }
+        let (seqs, seqs_held) = of(self.seqs, false);
+        let (inits, _) = of(self.inits, true);
+        let (non_seqs, non_seqs_held) = of(self.non_seqs, false);
         Converted {
-            seqs: of(self.seqs),
-            inits: of(self.inits),
-            non_seqs: of(self.non_seqs),
+            seqs,
+            inits,
+            non_seqs,
+            seqs_held,
+            non_seqs_held,
         }
     }
 
@@ -841,19 +879,51 @@ fn param_shape(
             data.seqs.get(seq)?.shape().get(1..).map(<[usize]>::to_vec)
         }
         BodyParam::State { out, .. } => {
-            let Some(Value::F64(b)) = bufs.get(out)?.as_ref() else {
-                return None;
-            };
+            let b = bufs.get(out)?.as_ref()?;
             if let Some(i) = scan.sig.init_index().get(out).copied().flatten() {
                 slices.inits.get(i)?.as_ref()?;
             }
-            b.is_standard_layout()
-                .then(|| b.shape().get(1..).map(<[usize]>::to_vec))?
+            standard_layout(b).then(|| b.shape().get(1..).map(<[usize]>::to_vec))?
         }
         BodyParam::NonSequence(j) => {
             slices.non_seqs.get(j)?.as_ref()?;
             Some(data.non_seqs.get(j)?.shape().to_vec())
         }
+    }
+}
+
+/// How the store of body parameter `p` holds its elements on the tape:
+/// an `i64` buffer (and so its init) as bits ([`Shadows`]), a converted
+/// copy as [`Converted`] made it, anything else as its number.
+fn param_held(p: &BodyParam, conv: &Converted, bufs: &[Option<Value>]) -> Held {
+    match *p {
+        BodyParam::Sequence { seq, .. } => conv.seqs_held.get(seq).copied(),
+        BodyParam::State { out, .. } => match bufs.get(out) {
+            Some(Some(b)) => Some(buffer_held(b)),
+            _ => None,
+        },
+        BodyParam::NonSequence(j) => conv.non_seqs_held.get(j).copied(),
+    }
+    .unwrap_or(Held::Num)
+}
+
+/// How the tape holds the elements of an output buffer of `b`'s dtype:
+/// an `i64`'s bits, any other's number (exact in `f64`).
+fn buffer_held(b: &Value) -> Held {
+    match b {
+        Value::I64(_) => Held::Bits,
+        _ => Held::Num,
+    }
+}
+
+/// True when `b`'s elements are in row-major order in memory.
+fn standard_layout(b: &Value) -> bool {
+    match b {
+        Value::F64(a) => a.is_standard_layout(),
+        Value::F32(a) => a.is_standard_layout(),
+        Value::I64(a) => a.is_standard_layout(),
+        Value::I32(a) => a.is_standard_layout(),
+        Value::Bool(a) => a.is_standard_layout(),
     }
 }
 
@@ -866,15 +936,20 @@ fn ready_tape<'r>(
     sp: &ScanPlan,
     scan: &Scan,
     data: &LoopData<'_, '_>,
+    conv: &Converted,
     slices: &LoopSlices<'_>,
     bufs: &[Option<Value>],
     env: Env<'_>,
     meter: &mut Meter,
 ) -> Option<ReadyTape<'r>> {
     let mut results = Vec::with_capacity(sp.results.len());
+    let mut results_held = Vec::with_capacity(sp.results.len());
     for r in &sp.results {
         match bufs.get(r.out)?.as_ref()? {
-            Value::F64(b) if b.is_standard_layout() => results.push(b.shape().get(1..)?.to_vec()),
+            b if standard_layout(b) => {
+                results.push(b.shape().get(1..)?.to_vec());
+                results_held.push(buffer_held(b));
+            }
             b => {
                 rt.off = Some(OffTape::Output(b.dtype()));
                 return None;
@@ -884,6 +959,7 @@ fn ready_tape<'r>(
     // A while loop's condition: one more result, a scalar.
     if scan.sig.until {
         results.push(Vec::new());
+        results_held.push(Held::Num);
     }
     let key = TapeKey {
         gen: env.gen,
@@ -893,6 +969,12 @@ fn ready_tape<'r>(
             .map(|p| param_shape(p, scan, data, slices, bufs))
             .collect(),
         results,
+        params_held: sp
+            .params
+            .iter()
+            .map(|p| param_held(p, conv, bufs))
+            .collect(),
+        results_held,
     };
     if rt.tape.as_ref().is_none_or(|(k, _)| *k != key) {
         let invariant: Vec<bool> = sp
@@ -900,7 +982,18 @@ fn ready_tape<'r>(
             .iter()
             .map(|p| matches!(p, BodyParam::NonSequence(_)))
             .collect();
-        let tape = compile(&sp.body, &key.params, &invariant, env.dims, &key.results);
+        let holding = Holding {
+            params: &key.params_held,
+            results: &key.results_held,
+        };
+        let tape = compile(
+            &sp.body,
+            &key.params,
+            &invariant,
+            env.dims,
+            &key.results,
+            holding,
+        );
         if std::env::var_os("EQSCAN_TAPE_DUMP").is_some() {
             eprintln!("{tape:#?}");
         }
@@ -926,6 +1019,7 @@ fn ready_tape<'r>(
         tape,
         at: &mut rt.at,
         layouts: &mut rt.layouts,
+        shadows: &mut rt.shadows,
     })
 }
 
@@ -937,6 +1031,8 @@ struct ReadyTape<'r> {
     at: &'r mut [ParamAt],
     /// See [`TapeRt::layouts`].
     layouts: &'r mut Option<NativeLayouts>,
+    /// See [`TapeRt::shadows`].
+    shadows: &'r mut Vec<Vec<f64>>,
 }
 
 /// Where body parameter `p` (of `size` elements) is on step `t`.
@@ -1043,15 +1139,104 @@ fn run_on_tape(
     cond: Option<usize>,
 ) -> Option<Option<usize>> {
     // Each buffer's elements as one slice for the whole run (no layout
-    // to check per row; ready_tape took only standard-layout buffers).
+    // to check per row; ready_tape took only standard-layout buffers):
+    // an `f64` buffer's own, any other's shadow.
+    let ReadyTape {
+        tape,
+        at,
+        layouts,
+        shadows,
+    } = ready;
+    shadows.resize_with(bufs.len(), Vec::new);
     let mut slices: Vec<&mut [f64]> = Vec::with_capacity(bufs.len());
-    for b in bufs.iter_mut() {
+    for (b, sh) in bufs.iter_mut().zip(shadows.iter_mut()) {
         match b {
             Some(Value::F64(a)) => slices.push(a.as_slice_mut()?),
-            _ => return None,
+            Some(b) => {
+                Shadows::fill(b, sh)?;
+                slices.push(sh.as_mut_slice());
+            }
+            None => return None,
         }
     }
-    tape_steps(ready, sp, frame, data, &mut slices, from, to, cond)
+    let ready = ReadyTape {
+        tape,
+        at,
+        layouts,
+        shadows: &mut Vec::new(),
+    };
+    let last = tape_steps(ready, sp, frame, data, &mut slices, from, to, cond)?;
+    drop(slices);
+    // The rows the tape wrote into a shadow, back into their buffer.
+    let end = last.map_or(to.min(frame.steps()), |l| l + 1);
+    for result in &sp.results {
+        let (Some(Some(b)), Some(sh)) = (bufs.get_mut(result.out), shadows.get(result.out)) else {
+            return None;
+        };
+        if matches!(b, Value::F64(_)) {
+            continue;
+        }
+        let row: usize = b.shape().get(1..)?.iter().product();
+        for t in from..end {
+            let r = frame.result_row(*result, t)?;
+            Shadows::store_row(b, sh, r, row)?;
+        }
+    }
+    Some(last)
+}
+
+/// The tape's copy of an output buffer that is not `f64`, in `f64` as
+/// [`Held`] says (an `i64`'s bits, any other's number: exact both ways):
+/// made from the buffer before a run on the tape (it holds the rows the
+/// plan wrote, which states read) and written back into it row by row
+/// for the rows the tape wrote.
+struct Shadows;
+
+impl Shadows {
+    /// Makes `sh` the copy of `b` (resized, no allocation once it is as
+    /// large).
+    fn fill(b: &Value, sh: &mut Vec<f64>) -> Option<()> {
+        sh.resize(b.len(), 0.0);
+        macro_rules! each {
+            ($a:expr, $f:expr) => {{
+                let s = $a.as_slice()?;
+                for (d, &x) in sh.iter_mut().zip(s) {
+                    *d = $f(x);
+                }
+            }};
+        }
+        match b {
+            Value::F64(a) => each!(a, |x: f64| x),
+            Value::F32(a) => each!(a, |x: f32| x as f64),
+            Value::I32(a) => each!(a, |x: i32| x as f64),
+            Value::Bool(a) => each!(a, |x: bool| if x { 1.0 } else { 0.0 }),
+            Value::I64(a) => each!(a, |x: i64| f64::from_bits(x as u64)),
+        }
+        Some(())
+    }
+
+    /// Writes row `r` (of `row` elements) of the copy `sh` into `b`, in
+    /// its dtype.
+    fn store_row(b: &mut Value, sh: &[f64], r: usize, row: usize) -> Option<()> {
+        let lo = r.checked_mul(row)?;
+        let src = sh.get(lo..lo.checked_add(row)?)?;
+        macro_rules! each {
+            ($a:expr, $f:expr) => {{
+                let d = $a.as_slice_mut()?.get_mut(lo..lo + row)?;
+                for (d, &x) in d.iter_mut().zip(src) {
+                    *d = $f(x);
+                }
+            }};
+        }
+        match b {
+            Value::F64(a) => each!(a, |x: f64| x),
+            Value::F32(a) => each!(a, |x: f64| x as f32),
+            Value::I32(a) => each!(a, |x: f64| x as i32),
+            Value::Bool(a) => each!(a, |x: f64| x != 0.0),
+            Value::I64(a) => each!(a, |x: f64| x.to_bits() as i64),
+        }
+        Some(())
+    }
 }
 
 /// Places the body parameters the tape reads for step `t` (`all`: the
@@ -1394,7 +1579,9 @@ fn tape_steps(
     to: usize,
     cond: Option<usize>,
 ) -> Option<Option<usize>> {
-    let ReadyTape { tape, at, layouts } = ready;
+    let ReadyTape {
+        tape, at, layouts, ..
+    } = ready;
     let to = to.min(frame.steps());
     let direct = tape.writes_direct() && bufs.len() <= MAX_DIRECT && sp.results.len() <= MAX_DIRECT;
     if from < to {

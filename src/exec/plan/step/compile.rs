@@ -305,6 +305,15 @@ impl Builder<'_> {
 
     fn param(&mut self, k: usize) -> Option<Val> {
         let shape = self.params.get(k)?.clone()?;
+        if shape.contains(&0) {
+            // Without elements (a row of width 0): nothing to read, so
+            // never placed (a size of 0 marks a parameter the tape does
+            // not read); any offset of the arena holds its no elements.
+            return Some(Val {
+                loc: Loc::Arena(0),
+                shape,
+            });
+        }
         self.param_sizes[k] = shape.iter().product();
         Some(Val {
             loc: Loc::Param(k, 0),
@@ -1269,6 +1278,34 @@ impl Builder<'_> {
                 }
                 x
             }
+            // numpy.take along an axis by one known index (gate k of a
+            // packed (M, 4, N) pre-activation): a view of the operand, in
+            // place when the axis is the first, else its elements gathered
+            // (those of the result only, never the whole operand).
+            (Op::Take(axis), [x, Known::Int(i)]) => {
+                let x = self.float(x)?;
+                let ax = normalize_axis(*axis, x.shape.len()).ok()?;
+                let d = x.shape[ax];
+                let i = usize::try_from(*i).ok().filter(|&i| i < d)?;
+                let mut shape = x.shape.clone();
+                shape.remove(ax);
+                let st = strides(&x.shape);
+                if x.shape[..ax].iter().all(|&n| n == 1) {
+                    Val {
+                        loc: offset(x.loc, i * st[ax]),
+                        shape,
+                    }
+                } else {
+                    let index = gather_index(&shape, |idx| {
+                        let mut at = i * st[ax];
+                        for (a, &k) in idx.iter().enumerate() {
+                            at += k * st[if a < ax { a } else { a + 1 }];
+                        }
+                        at
+                    });
+                    self.gather(&x, shape, index)?
+                }
+            }
             // numpy.take along an axis, by i64 indices read from the
             // loop's data (an integer sequence's row, a state).
             (Op::Take(axis), [x, Known::Val(at)])
@@ -1437,10 +1474,23 @@ impl Builder<'_> {
     }
 }
 
+/// What the loop tells the compiler of a body's data beyond its shapes:
+/// how the loop's stores hold each parameter and each result's row.
+#[derive(Clone, Copy)]
+pub(crate) struct Holding<'h> {
+    /// Per body parameter, how its store holds its elements (an `i64`
+    /// state or mitmot slot, and integer data past 2^53, as their bits).
+    pub params: &'h [Held],
+    /// Per body result, how its row holds its elements (a row of an
+    /// `i64` buffer as their bits, any other as their number).
+    pub results: &'h [Held],
+}
+
 /// Compiles the body `body` for one call: `params` gives what the tape
 /// may know of each body parameter, `invariant` which of them are the
 /// same on every step (non-sequences), `dims` the sizes, `results` the shape
-/// each body result had on the step the plan ran (the loop's row shapes).
+/// each body result had on the step the plan ran (the loop's row shapes),
+/// `holding` how the loop's stores hold the parameters and rows.
 /// The reason when the body does not compile (see the module docs).
 pub(crate) fn compile(
     body: &GraphPlan,
@@ -1448,9 +1498,10 @@ pub(crate) fn compile(
     invariant: &[bool],
     dims: &Dims,
     results: &[Vec<usize>],
+    holding: Holding<'_>,
 ) -> Result<StepTape, OffTape> {
     let mut why = None;
-    let tape = compile_or(body, params, invariant, dims, results, &mut why);
+    let tape = compile_or(body, params, invariant, dims, results, holding, &mut why);
     tape.ok_or(why.unwrap_or(OffTape::Shape))
 }
 
@@ -1462,16 +1513,9 @@ fn compile_or(
     invariant: &[bool],
     dims: &Dims,
     results: &[Vec<usize>],
+    holding: Holding<'_>,
     why: &mut Option<OffTape>,
 ) -> Option<StepTape> {
-    // A parameter or result without elements (rows of width 0) stays on
-    // the plan: the tape marks a parameter it does not read by a size of
-    // 0, and such a loop has no arithmetic to run fast.
-    let empty = |shape: &[usize]| shape.iter().product::<usize>() == 0;
-    if params.iter().flatten().any(|s| empty(s)) || results.iter().any(|s| empty(s)) {
-        *why = Some(OffTape::Empty);
-        return None;
-    }
     let g = &body.graph;
     let mut b = Builder {
         instrs: Vec::new(),
@@ -1562,14 +1606,52 @@ fn compile_or(
                 (_, Some(k)) => OffTape::Op(k),
             });
         }
+        if let Op::Input(p) = node.op {
+            // A parameter is held as its store holds it.
+            held[i] = holding.params.get(p).copied().unwrap_or(Held::Num);
+        }
         known[i] = Some(k?);
     }
     if g.outputs.len() != results.len() {
         return None;
     }
     let mut res = Vec::with_capacity(results.len());
-    for (o, want) in g.outputs.iter().zip(results) {
-        let v = b.float(known.get(o.0)?.as_ref()?)?;
+    for (j, (o, want)) in g.outputs.iter().zip(results).enumerate() {
+        let row_held = holding.results.get(j).copied().unwrap_or(Held::Num);
+        let k = known.get(o.0)?.as_ref()?;
+        let v = match (k, held.get(o.0).copied()?, row_held) {
+            (_, h, r) if h == r => b.float(k)?,
+            // An integer literal returned into an `i64` row: its bits.
+            (Known::Int(i), _, Held::Bits) => b.constant(vec![], f64::from_bits(*i as u64))?,
+            // An `i64` held as its number (a row of the loop's integers
+            // returned as it is) into an `i64` row: the plan's kernel
+            // casts it to `i64` and the arena holds its bits.
+            (Known::Val(_), Held::Num, Held::Bits) => {
+                let ty = g.nodes.get(o.0)?.ty.first()?;
+                let call = Call {
+                    op: &Op::Cast(DType::I64),
+                    args: std::slice::from_ref(k),
+                    arg_tys: std::slice::from_ref(ty),
+                    held: &[Held::Num],
+                    out_ty: &Type {
+                        dtype: DType::I64,
+                        ..ty.clone()
+                    },
+                    compare: None,
+                    dims,
+                };
+                match b.kernel(call) {
+                    Some((Known::Val(v), Held::Bits)) => v,
+                    _ => {
+                        *why = Some(OffTape::Output(ty.dtype));
+                        return None;
+                    }
+                }
+            }
+            // An `i64`'s bits into a row that holds numbers: no such
+            // row (only `i64` rows hold bits).
+            _ => return None,
+        };
         if &v.shape != want {
             return None;
         }

@@ -35,8 +35,6 @@ pub enum OffTape {
     Param(DType),
     /// A loop output of this dtype (the tape writes `f64` rows).
     Output(DType),
-    /// A body parameter or result without elements.
-    Empty,
     /// The body's values take more than the tape's arena holds.
     ArenaFull,
     /// A body result whose shape differs from its row's.
@@ -57,7 +55,6 @@ impl fmt::Display for OffTape {
             OffTape::NestedLoop => write!(f, "a nested loop"),
             OffTape::Param(d) => write!(f, "a parameter of dtype {d}"),
             OffTape::Output(d) => write!(f, "an output of dtype {d}"),
-            OffTape::Empty => write!(f, "a parameter or result without elements"),
             OffTape::ArenaFull => write!(f, "values larger than the arena"),
             OffTape::Shape => write!(f, "a result of another shape than its row"),
             OffTape::Storage => write!(f, "operands overlapping their destination"),
