@@ -25,10 +25,11 @@ use super::row_major::fill_row_major;
 use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
 use super::step::{
-    compile, BufRows, Bufs, Held, Holding, OffTape, ParamAt, ParamShape, Sources, StepTape, Store,
-    MAX_POINTERS,
+    compile, BufRows, Bufs, Held, Holding, LoopRunner, OffTape, ParamAt, ParamShape, Sources,
+    StepTape, Store, MAX_POINTERS,
 };
 use super::view::{copy_into, with_view, ValView, ViewElem};
+use super::view::{Loc as ViewLoc, Root};
 use crate::exec::budget::Allocation;
 use crate::exec::error::{ExecError, LoopError};
 use crate::exec::loop_frame::{LoopFrame, StateRead};
@@ -36,6 +37,7 @@ use crate::exec::value::{with_elem, Elem, Value};
 use crate::lang::program::{Graph, NodeId, Scan, Span};
 use crate::lang::{BodyOutput, BodyParam, DType, Op};
 use ndarray::Axis;
+use std::cell::RefCell;
 
 /// A compiled loop.
 #[derive(Clone, Debug)]
@@ -595,6 +597,13 @@ fn run_loop(
                     _ => {}
                 }
                 meter.transient(converted.bytes());
+                let loops = BodyLoops {
+                    plan: &sp.body,
+                    rt: RefCell::new(&mut srt.body),
+                    env,
+                    meter: RefCell::new(&mut *meter),
+                    error: RefCell::new(None),
+                };
                 let last = run_on_tape(
                     ready,
                     sp,
@@ -604,8 +613,14 @@ fn run_loop(
                     from,
                     to,
                     sig.until_result(),
-                )
-                .ok_or_else(|| tape_error(&srt.step, sp, plan, i))?;
+                    &loops,
+                );
+                let Some(last) = last else {
+                    return Err(loops
+                        .error
+                        .take()
+                        .unwrap_or_else(|| tape_error(&srt.step, sp, plan, i)));
+                };
                 if let Some(last) = last {
                     frame.stop_after(last);
                     stopped = true;
@@ -755,14 +770,93 @@ struct LoopSlices<'a> {
 }
 
 impl<'a> LoopSlices<'a> {
-    /// What a step of the tape reads: these slices and the buffers `bufs`.
-    fn sources<'s>(&'s self, bufs: Bufs<'s>) -> Sources<'s> {
+    /// What a step of the tape reads: these slices and the buffers `bufs`,
+    /// the body's loops run by `loops`.
+    fn sources<'s>(&'s self, bufs: Bufs<'s>, loops: &'s dyn LoopRunner) -> Sources<'s> {
         Sources {
             seqs: &self.seqs,
             inits: &self.inits,
             non_seqs: &self.non_seqs,
             bufs,
+            loops: Some(loops),
         }
+    }
+}
+
+/// The loops of a loop's body, run for its step tape ([`LoopRunner`]):
+/// the plan's own loop runner ([`exec`]) on the body's runtime (each
+/// nested loop's storage and step tape, as the plan's steps left them),
+/// with the call's sizes and meter. The first error a loop meets is kept
+/// here, for the outer loop to return as the plan would have.
+struct BodyLoops<'r> {
+    plan: &'r GraphPlan,
+    rt: RefCell<&'r mut GraphRt>,
+    env: Env<'r>,
+    meter: RefCell<&'r mut Meter>,
+    error: RefCell<Option<ExecError>>,
+}
+
+/// The operands of a nested loop, as the parameters its argument nodes
+/// point at while it runs on the tape.
+struct ArgValues<'v>(&'v [Value]);
+
+impl Params for ArgValues<'_> {
+    fn param(&self, k: usize) -> Option<ValView<'_>> {
+        self.0.get(k).map(ValView::of)
+    }
+
+    fn whole(&self, k: usize) -> Option<&Value> {
+        self.0.get(k)
+    }
+}
+
+impl LoopRunner for BodyLoops<'_> {
+    fn run_loop(
+        &self,
+        node: usize,
+        args: &[Value],
+        out: &mut dyn FnMut(usize, &Value) -> Option<()>,
+    ) -> Result<(), bool> {
+        let mut rt = self.rt.borrow_mut();
+        let mut meter = self.meter.borrow_mut();
+        let n = self.plan.graph.nodes.get(node).ok_or(false)?;
+        // Each operand's node points at its value while the loop runs
+        // (its own place saved, and restored after).
+        let mut saved: Vec<(usize, ViewLoc)> = Vec::with_capacity(n.args.len());
+        for (j, a) in n.args.iter().enumerate() {
+            if saved.iter().any(|&(x, _)| x == a.0) {
+                continue;
+            }
+            let at = ViewLoc {
+                root: Root::Param(j),
+                steps: Vec::new(),
+            };
+            let loc = rt.locs.get_mut(a.0).ok_or(false)?;
+            saved.push((a.0, std::mem::replace(loc, at)));
+        }
+        let r = exec(
+            &mut rt,
+            self.plan,
+            node,
+            &ArgValues(args),
+            self.env,
+            &mut meter,
+        );
+        for (a, loc) in saved {
+            if let Some(l) = rt.locs.get_mut(a) {
+                *l = loc;
+            }
+        }
+        if let Err(e) = r {
+            *self.error.borrow_mut() = Some(e);
+            return Err(true);
+        }
+        let slots = &self.plan.nodes.get(node).ok_or(false)?.slots;
+        for (k, &s) in slots.iter().enumerate() {
+            let v = rt.slots.get(s).and_then(|s| s.val.as_ref()).ok_or(false)?;
+            out(k, v).ok_or(false)?;
+        }
+        Ok(())
     }
 }
 
@@ -1137,6 +1231,7 @@ fn run_on_tape(
     from: usize,
     to: usize,
     cond: Option<usize>,
+    loops: &dyn LoopRunner,
 ) -> Option<Option<usize>> {
     // Each buffer's elements as one slice for the whole run (no layout
     // to check per row; ready_tape took only standard-layout buffers):
@@ -1165,7 +1260,7 @@ fn run_on_tape(
         layouts,
         shadows: &mut Vec::new(),
     };
-    let last = tape_steps(ready, sp, frame, data, &mut slices, from, to, cond)?;
+    let last = tape_steps(ready, sp, frame, data, &mut slices, from, to, cond, loops)?;
     drop(slices);
     // The rows the tape wrote into a shadow, back into their buffer.
     let end = last.map_or(to.min(frame.steps()), |l| l + 1);
@@ -1578,6 +1673,7 @@ fn tape_steps(
     from: usize,
     to: usize,
     cond: Option<usize>,
+    loops: &dyn LoopRunner,
 ) -> Option<Option<usize>> {
     let ReadyTape {
         tape, at, layouts, ..
@@ -1588,7 +1684,7 @@ fn tape_steps(
         // The values the same on every step, once: the parameters placed
         // as on the first step (the prologue reads only non-sequences).
         place_params(tape, at, sp, frame, from, true)?;
-        tape.run_prologue(at, &data.sources(Bufs::Whole(bufs)))?;
+        tape.run_prologue(at, &data.sources(Bufs::Whole(bufs), loops))?;
     }
     // The results the tape may write straight into their rows (one per
     // buffer): (result, buffer, length).
@@ -1687,11 +1783,11 @@ fn tape_steps(
             }
             tape.run(
                 at,
-                &data.sources(Bufs::Split(parts.get(..n_bufs)?)),
+                &data.sources(Bufs::Split(parts.get(..n_bufs)?), loops),
                 &mut rows,
             )?;
         } else {
-            tape.run(at, &data.sources(Bufs::Whole(bufs)), &mut [])?;
+            tape.run(at, &data.sources(Bufs::Whole(bufs), loops), &mut [])?;
         }
         for (j, result) in sp.results.iter().enumerate() {
             let in_row = |g: &Option<(usize, usize, usize)>| g.is_some_and(|(_, _, w)| w == j);

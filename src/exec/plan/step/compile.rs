@@ -7,7 +7,7 @@
 //! from the plan at run time — it answers why not instead ([`OffTape`]),
 //! and the loop stays on the plan.
 
-use super::kernel::{self, Held, KernelArg, KernelCall, KernelScratch};
+use super::kernel::{self, Held, KernelArg, KernelCall, KernelScratch, LoopOut};
 use super::{Cover, GemmShape, Instr, Loc, OffTape, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::broadcast_shapes;
 use crate::exec::ops::factor::{Small, SMALL_N};
@@ -261,12 +261,93 @@ impl Builder<'_> {
             len,
             slot,
             node: self.node,
+            loop_outs: None,
         })));
         let v = Val {
             loc: Loc::Arena(dst),
             shape,
         };
         Some((Known::Val(v), held))
+    }
+
+    /// A loop of the body (a nested loop), run on each step by the plan's
+    /// loop runner on its operands' values ([`kernel::run_loop`]), its
+    /// outputs one after another in one region: each output's value and
+    /// how the arena holds it. `None` for a while loop (its outputs'
+    /// lengths are not known before it runs) or an output whose shape the
+    /// sizes do not fix.
+    fn nested(&mut self, c: Call<'_>, out_tys: &[Type]) -> Option<Vec<(Val, Held)>> {
+        let Op::Scan(scan) = c.op else {
+            return None;
+        };
+        if scan.sig.until {
+            return None;
+        }
+        let bind = |s: &str| c.dims.get(s).copied();
+        let mut outs = Vec::with_capacity(out_tys.len());
+        let mut total = 0usize;
+        for ty in out_tys {
+            let shape = self.shape_of(ty, &bind)?;
+            let len: usize = shape.iter().product();
+            outs.push(LoopOut {
+                at: total,
+                shape: shape.into_boxed_slice(),
+                held: Held::of_result(ty.dtype),
+            });
+            total = total.checked_add(len)?;
+        }
+        let (mut args, mut values) = (Vec::new(), Vec::new());
+        for ((k, ty), &held) in c.args.iter().zip(c.arg_tys).zip(c.held) {
+            match k {
+                Known::Val(v) => {
+                    args.push(KernelArg::At {
+                        loc: v.loc,
+                        len: v.len(),
+                        held,
+                    });
+                    values.push(kernel::zeros(ty.dtype, &v.shape));
+                }
+                Known::Int(i) => {
+                    args.push(KernelArg::Const);
+                    values.push(Value::I64(ndarray::arr0(*i).into_dyn()).into_dtype(ty.dtype));
+                }
+            }
+        }
+        if args.len() != c.args.len() {
+            return None;
+        }
+        let dst = self.alloc(total)?;
+        let slot = self.scratch.len();
+        self.scratch.push(KernelScratch {
+            args: values,
+            dest: None,
+        });
+        let vals = outs
+            .iter()
+            .map(|o| {
+                let v = Val {
+                    loc: Loc::Arena(dst + o.at),
+                    shape: o.shape.to_vec(),
+                };
+                (v, o.held)
+            })
+            .collect();
+        self.instrs.push(Instr::Kernel(Box::new(KernelCall {
+            op: c.op.clone(),
+            args: args.into_boxed_slice(),
+            arg_tys: c.arg_tys.to_vec().into_boxed_slice(),
+            out_ty: c.out_ty.clone(),
+            compare: None,
+            dims: Box::new(c.dims.clone()),
+            shape: Box::new([total]),
+            held: Held::Num,
+            dst,
+            len: total,
+            slot,
+            node: self.node,
+            loop_outs: Some(outs.into_boxed_slice()),
+        })));
+        Some(vals)
     }
 
     /// True when `loc` is in a parameter that is the same on every step.
@@ -1545,6 +1626,8 @@ fn compile_or(
     }
     let mut known: Vec<Option<Known>> = vec![None; g.nodes.len()];
     let mut held = vec![Held::Num; g.nodes.len()];
+    // Per nested loop's node, its outputs ([`Builder::nested`]).
+    let mut nested: std::collections::HashMap<usize, Vec<(Val, Held)>> = Default::default();
     for i in (0..g.nodes.len()).filter(|&i| needed[i]) {
         let node = g.nodes.get(i)?;
         let args: Option<Vec<Known>> = node
@@ -1560,6 +1643,52 @@ fn compile_or(
             b.arg_dtypes.push(g.nodes.get(a.0)?.ty.first()?.dtype);
         }
         let args = args?;
+        // A nested loop's output: its place in the loop's region.
+        if let (Op::Proj(k), [a]) = (&node.op, &node.args[..]) {
+            if let Some(outs) = nested.get(&a.0) {
+                let (v, h) = outs.get(*k)?.clone();
+                held[i] = h;
+                known[i] = Some(Known::Val(v));
+                continue;
+            }
+        }
+        if let Op::Scan(_) = node.op {
+            let arg_tys: Option<Vec<Type>> = node
+                .args
+                .iter()
+                .map(|a| g.nodes.get(a.0)?.ty.first().cloned())
+                .collect();
+            let arg_held: Vec<Held> = node
+                .args
+                .iter()
+                .map(|a| held.get(a.0).copied().unwrap_or(Held::Num))
+                .collect();
+            let call = Call {
+                op: &node.op,
+                args: &args,
+                arg_tys: &arg_tys?,
+                held: &arg_held,
+                out_ty: node.ty.first()?,
+                compare: None,
+                dims,
+            };
+            let Some(outs) = b.nested(call, &node.ty) else {
+                *why = Some(if b.full {
+                    OffTape::ArenaFull
+                } else {
+                    OffTape::NestedLoop
+                });
+                return None;
+            };
+            let whole: usize = outs.iter().map(|(v, _)| v.len()).sum();
+            let first = outs.first().map_or(Loc::Arena(0), |(v, _)| v.loc);
+            nested.insert(i, outs);
+            known[i] = Some(Known::Val(Val {
+                loc: first,
+                shape: vec![whole],
+            }));
+            continue;
+        }
         // A value held as its bits only a kernel call reads; any other
         // node the specialized instructions do not take goes to one.
         let bits = node.args.iter().any(|a| held.get(a.0) == Some(&Held::Bits));

@@ -105,7 +105,7 @@ mod run;
 
 pub(crate) use compile::{compile, Holding, ParamShape};
 pub(crate) use epilogue::Stage;
-pub(crate) use kernel::Held;
+pub(crate) use kernel::{Held, LoopRunner};
 pub(crate) use native::MAX_POINTERS;
 pub use off_tape::OffTape;
 pub(crate) use run::{BufRows, Bufs, ParamAt, Sources, Store};
