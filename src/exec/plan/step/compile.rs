@@ -1673,10 +1673,10 @@ fn compile_or(
                 dims,
             };
             let Some(outs) = b.nested(call, &node.ty) else {
-                *why = Some(if b.full {
-                    OffTape::ArenaFull
-                } else {
-                    OffTape::NestedLoop
+                *why = Some(match &node.op {
+                    _ if b.full => OffTape::ArenaFull,
+                    Op::Scan(s) if s.sig.until => OffTape::NestedWhile,
+                    _ => OffTape::NestedLoop,
                 });
                 return None;
             };

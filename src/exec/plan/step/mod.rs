@@ -27,9 +27,11 @@
 //! its 64 bits, which only another kernel call reads). Once the shapes
 //! are fixed only a kernel can fail, as the plan would: a singular matrix
 //! of a linalg op, an index out of range, any error of a kernel call stop
-//! the step with the plan's error. What is left (a nested loop, a
-//! parameter the tape cannot read) leaves the loop on the plan, and
-//! [`OffTape`] says why.
+//! the step with the plan's error. A nested loop is such a call too, its
+//! kernel the plan's own loop runner (`kernel::LoopRunner`, its own step
+//! tape included), its outputs one region of the arena. What is left (a
+//! nested while loop, a parameter the tape cannot read) leaves the loop
+//! on the plan, and [`OffTape`] says why.
 //!
 //! Dtypes: the arena holds every value in `f64` as [`Held`] says — its
 //! number (exact for `f32`, `i32`, bool and integers up to 2^53) or, for

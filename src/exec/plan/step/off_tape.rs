@@ -26,9 +26,12 @@ pub enum OffTape {
     DType(OpKind, DType),
     /// A literal or size of the body the tape cannot hold.
     Constant,
-    /// A loop inside the body (it runs on its own tape, the outer loop on
-    /// the plan).
+    /// A loop inside the body whose outputs' shapes the sizes do not fix
+    /// (the tape runs a nested loop whose they do: `Builder::nested`).
     NestedLoop,
+    /// A while loop inside the body: its outputs' lengths are known only
+    /// once it has run, and the tape's values have fixed shapes.
+    NestedWhile,
     /// A body parameter of this dtype whose data the tape cannot read
     /// as contiguous `f64` (a state of another dtype, a copy too large to
     /// convert).
@@ -53,6 +56,7 @@ impl fmt::Display for OffTape {
             OffTape::DType(k, d) => write!(f, "op {} computing {d}", k.name()),
             OffTape::Constant => write!(f, "a literal or size"),
             OffTape::NestedLoop => write!(f, "a nested loop"),
+            OffTape::NestedWhile => write!(f, "a nested while loop"),
             OffTape::Param(d) => write!(f, "a parameter of dtype {d}"),
             OffTape::Output(d) => write!(f, "an output of dtype {d}"),
             OffTape::ArenaFull => write!(f, "values larger than the arena"),
