@@ -18,7 +18,10 @@
 //! its tape, copied in once per call; in taps are views of its slots, and
 //! out taps are copied into their slots after the body (results that view
 //! a parameter are copied out first, so every read of a step comes before
-//! its writes). Must not: differ from
+//! its writes). The steps after the first run on the body's step tape
+//! when it compiles: the loop hands it its data as `f64` slices (an
+//! output buffer of another dtype through an `f64` shadow, [`Shadows`])
+//! and the body's own loops ([`BodyLoops`]). Must not: differ from
 //! the reference loop in any result or error message.
 
 use super::row_major::fill_row_major;

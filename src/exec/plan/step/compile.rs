@@ -1652,7 +1652,13 @@ fn compile_or(
                 continue;
             }
         }
+        // A nested loop the plan runs (it has its loop plan): the plan's
+        // loop runner runs it on each step.
         if let Op::Scan(_) = node.op {
+            if body.nodes.get(i)?.scan.is_none() {
+                *why = Some(OffTape::NestedLoop);
+                return None;
+            }
             let arg_tys: Option<Vec<Type>> = node
                 .args
                 .iter()
