@@ -1292,6 +1292,14 @@ const OFF_TAPE_ALLOWED: &[(&str, &str)] = &[
     // The plan runs every loop's first step (it sizes the buffers and
     // checks each shape); a loop of zero or one step has nothing left.
     ("fewer than two steps", "no step after the first to run"),
+    // A nested loop whose operands and outputs pass MAX_KERNEL_COPY
+    // elements: the tape would hold copies of them beside the inner
+    // loop's own storage every step, raising the call's peak memory (the
+    // memory-budget checkpointing's segments, tests/memory_budget.rs).
+    (
+        "a nested loop too large to copy",
+        "its copies would raise the peak memory",
+    ),
 ];
 
 /// Reasons still to fix (issue 40: the tape covers every body), with

@@ -140,6 +140,8 @@ struct Builder<'a> {
     arg_dtypes: Vec<DType>,
     /// Per [`Instr::Kernel`], its operand values.
     scratch: Vec<KernelScratch>,
+    /// Set when a nested loop's copies passed [`MAX_KERNEL_COPY`].
+    too_large: bool,
 }
 
 /// What the builder has made so far (see [`Builder::mark`]).
@@ -314,6 +316,18 @@ impl Builder<'_> {
             }
         }
         if args.len() != c.args.len() {
+            return None;
+        }
+        let copied = args
+            .iter()
+            .map(|a| match a {
+                KernelArg::At { len, .. } => *len,
+                KernelArg::Const => 0,
+            })
+            .sum::<usize>()
+            .saturating_add(total);
+        if copied > MAX_KERNEL_COPY {
+            self.too_large = true;
             return None;
         }
         let dst = self.alloc(total)?;
@@ -1610,6 +1624,7 @@ fn compile_or(
         full: false,
         arg_dtypes: Vec::new(),
         scratch: Vec::new(),
+        too_large: false,
     };
     // Every node the results need, in the graph's (topological) order:
     // the plan's schedule leaves out the members of fused groups.
@@ -1682,6 +1697,7 @@ fn compile_or(
                 *why = Some(match &node.op {
                     _ if b.full => OffTape::ArenaFull,
                     Op::Scan(s) if s.sig.until => OffTape::NestedWhile,
+                    _ if b.too_large => OffTape::NestedCopy,
                     _ => OffTape::NestedLoop,
                 });
                 return None;

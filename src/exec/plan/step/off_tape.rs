@@ -32,6 +32,11 @@ pub enum OffTape {
     /// A while loop inside the body: its outputs' lengths are known only
     /// once it has run, and the tape's values have fixed shapes.
     NestedWhile,
+    /// A loop inside the body whose operands and outputs together pass
+    /// `MAX_KERNEL_COPY` elements: their copies in the arena, beside the
+    /// inner loop's own storage, would raise the call's peak memory (a
+    /// checkpointed gradient's segments are such loops).
+    NestedCopy,
     /// A body parameter of this dtype whose data the tape cannot read
     /// as contiguous `f64` (a state of another dtype, a copy too large to
     /// convert).
@@ -57,6 +62,7 @@ impl fmt::Display for OffTape {
             OffTape::Constant => write!(f, "a literal or size"),
             OffTape::NestedLoop => write!(f, "a nested loop"),
             OffTape::NestedWhile => write!(f, "a nested while loop"),
+            OffTape::NestedCopy => write!(f, "a nested loop too large to copy"),
             OffTape::Param(d) => write!(f, "a parameter of dtype {d}"),
             OffTape::Output(d) => write!(f, "an output of dtype {d}"),
             OffTape::ArenaFull => write!(f, "values larger than the arena"),
