@@ -902,7 +902,9 @@ fn indexing_by_step_values_runs_on_the_tape() {
             }
         }
     }
-    // An index past 2^53 has no exact f64: that loop stays on the plan.
+    // An index past 2^53 has no exact f64: the tape holds that sequence
+    // as its bits and indexes by it through the plan's kernel, so the
+    // loop stays on the tape and stops with the plan's error.
     let d: Dims = [("T", 4), ("S", 2), ("V", 3)]
         .into_iter()
         .map(|(k, n)| (k.to_string(), n))
@@ -916,7 +918,7 @@ fn indexing_by_step_values_runs_on_the_tape() {
     let want = plain.call(&refs).map(|_| ()).unwrap_err();
     let mut f = Compiled::new(&p, &d).unwrap();
     assert_eq!(f.call(&refs).map(|_| ()).unwrap_err(), want);
-    assert_eq!(f.loops_on_tape(), (0, 1));
+    assert_eq!(f.loops_on_tape(), (1, 1));
 }
 
 /// `flip`, `dot` with a scalar, a sum of a column and a matrix
@@ -1031,6 +1033,256 @@ fn unspecialized_ops_run_on_the_tape_through_the_plans_kernels() {
     }
 }
 
+/// Loop outputs of every dtype run on the tape, its rows typed (a
+/// shadow in `f64` of each buffer that is not `f64`, written back row by
+/// row): an `argmax` per step (`i64`), comparisons (`bool`), an `i32`
+/// counter and an `i64` one that wrap past their largest value, an `f32`
+/// state computed in `f32`, a row of the loop's integers returned as it
+/// is, an `i64` state of magnitude past 2^53 (held as its bits). The
+/// plan's bits on ordinary values, and with NaN, infinities, huge and
+/// tiny magnitudes in the data.
+fn typed_outputs_run_on_the_tape() {
+    let p = parse_program(
+        "(program typed (input X (f64 T N)) (input O (i64 T 2)) (input c0 (i32)) (input n0 (i64))
+          (input s0 (f32 N))
+          (let (A B E C K S P) (scan (sequences X O)
+            (outputs_info (nitsot) (nitsot) (nitsot) (sitsot (add c0 2147483640)) (sitsot n0)
+              (sitsot s0) (nitsot))
+            (fn (x o c n s)
+              (outputs
+                (argmax x)
+                (gt x 0.5)
+                (lt (sum x) 0.0)
+                (add c 3)
+                (add (mul n 3) (index o 0))
+                (add (mul s (cast f32 x)) (cast f32 1.5))
+                o))))
+          (output A B E C K S P))",
+    )
+    .unwrap();
+    for (t, n) in [(7i64, 3i64), (30, 17)] {
+        let d: Dims = [("T", t), ("N", n)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let mut inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        let tu = t as usize;
+        inputs[1] = Value::I64(ArrayD::from_shape_fn(IxDyn(&[tu, 2]), |i| {
+            (i[0] as i64 * 7 - 11) * (1 << 20) + i[1] as i64
+        }));
+        inputs[2] = Value::I32(ndarray::arr0(5).into_dyn());
+        inputs[3] = Value::I64(ndarray::arr0((1i64 << 61) + 12345).into_dyn());
+        for special in [false, true] {
+            let mut inputs = inputs.clone();
+            if special {
+                if let Value::F64(x) = &mut inputs[0] {
+                    x[[1, 0]] = f64::NAN;
+                    x[[2, 1]] = f64::INFINITY;
+                    x[[3, 2]] = f64::NEG_INFINITY;
+                    x[[4, 0]] = 1e308;
+                    x[[5, 1]] = -5e-324;
+                    x[[6, 2]] = 1e-300;
+                }
+            }
+            let refs: Vec<&Value> = inputs.iter().collect();
+            let what = format!("T = {t}, N = {n}, special values: {special}");
+            on_tape_with_the_plans_bits(&p, &d, &refs, &what);
+            let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
+            let want = plain.call(&refs).unwrap().to_values();
+            // The counters wrapped (the plan's wrapping arithmetic), and
+            // the i64 state passed 2^53.
+            match (&want[3], &want[4]) {
+                (Value::I32(c), Value::I64(k)) => {
+                    assert!(c.iter().any(|&c| c < 0), "{what}: the i32 counter wraps");
+                    assert!(k.iter().any(|&k| k.unsigned_abs() > 1 << 53), "{what}");
+                    assert!(
+                        k.iter().zip(k.iter().skip(1)).any(|(a, b)| b < a),
+                        "{what}: the i64 state wraps"
+                    );
+                }
+                _ => panic!("{what}: dtypes"),
+            }
+            let mut native =
+                Compiled::with_options(&p, &d, common::plan_native_from_first_step()).unwrap();
+            let got = native.call(&refs).unwrap().to_values();
+            for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+                assert!(same_bits(a, b), "{what}, native: output {k}");
+            }
+        }
+    }
+}
+
+/// Random keys in the loop's data: a key state (split each step, held as
+/// its 64 bits in an `i64` buffer) and a key non-sequence past 2^53
+/// (held as its bits): the plan's draws and keys.
+fn keys_run_on_the_tape() {
+    let p = parse_program(
+        "(program keys (input x (f64 N))
+          (let kk (index (split (key 9) 2) 1))
+          (let (S K) (scan
+            (outputs_info (sitsot x) (sitsot (key 5)))
+            (n_steps T)
+            (non_sequences kk)
+            (fn (s k k2)
+              (let two (split k 2))
+              (outputs
+                (add (mul s (uniform (index two 1) (f64 N))) (normal (fold_in k2 3) (f64 N)))
+                (index two 0)))))
+          (output S K))",
+    )
+    .unwrap();
+    for (t, n) in [(2i64, 3i64), (25, 40)] {
+        let d: Dims = [("T", t), ("N", n)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        let refs: Vec<&Value> = inputs.iter().collect();
+        on_tape_with_the_plans_bits(&p, &d, &refs, &format!("T = {t}, N = {n}"));
+    }
+}
+
+/// `take` by a literal index (gate k of a packed (M, 4, N)
+/// pre-activation, along axis 1; a row along axis 0) runs on the tape as
+/// a view of its operand, at sizes whose whole operand the generic kernel
+/// call would not copy: the plan's bits, with NaN and infinities in the
+/// gates.
+fn take_by_a_literal_index_runs_on_the_tape() {
+    let p = parse_program(
+        "(program gates (input P (f64 T M 4 N)) (input h0 (f64 M N))
+          (let H (scan (sequences P) (outputs_info (sitsot h0))
+            (fn (p h)
+              (let f (sigmoid (take p 1 1)))
+              (let g (tanh (take p 3 -2)))
+              (let r (take (take p 2 1) 0 0))
+              (add (add (mul f h) (mul (sub 1.0 f) g)) r))))
+          (output H))",
+    )
+    .unwrap();
+    for (t, m, n) in [(4i64, 2i64, 3i64), (6, 64, 64)] {
+        let d: Dims = [("T", t), ("M", m), ("N", n)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        for special in [false, true] {
+            let mut inputs = inputs.clone();
+            if special {
+                if let Value::F64(x) = &mut inputs[0] {
+                    x[[1, 0, 1, 0]] = f64::NAN;
+                    x[[2, 1, 3, 2]] = f64::INFINITY;
+                    x[[3, 1, 1, 1]] = f64::NEG_INFINITY;
+                    x[[2, 0, 2, 1]] = 1e308;
+                }
+            }
+            let refs: Vec<&Value> = inputs.iter().collect();
+            let what = format!("T = {t}, M = {m}, N = {n}, special values: {special}");
+            on_tape_with_the_plans_bits(&p, &d, &refs, &what);
+        }
+    }
+}
+
+/// Rows without elements (width 0): a map returning its row, one
+/// computing on it, and a state of width 0 beside a row with elements,
+/// run on the tape (nothing to read or compute for the empty ones) with
+/// the plan's results.
+fn rows_without_elements_run_on_the_tape() {
+    let p = parse_program(
+        "(program zero_width (input X (f64 T 0)) (input Y (f64 T 3)) (input z0 (f64 0))
+          (let A (scan (sequences X) (fn (x) x)))
+          (let B (scan (sequences X) (fn (x) (mul x 2.0))))
+          (let (Z W) (scan (sequences X Y) (outputs_info (sitsot z0) (nitsot))
+            (fn (x y z) (outputs (add z x) (add (sum x) (mul y 2.0))))))
+          (output A B Z W))",
+    )
+    .unwrap();
+    let d: Dims = [("T", 5)]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+    let refs: Vec<&Value> = inputs.iter().collect();
+    let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
+    let want = plain.call(&refs).unwrap().to_values();
+    let mut f = Compiled::new(&p, &d).unwrap();
+    let got = f.call(&refs).unwrap().to_values();
+    assert_eq!(f.loops_on_tape(), (3, 3));
+    assert_eq!(got.len(), want.len());
+    for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+        assert!(same_bits(a, b), "output {k}");
+    }
+}
+
+/// A nested loop runs on the outer loop's tape (an instruction calling
+/// the plan's loop runner, the inner loop on its own tape): its final
+/// state, its `i64` output and its outputs' sums, with NaN and infinities
+/// in the data, both executors' bits; an index out of range inside the
+/// inner loop on a late outer step stops the program with the plan's
+/// error.
+fn nested_loops_run_on_the_outer_tape() {
+    let p = parse_program(
+        "(program nested (input X (f64 T S N)) (input O (i64 T S)) (input W (f64 N N)) (input h0 (f64 N))
+          (let (H C K) (scan (sequences X O) (outputs_info (sitsot h0) (nitsot) (nitsot)) (non_sequences W)
+            (fn (x o h w)
+              (let (G J L) (scan (sequences x o) (outputs_info (sitsot h) (nitsot) (nitsot))
+                (non_sequences w)
+                (fn (xi oi g ww)
+                  (outputs (tanh (add (dot ww g) xi)) (add (index g oi) 0.5) (mul oi 3)))))
+              (outputs (index G -1) (sum J) (sum L)))))
+          (output H C K))",
+    )
+    .unwrap();
+    for (t, s, n) in [(3i64, 2i64, 3i64), (12, 9, 20)] {
+        let d: Dims = [("T", t), ("S", s), ("N", n)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let mut inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        let (tu, su, nu) = (t as usize, s as usize, n as usize);
+        inputs[1] = Value::I64(ArrayD::from_shape_fn(IxDyn(&[tu, su]), |i| {
+            ((i[0] * 5 + i[1] * 3) % nu) as i64
+        }));
+        for special in [false, true] {
+            let mut inputs = inputs.clone();
+            if special {
+                if let Value::F64(x) = &mut inputs[0] {
+                    x[[1, 0, 0]] = f64::NAN;
+                    x[[1, 1, 1]] = f64::INFINITY;
+                    x[[2, 0, 2]] = f64::NEG_INFINITY;
+                    x[[2, 1, 0]] = 1e308;
+                }
+            }
+            let refs: Vec<&Value> = inputs.iter().collect();
+            let what = format!("T = {t}, S = {s}, N = {n}, special values: {special}");
+            let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
+            let want = plain.call(&refs).unwrap().to_values();
+            for options in [
+                PlanOptions::default(),
+                common::plan_native_from_first_step(),
+            ] {
+                let mut f = Compiled::with_options(&p, &d, options).unwrap();
+                let got = f.call(&refs).unwrap().to_values();
+                assert_eq!(f.loops_on_tape(), (2, 2), "{what}");
+                assert_eq!(got.len(), want.len(), "{what}");
+                for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+                    assert!(same_bits(a, b), "{what}: output {k}");
+                }
+            }
+        }
+        let mut bad = inputs.clone();
+        if let Value::I64(o) = &mut bad[1] {
+            o[[tu - 1, su - 1]] = n;
+        }
+        let refs: Vec<&Value> = bad.iter().collect();
+        let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
+        let want = plain.call(&refs).map(|_| ()).unwrap_err();
+        let mut f = Compiled::new(&p, &d).unwrap();
+        let got = f.call(&refs).map(|_| ()).unwrap_err();
+        assert_eq!(got, want, "T = {t}: out of range");
+        assert_eq!(f.loops_on_tape().0, 2, "T = {t}: out of range");
+    }
+}
+
 /// Why a loop may still run its steps on the plan, by the reason `run
 /// --json` gives (`loops.off_tape[].reason`), each with why it is
 /// allowed. A reason not listed fails [`every_loop_runs_on_the_tape`]:
@@ -1040,6 +1292,14 @@ const OFF_TAPE_ALLOWED: &[(&str, &str)] = &[
     // The plan runs every loop's first step (it sizes the buffers and
     // checks each shape); a loop of zero or one step has nothing left.
     ("fewer than two steps", "no step after the first to run"),
+    // A nested loop whose operands and outputs pass MAX_KERNEL_COPY
+    // elements: the tape would hold copies of them beside the inner
+    // loop's own storage every step, raising the call's peak memory (the
+    // memory-budget checkpointing's segments, tests/memory_budget.rs).
+    (
+        "a nested loop too large to copy",
+        "its copies would raise the peak memory",
+    ),
 ];
 
 /// Reasons still to fix (issue 40: the tape covers every body), with
@@ -1050,30 +1310,18 @@ const OFF_TAPE_ALLOWED: &[(&str, &str)] = &[
 /// a scalar, operands broadcast with two periods at once, `concat` along
 /// any axis; then every op through the plan's kernels (`Instr::Kernel`):
 /// `inc_index`, `inc_take`, `inc_slice`, `cumsum`, integer arithmetic
-/// and layout, `fold_in`.)
+/// and layout, `fold_in`; then outputs of every dtype (typed rows),
+/// random keys and integers past 2^53 (held as their bits), `take` by a
+/// literal index, rows without elements; then nested loops whose
+/// outputs' shapes the sizes fix, run by the plan's loop runner.)
 const OFF_TAPE_PENDING: &[&str] = &[
-    // 51 loops: the outer loop of a nested pair (the inner one runs on
-    // its own tape). Needs a tape instruction running the inner loop.
-    "a nested loop",
-    // 58 loops: the tape writes f64 rows only; an integer, boolean or
-    // f32 output (argmax per step, a counter, a filter's mask, an f32
-    // state) needs typed rows.
-    "an output of dtype bool",
-    "an output of dtype i64",
-    "an output of dtype i32",
-    "an output of dtype f32",
-    // A random key read by the body (2 loops): a key's bits have no
-    // exact f64, and the loop's parameters are read as f64.
-    "a parameter of dtype key",
-    // 2 loops (benches/programs/held/lstm_lm_masked.sexp as written and
-    // optimized): `take` by a literal index (gate k of a packed (M, 4, N)
-    // pre-activation, the Theano tutorial's `_slice`). The tape takes
-    // `take` by the loop's integers (an i64 sequence's row, a state) only;
-    // the generic kernel call would copy the whole (M, 4, N) operand each
-    // step, past MAX_KERNEL_COPY.
-    "op take",
-    // Rows without elements (2 loops): nothing to compute.
-    "a parameter or result without elements",
+    // 7 loops: the outer loop of a nested pair whose inner loop is a
+    // while loop (tests/cases/scan/while_in_map.sexp and the while
+    // gradients and merges): its outputs' lengths are known only once it
+    // has run, and the tape's values have fixed shapes. Needs values
+    // whose shape a step sets (or the outer loop's tape cut around the
+    // inner loop).
+    "a nested while loop",
 ];
 
 /// Every program of `tests/cases/{scan,grad,scan_rules,ops}`,
@@ -1190,6 +1438,11 @@ fn main() {
         indexing_by_step_values_runs_on_the_tape,
         flips_scalar_dots_and_two_way_broadcasts_run_on_the_tape,
         unspecialized_ops_run_on_the_tape_through_the_plans_kernels,
+        typed_outputs_run_on_the_tape,
+        keys_run_on_the_tape,
+        take_by_a_literal_index_runs_on_the_tape,
+        rows_without_elements_run_on_the_tape,
+        nested_loops_run_on_the_outer_tape,
         every_loop_runs_on_the_tape
     ];
     for (trial, case) in cases {

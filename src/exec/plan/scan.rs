@@ -18,16 +18,21 @@
 //! its tape, copied in once per call; in taps are views of its slots, and
 //! out taps are copied into their slots after the body (results that view
 //! a parameter are copied out first, so every read of a step comes before
-//! its writes). Must not: differ from
+//! its writes). The steps after the first run on the body's step tape
+//! when it compiles: the loop hands it its data as `f64` slices (an
+//! output buffer of another dtype through an `f64` shadow, [`Shadows`])
+//! and the body's own loops ([`BodyLoops`]). Must not: differ from
 //! the reference loop in any result or error message.
 
 use super::row_major::fill_row_major;
 use super::runtime::{internal, Env, GraphRt, Meter, NoParams, Params};
 use super::schedule::{GraphPlan, PlanOptions};
 use super::step::{
-    compile, BufRows, Bufs, OffTape, ParamAt, ParamShape, Sources, StepTape, Store, MAX_POINTERS,
+    compile, BufRows, Bufs, Held, Holding, LoopRunner, OffTape, ParamAt, ParamShape, Sources,
+    StepTape, Store, MAX_POINTERS,
 };
 use super::view::{copy_into, with_view, ValView, ViewElem};
+use super::view::{Loc as ViewLoc, Root};
 use crate::exec::budget::Allocation;
 use crate::exec::error::{ExecError, LoopError};
 use crate::exec::loop_frame::{LoopFrame, StateRead};
@@ -35,6 +40,7 @@ use crate::exec::value::{with_elem, Elem, Value};
 use crate::lang::program::{Graph, NodeId, Scan, Span};
 use crate::lang::{BodyOutput, BodyParam, DType, Op};
 use ndarray::Axis;
+use std::cell::RefCell;
 
 /// A compiled loop.
 #[derive(Clone, Debug)]
@@ -145,6 +151,9 @@ struct TapeRt {
     /// Why the last call ran its steps on the plan (`None`: it did not,
     /// or has not run).
     off: Option<OffTape>,
+    /// Per output buffer that is not `f64`, its elements as the tape
+    /// reads and writes them ([`Shadows`]); kept across calls.
+    shadows: Vec<Vec<f64>>,
 }
 
 impl ScanRt {
@@ -197,6 +206,10 @@ struct TapeKey {
     gen: u64,
     params: Vec<ParamShape>,
     results: Vec<Vec<usize>>,
+    /// How each parameter's store holds it.
+    params_held: Vec<Held>,
+    /// How each result's row holds it.
+    results_held: Vec<Held>,
 }
 
 impl ScanRt {
@@ -558,7 +571,17 @@ fn run_loop(
                 for (k, out_ty) in node.ty.iter().enumerate() {
                     grow_buffer(&mut frame, &mut bufs[k], k, from, out_ty, env, span)?;
                 }
-                let ready = ready_tape(&mut srt.step, sp, scan, &data, &slices, bufs, env, meter);
+                let ready = ready_tape(
+                    &mut srt.step,
+                    sp,
+                    scan,
+                    &data,
+                    &converted,
+                    &slices,
+                    bufs,
+                    env,
+                    meter,
+                );
                 let Some(ready) = ready else { break };
                 // Machine code once the call runs enough steps: a for
                 // loop knows its count; a while loop's bound says
@@ -577,6 +600,13 @@ fn run_loop(
                     _ => {}
                 }
                 meter.transient(converted.bytes());
+                let loops = BodyLoops {
+                    plan: &sp.body,
+                    rt: RefCell::new(&mut srt.body),
+                    env,
+                    meter: RefCell::new(&mut *meter),
+                    error: RefCell::new(None),
+                };
                 let last = run_on_tape(
                     ready,
                     sp,
@@ -586,8 +616,14 @@ fn run_loop(
                     from,
                     to,
                     sig.until_result(),
-                )
-                .ok_or_else(|| tape_error(&srt.step, sp, plan, i))?;
+                    &loops,
+                );
+                let Some(last) = last else {
+                    return Err(loops
+                        .error
+                        .take()
+                        .unwrap_or_else(|| tape_error(&srt.step, sp, plan, i)));
+                };
                 if let Some(last) = last {
                     frame.stop_after(last);
                     stopped = true;
@@ -737,26 +773,111 @@ struct LoopSlices<'a> {
 }
 
 impl<'a> LoopSlices<'a> {
-    /// What a step of the tape reads: these slices and the buffers `bufs`.
-    fn sources<'s>(&'s self, bufs: Bufs<'s>) -> Sources<'s> {
+    /// What a step of the tape reads: these slices and the buffers `bufs`,
+    /// the body's loops run by `loops`.
+    fn sources<'s>(&'s self, bufs: Bufs<'s>, loops: &'s dyn LoopRunner) -> Sources<'s> {
         Sources {
             seqs: &self.seqs,
             inits: &self.inits,
             non_seqs: &self.non_seqs,
             bufs,
+            loops: Some(loops),
         }
+    }
+}
+
+/// The loops of a loop's body, run for its step tape ([`LoopRunner`]):
+/// the plan's own loop runner ([`exec`]) on the body's runtime (each
+/// nested loop's storage and step tape, as the plan's steps left them),
+/// with the call's sizes and meter. The first error a loop meets is kept
+/// here, for the outer loop to return as the plan would have.
+struct BodyLoops<'r> {
+    plan: &'r GraphPlan,
+    rt: RefCell<&'r mut GraphRt>,
+    env: Env<'r>,
+    meter: RefCell<&'r mut Meter>,
+    error: RefCell<Option<ExecError>>,
+}
+
+/// The operands of a nested loop, as the parameters its argument nodes
+/// point at while it runs on the tape.
+struct ArgValues<'v>(&'v [Value]);
+
+impl Params for ArgValues<'_> {
+    fn param(&self, k: usize) -> Option<ValView<'_>> {
+        self.0.get(k).map(ValView::of)
+    }
+
+    fn whole(&self, k: usize) -> Option<&Value> {
+        self.0.get(k)
+    }
+}
+
+impl LoopRunner for BodyLoops<'_> {
+    fn run_loop(
+        &self,
+        node: usize,
+        args: &[Value],
+        out: &mut dyn FnMut(usize, &Value) -> Option<()>,
+    ) -> Result<(), bool> {
+        let mut rt = self.rt.borrow_mut();
+        let mut meter = self.meter.borrow_mut();
+        let n = self.plan.graph.nodes.get(node).ok_or(false)?;
+        // Each operand's node points at its value while the loop runs
+        // (its own place saved, and restored after).
+        let mut saved: Vec<(usize, ViewLoc)> = Vec::with_capacity(n.args.len());
+        for (j, a) in n.args.iter().enumerate() {
+            if saved.iter().any(|&(x, _)| x == a.0) {
+                continue;
+            }
+            let at = ViewLoc {
+                root: Root::Param(j),
+                steps: Vec::new(),
+            };
+            let loc = rt.locs.get_mut(a.0).ok_or(false)?;
+            saved.push((a.0, std::mem::replace(loc, at)));
+        }
+        let r = exec(
+            &mut rt,
+            self.plan,
+            node,
+            &ArgValues(args),
+            self.env,
+            &mut meter,
+        );
+        for (a, loc) in saved {
+            if let Some(l) = rt.locs.get_mut(a) {
+                *l = loc;
+            }
+        }
+        if let Err(e) = r {
+            *self.error.borrow_mut() = Some(e);
+            return Err(true);
+        }
+        let slots = &self.plan.nodes.get(node).ok_or(false)?.slots;
+        for (k, &s) in slots.iter().enumerate() {
+            let v = rt.slots.get(s).and_then(|s| s.val.as_ref()).ok_or(false)?;
+            out(k, v).ok_or(false)?;
+        }
+        Ok(())
     }
 }
 
 /// Copies, in `f64` and in order, of the argument views that are not
 /// contiguous `f64` (a boolean mask, a reversed sequence), made once per
 /// call for the step tape. Booleans become 1.0 and 0.0 and integers their
-/// nearest `f64`: what every op the tape runs reads them as (an op that
-/// computes in another dtype does not compile).
+/// exact `f64` (what every specialized instruction reads them as), and
+/// `i64` data with an element past 2^53 (a random key) and every `i64`
+/// init (an `i64` state's first rows, read where the state's buffer is
+/// read, which holds bits: see [`Shadows`]) their 64 bits ([`Held`]),
+/// which only the plan's kernels read.
 struct Converted {
     seqs: Vec<Option<Vec<f64>>>,
     inits: Vec<Option<Vec<f64>>>,
     non_seqs: Vec<Option<Vec<f64>>>,
+    /// How each copy holds its elements (`Num` for views read in place).
+    seqs_held: Vec<Held>,
+    non_seqs_held: Vec<Held>,
 }
 
 /// The largest integer magnitude whose `f64` is exact (2^53).
@@ -767,27 +888,41 @@ const MAX_CONVERTED: usize = 1 << 20;
 
 impl<'s> LoopData<'s, '_> {
     fn converted(&self) -> Converted {
-        fn of(views: &[ValView<'_>]) -> Vec<Option<Vec<f64>>> {
+        fn of(views: &[ValView<'_>], inits: bool) -> (Vec<Option<Vec<f64>>>, Vec<Held>) {
             views
                 .iter()
                 .map(|v| match v {
-                    ValView::F64(a) if a.is_standard_layout() => None,
-                    // Integers past 2^53 have no exact f64: the tape
-                    // reads integers as indices too (`Instr::IndexAt`).
-                    ValView::I64(a) if a.iter().any(|y| y.unsigned_abs() > EXACT_INT) => None,
+                    ValView::F64(a) if a.is_standard_layout() => (None, Held::Num),
+                    // Integers past 2^53 have no exact f64 (the tape
+                    // reads integers as indices too, `Instr::IndexAt`):
+                    // their bits, for the kernels. An `i64` init: its
+                    // bits, as its state's buffer holds them.
+                    ValView::I64(a)
+                        if a.len() <= MAX_CONVERTED
+                            && (inits || a.iter().any(|y| y.unsigned_abs() > EXACT_INT)) =>
+                    {
+                        let mut out = vec![0.0; a.len()];
+                        fill_row_major(a, &mut out, |y| f64::from_bits(y as u64));
+                        (Some(out), Held::Bits)
+                    }
                     v if v.len() <= MAX_CONVERTED => {
                         let mut out = vec![0.0; v.len()];
                         with_view!(v, a => fill_row_major(a, &mut out, |y| y.cast::<f64>()));
-                        Some(out)
+                        (Some(out), Held::Num)
                     }
-                    _ => None,
+                    _ => (None, Held::Num),
                 })
-                .collect()
+                .unzip()
         }
+        let (seqs, seqs_held) = of(self.seqs, false);
+        let (inits, _) = of(self.inits, true);
+        let (non_seqs, non_seqs_held) = of(self.non_seqs, false);
         Converted {
-            seqs: of(self.seqs),
-            inits: of(self.inits),
-            non_seqs: of(self.non_seqs),
+            seqs,
+            inits,
+            non_seqs,
+            seqs_held,
+            non_seqs_held,
         }
     }
 
@@ -841,19 +976,51 @@ fn param_shape(
             data.seqs.get(seq)?.shape().get(1..).map(<[usize]>::to_vec)
         }
         BodyParam::State { out, .. } => {
-            let Some(Value::F64(b)) = bufs.get(out)?.as_ref() else {
-                return None;
-            };
+            let b = bufs.get(out)?.as_ref()?;
             if let Some(i) = scan.sig.init_index().get(out).copied().flatten() {
                 slices.inits.get(i)?.as_ref()?;
             }
-            b.is_standard_layout()
-                .then(|| b.shape().get(1..).map(<[usize]>::to_vec))?
+            standard_layout(b).then(|| b.shape().get(1..).map(<[usize]>::to_vec))?
         }
         BodyParam::NonSequence(j) => {
             slices.non_seqs.get(j)?.as_ref()?;
             Some(data.non_seqs.get(j)?.shape().to_vec())
         }
+    }
+}
+
+/// How the store of body parameter `p` holds its elements on the tape:
+/// an `i64` buffer (and so its init) as bits ([`Shadows`]), a converted
+/// copy as [`Converted`] made it, anything else as its number.
+fn param_held(p: &BodyParam, conv: &Converted, bufs: &[Option<Value>]) -> Held {
+    match *p {
+        BodyParam::Sequence { seq, .. } => conv.seqs_held.get(seq).copied(),
+        BodyParam::State { out, .. } => match bufs.get(out) {
+            Some(Some(b)) => Some(buffer_held(b)),
+            _ => None,
+        },
+        BodyParam::NonSequence(j) => conv.non_seqs_held.get(j).copied(),
+    }
+    .unwrap_or(Held::Num)
+}
+
+/// How the tape holds the elements of an output buffer of `b`'s dtype:
+/// an `i64`'s bits, any other's number (exact in `f64`).
+fn buffer_held(b: &Value) -> Held {
+    match b {
+        Value::I64(_) => Held::Bits,
+        _ => Held::Num,
+    }
+}
+
+/// True when `b`'s elements are in row-major order in memory.
+fn standard_layout(b: &Value) -> bool {
+    match b {
+        Value::F64(a) => a.is_standard_layout(),
+        Value::F32(a) => a.is_standard_layout(),
+        Value::I64(a) => a.is_standard_layout(),
+        Value::I32(a) => a.is_standard_layout(),
+        Value::Bool(a) => a.is_standard_layout(),
     }
 }
 
@@ -866,15 +1033,20 @@ fn ready_tape<'r>(
     sp: &ScanPlan,
     scan: &Scan,
     data: &LoopData<'_, '_>,
+    conv: &Converted,
     slices: &LoopSlices<'_>,
     bufs: &[Option<Value>],
     env: Env<'_>,
     meter: &mut Meter,
 ) -> Option<ReadyTape<'r>> {
     let mut results = Vec::with_capacity(sp.results.len());
+    let mut results_held = Vec::with_capacity(sp.results.len());
     for r in &sp.results {
         match bufs.get(r.out)?.as_ref()? {
-            Value::F64(b) if b.is_standard_layout() => results.push(b.shape().get(1..)?.to_vec()),
+            b if standard_layout(b) => {
+                results.push(b.shape().get(1..)?.to_vec());
+                results_held.push(buffer_held(b));
+            }
             b => {
                 rt.off = Some(OffTape::Output(b.dtype()));
                 return None;
@@ -884,6 +1056,7 @@ fn ready_tape<'r>(
     // A while loop's condition: one more result, a scalar.
     if scan.sig.until {
         results.push(Vec::new());
+        results_held.push(Held::Num);
     }
     let key = TapeKey {
         gen: env.gen,
@@ -893,6 +1066,12 @@ fn ready_tape<'r>(
             .map(|p| param_shape(p, scan, data, slices, bufs))
             .collect(),
         results,
+        params_held: sp
+            .params
+            .iter()
+            .map(|p| param_held(p, conv, bufs))
+            .collect(),
+        results_held,
     };
     if rt.tape.as_ref().is_none_or(|(k, _)| *k != key) {
         let invariant: Vec<bool> = sp
@@ -900,7 +1079,18 @@ fn ready_tape<'r>(
             .iter()
             .map(|p| matches!(p, BodyParam::NonSequence(_)))
             .collect();
-        let tape = compile(&sp.body, &key.params, &invariant, env.dims, &key.results);
+        let holding = Holding {
+            params: &key.params_held,
+            results: &key.results_held,
+        };
+        let tape = compile(
+            &sp.body,
+            &key.params,
+            &invariant,
+            env.dims,
+            &key.results,
+            holding,
+        );
         if std::env::var_os("EQSCAN_TAPE_DUMP").is_some() {
             eprintln!("{tape:#?}");
         }
@@ -926,6 +1116,7 @@ fn ready_tape<'r>(
         tape,
         at: &mut rt.at,
         layouts: &mut rt.layouts,
+        shadows: &mut rt.shadows,
     })
 }
 
@@ -937,6 +1128,8 @@ struct ReadyTape<'r> {
     at: &'r mut [ParamAt],
     /// See [`TapeRt::layouts`].
     layouts: &'r mut Option<NativeLayouts>,
+    /// See [`TapeRt::shadows`].
+    shadows: &'r mut Vec<Vec<f64>>,
 }
 
 /// Where body parameter `p` (of `size` elements) is on step `t`.
@@ -1041,17 +1234,107 @@ fn run_on_tape(
     from: usize,
     to: usize,
     cond: Option<usize>,
+    loops: &dyn LoopRunner,
 ) -> Option<Option<usize>> {
     // Each buffer's elements as one slice for the whole run (no layout
-    // to check per row; ready_tape took only standard-layout buffers).
+    // to check per row; ready_tape took only standard-layout buffers):
+    // an `f64` buffer's own, any other's shadow.
+    let ReadyTape {
+        tape,
+        at,
+        layouts,
+        shadows,
+    } = ready;
+    shadows.resize_with(bufs.len(), Vec::new);
     let mut slices: Vec<&mut [f64]> = Vec::with_capacity(bufs.len());
-    for b in bufs.iter_mut() {
+    for (b, sh) in bufs.iter_mut().zip(shadows.iter_mut()) {
         match b {
             Some(Value::F64(a)) => slices.push(a.as_slice_mut()?),
-            _ => return None,
+            Some(b) => {
+                Shadows::fill(b, sh)?;
+                slices.push(sh.as_mut_slice());
+            }
+            None => return None,
         }
     }
-    tape_steps(ready, sp, frame, data, &mut slices, from, to, cond)
+    let ready = ReadyTape {
+        tape,
+        at,
+        layouts,
+        shadows: &mut Vec::new(),
+    };
+    let last = tape_steps(ready, sp, frame, data, &mut slices, from, to, cond, loops)?;
+    drop(slices);
+    // The rows the tape wrote into a shadow, back into their buffer.
+    let end = last.map_or(to.min(frame.steps()), |l| l + 1);
+    for result in &sp.results {
+        let (Some(Some(b)), Some(sh)) = (bufs.get_mut(result.out), shadows.get(result.out)) else {
+            return None;
+        };
+        if matches!(b, Value::F64(_)) {
+            continue;
+        }
+        let row: usize = b.shape().get(1..)?.iter().product();
+        for t in from..end {
+            let r = frame.result_row(*result, t)?;
+            Shadows::store_row(b, sh, r, row)?;
+        }
+    }
+    Some(last)
+}
+
+/// The tape's copy of an output buffer that is not `f64`, in `f64` as
+/// [`Held`] says (an `i64`'s bits, any other's number: exact both ways):
+/// made from the buffer before a run on the tape (it holds the rows the
+/// plan wrote, which states read) and written back into it row by row
+/// for the rows the tape wrote.
+struct Shadows;
+
+impl Shadows {
+    /// Makes `sh` the copy of `b` (resized, no allocation once it is as
+    /// large).
+    fn fill(b: &Value, sh: &mut Vec<f64>) -> Option<()> {
+        sh.resize(b.len(), 0.0);
+        macro_rules! each {
+            ($a:expr, $f:expr) => {{
+                let s = $a.as_slice()?;
+                for (d, &x) in sh.iter_mut().zip(s) {
+                    *d = $f(x);
+                }
+            }};
+        }
+        match b {
+            Value::F64(a) => each!(a, |x: f64| x),
+            Value::F32(a) => each!(a, |x: f32| x as f64),
+            Value::I32(a) => each!(a, |x: i32| x as f64),
+            Value::Bool(a) => each!(a, |x: bool| if x { 1.0 } else { 0.0 }),
+            Value::I64(a) => each!(a, |x: i64| f64::from_bits(x as u64)),
+        }
+        Some(())
+    }
+
+    /// Writes row `r` (of `row` elements) of the copy `sh` into `b`, in
+    /// its dtype.
+    fn store_row(b: &mut Value, sh: &[f64], r: usize, row: usize) -> Option<()> {
+        let lo = r.checked_mul(row)?;
+        let src = sh.get(lo..lo.checked_add(row)?)?;
+        macro_rules! each {
+            ($a:expr, $f:expr) => {{
+                let d = $a.as_slice_mut()?.get_mut(lo..lo + row)?;
+                for (d, &x) in d.iter_mut().zip(src) {
+                    *d = $f(x);
+                }
+            }};
+        }
+        match b {
+            Value::F64(a) => each!(a, |x: f64| x),
+            Value::F32(a) => each!(a, |x: f64| x as f32),
+            Value::I32(a) => each!(a, |x: f64| x as i32),
+            Value::Bool(a) => each!(a, |x: f64| x != 0.0),
+            Value::I64(a) => each!(a, |x: f64| x.to_bits() as i64),
+        }
+        Some(())
+    }
 }
 
 /// Places the body parameters the tape reads for step `t` (`all`: the
@@ -1393,15 +1676,18 @@ fn tape_steps(
     from: usize,
     to: usize,
     cond: Option<usize>,
+    loops: &dyn LoopRunner,
 ) -> Option<Option<usize>> {
-    let ReadyTape { tape, at, layouts } = ready;
+    let ReadyTape {
+        tape, at, layouts, ..
+    } = ready;
     let to = to.min(frame.steps());
     let direct = tape.writes_direct() && bufs.len() <= MAX_DIRECT && sp.results.len() <= MAX_DIRECT;
     if from < to {
         // The values the same on every step, once: the parameters placed
         // as on the first step (the prologue reads only non-sequences).
         place_params(tape, at, sp, frame, from, true)?;
-        tape.run_prologue(at, &data.sources(Bufs::Whole(bufs)))?;
+        tape.run_prologue(at, &data.sources(Bufs::Whole(bufs), loops))?;
     }
     // The results the tape may write straight into their rows (one per
     // buffer): (result, buffer, length).
@@ -1500,11 +1786,11 @@ fn tape_steps(
             }
             tape.run(
                 at,
-                &data.sources(Bufs::Split(parts.get(..n_bufs)?)),
+                &data.sources(Bufs::Split(parts.get(..n_bufs)?), loops),
                 &mut rows,
             )?;
         } else {
-            tape.run(at, &data.sources(Bufs::Whole(bufs)), &mut [])?;
+            tape.run(at, &data.sources(Bufs::Whole(bufs), loops), &mut [])?;
         }
         for (j, result) in sp.results.iter().enumerate() {
             let in_row = |g: &Option<(usize, usize, usize)>| g.is_some_and(|(_, _, w)| w == j);

@@ -7,7 +7,7 @@
 //! from the plan at run time — it answers why not instead ([`OffTape`]),
 //! and the loop stays on the plan.
 
-use super::kernel::{self, Held, KernelArg, KernelCall, KernelScratch};
+use super::kernel::{self, Held, KernelArg, KernelCall, KernelScratch, LoopOut};
 use super::{Cover, GemmShape, Instr, Loc, OffTape, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::broadcast_shapes;
 use crate::exec::ops::factor::{Small, SMALL_N};
@@ -140,6 +140,8 @@ struct Builder<'a> {
     arg_dtypes: Vec<DType>,
     /// Per [`Instr::Kernel`], its operand values.
     scratch: Vec<KernelScratch>,
+    /// Set when a nested loop's copies passed [`MAX_KERNEL_COPY`].
+    too_large: bool,
 }
 
 /// What the builder has made so far (see [`Builder::mark`]).
@@ -261,12 +263,105 @@ impl Builder<'_> {
             len,
             slot,
             node: self.node,
+            loop_outs: None,
         })));
         let v = Val {
             loc: Loc::Arena(dst),
             shape,
         };
         Some((Known::Val(v), held))
+    }
+
+    /// A loop of the body (a nested loop), run on each step by the plan's
+    /// loop runner on its operands' values ([`kernel::run_loop`]), its
+    /// outputs one after another in one region: each output's value and
+    /// how the arena holds it. `None` for a while loop (its outputs'
+    /// lengths are not known before it runs) or an output whose shape the
+    /// sizes do not fix.
+    fn nested(&mut self, c: Call<'_>, out_tys: &[Type]) -> Option<Vec<(Val, Held)>> {
+        let Op::Scan(scan) = c.op else {
+            return None;
+        };
+        if scan.sig.until {
+            return None;
+        }
+        let bind = |s: &str| c.dims.get(s).copied();
+        let mut outs = Vec::with_capacity(out_tys.len());
+        let mut total = 0usize;
+        for ty in out_tys {
+            let shape = self.shape_of(ty, &bind)?;
+            let len: usize = shape.iter().product();
+            outs.push(LoopOut {
+                at: total,
+                shape: shape.into_boxed_slice(),
+                held: Held::of_result(ty.dtype),
+            });
+            total = total.checked_add(len)?;
+        }
+        let (mut args, mut values) = (Vec::new(), Vec::new());
+        for ((k, ty), &held) in c.args.iter().zip(c.arg_tys).zip(c.held) {
+            match k {
+                Known::Val(v) => {
+                    args.push(KernelArg::At {
+                        loc: v.loc,
+                        len: v.len(),
+                        held,
+                    });
+                    values.push(kernel::zeros(ty.dtype, &v.shape));
+                }
+                Known::Int(i) => {
+                    args.push(KernelArg::Const);
+                    values.push(Value::I64(ndarray::arr0(*i).into_dyn()).into_dtype(ty.dtype));
+                }
+            }
+        }
+        if args.len() != c.args.len() {
+            return None;
+        }
+        let copied = args
+            .iter()
+            .map(|a| match a {
+                KernelArg::At { len, .. } => *len,
+                KernelArg::Const => 0,
+            })
+            .sum::<usize>()
+            .saturating_add(total);
+        if copied > MAX_KERNEL_COPY {
+            self.too_large = true;
+            return None;
+        }
+        let dst = self.alloc(total)?;
+        let slot = self.scratch.len();
+        self.scratch.push(KernelScratch {
+            args: values,
+            dest: None,
+        });
+        let vals = outs
+            .iter()
+            .map(|o| {
+                let v = Val {
+                    loc: Loc::Arena(dst + o.at),
+                    shape: o.shape.to_vec(),
+                };
+                (v, o.held)
+            })
+            .collect();
+        self.instrs.push(Instr::Kernel(Box::new(KernelCall {
+            op: c.op.clone(),
+            args: args.into_boxed_slice(),
+            arg_tys: c.arg_tys.to_vec().into_boxed_slice(),
+            out_ty: c.out_ty.clone(),
+            compare: None,
+            dims: Box::new(c.dims.clone()),
+            shape: Box::new([total]),
+            held: Held::Num,
+            dst,
+            len: total,
+            slot,
+            node: self.node,
+            loop_outs: Some(outs.into_boxed_slice()),
+        })));
+        Some(vals)
     }
 
     /// True when `loc` is in a parameter that is the same on every step.
@@ -305,6 +400,15 @@ impl Builder<'_> {
 
     fn param(&mut self, k: usize) -> Option<Val> {
         let shape = self.params.get(k)?.clone()?;
+        if shape.contains(&0) {
+            // Without elements (a row of width 0): nothing to read, so
+            // never placed (a size of 0 marks a parameter the tape does
+            // not read); any offset of the arena holds its no elements.
+            return Some(Val {
+                loc: Loc::Arena(0),
+                shape,
+            });
+        }
         self.param_sizes[k] = shape.iter().product();
         Some(Val {
             loc: Loc::Param(k, 0),
@@ -1269,6 +1373,34 @@ impl Builder<'_> {
                 }
                 x
             }
+            // numpy.take along an axis by one known index (gate k of a
+            // packed (M, 4, N) pre-activation): a view of the operand, in
+            // place when the axis is the first, else its elements gathered
+            // (those of the result only, never the whole operand).
+            (Op::Take(axis), [x, Known::Int(i)]) => {
+                let x = self.float(x)?;
+                let ax = normalize_axis(*axis, x.shape.len()).ok()?;
+                let d = x.shape[ax];
+                let i = usize::try_from(*i).ok().filter(|&i| i < d)?;
+                let mut shape = x.shape.clone();
+                shape.remove(ax);
+                let st = strides(&x.shape);
+                if x.shape[..ax].iter().all(|&n| n == 1) {
+                    Val {
+                        loc: offset(x.loc, i * st[ax]),
+                        shape,
+                    }
+                } else {
+                    let index = gather_index(&shape, |idx| {
+                        let mut at = i * st[ax];
+                        for (a, &k) in idx.iter().enumerate() {
+                            at += k * st[if a < ax { a } else { a + 1 }];
+                        }
+                        at
+                    });
+                    self.gather(&x, shape, index)?
+                }
+            }
             // numpy.take along an axis, by i64 indices read from the
             // loop's data (an integer sequence's row, a state).
             (Op::Take(axis), [x, Known::Val(at)])
@@ -1437,10 +1569,23 @@ impl Builder<'_> {
     }
 }
 
+/// What the loop tells the compiler of a body's data beyond its shapes:
+/// how the loop's stores hold each parameter and each result's row.
+#[derive(Clone, Copy)]
+pub(crate) struct Holding<'h> {
+    /// Per body parameter, how its store holds its elements (an `i64`
+    /// state or mitmot slot, and integer data past 2^53, as their bits).
+    pub params: &'h [Held],
+    /// Per body result, how its row holds its elements (a row of an
+    /// `i64` buffer as their bits, any other as their number).
+    pub results: &'h [Held],
+}
+
 /// Compiles the body `body` for one call: `params` gives what the tape
 /// may know of each body parameter, `invariant` which of them are the
 /// same on every step (non-sequences), `dims` the sizes, `results` the shape
-/// each body result had on the step the plan ran (the loop's row shapes).
+/// each body result had on the step the plan ran (the loop's row shapes),
+/// `holding` how the loop's stores hold the parameters and rows.
 /// The reason when the body does not compile (see the module docs).
 pub(crate) fn compile(
     body: &GraphPlan,
@@ -1448,9 +1593,10 @@ pub(crate) fn compile(
     invariant: &[bool],
     dims: &Dims,
     results: &[Vec<usize>],
+    holding: Holding<'_>,
 ) -> Result<StepTape, OffTape> {
     let mut why = None;
-    let tape = compile_or(body, params, invariant, dims, results, &mut why);
+    let tape = compile_or(body, params, invariant, dims, results, holding, &mut why);
     tape.ok_or(why.unwrap_or(OffTape::Shape))
 }
 
@@ -1462,16 +1608,9 @@ fn compile_or(
     invariant: &[bool],
     dims: &Dims,
     results: &[Vec<usize>],
+    holding: Holding<'_>,
     why: &mut Option<OffTape>,
 ) -> Option<StepTape> {
-    // A parameter or result without elements (rows of width 0) stays on
-    // the plan: the tape marks a parameter it does not read by a size of
-    // 0, and such a loop has no arithmetic to run fast.
-    let empty = |shape: &[usize]| shape.iter().product::<usize>() == 0;
-    if params.iter().flatten().any(|s| empty(s)) || results.iter().any(|s| empty(s)) {
-        *why = Some(OffTape::Empty);
-        return None;
-    }
     let g = &body.graph;
     let mut b = Builder {
         instrs: Vec::new(),
@@ -1485,6 +1624,7 @@ fn compile_or(
         full: false,
         arg_dtypes: Vec::new(),
         scratch: Vec::new(),
+        too_large: false,
     };
     // Every node the results need, in the graph's (topological) order:
     // the plan's schedule leaves out the members of fused groups.
@@ -1501,6 +1641,8 @@ fn compile_or(
     }
     let mut known: Vec<Option<Known>> = vec![None; g.nodes.len()];
     let mut held = vec![Held::Num; g.nodes.len()];
+    // Per nested loop's node, its outputs ([`Builder::nested`]).
+    let mut nested: std::collections::HashMap<usize, Vec<(Val, Held)>> = Default::default();
     for i in (0..g.nodes.len()).filter(|&i| needed[i]) {
         let node = g.nodes.get(i)?;
         let args: Option<Vec<Known>> = node
@@ -1516,6 +1658,59 @@ fn compile_or(
             b.arg_dtypes.push(g.nodes.get(a.0)?.ty.first()?.dtype);
         }
         let args = args?;
+        // A nested loop's output: its place in the loop's region.
+        if let (Op::Proj(k), [a]) = (&node.op, &node.args[..]) {
+            if let Some(outs) = nested.get(&a.0) {
+                let (v, h) = outs.get(*k)?.clone();
+                held[i] = h;
+                known[i] = Some(Known::Val(v));
+                continue;
+            }
+        }
+        // A nested loop the plan runs (it has its loop plan): the plan's
+        // loop runner runs it on each step.
+        if let Op::Scan(_) = node.op {
+            if body.nodes.get(i)?.scan.is_none() {
+                *why = Some(OffTape::NestedLoop);
+                return None;
+            }
+            let arg_tys: Option<Vec<Type>> = node
+                .args
+                .iter()
+                .map(|a| g.nodes.get(a.0)?.ty.first().cloned())
+                .collect();
+            let arg_held: Vec<Held> = node
+                .args
+                .iter()
+                .map(|a| held.get(a.0).copied().unwrap_or(Held::Num))
+                .collect();
+            let call = Call {
+                op: &node.op,
+                args: &args,
+                arg_tys: &arg_tys?,
+                held: &arg_held,
+                out_ty: node.ty.first()?,
+                compare: None,
+                dims,
+            };
+            let Some(outs) = b.nested(call, &node.ty) else {
+                *why = Some(match &node.op {
+                    _ if b.full => OffTape::ArenaFull,
+                    Op::Scan(s) if s.sig.until => OffTape::NestedWhile,
+                    _ if b.too_large => OffTape::NestedCopy,
+                    _ => OffTape::NestedLoop,
+                });
+                return None;
+            };
+            let whole: usize = outs.iter().map(|(v, _)| v.len()).sum();
+            let first = outs.first().map_or(Loc::Arena(0), |(v, _)| v.loc);
+            nested.insert(i, outs);
+            known[i] = Some(Known::Val(Val {
+                loc: first,
+                shape: vec![whole],
+            }));
+            continue;
+        }
         // A value held as its bits only a kernel call reads; any other
         // node the specialized instructions do not take goes to one.
         let bits = node.args.iter().any(|a| held.get(a.0) == Some(&Held::Bits));
@@ -1562,14 +1757,52 @@ fn compile_or(
                 (_, Some(k)) => OffTape::Op(k),
             });
         }
+        if let Op::Input(p) = node.op {
+            // A parameter is held as its store holds it.
+            held[i] = holding.params.get(p).copied().unwrap_or(Held::Num);
+        }
         known[i] = Some(k?);
     }
     if g.outputs.len() != results.len() {
         return None;
     }
     let mut res = Vec::with_capacity(results.len());
-    for (o, want) in g.outputs.iter().zip(results) {
-        let v = b.float(known.get(o.0)?.as_ref()?)?;
+    for (j, (o, want)) in g.outputs.iter().zip(results).enumerate() {
+        let row_held = holding.results.get(j).copied().unwrap_or(Held::Num);
+        let k = known.get(o.0)?.as_ref()?;
+        let v = match (k, held.get(o.0).copied()?, row_held) {
+            (_, h, r) if h == r => b.float(k)?,
+            // An integer literal returned into an `i64` row: its bits.
+            (Known::Int(i), _, Held::Bits) => b.constant(vec![], f64::from_bits(*i as u64))?,
+            // An `i64` held as its number (a row of the loop's integers
+            // returned as it is) into an `i64` row: the plan's kernel
+            // casts it to `i64` and the arena holds its bits.
+            (Known::Val(_), Held::Num, Held::Bits) => {
+                let ty = g.nodes.get(o.0)?.ty.first()?;
+                let call = Call {
+                    op: &Op::Cast(DType::I64),
+                    args: std::slice::from_ref(k),
+                    arg_tys: std::slice::from_ref(ty),
+                    held: &[Held::Num],
+                    out_ty: &Type {
+                        dtype: DType::I64,
+                        ..ty.clone()
+                    },
+                    compare: None,
+                    dims,
+                };
+                match b.kernel(call) {
+                    Some((Known::Val(v), Held::Bits)) => v,
+                    _ => {
+                        *why = Some(OffTape::Output(ty.dtype));
+                        return None;
+                    }
+                }
+            }
+            // An `i64`'s bits into a row that holds numbers: no such
+            // row (only `i64` rows hold bits).
+            _ => return None,
+        };
         if &v.shape != want {
             return None;
         }

@@ -7,9 +7,13 @@
 //! runtime computes the node — with its operands' places and the way the
 //! arena holds each value ([`Held`]); [`KernelScratch`], the owned operand
 //! and result values one such instruction reuses from step to step; and
-//! running it ([`run`]). Must not: compute anything itself (the bits are
-//! the plan's because the kernels are), or allocate on a step once its
-//! values are sized, apart from what a reference kernel allocates.
+//! running it ([`run`]). A loop of the body (a nested loop) is such a
+//! node too: the plan's own loop runner runs it on the operands' values
+//! ([`LoopRunner`], its own step tape included), and its outputs go into
+//! the arena one after another ([`LoopOut`]). Must not: compute anything
+//! itself (the bits are the plan's because the kernels and the loop
+//! runner are), or allocate on a step once its values are sized, apart
+//! from what a reference kernel or a loop allocates.
 
 use super::Loc;
 use crate::exec::ops;
@@ -82,6 +86,36 @@ pub(crate) struct KernelCall {
     pub slot: usize,
     /// The body node (an error of its kernel names it).
     pub node: usize,
+    /// A loop of the body ([`LoopRunner`]): where each of its outputs
+    /// goes in the result (`None`: a kernel's one result).
+    pub loop_outs: Option<Box<[LoopOut]>>,
+}
+
+/// Where one output of a nested loop goes in its [`KernelCall`]'s result.
+#[derive(Clone, Debug)]
+pub(crate) struct LoopOut {
+    /// Its first element, from the call's `dst`.
+    pub at: usize,
+    /// Its shape (fixed with the parameters' shapes).
+    pub shape: Box<[usize]>,
+    /// How the arena holds it.
+    pub held: Held,
+}
+
+/// Runs a loop of the body as the plan does (the loop's own runner and
+/// runtime, kept across steps), for the tape of the loop around it.
+pub(crate) trait LoopRunner {
+    /// Runs the loop at body node `node` on the values `args` (its
+    /// operands, in order), then calls `out(k, value)` for each of its
+    /// outputs. `Err(true)`: the loop failed (the runner keeps its
+    /// error, the program's); `Err(false)`: `out` refused a value (the
+    /// tape and the loop disagree).
+    fn run_loop(
+        &self,
+        node: usize,
+        args: &[Value],
+        out: &mut dyn FnMut(usize, &Value) -> Option<()>,
+    ) -> Result<(), bool>;
 }
 
 /// The values one [`KernelCall`] reuses from step to step: its operands
@@ -198,6 +232,10 @@ pub(crate) fn run<'s>(
             fill(v, read(loc, len).ok_or(None)?, held).ok_or(None)?;
         }
     }
+    if call.loop_outs.is_some() {
+        // A nested loop: see `run_loop`.
+        return Err(None);
+    }
     let n = scratch.args.len();
     let done = n <= FAST_ARGS && {
         let mut args: [Option<Arg<'_>>; FAST_ARGS] = [None, None, None, None, None, None];
@@ -220,6 +258,35 @@ pub(crate) fn run<'s>(
     }
     let v = scratch.dest.as_ref().ok_or(None)?;
     store(v, &call.shape, call.held, out).ok_or(None)
+}
+
+/// Runs the nested loop `call` (`call.loop_outs` set) by `runner` on
+/// its operands read by `read`, its outputs stored into `out`.
+/// `Err(true)`: the loop failed (`runner` keeps the error); `Err(false)`:
+/// the tape and the loop disagree.
+pub(crate) fn run_loop<'s>(
+    call: &KernelCall,
+    scratch: &mut KernelScratch,
+    read: impl Fn(Loc, usize) -> Option<&'s [f64]>,
+    out: &mut [f64],
+    runner: &dyn LoopRunner,
+) -> Result<(), bool> {
+    let outs = call.loop_outs.as_deref().ok_or(false)?;
+    for (a, v) in call.args.iter().zip(scratch.args.iter_mut()) {
+        if let KernelArg::At { loc, len, held } = *a {
+            fill(v, read(loc, len).ok_or(false)?, held).ok_or(false)?;
+        }
+    }
+    runner.run_loop(call.node, &scratch.args, &mut |k, v| {
+        let o = outs.get(k)?;
+        let len: usize = o.shape.iter().product();
+        store(
+            v,
+            &o.shape,
+            o.held,
+            out.get_mut(o.at..o.at.checked_add(len)?)?,
+        )
+    })
 }
 
 #[cfg(test)]

@@ -16,8 +16,9 @@
 //! as 1.0 and 0.0) and `where`, reductions, `dot`/`matmul` of vectors and
 //! matrices, and the layout ops (`reshape`, `expand_dims`, `squeeze`,
 //! `transpose`, static `index`, `slice`, `stack`, `concat` along axis 0,
-//! `cast` to `f64`, `tensor`, `fill`, `zeros`, `ones`), and `index` and
-//! `take` by integers read from the loop's data ([`Instr::IndexAt`]).
+//! `cast` to `f64`, `tensor`, `fill`, `zeros`, `ones`), `take` by a
+//! literal index (a view of its operand), and `index` and `take` by
+//! integers read from the loop's data ([`Instr::IndexAt`]).
 //! Any other op — an update (`inc_slice`, `inc_index`, `inc_take`), a
 //! cumulative sum, an op computing integers, booleans or `f32` — is an
 //! [`Instr::Kernel`]: the plan's own kernel (`kernels::fast`, else the
@@ -26,9 +27,22 @@
 //! its 64 bits, which only another kernel call reads). Once the shapes
 //! are fixed only a kernel can fail, as the plan would: a singular matrix
 //! of a linalg op, an index out of range, any error of a kernel call stop
-//! the step with the plan's error. What is left (a nested loop, a loop
-//! output that is not `f64`, a parameter the tape cannot read) leaves
-//! the loop on the plan, and [`OffTape`] says why.
+//! the step with the plan's error. A nested loop is such a call too, its
+//! kernel the plan's own loop runner (`kernel::LoopRunner`, its own step
+//! tape included), its outputs one region of the arena. What is left (a
+//! nested while loop, a parameter the tape cannot read) leaves the loop
+//! on the plan, and [`OffTape`] says why.
+//!
+//! Dtypes: the arena holds every value in `f64` as [`Held`] says — its
+//! number (exact for `f32`, `i32`, bool and integers up to 2^53) or, for
+//! an `i64` or key computed by a kernel, read from an `i64` state or
+//! from integer data past 2^53, its 64 bits. A loop output of another
+//! dtype than `f64` is written into an `f64` shadow of its buffer, which
+//! the loop makes from the buffer before a run on the tape and writes
+//! back, in the buffer's dtype, row by row for the rows the tape wrote
+//! (`plan::scan`); a result held otherwise than its row holds it is cast
+//! by the plan's kernel first ([`compile`]). Values without elements
+//! (rows of width 0) are never read: nothing to compute.
 //!
 //! Bits: each instruction calls the element functions and kernels the
 //! plan calls — `Float::unary`/`unary_slice`, `Arith`, NumPy's pairwise
@@ -91,8 +105,9 @@ mod off_tape;
 mod reuse;
 mod run;
 
-pub(crate) use compile::{compile, ParamShape};
+pub(crate) use compile::{compile, Holding, ParamShape};
 pub(crate) use epilogue::Stage;
+pub(crate) use kernel::{Held, LoopRunner};
 pub(crate) use native::MAX_POINTERS;
 pub use off_tape::OffTape;
 pub(crate) use run::{BufRows, Bufs, ParamAt, Sources, Store};

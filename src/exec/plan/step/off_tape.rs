@@ -26,17 +26,23 @@ pub enum OffTape {
     DType(OpKind, DType),
     /// A literal or size of the body the tape cannot hold.
     Constant,
-    /// A loop inside the body (it runs on its own tape, the outer loop on
-    /// the plan).
+    /// A loop inside the body whose outputs' shapes the sizes do not fix
+    /// (the tape runs a nested loop whose they do: `Builder::nested`).
     NestedLoop,
+    /// A while loop inside the body: its outputs' lengths are known only
+    /// once it has run, and the tape's values have fixed shapes.
+    NestedWhile,
+    /// A loop inside the body whose operands and outputs together pass
+    /// `MAX_KERNEL_COPY` elements: their copies in the arena, beside the
+    /// inner loop's own storage, would raise the call's peak memory (a
+    /// checkpointed gradient's segments are such loops).
+    NestedCopy,
     /// A body parameter of this dtype whose data the tape cannot read
     /// as contiguous `f64` (a state of another dtype, a copy too large to
     /// convert).
     Param(DType),
     /// A loop output of this dtype (the tape writes `f64` rows).
     Output(DType),
-    /// A body parameter or result without elements.
-    Empty,
     /// The body's values take more than the tape's arena holds.
     ArenaFull,
     /// A body result whose shape differs from its row's.
@@ -55,9 +61,10 @@ impl fmt::Display for OffTape {
             OffTape::DType(k, d) => write!(f, "op {} computing {d}", k.name()),
             OffTape::Constant => write!(f, "a literal or size"),
             OffTape::NestedLoop => write!(f, "a nested loop"),
+            OffTape::NestedWhile => write!(f, "a nested while loop"),
+            OffTape::NestedCopy => write!(f, "a nested loop too large to copy"),
             OffTape::Param(d) => write!(f, "a parameter of dtype {d}"),
             OffTape::Output(d) => write!(f, "an output of dtype {d}"),
-            OffTape::Empty => write!(f, "a parameter or result without elements"),
             OffTape::ArenaFull => write!(f, "values larger than the arena"),
             OffTape::Shape => write!(f, "a result of another shape than its row"),
             OffTape::Storage => write!(f, "operands overlapping their destination"),

@@ -336,6 +336,7 @@ mod tests {
             inits: &[],
             non_seqs: &non_seqs,
             bufs: Bufs::Whole(&[]),
+            loops: None,
         };
         let at = [0, 1].map(|j| ParamAt {
             store: Store::NonSeq(j),

@@ -8,7 +8,7 @@
 //! the plan does.
 
 use super::epilogue::{self, Operands, MAX_STAGES};
-use super::kernel::{self, KernelScratch};
+use super::kernel::{self, KernelScratch, LoopRunner};
 use super::native::{NativeRun, MAX_POINTERS};
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
@@ -59,6 +59,8 @@ pub(crate) struct Sources<'a> {
     pub non_seqs: &'a [Option<&'a [f64]>],
     /// The output buffers' data (rows written by earlier steps).
     pub bufs: Bufs<'a>,
+    /// What runs the loops of the body (nested loops), when it has any.
+    pub loops: Option<&'a dyn LoopRunner>,
 }
 
 /// The output buffers as a step reads them.
@@ -420,7 +422,11 @@ fn exec(
             let (ar, out) = around(arena, call.dst, call.len)?;
             let scratch = scratch.get_mut(call.slot)?;
             let read = |loc: Loc, len: usize| read(ar, src, at, loc, len);
-            if let Err(why) = kernel::run(call, scratch, read, out) {
+            if call.loop_outs.is_some() {
+                // A nested loop: its error, if any, is the runner's.
+                let runner = src.loops?;
+                kernel::run_loop(call, scratch, read, out, runner).ok()?;
+            } else if let Err(why) = kernel::run(call, scratch, read, out) {
                 *failure = why.map(|msg| (call.node, msg));
                 return None;
             }
