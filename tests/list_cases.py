@@ -294,6 +294,17 @@ def loops_extreme(i):
     return [m, lst(sl, (3,)), f, lst([t * 3 for t in flat], (2,), np.int64)]
 
 
+@case(inputs={"E": lst([], (3,)), "S": lst([lst(rows(4, 3, k=9), (3,)), lst([], (3,))], (3,)),
+             "Z": np.zeros((0, 3)), "H": gen_tensor(3, (3,))})
+def fold_empty(i):
+    s, h = i["S"], i["H"]
+    big = np.array([1e308, -0.0, 5e-324])
+    n = h.copy()
+    for x in s[0]:
+        n = np.tanh(n + x)
+    return [big, h, h, n, big, h, np.int64(7)]
+
+
 # ------------------------------------------------------------ files
 
 

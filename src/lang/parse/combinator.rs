@@ -138,11 +138,20 @@ impl Parser {
         let mut args = vec![xs, init];
         args.extend(body.captured.iter().copied());
         let backwards = op == "foldr" || op == "scanr";
+        let is_fold = !matches!(op, "scanl" | "scanr");
+        // A fold over a sequence that may be empty (its length known only
+        // at run time, or 0) gives its init when no step runs.
+        let may_be_empty = is_fold && may_be_empty(self.ty(xs));
         let sig = LoopSig {
             sequences: vec![vec![0]],
             outputs: vec![OutputInfo::Sitsot],
             n_non_seqs: body.captured.len(),
             go_backwards: backwards,
+            keep: if may_be_empty {
+                vec![Some(1)]
+            } else {
+                Vec::new()
+            },
             ..LoopSig::default()
         };
         let out_ty = match self.loop_types(&sig, &args, &body.graph) {
@@ -175,6 +184,17 @@ impl Parser {
                 vec![states],
                 span,
             )?,
+            _ if may_be_empty => {
+                // The loop keeps its last state (none when no step ran):
+                // the first row of it followed by the init. The init is
+                // read again, so that each copy has one reader and the
+                // printed form reads back to this program.
+                let init = self.expr(&items[2])?;
+                let init_row = self.make(Op::ExpandDims(0), vec![init], span)?;
+                let rows = self.make(Op::Concat(0), vec![states, init_row], span)?;
+                let first = self.make(Op::Literal(Scalar::I64(0)), vec![], span)?;
+                return self.make(Op::Index, vec![rows, first], span);
+            }
             _ => {
                 let last = self.make(Op::Literal(Scalar::I64(-1)), vec![], span)?;
                 return self.make(Op::Index, vec![states, last], span);
@@ -185,5 +205,15 @@ impl Parser {
             Some(_) => self.rows_as_list(out, span),
             None => Ok(out),
         }
+    }
+}
+
+/// Whether a loop over `xs` may run no step: its leading length is known
+/// only at run time, or is 0.
+fn may_be_empty(xs: &crate::lang::Type) -> bool {
+    match xs.shape.first() {
+        Some(Dim::Unknown) => true,
+        Some(d) => d.as_known() == Some(0),
+        None => false,
     }
 }
