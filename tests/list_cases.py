@@ -305,6 +305,44 @@ def fold_empty(i):
     return [big, h, h, n, big, h, np.int64(7)]
 
 
+def seqs_value():
+    """Five sequences of 4-vectors, lengths 3, 0, 2, 5, 1; one holds 1e300."""
+    lens = [3, 0, 2, 5, 1]
+    xs = rows(sum(lens), 4, k=11)
+    xs[4] = np.array([1e300, -0.5, 0.25, 0.0])
+    out, at = [], 0
+    for n in lens:
+        out.append(lst(xs[at:at + n], (4,)))
+        at += n
+    return lst(out, (4,))
+
+
+def elman(w_x, w_h, b, h, seq, reverse=False):
+    order = reversed(range(len(seq))) if reverse else range(len(seq))
+    for t in order:
+        h = np.tanh(w_x @ seq[t] + w_h @ h + b)
+    return h
+
+
+@case(inputs={"L": seqs_value(), "Wx": gen_tensor(12, (3, 4)), "Wh": gen_tensor(13, (3, 3)),
+             "b": gen_tensor(14, (3,)), "H0": gen_tensor(15, (5, 3))})
+def seqs_map_loops(i):
+    ls, wx, wh, b, h0 = i["L"], i["Wx"], i["Wh"], i["b"], i["H0"]
+    z = np.zeros(3)
+    hs = [elman(wx, wh, b, z, s) for s in ls]
+    hr = [elman(wx, wh, z, b, s, reverse=True) for s in ls]
+    hz = [elman(wx, wh, z, h0[k], s) for k, s in enumerate(ls)]
+    acc, a = [], np.zeros(4)
+    for s in ls:
+        a = a + (np.sum(np.stack(s), 0) if len(s) else np.zeros(4))
+        acc.append(a)
+    count = np.int64(sum(len(s) for s in ls))
+    pairs = lst([np.int64(len(s) * len(s)) for s in ls], (), np.int64)
+    cap = lst([np.int64(len(s) * len(ls[3])) for s in ls], (), np.int64)
+    return [lst(hs, (3,)), lst(hr, (3,)), lst(hz, (3,)), np.stack(acc), count, pairs, cap,
+            np.sum(np.stack(hs))]
+
+
 # ------------------------------------------------------------ files
 
 

@@ -59,6 +59,19 @@ impl Parser {
                 "(until COND) is allowed in scan only, not in map",
             ));
         }
+        if body
+            .graph
+            .outputs
+            .iter()
+            .any(|o| body.graph.node(*o).ty().is_list())
+        {
+            return Err(type_err(
+                items[1].span(),
+                "map",
+                "a fn returning a list (a list of lists built step by step) is not supported \
+                 yet; return tensors",
+            ));
+        }
         let mut args = seqs.clone();
         args.extend(body.captured.iter().copied());
         let sig = LoopSig {
@@ -109,8 +122,7 @@ impl Parser {
         // printed `(scan (sequences X) (outputs_info (sitsot INIT)) ...)`
         // reads back, so that printing round-trips.
         let xs = self.expr(&items[3])?;
-        let list = self.list_as_rows(xs, items[3].span(), op)?;
-        let xs = list.unwrap_or(xs);
+        let (xs, list) = self.list_as_rows(xs, items[3].span())?;
         let init = self.expr(&items[2])?;
         let step = loop_type::sequence_step(0, self.ty(xs));
         if let Err(e @ LoopTypeError::ListArg { .. }) = &step {
@@ -201,9 +213,10 @@ impl Parser {
             }
         };
         // Over a list, scanl and scanr give lists (SPEC).
-        match list {
-            Some(_) => self.rows_as_list(out, span),
-            None => Ok(out),
+        if list {
+            self.rows_as_list(out, span)
+        } else {
+            Ok(out)
         }
     }
 }
