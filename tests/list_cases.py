@@ -343,6 +343,59 @@ def seqs_map_loops(i):
             np.sum(np.stack(hs))]
 
 
+def seqs_small():
+    """Five sequences of 4-vectors, lengths 3, 0, 2, 5, 1 (moderate values)."""
+    lens = [3, 0, 2, 5, 1]
+    xs = rows(sum(lens), 4, k=21)
+    out, at = [], 0
+    for n in lens:
+        out.append(lst(xs[at:at + n], (4,)))
+        at += n
+    return lst(out, (4,))
+
+
+def rnn_grads(ls, wx, wh, b, h0):
+    """The cost (sum of squares of the final states) and its gradients with
+    respect to (wx, wh, b, h0), by JAX in float64, checked against central
+    finite differences of the NumPy cost."""
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_enable_x64", True)
+    seqs = [np.stack(s) if len(s) else np.zeros((0, 4)) for s in ls]
+
+    def cost(params, xp):
+        wx, wh, b, h0 = params
+        total = 0.0
+        for s in seqs:
+            h = h0
+            for x in s:
+                h = xp.tanh(wx @ x + wh @ h + b)
+            total = total + xp.sum(h * h)
+        return total
+
+    params = (wx, wh, b, h0)
+    grads = jax.grad(lambda p: cost(p, jnp))(tuple(jnp.asarray(p) for p in params))
+    grads = [np.asarray(g) for g in grads]
+    for k, p in enumerate(params):
+        fd = np.zeros_like(p)
+        for idx in np.ndindex(p.shape):
+            step = 1e-6 * max(1.0, abs(p[idx]))
+            up = [q.copy() for q in params]
+            dn = [q.copy() for q in params]
+            up[k][idx] += step
+            dn[k][idx] -= step
+            fd[idx] = (cost(up, np) - cost(dn, np)) / (2 * step)
+        assert np.allclose(fd, grads[k], rtol=1e-6, atol=1e-8), (k, fd, grads[k])
+    return np.float64(cost(params, np)), grads
+
+
+@case(inputs={"L": seqs_small(), "Wx": gen_tensor(22, (3, 4)), "Wh": gen_tensor(23, (3, 3)),
+             "b": gen_tensor(24, (3,)), "h0": gen_tensor(25, (3,))})
+def seqs_grad(i):
+    c, g = rnn_grads(i["L"], i["Wx"], i["Wh"], i["b"], i["h0"])
+    return [c] + g
+
+
 # ------------------------------------------------------------ files
 
 

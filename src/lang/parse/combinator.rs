@@ -159,11 +159,6 @@ impl Parser {
             outputs: vec![OutputInfo::Sitsot],
             n_non_seqs: body.captured.len(),
             go_backwards: backwards,
-            keep: if may_be_empty {
-                vec![Some(1)]
-            } else {
-                Vec::new()
-            },
             ..LoopSig::default()
         };
         let out_ty = match self.loop_types(&sig, &args, &body.graph) {
@@ -197,13 +192,22 @@ impl Parser {
                 span,
             )?,
             _ if may_be_empty => {
-                // The loop keeps its last state (none when no step ran):
-                // the first row of it followed by the init. The init is
-                // read again, so that each copy has one reader and the
-                // printed form reads back to this program.
+                // The states from the last, followed by the init: row 0
+                // is the last state, or the init when no step ran. The
+                // init is read again, so that each copy has one reader
+                // and the printed form reads back to this program.
+                let reversed = self.make(
+                    Op::Slice {
+                        start: None,
+                        stop: None,
+                        step: -1,
+                    },
+                    vec![states],
+                    span,
+                )?;
                 let init = self.expr(&items[2])?;
                 let init_row = self.make(Op::ExpandDims(0), vec![init], span)?;
-                let rows = self.make(Op::Concat(0), vec![states, init_row], span)?;
+                let rows = self.make(Op::Concat(0), vec![reversed, init_row], span)?;
                 let first = self.make(Op::Literal(Scalar::I64(0)), vec![], span)?;
                 return self.make(Op::Index, vec![rows, first], span);
             }
