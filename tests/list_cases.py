@@ -294,6 +294,108 @@ def loops_extreme(i):
     return [m, lst(sl, (3,)), f, lst([t * 3 for t in flat], (2,), np.int64)]
 
 
+@case(inputs={"E": lst([], (3,)), "S": lst([lst(rows(4, 3, k=9), (3,)), lst([], (3,))], (3,)),
+             "Z": np.zeros((0, 3)), "H": gen_tensor(3, (3,))})
+def fold_empty(i):
+    s, h = i["S"], i["H"]
+    big = np.array([1e308, -0.0, 5e-324])
+    n = h.copy()
+    for x in s[0]:
+        n = np.tanh(n + x)
+    return [big, h, h, n, big, h, np.int64(7)]
+
+
+def seqs_value():
+    """Five sequences of 4-vectors, lengths 3, 0, 2, 5, 1; one holds 1e300."""
+    lens = [3, 0, 2, 5, 1]
+    xs = rows(sum(lens), 4, k=11)
+    xs[4] = np.array([1e300, -0.5, 0.25, 0.0])
+    out, at = [], 0
+    for n in lens:
+        out.append(lst(xs[at:at + n], (4,)))
+        at += n
+    return lst(out, (4,))
+
+
+def elman(w_x, w_h, b, h, seq, reverse=False):
+    order = reversed(range(len(seq))) if reverse else range(len(seq))
+    for t in order:
+        h = np.tanh(w_x @ seq[t] + w_h @ h + b)
+    return h
+
+
+@case(inputs={"L": seqs_value(), "Wx": gen_tensor(12, (3, 4)), "Wh": gen_tensor(13, (3, 3)),
+             "b": gen_tensor(14, (3,)), "H0": gen_tensor(15, (5, 3))})
+def seqs_map_loops(i):
+    ls, wx, wh, b, h0 = i["L"], i["Wx"], i["Wh"], i["b"], i["H0"]
+    z = np.zeros(3)
+    hs = [elman(wx, wh, b, z, s) for s in ls]
+    hr = [elman(wx, wh, z, b, s, reverse=True) for s in ls]
+    hz = [elman(wx, wh, z, h0[k], s) for k, s in enumerate(ls)]
+    acc, a = [], np.zeros(4)
+    for s in ls:
+        a = a + (np.sum(np.stack(s), 0) if len(s) else np.zeros(4))
+        acc.append(a)
+    count = np.int64(sum(len(s) for s in ls))
+    pairs = lst([np.int64(len(s) * len(s)) for s in ls], (), np.int64)
+    cap = lst([np.int64(len(s) * len(ls[3])) for s in ls], (), np.int64)
+    return [lst(hs, (3,)), lst(hr, (3,)), lst(hz, (3,)), np.stack(acc), count, pairs, cap,
+            np.sum(np.stack(hs))]
+
+
+def seqs_small():
+    """Five sequences of 4-vectors, lengths 3, 0, 2, 5, 1 (moderate values)."""
+    lens = [3, 0, 2, 5, 1]
+    xs = rows(sum(lens), 4, k=21)
+    out, at = [], 0
+    for n in lens:
+        out.append(lst(xs[at:at + n], (4,)))
+        at += n
+    return lst(out, (4,))
+
+
+def rnn_grads(ls, wx, wh, b, h0):
+    """The cost (sum of squares of the final states) and its gradients with
+    respect to (wx, wh, b, h0), by JAX in float64, checked against central
+    finite differences of the NumPy cost."""
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_enable_x64", True)
+    seqs = [np.stack(s) if len(s) else np.zeros((0, 4)) for s in ls]
+
+    def cost(params, xp):
+        wx, wh, b, h0 = params
+        total = 0.0
+        for s in seqs:
+            h = h0
+            for x in s:
+                h = xp.tanh(wx @ x + wh @ h + b)
+            total = total + xp.sum(h * h)
+        return total
+
+    params = (wx, wh, b, h0)
+    grads = jax.grad(lambda p: cost(p, jnp))(tuple(jnp.asarray(p) for p in params))
+    grads = [np.asarray(g) for g in grads]
+    for k, p in enumerate(params):
+        fd = np.zeros_like(p)
+        for idx in np.ndindex(p.shape):
+            step = 1e-6 * max(1.0, abs(p[idx]))
+            up = [q.copy() for q in params]
+            dn = [q.copy() for q in params]
+            up[k][idx] += step
+            dn[k][idx] -= step
+            fd[idx] = (cost(up, np) - cost(dn, np)) / (2 * step)
+        assert np.allclose(fd, grads[k], rtol=1e-6, atol=1e-8), (k, fd, grads[k])
+    return np.float64(cost(params, np)), grads
+
+
+@case(inputs={"L": seqs_small(), "Wx": gen_tensor(22, (3, 4)), "Wh": gen_tensor(23, (3, 3)),
+             "b": gen_tensor(24, (3,)), "h0": gen_tensor(25, (3,))})
+def seqs_grad(i):
+    c, g = rnn_grads(i["L"], i["Wx"], i["Wh"], i["b"], i["h0"])
+    return [c] + g
+
+
 # ------------------------------------------------------------ files
 
 

@@ -186,6 +186,9 @@ fn round_trips(p: &Program) -> Result<(), String> {
         return Err(format!("printed text parses to another program:\n{text}"));
     }
     use eqscan::egraph::term::{expr_to_program, program_to_expr};
+    // The term language takes programs with their `grad`s expanded.
+    let expanded = eqscan::grad::expand(p).map_err(|e| format!("grad: {e}"))?;
+    let p = &expanded;
     let expr = program_to_expr(p).map_err(|e| format!("to term: {e}"))?;
     let inputs: Vec<_> = p
         .inputs()

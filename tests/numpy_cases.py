@@ -2235,6 +2235,16 @@ def comb_foldr_in_map(d, n):
 
 
 @scan
+def comb_fold_empty(d, n):
+    X, a0 = d["X"], d["a0"]
+    kept = a0.copy()
+    for x in X:
+        if x.sum() > 0.0:
+            kept = kept + x
+    return (a0, a0, np.ones(n["N"]), a0, kept)
+
+
+@scan
 def comb_map_empty(d, n):
     N = n["N"]
     return (steps(0, (N,)), steps(0, (N,)))

@@ -41,16 +41,31 @@ pub fn vjp(
         wanted.get(k).copied().unwrap_or(false) && arg_ty.get(k).is_some_and(|t| t.dtype.is_float())
     };
     let mut res: Vec<Option<NodeId>> = vec![None; args.len()];
-    // Gradients through lists come in a later stage of issue 41.
+    // Lists: `stack` and `unstack` are each other's VJP; `len` and a
+    // list no gradient is wanted for pass none. Other list ops come in a
+    // later stage of issue 41.
     if matches!(n.op, Op::List(_)) || arg_ty.iter().any(|t| t.is_list()) {
-        if matches!(n.op, Op::List(crate::lang::ListOp::Len)) {
-            return Ok(res);
+        let any = (0..args.len()).any(want);
+        match &n.op {
+            _ if !any => return Ok(res),
+            Op::List(crate::lang::ListOp::Len) => return Ok(res),
+            Op::Stack if args.len() == 1 => {
+                res[0] = Some(e.op(Op::List(crate::lang::ListOp::Unstack), &[g])?);
+                return Ok(res);
+            }
+            Op::List(crate::lang::ListOp::Unstack) => {
+                let rows = e.op(Op::Stack, &[g])?;
+                res[0] = Some(e.fit(rows, &arg_ty[0])?);
+                return Ok(res);
+            }
+            _ => {
+                return Err(GradError::Build(crate::lang::LangError::Type {
+                    span: e.span,
+                    op: n.op.name().into(),
+                    msg: "gradients through this list op are not supported yet".into(),
+                }))
+            }
         }
-        return Err(GradError::Build(crate::lang::LangError::Type {
-            span: e.span,
-            op: n.op.name().into(),
-            msg: "gradients through lists are not supported yet".into(),
-        }));
     }
     match &n.op {
         Op::Input(_)

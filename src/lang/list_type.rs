@@ -46,16 +46,18 @@ pub fn tensors_only(args: &[&Type]) -> Result<(), String> {
 /// Whether any value of `p` (an input, a node, inside loops too) is a
 /// list: the optimizer carries such a program unchanged for now.
 pub fn holds_lists(p: &Program) -> bool {
-    fn graph(g: &Graph) -> bool {
-        g.nodes.iter().any(|n| {
-            n.ty.iter().any(Type::is_list)
-                || match &n.op {
-                    Op::Scan(s) => graph(&s.body),
-                    _ => false,
-                }
-        })
-    }
-    graph(&p.graph)
+    graph_holds_lists(&p.graph)
+}
+
+/// Whether any value of `g` (inside its loops too) is a list.
+pub fn graph_holds_lists(g: &Graph) -> bool {
+    g.nodes.iter().any(|n| {
+        n.ty.iter().any(Type::is_list)
+            || match &n.op {
+                Op::Scan(s) => graph_holds_lists(&s.body),
+                _ => false,
+            }
+    })
 }
 
 fn one_arg<'a>(args: &[&'a Type]) -> Result<&'a Type, String> {

@@ -152,9 +152,11 @@ pub enum LoopTypeError {
         /// The condition's type.
         ty: Type,
     },
-    /// A list among a loop's outer arguments (a sequence, an init or a
-    /// captured value): loops over lists are not run yet (issue 41).
-    #[error("argument {arg} of the loop is the list {ty}; loops over lists (map, the folds, scan) are not supported yet")]
+    /// A list as a loop's state (an init): states are tensors (a loop
+    /// over a list reads it as a sequence, or captures it).
+    #[error(
+        "argument {arg} of the loop is the list {ty}, where a state's init (a tensor) is required"
+    )]
     ListArg {
         /// Which outer argument (1-based, in the loop's layout).
         arg: usize,
@@ -195,13 +197,11 @@ impl LoopTypeError {
 }
 
 /// The type of one step of sequence `seq` of type `ty` (its leading axis
-/// dropped).
+/// dropped; for a list, its element: SPEC "scan takes lists as
+/// sequences, an element per step").
 pub fn sequence_step(seq: usize, ty: &Type) -> Result<Type, LoopTypeError> {
     if ty.is_list() {
-        return Err(LoopTypeError::ListArg {
-            arg: seq + 1,
-            ty: ty.clone(),
-        });
+        return Ok(ty.element().strong());
     }
     match ty.shape.split_first() {
         Some((_, step)) => Ok(Type::new(ty.dtype, step.to_vec())),
@@ -283,10 +283,13 @@ pub fn check_tape_length(
 }
 
 fn check_arg_count(sig: &LoopSig, args: &[&Type]) -> Result<(), LoopTypeError> {
-    if let Some((k, t)) = args.iter().enumerate().find(|(_, t)| t.is_list()) {
+    if let Some(k) = sig
+        .init_args()
+        .find(|&k| args.get(k).is_some_and(|t| t.is_list()))
+    {
         return Err(LoopTypeError::ListArg {
             arg: k + 1,
-            ty: (*t).clone(),
+            ty: args[k].clone(),
         });
     }
     if args.len() == sig.n_args() {
@@ -425,6 +428,8 @@ pub fn output_types(
     let mut seq_lens = Vec::with_capacity(sig.n_seqs());
     for k in sig.seq_args() {
         match args[k].shape.first() {
+            // A list's length is known only at run time.
+            _ if args[k].is_list() => seq_lens.push(Dim::Unknown),
             Some(len) => seq_lens.push(len.clone()),
             None => {
                 return Err(LoopTypeError::ScalarSequence {

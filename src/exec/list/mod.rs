@@ -8,6 +8,7 @@
 //! Must not: rewrite programs, or know about the command line.
 
 pub mod gen;
+mod loops;
 pub mod npz;
 pub mod run;
 pub mod value;

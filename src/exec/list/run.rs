@@ -11,6 +11,7 @@
 //! run time (an index out of range) name the op's position. Must not:
 //! rewrite programs or read files.
 
+use super::loops::run_list_scan;
 use super::value::{Element, ListValue};
 use crate::exec::budget::MemoryBudget;
 use crate::exec::error::ExecError;
@@ -18,7 +19,8 @@ use crate::exec::loop_frame::check_loop_outputs;
 use crate::exec::ops;
 use crate::exec::run::{bind_input_refs, run_scan, Dims};
 use crate::exec::value::Value;
-use crate::lang::program::{NodeId, Program, Span};
+use crate::lang::list_type::graph_holds_lists;
+use crate::lang::program::{Graph, NodeId, Program, Span};
 use crate::lang::shape::shape_str;
 use crate::lang::{ListOp, Op, Type};
 
@@ -140,10 +142,22 @@ fn check_list(l: &ListValue, ty: &Type, dims: &mut Dims) -> Result<(), String> {
 }
 
 /// A node's value while the graph runs.
-enum Slot {
+enum Slot<'a> {
+    /// A parameter's value, borrowed from the caller (never copied).
+    Param(&'a Item),
     One(Item),
     /// The results of a loop.
     Multi(Vec<Value>),
+}
+
+impl Slot<'_> {
+    fn item(&self) -> Option<&Item> {
+        match self {
+            Slot::Param(item) => Some(item),
+            Slot::One(item) => Some(item),
+            Slot::Multi(_) => None,
+        }
+    }
 }
 
 fn op_error(span: Span, op: &Op, msg: impl Into<String>) -> ExecError {
@@ -167,8 +181,8 @@ struct Meter {
 impl Meter {
     fn add(&mut self, s: &Slot) {
         match s {
-            Slot::One(Item::Tensor(v)) => self.live += v.len_bytes(),
-            Slot::One(Item::List(l)) => {
+            Slot::One(Item::Tensor(v)) | Slot::Param(Item::Tensor(v)) => self.live += v.len_bytes(),
+            Slot::One(Item::List(l)) | Slot::Param(Item::List(l)) => {
                 let n = self.lists.entry(l.storage_id()).or_insert(0);
                 if *n == 0 {
                     self.live += l.storage_bytes();
@@ -182,8 +196,8 @@ impl Meter {
 
     fn remove(&mut self, s: &Slot) {
         match s {
-            Slot::One(Item::Tensor(v)) => self.live -= v.len_bytes(),
-            Slot::One(Item::List(l)) => {
+            Slot::One(Item::Tensor(v)) | Slot::Param(Item::Tensor(v)) => self.live -= v.len_bytes(),
+            Slot::One(Item::List(l)) | Slot::Param(Item::List(l)) => {
                 if let Some(n) = self.lists.get_mut(&l.storage_id()) {
                     *n -= 1;
                     if *n == 0 {
@@ -206,7 +220,19 @@ pub fn eval_items(
     dims: &Dims,
     budget: &MemoryBudget,
 ) -> Result<(Vec<Item>, usize), ExecError> {
-    let g = &p.graph;
+    let refs: Vec<&Item> = inputs.iter().collect();
+    eval_graph_items(&p.graph, &refs, dims, budget)
+}
+
+/// Evaluates graph `g` (a program's, or a loop body's) on its parameters
+/// `params` (borrowed: a captured tensor is not copied for each step);
+/// returns its outputs and the most bytes its values held at once.
+pub(super) fn eval_graph_items(
+    g: &Graph,
+    params: &[&Item],
+    dims: &Dims,
+    budget: &MemoryBudget,
+) -> Result<(Vec<Item>, usize), ExecError> {
     let bind = |s: &str| dims.get(s).copied();
     let mut last_use = vec![0usize; g.nodes.len()];
     for (i, node) in g.nodes.iter().enumerate() {
@@ -231,17 +257,12 @@ pub fn eval_items(
                 .and_then(|a| slots.get(a.0))
                 .and_then(|s| s.as_ref())
             {
-                Some(Slot::One(item)) => Ok(item),
-                _ => Err(internal("argument not computed")),
+                Some(slot) => slot.item().ok_or_else(|| internal("argument not computed")),
+                None => Err(internal("argument not computed")),
             }
         };
         let slot = match op {
-            Op::Input(k) => Slot::One(
-                inputs
-                    .get(*k)
-                    .cloned()
-                    .ok_or_else(|| internal("missing input"))?,
-            ),
+            Op::Input(k) => Slot::Param(params.get(*k).ok_or_else(|| internal("missing input"))?),
             Op::Proj(k) => {
                 let src = node.args.first().map_or(usize::MAX, |a| a.0);
                 match slots.get(src).and_then(|s| s.as_ref()) {
@@ -271,10 +292,20 @@ pub fn eval_items(
                 Slot::One(Item::Tensor(l.stack().map_err(|m| op_error(span, op, m))?))
             }
             _ => {
+                // A loop that reads a list (a sequence, a captured list)
+                // or whose body holds one runs here, element by element.
+                let lists_in_loop = match op {
+                    Op::Scan(scan) => {
+                        graph_holds_lists(&scan.body)
+                            || (0..node.args.len()).any(|k| matches!(arg(k), Ok(Item::List(_))))
+                    }
+                    _ => false,
+                };
                 let mut args = Vec::with_capacity(node.args.len());
                 for k in 0..node.args.len() {
                     match arg(k)? {
                         Item::Tensor(v) => args.push(v),
+                        Item::List(_) if lists_in_loop => {}
                         Item::List(_) => {
                             return Err(op_error(span, op, "a list where a tensor is required"))
                         }
@@ -287,6 +318,16 @@ pub fn eval_items(
                     over: Box::new(over),
                 };
                 match op {
+                    Op::Scan(scan) if lists_in_loop => {
+                        check_loop_outputs(&node.ty, &bind, budget).map_err(over)?;
+                        let items = node
+                            .args
+                            .iter()
+                            .map(|a| slots.get(a.0).and_then(|s| s.as_ref()).and_then(Slot::item))
+                            .collect::<Option<Vec<&Item>>>()
+                            .ok_or_else(|| internal("argument not computed"))?;
+                        Slot::Multi(run_list_scan(scan, &items, node, span, dims, budget)?)
+                    }
                     Op::Scan(scan) => {
                         check_loop_outputs(&node.ty, &bind, budget).map_err(over)?;
                         Slot::Multi(run_scan(scan, &args, node, span, dims, budget)?)
@@ -316,14 +357,16 @@ pub fn eval_items(
     let outs = g
         .outputs
         .iter()
-        .map(|o| match slots.get(o.0).and_then(|s| s.as_ref()) {
-            Some(Slot::One(item)) => Ok(item.clone()),
-            _ => Err(op_error(
-                g.span(*o),
-                &Op::Proj(0),
-                "internal error: output not computed",
-            )),
-        })
+        .map(
+            |o| match slots.get(o.0).and_then(|s| s.as_ref()).and_then(Slot::item) {
+                Some(item) => Ok(item.clone()),
+                None => Err(op_error(
+                    g.span(*o),
+                    &Op::Proj(0),
+                    "internal error: output not computed",
+                )),
+            },
+        )
         .collect::<Result<Vec<_>, _>>()?;
     Ok((outs, meter.peak))
 }

@@ -269,7 +269,7 @@ impl PartialEq for ListValue {
 }
 
 /// Row `i` of `v` along axis 0, owned.
-fn row(v: &Value, i: usize) -> Value {
+pub(super) fn row(v: &Value, i: usize) -> Value {
     with_array!(v, a => a.index_axis(Axis(0), i).to_owned().into())
 }
 
@@ -280,7 +280,7 @@ fn rows(v: &Value, lo: usize, hi: usize) -> Value {
 
 /// `xs` stacked along a new axis 0; all of `dtype` (storage) and one
 /// shape (`shape` when `xs` is empty).
-fn stack_values(xs: &[Value], dtype: DType, shape: &[usize]) -> Result<Value, String> {
+pub(super) fn stack_values(xs: &[Value], dtype: DType, shape: &[usize]) -> Result<Value, String> {
     let first = xs.first().map_or(shape, |x| x.shape()).to_vec();
     for (k, x) in xs.iter().enumerate() {
         if x.shape() != first.as_slice() {

@@ -59,6 +59,19 @@ impl Parser {
                 "(until COND) is allowed in scan only, not in map",
             ));
         }
+        if body
+            .graph
+            .outputs
+            .iter()
+            .any(|o| body.graph.node(*o).ty().is_list())
+        {
+            return Err(type_err(
+                items[1].span(),
+                "map",
+                "a fn returning a list (a list of lists built step by step) is not supported \
+                 yet; return tensors",
+            ));
+        }
         let mut args = seqs.clone();
         args.extend(body.captured.iter().copied());
         let sig = LoopSig {
@@ -109,8 +122,7 @@ impl Parser {
         // printed `(scan (sequences X) (outputs_info (sitsot INIT)) ...)`
         // reads back, so that printing round-trips.
         let xs = self.expr(&items[3])?;
-        let list = self.list_as_rows(xs, items[3].span(), op)?;
-        let xs = list.unwrap_or(xs);
+        let (xs, list) = self.list_as_rows(xs, items[3].span())?;
         let init = self.expr(&items[2])?;
         let step = loop_type::sequence_step(0, self.ty(xs));
         if let Err(e @ LoopTypeError::ListArg { .. }) = &step {
@@ -138,6 +150,10 @@ impl Parser {
         let mut args = vec![xs, init];
         args.extend(body.captured.iter().copied());
         let backwards = op == "foldr" || op == "scanr";
+        let is_fold = !matches!(op, "scanl" | "scanr");
+        // A fold over a sequence that may be empty (its length known only
+        // at run time, or 0) gives its init when no step runs.
+        let may_be_empty = is_fold && may_be_empty(self.ty(xs));
         let sig = LoopSig {
             sequences: vec![vec![0]],
             outputs: vec![OutputInfo::Sitsot],
@@ -175,15 +191,46 @@ impl Parser {
                 vec![states],
                 span,
             )?,
+            _ if may_be_empty => {
+                // The states from the last, followed by the init: row 0
+                // is the last state, or the init when no step ran. The
+                // init is read again, so that each copy has one reader
+                // and the printed form reads back to this program.
+                let reversed = self.make(
+                    Op::Slice {
+                        start: None,
+                        stop: None,
+                        step: -1,
+                    },
+                    vec![states],
+                    span,
+                )?;
+                let init = self.expr(&items[2])?;
+                let init_row = self.make(Op::ExpandDims(0), vec![init], span)?;
+                let rows = self.make(Op::Concat(0), vec![reversed, init_row], span)?;
+                let first = self.make(Op::Literal(Scalar::I64(0)), vec![], span)?;
+                return self.make(Op::Index, vec![rows, first], span);
+            }
             _ => {
                 let last = self.make(Op::Literal(Scalar::I64(-1)), vec![], span)?;
                 return self.make(Op::Index, vec![states, last], span);
             }
         };
         // Over a list, scanl and scanr give lists (SPEC).
-        match list {
-            Some(_) => self.rows_as_list(out, span),
-            None => Ok(out),
+        if list {
+            self.rows_as_list(out, span)
+        } else {
+            Ok(out)
         }
+    }
+}
+
+/// Whether a loop over `xs` may run no step: its leading length is known
+/// only at run time, or is 0.
+fn may_be_empty(xs: &crate::lang::Type) -> bool {
+    match xs.shape.first() {
+        Some(Dim::Unknown) => true,
+        Some(d) => d.as_known() == Some(0),
+        None => false,
     }
 }

@@ -54,7 +54,7 @@ impl Parser {
         let x = self.expr(&items[2])?;
         // Over a list of tensors both keep whole elements (its innermost
         // tensors are its elements): the rows of the elements stacked.
-        let list = self.list_as_rows(x, items[2].span(), op)?;
+        let list = self.filter_rows(x, items[2].span(), op)?;
         let x = list.unwrap_or(x);
         let xt = self.ty(x).clone();
         if xt.ndim() == 0 {
@@ -115,7 +115,7 @@ impl Parser {
         // in (the optimizer's e-graph merges the two).
         let x2 = self.expr(&items[2])?;
         let x2 = match list {
-            Some(_) => self.list_as_rows(x2, items[2].span(), op)?.unwrap_or(x2),
+            Some(_) => self.filter_rows(x2, items[2].span(), op)?.unwrap_or(x2),
             None => x2,
         };
         let operand = self.flat(x2, flatten, span)?;

@@ -21,34 +21,54 @@ use crate::lang::op_table::Op;
 use crate::lang::program::{NodeId, Span};
 
 impl Parser {
-    /// `x` as a loop over lists reads it: a list of tensors becomes its
-    /// elements stacked (`Some`), a tensor stays as it is (`None`); a
-    /// list of lists is an error at `at`.
+    /// `x` as a loop over it reads it: a list of tensors becomes its
+    /// elements stacked (a tensor whose rows the loop reads), a list of
+    /// lists stays a list (the loop reads an element per step, a view of
+    /// its storage); a tensor stays as it is. The flag: `x` was a list.
     pub(super) fn list_as_rows(
+        &mut self,
+        x: NodeId,
+        at: Span,
+    ) -> Result<(NodeId, bool), LangError> {
+        let t = self.ty(x).clone();
+        match t.list {
+            0 => Ok((x, false)),
+            1 => Ok((self.make(Op::Stack, vec![x], at)?, true)),
+            _ => Ok((x, true)),
+        }
+    }
+
+    /// `x` as a filter reads it: a list of tensors becomes its elements
+    /// stacked (`Some`), a tensor stays as it is (`None`); a list of lists
+    /// is an error at `at` (filters keep whole elements of a list of
+    /// tensors only, for now).
+    pub(super) fn filter_rows(
         &mut self,
         x: NodeId,
         at: Span,
         op: &str,
     ) -> Result<Option<NodeId>, LangError> {
         let t = self.ty(x).clone();
-        if !t.is_list() {
-            return Ok(None);
-        }
         if t.list > 1 {
             return Err(type_err(
                 at,
                 op,
                 format!(
-                    "over the list of lists {t} is not supported yet (a loop over a list of \
-                     tensors is; flatten it, or see docs/lists.md)"
+                    "over the list of lists {t} is not supported yet (over a list of \
+                     tensors it is; flatten it, or see docs/lists.md)"
                 ),
             ));
         }
-        self.make(Op::Stack, vec![x], at).map(Some)
+        match t.list {
+            0 => Ok(None),
+            _ => self.make(Op::Stack, vec![x], at).map(Some),
+        }
     }
 
-    /// The sequences of a `map` as its loop reads them: a list of tensors
-    /// stacked, when it is the only sequence; `true` when it was a list.
+    /// The sequences of a `map` as its loop reads them: one list of
+    /// tensors is stacked; zipped with other sequences, or deeper, lists
+    /// stay lists (the loop then checks that the lengths agree before its
+    /// first step). `true` when any was a list.
     pub(super) fn map_sequences(
         &mut self,
         seqs: &mut [NodeId],
@@ -58,16 +78,8 @@ impl Parser {
         if lists == 0 {
             return Ok(false);
         }
-        if seqs.len() > 1 {
-            let k = seqs.iter().position(|&s| self.ty(s).is_list()).unwrap_or(0);
-            return Err(type_err(
-                spans[k],
-                "map",
-                "zipping a list with other sequences is not supported yet: map over one list",
-            ));
-        }
-        if let Some(stacked) = self.list_as_rows(seqs[0], spans[0], "map")? {
-            seqs[0] = stacked;
+        if seqs.len() == 1 {
+            seqs[0] = self.list_as_rows(seqs[0], spans[0])?.0;
         }
         Ok(true)
     }
