@@ -622,3 +622,37 @@ fn a_negative_step_count_fails_located_optimized_or_not() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .ends_with("scan: n_steps must not be negative, got -3\n"));
 }
+
+/// A for loop of 2^62 steps over rows without elements (nothing to
+/// compute after its first step) finishes at once with its outputs'
+/// shapes, as written and optimized, and a loop whose later steps do
+/// compute (a non-empty state) is not cut short.
+#[test]
+fn empty_steps_of_a_huge_loop_are_not_run() {
+    let text = "(program p
+      (input X (f64 T 0))
+      (let A (scan (sequences X) (fn (x) x)))
+      (let B (scan (sequences X) (fn (x) (mul x 2.0))))
+      (output A B))";
+    for extra in [&["--no-opt"][..], &[][..]] {
+        let mut args = vec!["run", "--gen", "--dim", "T=4611686018427387904"];
+        args.extend_from_slice(extra);
+        let (out, wall) = cli_on("empty_steps", text, &args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{extra:?}: {out:?}");
+        assert_eq!(
+            stdout.matches("[4611686018427387904, 0] sum=0").count(),
+            2,
+            "{extra:?}: {stdout}"
+        );
+        assert!(wall < Duration::from_secs(10), "{extra:?}: {wall:?}");
+    }
+    let counter = "(program p
+      (input X (f64 T 0))
+      (let A (scan (sequences X) (outputs_info (sitsot 0.0)) (fn (x s) (add s 1.0))))
+      (output A))";
+    let (out, _) = cli_on("counted_steps", counter, &["run", "--gen", "--dim", "T=7"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout.contains("[7] sum=28"), "{stdout}");
+}

@@ -363,6 +363,18 @@ impl LoopFrame {
         }
     }
 
+    /// True when the steps after the first compute nothing: a for loop
+    /// whose sequences, inits and output buffers (sized by the first step)
+    /// all have no elements. Each later step would run the same body on
+    /// the same values (empty rows, the same non-sequences; a body cannot
+    /// read its step number) and write nothing, so its errors are the
+    /// first step's; the executors stop after it. Without this a loop of
+    /// 2^62 steps over rows of width 0 ran for ever (a fuzz finding:
+    /// `tests/cases/scan/map_zero_width.sexp` with `--dim T=2^62`).
+    pub(crate) fn later_steps_are_empty(&self, elements: impl IntoIterator<Item = usize>) -> bool {
+        !self.until && self.steps > 1 && elements.into_iter().all(|n| n == 0)
+    }
+
     /// The number of steps.
     pub(crate) fn steps(&self) -> usize {
         self.steps

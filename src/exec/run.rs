@@ -489,6 +489,15 @@ pub(crate) fn run_scan(
     let bind = |s: &str| dims.get(s).copied();
     let mut t = 0;
     while t < frame.steps() {
+        if t == 1 {
+            let seq_elements = sig.seq_args().map(|k| args[k].len());
+            let elements = seq_elements
+                .chain(inits.iter().map(|v| v.len()))
+                .chain(bufs.iter().flatten().map(|b| b.len()));
+            if frame.later_steps_are_empty(elements) {
+                break;
+            }
+        }
         let mut params: Vec<Value> = Vec::with_capacity(params_of.len());
         let mut refs: Vec<&Value> = Vec::with_capacity(params_of.len());
         for p in &params_of {

@@ -549,6 +549,13 @@ fn run_loop(
     }
     let mut t = 0;
     while t < frame.steps() {
+        if t == 1 {
+            let elements = (seqs.iter().chain(&inits).map(|v| v.len()))
+                .chain(bufs.iter().flatten().map(|b| b.len()));
+            if frame.later_steps_are_empty(elements) {
+                break;
+            }
+        }
         // After the first step (which sized the buffers and checked every
         // shape), the rest on the step tape when the body compiles to one.
         // (A body known not to compile at these sizes is not tried again.)
