@@ -36,6 +36,21 @@ pub fn rewrite() -> super::ScanRewrite {
 #[derive(Clone, Copy, Debug)]
 struct OuterSum;
 
+/// The classes `eclass` sums down axis 0: X of each `(sum X 0)` node (the
+/// step axis of a stacked loop output).
+pub(super) fn summed_down_axis0(egraph: &EGraph, eclass: Id) -> Vec<Id> {
+    egraph[eclass]
+        .nodes
+        .iter()
+        .filter(|n| {
+            n.head == Head::Op(OpKind::Reduce(ReduceOp::Sum))
+                && n.children.len() == 2
+                && is_lit(egraph, n.children[1], 0)
+        })
+        .map(|n| n.children[0])
+        .collect()
+}
+
 impl Applier<TNode, TensorAnalysis> for OuterSum {
     fn apply_one(
         &self,
@@ -45,16 +60,7 @@ impl Applier<TNode, TensorAnalysis> for OuterSum {
         _ast: Option<&PatternAst<TNode>>,
         rule: Symbol,
     ) -> Vec<Id> {
-        let summed: Vec<Id> = egraph[eclass]
-            .nodes
-            .iter()
-            .filter(|n| {
-                n.head == Head::Op(OpKind::Reduce(ReduceOp::Sum))
-                    && n.children.len() == 2
-                    && is_lit(egraph, n.children[1], 0)
-            })
-            .map(|n| n.children[0])
-            .collect();
+        let summed = summed_down_axis0(egraph, eclass);
         let mut changed = Vec::new();
         for x in summed {
             let factors: Vec<(Id, Id)> = egraph[x]

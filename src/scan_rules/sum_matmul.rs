@@ -55,16 +55,7 @@ impl Applier<TNode, TensorAnalysis> for SumMatmul {
         _ast: Option<&PatternAst<TNode>>,
         rule: Symbol,
     ) -> Vec<Id> {
-        let summed: Vec<Id> = egraph[eclass]
-            .nodes
-            .iter()
-            .filter(|n| {
-                n.head == Head::Op(OpKind::Reduce(ReduceOp::Sum))
-                    && n.children.len() == 2
-                    && is_lit(egraph, n.children[1], 0)
-            })
-            .map(|n| n.children[0])
-            .collect();
+        let summed = super::outer_sum::summed_down_axis0(egraph, eclass);
         let mut changed = Vec::new();
         for x in summed {
             let products: Vec<(Id, Id)> = egraph[x]
