@@ -553,6 +553,7 @@ fn run_loop(
             let elements = (seqs.iter().chain(&inits).map(|v| v.len()))
                 .chain(bufs.iter().flatten().map(|b| b.len()));
             if frame.later_steps_are_empty(elements) {
+                srt.step.off = Some(OffTape::EmptySteps);
                 break;
             }
         }

@@ -18,6 +18,9 @@ pub enum OffTape {
     /// first step (it sizes the buffers and checks the shapes), and the
     /// tape takes the steps after it.
     FewSteps,
+    /// The steps after the first compute nothing (sequences, inits and
+    /// outputs without elements), so they are not run at all.
+    EmptySteps,
     /// An op of the body the tape does not compile, in the form (dtype,
     /// operands, attributes) the body has it.
     Op(OpKind),
@@ -57,6 +60,7 @@ impl fmt::Display for OffTape {
         match self {
             OffTape::Disabled => write!(f, "the step tape is off"),
             OffTape::FewSteps => write!(f, "fewer than two steps"),
+            OffTape::EmptySteps => write!(f, "no elements after the first step"),
             OffTape::Op(k) => write!(f, "op {}", k.name()),
             OffTape::DType(k, d) => write!(f, "op {} computing {d}", k.name()),
             OffTape::Constant => write!(f, "a literal or size"),
