@@ -1674,20 +1674,11 @@ fn compile_or(
                 *why = Some(OffTape::NestedLoop);
                 return None;
             }
-            let arg_tys: Option<Vec<Type>> = node
-                .args
-                .iter()
-                .map(|a| g.nodes.get(a.0)?.ty.first().cloned())
-                .collect();
-            let arg_held: Vec<Held> = node
-                .args
-                .iter()
-                .map(|a| held.get(a.0).copied().unwrap_or(Held::Num))
-                .collect();
+            let (arg_tys, arg_held) = operand_types(g, node, &held)?;
             let call = Call {
                 op: &node.op,
                 args: &args,
-                arg_tys: &arg_tys?,
+                arg_tys: &arg_tys,
                 held: &arg_held,
                 out_ty: node.ty.first()?,
                 compare: None,
@@ -1722,20 +1713,11 @@ fn compile_or(
         };
         if k.is_none() && !b.full {
             b.undo(mark);
-            let arg_tys: Option<Vec<Type>> = node
-                .args
-                .iter()
-                .map(|a| g.nodes.get(a.0)?.ty.first().cloned())
-                .collect();
-            let arg_held: Vec<Held> = node
-                .args
-                .iter()
-                .map(|a| held.get(a.0).copied().unwrap_or(Held::Num))
-                .collect();
+            let (arg_tys, arg_held) = operand_types(g, node, &held)?;
             let call = Call {
                 op: &node.op,
                 args: &args,
-                arg_tys: &arg_tys?,
+                arg_tys: &arg_tys,
                 held: &arg_held,
                 out_ty: node.ty.first()?,
                 compare,
@@ -1911,4 +1893,24 @@ fn pack_scalars(instrs: Vec<Instr>) -> Vec<Instr> {
         out.push(Instr::Scalars(run.into_boxed_slice()));
     }
     out
+}
+
+/// The types of `node`'s operands in `g` and how the tape holds each
+/// (`None`: an operand without a type), for a kernel call.
+fn operand_types(
+    g: &crate::lang::Graph,
+    node: &crate::lang::Node,
+    held: &[Held],
+) -> Option<(Vec<Type>, Vec<Held>)> {
+    let tys: Option<Vec<Type>> = node
+        .args
+        .iter()
+        .map(|a| g.nodes.get(a.0)?.ty.first().cloned())
+        .collect();
+    let holding = node
+        .args
+        .iter()
+        .map(|a| held.get(a.0).copied().unwrap_or(Held::Num))
+        .collect();
+    Some((tys?, holding))
 }
