@@ -17,6 +17,10 @@
 //! every poll) for [`SPIN`],
 //! and only then sleeps. Back-to-back calls (a sampler's, `run --repeat`)
 //! find it awake: the hand-over then takes well under a microsecond.
+//! On a machine whose cores are busy with other work the helper may not
+//! be scheduled for milliseconds: a join whose own half is done before
+//! the helper has taken the other takes it back and runs it itself, and
+//! a join waiting for the helper yields its core after a short spin.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
@@ -193,10 +197,41 @@ struct WaitFor<'h> {
 
 impl Drop for WaitFor<'_> {
     fn drop(&mut self) {
+        let mut polls = 0u32;
         while self.h.finished.load(Ordering::Acquire) != self.n {
-            std::hint::spin_loop();
+            // The helper runs the job; on a machine whose cores are busy
+            // it may have been descheduled in the middle, so after a short
+            // spin give the core away rather than burn a time slice.
+            polls = polls.saturating_add(1);
+            if polls < WAIT_SPINS {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
         }
         self.h.busy.store(false, Ordering::Release);
+    }
+}
+
+/// Spins of a join waiting for the helper to finish its half before it
+/// yields its core at each poll.
+const WAIT_SPINS: u32 = 1 << 12;
+
+/// Takes the job posted for `slot` back out of the helper's mailbox if the
+/// helper has not taken it yet (it was not scheduled in time: on a machine
+/// whose other cores are busy it may not be for milliseconds). `true`: the
+/// helper will never see the job, and the caller runs it.
+fn reclaim(h: &Helper, slot: *const ()) -> bool {
+    match h.job.lock() {
+        Ok(mut g) => {
+            if g.as_ref().is_some_and(|j| std::ptr::eq(j.slot, slot)) {
+                *g = None;
+                true
+            } else {
+                false
+            }
+        }
+        Err(_) => false,
     }
 }
 
@@ -243,9 +278,23 @@ where
         }
         n
     };
+    let slot_ptr = &slot as *const Slot<R, B> as *const ();
     let a = {
-        let _wait = WaitFor { h, n };
-        left()
+        let wait = WaitFor { h, n };
+        let a = left();
+        // The helper has not started the right half: run it here, as the
+        // budget-1 path does (callers split so that either way gives the
+        // same bits). The helper then finds an empty mailbox and only
+        // counts the job as finished; this join does not wait for that
+        // (a later join waits for its own number, which is counted after
+        // this one).
+        if reclaim(h, slot_ptr) {
+            std::mem::forget(wait);
+            h.busy.store(false, Ordering::Release);
+            let right = slot.f.into_inner().ok().flatten();
+            return (a, run_here(right));
+        }
+        a
     };
     let out = slot.out.lock().ok().and_then(|mut g| g.take());
     match out {
@@ -304,6 +353,28 @@ mod tests {
         assert!(r.is_err());
         // The helper is free again.
         assert_eq!(join(|| 3, || 4), (3, 4));
+    }
+
+    /// After a pause longer than [`SPIN`] the helper sleeps, and waking
+    /// it takes longer than a trivial left half: the join then takes the
+    /// right half back and runs it itself (or the helper runs it, if it
+    /// woke first). Either way both results come back, and a later join
+    /// still finds the helper.
+    #[test]
+    fn a_join_whose_helper_is_slow_to_wake_runs_both_halves() {
+        for round in 0..20u64 {
+            std::thread::sleep(SPIN * 2);
+            let (a, b) = join(|| round, || round * 2);
+            assert_eq!((a, b), (round, round * 2));
+            let r = std::panic::catch_unwind(|| join(|| 1, || -> u32 { panic!("right") }));
+            assert!(r.is_err());
+            let xs: Vec<u64> = (0..10_000).collect();
+            let (a, b) = join(
+                || xs[..5_000].iter().sum::<u64>(),
+                || xs[5_000..].iter().sum::<u64>(),
+            );
+            assert_eq!(a + b, xs.iter().sum::<u64>());
+        }
     }
 
     #[test]
