@@ -324,6 +324,34 @@ def test_grad_rnn_canonicalized():
     check(canonical([cost, *grads]), ins, vals)
 
 
+def test_grad_two_states_static_tape_lengths():
+    # A cell with two sit-sot states (h, c as an LSTM's) over a sequence of
+    # static length: the traced outputs get the static length T + 1, so the
+    # zero tape `grad` allocates for the second state's gradient is a
+    # literal `zeros` and no loop of a run-time step count builds it (the
+    # Scan rewrites refuse loops whose sizes are not literals).
+    X = pt.tensor("X", dtype="float64", shape=(5, 3))
+    W = pt.tensor("W", dtype="float64", shape=(3, 4))
+    h0 = pt.tensor("h0", dtype="float64", shape=(4,))
+    c0 = pt.tensor("c0", dtype="float64", shape=(4,))
+
+    def step(x, h, c, W):
+        c2 = pt.tanh(x @ W) * pt.sigmoid(h) + c * 0.5
+        return pt.tanh(c2) * pt.sigmoid(h), c2
+
+    H, C = scan(step, sequences=X, outputs_info=[h0, c0], non_sequences=[W])
+    cost = (H**2).sum()
+    ins = [X, W, h0, c0]
+    grads = pytensor.grad(cost, ins)
+    text = convert([cost, *grads], ins).text
+    assert "(zeros (f64 6 4))" in text
+    assert "n_steps" not in text
+    rng = np.random.default_rng(11)
+    vals = [rng.normal(size=(5, 3)), rng.normal(size=(3, 4))]
+    vals += [rng.normal(size=4), rng.normal(size=4)]
+    check([cost, *grads], ins, vals)
+
+
 def test_grad_mitsot():
     # y0 of static length: grad slices its gradient as the first
     # len(y0[:2]) rows, a run-time bound unless y0's length is known

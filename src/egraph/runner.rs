@@ -308,7 +308,7 @@ pub type CostOf = Box<dyn FnMut(&EGraph, Id) -> Option<f64>>;
 /// Before each iteration but the first, [`CostWatch::cost_of`] is given
 /// the e-graph as the previous iteration left it and the root's class;
 /// the run stops with [`StopReason::CostPlateau`] once the cost has not
-/// gone significantly below (by more than one part in a million) the
+/// gone significantly below (by more than one part in ten thousand) the
 /// cost of the last significant gain for `plateau_iters` iterations in a
 /// row. The e-graph is then exactly the
 /// one last given to `cost_of`.
@@ -338,10 +338,16 @@ impl Plateau {
     /// `benches/python_convert.py` 59,000 of 4.5·10^10 over four). Each
     /// such gain used to restart the count, so the run went on for
     /// [`Limits::DEFAULT_PLATEAU_ITERS`] more iterations, each the
-    /// costliest of the run. One part in a million is below any
+    /// costliest of the run. The PyTensor LSTM gradient of
+    /// `benches/python_layers.py` gains 2.3·10^-5 of its cost in its
+    /// fourth iteration (its e-graph then doubled) and 6·10^-4 to 2·10^-3
+    /// in each of the next four, which took the run to its 5 s time limit;
+    /// the programs of the fourth and the eighth iteration (the later
+    /// folds a mit-mot into a carry) run within 1% of each other (paired
+    /// runs, one thread). One part in ten thousand is below any
     /// difference the cost model can predict in time; the best term of
     /// the run is still the one kept, whatever the gain.
-    const SIGNIFICANT: f64 = 1e-6;
+    const SIGNIFICANT: f64 = 1e-4;
 
     /// Iterations without a gain may grow the e-graph by this many nodes,
     /// or by as many as it held at the last gain if that is more, before
@@ -546,7 +552,7 @@ mod tests {
         assert_eq!(p.anchor, 1e6);
     }
 
-    /// Gains below one part in a million, one after another, do not
+    /// Gains below one part in ten thousand, one after another, do not
     /// restart the count, even where they add up; their sum counts once it
     /// is significant against the last gain that counted.
     #[test]
@@ -554,20 +560,20 @@ mod tests {
         let mut p = plateau(3);
         let base = 4.5e10;
         assert!(!p.stalled(Some(base), 0));
-        assert!(!p.stalled(Some(base - 1.2e4), 0));
-        assert!(!p.stalled(Some(base - 2.4e4), 0));
+        assert!(!p.stalled(Some(base - 1.2e6), 0));
+        assert!(!p.stalled(Some(base - 2.4e6), 0));
         assert!(
-            p.stalled(Some(base - 3.6e4), 0),
+            p.stalled(Some(base - 3.6e6), 0),
             "three tiny gains are a plateau"
         );
         let mut q = plateau(2);
         assert!(!q.stalled(Some(base), 0));
-        assert!(!q.stalled(Some(base - 4e4), 0));
-        // 5e4 below the anchor: 1.1e-6 of it, a gain that counts.
-        assert!(!q.stalled(Some(base - 5e4), 0));
-        assert_eq!(q.anchor, base - 5e4);
-        assert!(!q.stalled(Some(base - 5.1e4), 0));
-        assert!(q.stalled(Some(base - 5.2e4), 0));
+        assert!(!q.stalled(Some(base - 4e6), 0));
+        // 5e6 below the anchor: 1.1e-4 of it, a gain that counts.
+        assert!(!q.stalled(Some(base - 5e6), 0));
+        assert_eq!(q.anchor, base - 5e6);
+        assert!(!q.stalled(Some(base - 5.1e6), 0));
+        assert!(q.stalled(Some(base - 5.2e6), 0));
     }
 
     /// Idle iterations that grow the e-graph by as many nodes as it held

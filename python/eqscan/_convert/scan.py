@@ -466,8 +466,16 @@ def _bind_traced(cv: Converter, node, out, name: str, st: _State, rows, step) ->
     only."""
     full = name if rows is None else f"(concat 0 {rows} {name})"
     c = st.extra
+    # The buffer's length when it is static: PyTensor's type often leaves
+    # it unknown, and sizes computed from it later (the zero tapes `grad`
+    # allocates for a second state) would otherwise be run-time sizes.
+    lead = st.length
+    if lead is None:
+        n = cv.static_size(node.inputs[0])
+        if isinstance(n, int) and c is not None and n + st.m + c >= 0:
+            lead = n + st.m + c
     if c == 0:
-        cv.bind(out, full, dims=(None, *step))
+        cv.bind(out, full, dims=(lead, *step))
         return
     if node.op.info.as_while:
         raise cv.error(
@@ -506,7 +514,7 @@ def _bind_traced(cv: Converter, node, out, name: str, st: _State, rows, step) ->
         pad = _loop_rows(cv, f"(maximum 0 (sub {length} {n}))", zero_row)
         index = _loop_rows(cv, length, None)
         text = f"(take (concat 0 {full} {pad}) (add {index} (maximum 0 (sub {n} {length}))))"
-    cv.bind(out, text, dims=(None, *step))
+    cv.bind(out, text, dims=(lead, *step))
 
 
 def _loop_rows(cv: Converter, count: str, row) -> str:
