@@ -305,6 +305,14 @@ def fold_empty(i):
     return [big, h, h, n, big, h, np.int64(7)]
 
 
+@case(inputs={"L": lst([np.zeros((0, 2))] * 3, (0, 2)), "v": np.array([5e-324, -1e300])})
+def fold_symbolic_empty(i):
+    v = i["v"]
+    with np.errstate(over="ignore"):
+        big = v * 1e300
+    return [lst([v, v, v], (2,)), lst([big, big, big], (2,)), v, np.zeros((0, 2)), np.int64(0)]
+
+
 def seqs_value():
     """Five sequences of 4-vectors, lengths 3, 0, 2, 5, 1; one holds 1e300."""
     lens = [3, 0, 2, 5, 1]

@@ -2244,6 +2244,50 @@ def comb_fold_empty(d, n):
     return (a0, a0, np.ones(n["N"]), a0, kept)
 
 
+def _folds_symbolic(d, n):
+    """Folds over T rows, T bound at run time (0 included): each gives its
+    init when no step runs."""
+    X, a0, b0, K = d["X"], d["a0"], d["b0"], d["K"]
+    T, N = n["T"], n["N"]
+    l = a0.copy()
+    for x in X:
+        l = l * 0.5 + x
+    r = b0.copy()
+    for x in X[::-1]:
+        r = np.tanh(r + x)
+    s = a0.copy()
+    for x in X:
+        s = s + x
+    m = b0.copy()
+    for x in X:
+        m = np.maximum(m, x)
+    k = np.ones(N, dtype=i64)
+    for x in K:
+        k = k * 3 + x
+    cols = np.empty(N)
+    for j in range(N):
+        acc = 1.0
+        for e in X[:, j]:
+            acc = acc + e
+        cols[j] = acc
+    S = steps(T, (N,))
+    acc = a0.copy()
+    for t in range(T):
+        acc = acc + X[t]
+        S[t] = acc
+    return (l, r, s, m, k, cols, S)
+
+
+@scan
+def comb_fold_symbolic_T0(d, n):
+    return _folds_symbolic(d, n)
+
+
+@scan
+def comb_fold_symbolic_T4(d, n):
+    return _folds_symbolic(d, n)
+
+
 @scan
 def comb_map_empty(d, n):
     N = n["N"]

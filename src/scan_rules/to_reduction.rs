@@ -5,7 +5,11 @@
 //! `mul`, `maximum`, `minimum` and `f` reading no state, is
 //! `s_0 ⊕ f(x_0) ⊕ ... ⊕ f(x_t)`. Read only at its end (`(index S -1)`),
 //! it is a reduction over the time axis: `s_0 ⊕ reduce(f(X), 0)` (`sum`,
-//! `prod`, `max`, `min`). Read at every step, a running `add` or `mul` is
+//! `prod`, `max`, `min`). A fold whose step count may be 0 is read as
+//! `(index (concat 0 (expand_dims s_0 0) S) -1)` (the init when no step
+//! ran); for `add` and `mul` that is the same reduction (a sum over no
+//! rows is 0, a product 1); `max` and `min` have no identity (an error
+//! over no rows), so they reduce `concat(s_0, f(X))` instead. Read at every step, a running `add` or `mul` is
 //! `cumsum` / `cumprod` of `f(X)` combined with `s_0`. The sum is then
 //! bracketed differently from the loop (NumPy's pairwise sum instead of
 //! left to right), as `reduce` allows. A product is not: grouped
@@ -84,25 +88,35 @@ impl Applier<TNode, TensorAnalysis> for ToReduction {
         let projs = super::projs_in(egraph, eclass);
         // The class the result equals: the last row, or the proj itself.
         let target = match self.0 {
-            Read::EveryStep => eclass,
+            Read::EveryStep => Some(eclass),
             Read::Last => {
                 let m1 = lit(egraph, Scalar::I64(-1));
-                let node = TNode {
+                egraph.lookup(TNode {
                     head: Head::Op(OpKind::Index),
                     children: vec![eclass, m1],
-                };
-                match egraph.lookup(node) {
-                    Some(c) => c,
-                    None => return Vec::new(),
-                }
+                })
             }
         };
         let mut changed = Vec::new();
         for (k, s) in projs {
             for scan in ScanNode::all_in(egraph, s).iter().take(MAX_VARIANTS) {
-                if let Some(new) = fold_of(egraph, scan, k, self.0) {
-                    if union_checked(egraph, rule, target, new) {
-                        changed.push(target);
+                if let Some(target) = target {
+                    if let Some(new) = fold_of(egraph, scan, k, self.0, false) {
+                        if union_checked(egraph, rule, target, new) {
+                            changed.push(target);
+                        }
+                    }
+                }
+                if self.0 != Read::Last {
+                    continue;
+                }
+                // The empty-safe read of a fold whose step count may be 0.
+                let Some(guarded) = last_or_init(egraph, scan, k, eclass) else {
+                    continue;
+                };
+                if let Some(new) = fold_of(egraph, scan, k, Read::Last, true) {
+                    if union_checked(egraph, rule, guarded, new) {
+                        changed.push(guarded);
                     }
                 }
             }
@@ -122,8 +136,35 @@ fn is_one(egraph: &EGraph, c: Id) -> bool {
     egraph[c].data.konst.is_some_and(|k| k.as_f64() == 1.0)
 }
 
+/// The class of `(index (concat 0 (expand_dims INIT 0) STATES) -1)` for
+/// output `k` of `scan` whose states are class `states`, if the e-graph
+/// holds it: the last state, or the init when no step ran (how a fold
+/// over a sequence that may be empty is read).
+fn last_or_init(egraph: &EGraph, scan: &ScanNode, k: usize, states: Id) -> Option<Id> {
+    let init = scan.init_outer(k)?;
+    let lit = |egraph: &EGraph, n: i64| egraph.lookup(TNode::lit(Scalar::I64(n)));
+    let node = |head: OpKind, children: Vec<Id>| TNode {
+        head: Head::Op(head),
+        children,
+    };
+    let (zero, m1) = (lit(egraph, 0)?, lit(egraph, -1)?);
+    let first = egraph.lookup(node(OpKind::ExpandDims, vec![init, zero]))?;
+    let rows = egraph.lookup(node(OpKind::Concat, vec![zero, first, states]))?;
+    egraph.lookup(node(OpKind::Index, vec![rows, m1]))
+}
+
 /// The whole-array form of output `k` of `scan`, if it is a running fold.
-fn fold_of(egraph: &mut EGraph, scan: &ScanNode, k: usize, read: Read) -> Option<Id> {
+/// `empty_safe`: the form must also hold when the loop runs no step (the
+/// init then): `sum` and `prod` over no rows give 0 and 1, which leave
+/// the init as it is, but `max` and `min` over no rows are errors, so
+/// they reduce the init's row followed by f's rows (exact: no rounding).
+fn fold_of(
+    egraph: &mut EGraph,
+    scan: &ScanNode,
+    k: usize,
+    read: Read,
+    empty_safe: bool,
+) -> Option<Id> {
     if scan.sig.outputs.get(k)? != &OutputInfo::Sitsot {
         return None;
     }
@@ -167,7 +208,10 @@ fn fold_of(egraph: &mut EGraph, scan: &ScanNode, k: usize, read: Read) -> Option
         }
         let state_rank = egraph[init].data.ty()?.ndim();
         let zero = lit(egraph, Scalar::I64(0));
-        if b == BinaryOp::Mul && !is_one(egraph, init) {
+        // `max` and `min` over no rows are errors: when the loop may run
+        // no step, they reduce the init's row followed by f's rows.
+        let extreme = matches!(b, BinaryOp::Maximum | BinaryOp::Minimum);
+        if (b == BinaryOp::Mul && !is_one(egraph, init)) || (extreme && empty_safe) {
             // A product in another grouping overflows or underflows where
             // the loop's does not (1e-300 · 2e300 · 2e300 is 4e300 one way
             // and inf the other): the factors follow the initial value in

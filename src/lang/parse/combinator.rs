@@ -152,7 +152,7 @@ impl Parser {
         let backwards = op == "foldr" || op == "scanr";
         let is_fold = !matches!(op, "scanl" | "scanr");
         // A fold over a sequence that may be empty (its length known only
-        // at run time, or 0) gives its init when no step runs.
+        // at run time, symbolic, or 0) gives its init when no step runs.
         let may_be_empty = is_fold && may_be_empty(self.ty(xs));
         let sig = LoopSig {
             sequences: vec![vec![0]],
@@ -226,11 +226,13 @@ impl Parser {
 }
 
 /// Whether a loop over `xs` may run no step: its leading length is known
-/// only at run time, or is 0.
+/// only at run time, or is 0, or is symbolic and not provably positive
+/// (`T` may be bound to 0 at run time; `T + 1` may not, symbols being
+/// sizes).
 fn may_be_empty(xs: &crate::lang::Type) -> bool {
     match xs.shape.first() {
         Some(Dim::Unknown) => true,
-        Some(d) => d.as_known() == Some(0),
+        Some(Dim::Affine { constant, terms }) => *constant < 1 || terms.iter().any(|(_, c)| *c < 0),
         None => false,
     }
 }
