@@ -313,6 +313,39 @@ def fold_symbolic_empty(i):
     return [lst([v, v, v], (2,)), lst([big, big, big], (2,)), v, np.zeros((0, 2)), np.int64(0)]
 
 
+def map_lists_inputs():
+    big = np.array([[1e300, -5e-324], [3.0, -1e-300], [-2.0, 0.5]])
+    l2 = lst([lst([big[0], big[1]], (2,)), L([], (2,), np.float64, 1), lst([big[2]], (2,))], (2,))
+    m3 = L([L([lst(rows(2, 2, k=3), (2,)), L([], (2,), np.float64, 1)], (2,), np.float64, 2),
+            L([], (2,), np.float64, 2),
+            L([lst(rows(1, 2, k=4), (2,))], (2,), np.float64, 2)], (2,), np.float64, 3)
+    v = lst([np.array([1.0, -2.0, 1e300, 0.0]), np.array([-1.0, -2.0, -3.0, -0.0]),
+             np.array([5e-324, 2.0, -1e-300, 4.0])], (4,))
+    return {"L": l2, "M": m3, "V": v, "h": np.array([0.25, -1e300])}
+
+
+@case(inputs=map_lists_inputs())
+def map_returns_lists(i):
+    l2, m3, v, h = i["L"], i["M"], i["V"], i["h"]
+    doubled = L([L([x * 2.0 for x in s], (2,), np.float64, 1) for s in l2], (2,), np.float64, 2)
+    scans = []
+    for s in l2:
+        acc, out = h.copy(), []
+        for x in s:
+            acc = acc + x
+            out.append(acc)
+        scans.append(L(out, (2,), np.float64, 1))
+    kept = L([L([np.float64(e) for e in x if e > 0.0], (), np.float64, 1) for x in v], (), np.float64, 2)
+    deep = L([L([L([np.tanh(x) for x in s], (2,), np.float64, 1) for s in b], (2,), np.float64, 2)
+              for b in m3], (2,), np.float64, 3)
+    states, acc = [None] * len(l2), h.copy()
+    for t in reversed(range(len(l2))):
+        total = np.stack(l2[t]).sum(0) if len(l2[t]) else np.zeros(2)
+        acc = acc * 0.5 + total
+        states[t] = acc
+    return [doubled, L(scans, (2,), np.float64, 2), kept, deep, lst(states, (2,)), np.int64(0)]
+
+
 def seqs_value():
     """Five sequences of 4-vectors, lengths 3, 0, 2, 5, 1; one holds 1e300."""
     lens = [3, 0, 2, 5, 1]

@@ -646,6 +646,7 @@ mod tests {
             go_backwards: false,
             keep: Vec::new(),
             until: false,
+            as_list: Vec::new(),
         };
         let scan = e.add(TNode {
             head: Head::Scan(sig),

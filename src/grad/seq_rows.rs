@@ -45,6 +45,7 @@ pub fn used_rows(
         go_backwards: false,
         keep: Vec::new(),
         until: false,
+        as_list: Vec::new(),
     };
     let mapped =
         e.b.scan(sig, &[seq, steps], |_, ps| Ok::<_, GradError>(vec![ps[0]]))?;
@@ -93,6 +94,7 @@ pub fn overwrite_rows(e: &mut Emit, g: NodeId, base: NodeId) -> Result<NodeId, G
         go_backwards: false,
         keep: Vec::new(),
         until: false,
+        as_list: Vec::new(),
     };
     // Parameters: the row of `g`, the tape's slot (unread: the write
     // replaces it, and each slot is written once).

@@ -741,6 +741,7 @@ fn cumulative(
                 go_backwards: true,
                 keep: Vec::new(),
                 until: false,
+                as_list: Vec::new(),
             };
             let outs = e.b.scan(sig, &[gs, xs, c0], |body, p| {
                 let r = body.op(Op::Binary(BinaryOp::Add), &[p[0], p[2]])?;
@@ -1000,6 +1001,7 @@ fn concat_symbolic(
                 go_backwards: false,
                 keep: Vec::new(),
                 until: false,
+                as_list: Vec::new(),
             };
             // Parameters: the part's row (unread), the row counter, gs.
             let outs = e.b.scan(sig, &[rows, start, gs], |body, ps| {

@@ -185,6 +185,7 @@ impl Builder {
     ///     go_backwards: false,
     ///     keep: Vec::new(),
     ///     until: false,
+    ///     as_list: Vec::new(),
     /// };
     /// let outs = b.scan(clauses, &[x, h0], |body, params| {
     ///     let (x_t, h_prev) = (params[0], params[1]);
@@ -513,6 +514,7 @@ mod tests {
             go_backwards: false,
             keep: Vec::new(),
             until: false,
+            as_list: Vec::new(),
         }
     }
 

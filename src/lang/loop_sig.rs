@@ -275,9 +275,30 @@ pub struct LoopSig {
     /// it may run, and every output but a mitmot tape holds the steps
     /// that ran.
     pub until: bool,
+    /// Per output, `true` when the output is built as a list of the steps'
+    /// results instead of their stack (`(nitsot as_list)`: a `map` over a
+    /// list whose `fn` returns a list, or a tensor whose leading length is
+    /// known only at run time, which becomes the list of its rows; SPEC §1
+    /// "Nested lists"). Empty when no output is (see [`Self::as_list_list`]).
+    pub as_list: Vec<bool>,
 }
 
 impl LoopSig {
+    /// The `as_list` field for per-output flags `flags`: empty when no
+    /// output is built as a list.
+    pub fn as_list_list(flags: Vec<bool>) -> Vec<bool> {
+        if flags.iter().any(|f| *f) {
+            flags
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Whether output `k` is built as a list of the steps' results.
+    pub fn is_list_output(&self, k: usize) -> bool {
+        self.as_list.get(k).copied().unwrap_or(false)
+    }
+
     /// The `keep` field for per-output kept steps `keep`: empty when no
     /// output keeps fewer than all.
     pub fn keep_list(keep: Vec<Option<usize>>) -> Vec<Option<usize>> {

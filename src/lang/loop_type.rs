@@ -92,6 +92,16 @@ pub enum LoopTypeError {
         /// The steps the sequences allow.
         allowed: i64,
     },
+    /// An output built as a list (`(nitsot as_list)`) whose step is a
+    /// scalar: a step's result becomes a list of its rows, and a scalar
+    /// has none.
+    #[error("output {out} is built as a list of each step's rows (as_list), but fn returns the scalar {returned} for it")]
+    ScalarListOutput {
+        /// Which output.
+        out: usize,
+        /// The type the body returns.
+        returned: Type,
+    },
     /// What the body returns for a state does not fit the state.
     #[error("state {state}: its init gives steps of type {init_step}, but fn returns {returned} for it (cast or reshape the init)")]
     StateType {
@@ -184,7 +194,8 @@ impl LoopTypeError {
             | LoopTypeError::StateType { out, .. }
             | LoopTypeError::ScalarTape { out, .. }
             | LoopTypeError::OutTapBelowInTaps { out, .. }
-            | LoopTypeError::TapeTooShort { out, .. } => LoopPart::Output(*out),
+            | LoopTypeError::TapeTooShort { out, .. }
+            | LoopTypeError::ScalarListOutput { out, .. } => LoopPart::Output(*out),
             LoopTypeError::OutputCount { .. } | LoopTypeError::BodyOutputCount { .. } => {
                 LoopPart::Body
             }
@@ -486,6 +497,16 @@ pub fn output_types(
             },
             None => (*returned).clone().strong(),
         };
+        if sig.is_list_output(k) {
+            if !step.is_list() && step.ndim() == 0 {
+                return Err(LoopTypeError::ScalarListOutput {
+                    out: k,
+                    returned: step,
+                });
+            }
+            out.push(list_output(&step));
+            continue;
+        }
         let rows = match sig.kept(k) {
             // A while loop's outputs hold the steps that ran (of those
             // kept): known only once it has run.
@@ -499,6 +520,18 @@ pub fn output_types(
         out.push(Type::new(step.dtype, shape));
     }
     Ok(out)
+}
+
+/// The type of an output built as a list of the steps' results
+/// (`(nitsot as_list)`): a list one depth deeper than a step's list, or,
+/// for a step's tensor, the list of lists of its rows.
+fn list_output(step: &Type) -> Type {
+    if step.is_list() {
+        return step.clone().listed();
+    }
+    let mut rows = Type::new(step.dtype, step.shape.iter().skip(1).cloned().collect());
+    rows.list = 2;
+    rows
 }
 
 #[cfg(test)]

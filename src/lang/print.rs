@@ -290,7 +290,10 @@ impl<'a> GraphPrinter<'a> {
                 .collect();
             let _ = write!(s, "\n{pad}(sequences {})", seqs.join(" "));
         }
-        if sig.outputs.iter().any(|o| o.is_state()) || sig.keep.iter().any(|k| k.is_some()) {
+        if sig.outputs.iter().any(|o| o.is_state())
+            || sig.keep.iter().any(|k| k.is_some())
+            || !sig.as_list.is_empty()
+        {
             let mut init = sig.init_args();
             let outs: Vec<String> = sig
                 .outputs
@@ -298,6 +301,9 @@ impl<'a> GraphPrinter<'a> {
                 .enumerate()
                 .map(|(k, o)| {
                     let init_text = o.is_state().then(|| arg(init.next().unwrap_or(0)));
+                    if sig.is_list_output(k) {
+                        return "(nitsot as_list)".to_string();
+                    }
                     output_entry(o, init_text, sig.kept(k))
                 })
                 .collect();

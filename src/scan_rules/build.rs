@@ -410,6 +410,7 @@ impl NewScan {
             go_backwards: self.go_backwards,
             keep: LoopSig::keep_list(self.outputs.iter().map(|o| o.keep).collect()),
             until: self.until.is_some(),
+            as_list: Vec::new(),
         };
         Some(egraph.add(TNode {
             head: Head::Scan(sig),

@@ -609,6 +609,7 @@ impl<'a> Pair<'a> {
             go_backwards: false,
             keep: LoopSig::keep_list(keep),
             until: false,
+            as_list: Vec::new(),
         };
         Some(egraph.add(TNode {
             head: Head::Scan(sig),
@@ -814,6 +815,7 @@ impl<'a> Pair<'a> {
             go_backwards: true,
             keep: LoopSig::keep_list(vec![Some(1); n_out]),
             until: false,
+            as_list: Vec::new(),
         };
         let bck = egraph.add(TNode {
             head: Head::Scan(sig),

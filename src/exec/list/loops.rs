@@ -13,13 +13,15 @@
 //! first step (an error at the loop). Must not: rewrite programs, or run
 //! loops over tensors only (the interpreter's `run_scan` does).
 //!
-//! Supported outputs: mapped (`nitsot`) and one-tap states (`sitsot`,
-//! keeping all steps or the last K); sequences read at tap 0. Other
+//! Supported outputs: mapped (`nitsot`, stacked, or built as a list of
+//! the steps' results when the loop marks it `as_list`: a step's list as
+//! it is, a step's tensor as the list of its rows) and one-tap states
+//! (`sitsot`, keeping all steps or the last K); sequences read at tap 0. Other
 //! forms (mitsot, mitmot, `until`) with a list are an error naming the
 //! loop: no combinator over lists builds them.
 
 use super::run::{eval_graph_items, Item};
-use super::value::{row, stack_values};
+use super::value::{row, stack_values, ListValue};
 use crate::exec::budget::{Allocation, MemoryBudget};
 use crate::exec::error::ExecError;
 use crate::exec::run::Dims;
@@ -61,7 +63,7 @@ pub(crate) fn run_list_scan(
     span: Span,
     dims: &Dims,
     budget: &MemoryBudget,
-) -> Result<Vec<Value>, ExecError> {
+) -> Result<Vec<Item>, ExecError> {
     let sig = &scan.sig;
     if args.len() != sig.n_args() {
         return Err(loop_error(
@@ -123,6 +125,8 @@ pub(crate) fn run_list_scan(
     let n_out = sig.outputs.len();
     // Each output's kept steps (all, or the last K).
     let mut kept: Vec<VecDeque<Value>> = vec![VecDeque::new(); n_out];
+    // The steps' results of the outputs built as lists, each as a list.
+    let mut listed: Vec<Vec<ListValue>> = vec![Vec::new(); n_out];
     let mut states: Vec<Item> = inits.iter().map(|&i| i.clone()).collect();
     let state_of: Vec<Option<usize>> = sig.init_index();
     for t in 0..steps {
@@ -142,6 +146,16 @@ pub(crate) fn run_list_scan(
             ));
         }
         for (k, out) in outs.into_iter().enumerate() {
+            if sig.is_list_output(k) {
+                // A list as it is; a tensor as the list of its rows.
+                let l = match out {
+                    Item::List(l) => l,
+                    Item::Tensor(v) => ListValue::of_rows(v)
+                        .map_err(|m| loop_error(span, format!("output {k}: {m}")))?,
+                };
+                listed[k].push(l);
+                continue;
+            }
             let Item::Tensor(v) = out else {
                 return Err(loop_error(
                     span,
@@ -168,6 +182,12 @@ pub(crate) fn run_list_scan(
                 .ty
                 .get(k)
                 .ok_or_else(|| loop_error(span, "internal error: missing output type"))?;
+            if sig.is_list_output(k) {
+                let inner = eval_shape(&ty.shape, &bind).map_err(|m| loop_error(span, m))?;
+                return ListValue::of_lists(&listed[k], ty.list as usize, ty.dtype, &inner)
+                    .map(Item::List)
+                    .map_err(|m| loop_error(span, format!("output {k}: {m}")));
+            }
             let rows: Vec<Value> = kept[k].drain(..).collect();
             let step_shape = match rows.first() {
                 Some(r) => r.shape().to_vec(),
@@ -184,6 +204,7 @@ pub(crate) fn run_list_scan(
                     over: Box::new(over),
                 })?;
             stack_values(&rows, ty.dtype, &step_shape)
+                .map(Item::Tensor)
                 .map_err(|m| loop_error(span, format!("output {k}: {m}")))
         })
         .collect()

@@ -42,6 +42,14 @@ impl Item {
         }
     }
 
+    /// The bytes its storage holds (a list's whole shared storage).
+    pub fn len_bytes(&self) -> usize {
+        match self {
+            Item::Tensor(v) => v.len_bytes(),
+            Item::List(l) => l.storage_bytes(),
+        }
+    }
+
     /// The sum of its elements (of its innermost tensors for a list).
     pub fn sum_f64(&self) -> f64 {
         match self {
@@ -146,8 +154,9 @@ enum Slot<'a> {
     /// A parameter's value, borrowed from the caller (never copied).
     Param(&'a Item),
     One(Item),
-    /// The results of a loop.
-    Multi(Vec<Value>),
+    /// The results of a loop (tensors, or lists for its outputs built as
+    /// lists).
+    Multi(Vec<Item>),
 }
 
 impl Slot<'_> {
@@ -189,7 +198,7 @@ impl Meter {
                 }
                 *n += 1;
             }
-            Slot::Multi(vs) => self.live += vs.iter().map(Value::len_bytes).sum::<usize>(),
+            Slot::Multi(vs) => self.live += vs.iter().map(Item::len_bytes).sum::<usize>(),
         }
         self.peak = self.peak.max(self.live);
     }
@@ -205,7 +214,7 @@ impl Meter {
                     }
                 }
             }
-            Slot::Multi(vs) => self.live -= vs.iter().map(Value::len_bytes).sum::<usize>(),
+            Slot::Multi(vs) => self.live -= vs.iter().map(Item::len_bytes).sum::<usize>(),
         }
     }
 }
@@ -266,11 +275,11 @@ pub(super) fn eval_graph_items(
             Op::Proj(k) => {
                 let src = node.args.first().map_or(usize::MAX, |a| a.0);
                 match slots.get(src).and_then(|s| s.as_ref()) {
-                    Some(Slot::Multi(vs)) => Slot::One(Item::Tensor(
+                    Some(Slot::Multi(vs)) => Slot::One(
                         vs.get(*k)
                             .cloned()
                             .ok_or_else(|| internal("missing result"))?,
-                    )),
+                    ),
                     _ => return Err(internal("projection of a single value")),
                 }
             }
@@ -292,11 +301,13 @@ pub(super) fn eval_graph_items(
                 Slot::One(Item::Tensor(l.stack().map_err(|m| op_error(span, op, m))?))
             }
             _ => {
-                // A loop that reads a list (a sequence, a captured list)
-                // or whose body holds one runs here, element by element.
+                // A loop that reads a list (a sequence, a captured list),
+                // whose body holds one or that builds one runs here,
+                // element by element.
                 let lists_in_loop = match op {
                     Op::Scan(scan) => {
                         graph_holds_lists(&scan.body)
+                            || !scan.sig.as_list.is_empty()
                             || (0..node.args.len()).any(|k| matches!(arg(k), Ok(Item::List(_))))
                     }
                     _ => false,
@@ -330,7 +341,12 @@ pub(super) fn eval_graph_items(
                     }
                     Op::Scan(scan) => {
                         check_loop_outputs(&node.ty, &bind, budget).map_err(over)?;
-                        Slot::Multi(run_scan(scan, &args, node, span, dims, budget)?)
+                        Slot::Multi(
+                            run_scan(scan, &args, node, span, dims, budget)?
+                                .into_iter()
+                                .map(Item::Tensor)
+                                .collect(),
+                        )
                     }
                     _ => {
                         ops::check_budget(op, &arg_tys, node.ty(), &bind, budget, &|k| {

@@ -131,6 +131,56 @@ impl ListValue {
         ListValue::of_rows(values)
     }
 
+    /// The list whose elements are `parts`, lists of depth `depth - 1`
+    /// (`depth` ≥ 2) whose innermost tensors have dtype `dtype` and shape
+    /// `shape` (what an empty list's storage is made of): a `map` whose
+    /// steps give lists. One copy of the parts' rows; the error names the
+    /// first part whose innermost tensors have another shape.
+    pub fn of_lists(
+        parts: &[ListValue],
+        depth: usize,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<ListValue, String> {
+        if let Some((k, p)) = parts
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.depth() + 1 != depth)
+        {
+            return Err(format!(
+                "element {k} is a list of depth {}, where depth {} is required",
+                p.depth(),
+                depth - 1
+            ));
+        }
+        let mut splits: Vec<Vec<i64>> = vec![vec![0, parts.len() as i64]];
+        splits.extend((1..depth).map(|_| vec![0i64]));
+        let mut rows_out: Vec<Value> = Vec::new();
+        for (k, p) in parts.iter().enumerate() {
+            let (values, ps) = p.to_parts();
+            let first = parts[0].element_shape();
+            if p.element_shape() != first {
+                return Err(format!(
+                    "the tensors of a list must have one shape, but element {k} holds tensors of shape {:?} and element 0 of {:?}",
+                    p.element_shape(),
+                    first
+                ));
+            }
+            // Each depth's offsets continue where the previous part's end.
+            for (level, offs) in ps.iter().enumerate() {
+                let out = &mut splits[level + 1];
+                let base = *out.last().unwrap_or(&0);
+                out.extend(offs.iter().skip(1).map(|&x| x + base));
+            }
+            rows_out.extend((0..values.shape()[0]).map(|i| row(&values, i)));
+        }
+        let inner = parts
+            .first()
+            .map_or(shape.to_vec(), |p| p.element_shape().to_vec());
+        let values = stack_values(&rows_out, dtype, &inner)?;
+        ListValue::from_parts(values, splits)
+    }
+
     /// How many lists wrap the innermost tensors.
     pub fn depth(&self) -> usize {
         self.levels.len() - self.level + 1

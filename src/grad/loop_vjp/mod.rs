@@ -313,6 +313,7 @@ pub fn scan_vjp(
         go_backwards: !back,
         keep: Vec::new(),
         until: false,
+        as_list: Vec::new(),
     };
     let fparams = sig.body_params();
     let span = e.span;

@@ -59,48 +59,45 @@ impl Parser {
                 "(until COND) is allowed in scan only, not in map",
             ));
         }
-        if body
+        // An output is built as a list of the steps' results (SPEC: a list
+        // one depth deeper) when the fn returns a list, or, over a list, a
+        // tensor whose leading length is known only at run time (each
+        // becomes the list of its rows).
+        let as_list: Vec<bool> = body
             .graph
             .outputs
             .iter()
-            .any(|o| body.graph.node(*o).ty().is_list())
-        {
-            return Err(type_err(
-                items[1].span(),
-                "map",
-                "a fn returning a list (a list of lists built step by step) is not supported \
-                 yet; return tensors",
-            ));
-        }
+            .map(|o| {
+                let t = body.graph.node(*o).ty();
+                t.is_list() || (over_list && t.shape.first() == Some(&Dim::Unknown))
+            })
+            .collect();
         let mut args = seqs.clone();
         args.extend(body.captured.iter().copied());
         let sig = LoopSig {
             sequences: vec![vec![0]; seqs.len()],
             outputs: vec![OutputInfo::Nitsot; body.graph.outputs.len()],
             n_non_seqs: body.captured.len(),
+            as_list: LoopSig::as_list_list(as_list.clone()),
             ..LoopSig::default()
         };
         let out_tys = self
             .loop_types(&sig, &args, &body.graph)
             .map_err(|reason| loop_err(span, "map", reason))?;
-        // Each output is the steps' results stacked: a step's own sizes
-        // follow its leading one.
-        let ragged = |t: &crate::lang::Type| t.shape.iter().skip(1).any(|d| *d == Dim::Unknown);
-        if over_list && out_tys.iter().any(ragged) {
-            return Err(type_err(
-                items[1].span(),
-                "map",
-                "over a list, a fn returning a tensor whose length is known only at run \
-                 time (a list one depth deeper) is not supported yet",
-            ));
-        }
         let outs = self.push_scan(sig, body.graph, args, out_tys, span);
         if !over_list {
             return Ok(outs);
         }
         // Over a list, each result is a list (SPEC).
         outs.into_iter()
-            .map(|o| self.rows_as_list(o, span))
+            .zip(as_list)
+            .map(|(o, listed)| {
+                if listed {
+                    Ok(o)
+                } else {
+                    self.rows_as_list(o, span)
+                }
+            })
             .collect()
     }
 

@@ -63,6 +63,7 @@ impl Parser {
         let mut n_steps: Option<NodeId> = None;
         let mut go_backwards = false;
         let mut keep: Vec<Option<usize>> = Vec::new();
+        let mut as_list: Vec<bool> = Vec::new();
         let mut fn_clause: Option<&Sexp> = None;
         let mut seen: BTreeSet<&str> = BTreeSet::new();
         for clause in &items[1..] {
@@ -106,6 +107,18 @@ impl Parser {
                             oparts = &oparts[..oparts.len() - 1];
                         }
                         keep.push(kept);
+                        // (nitsot as_list): the steps' results built as a list.
+                        let listed = o.head() == Some("nitsot")
+                            && oparts.len() == 2
+                            && oparts[1].atom() == Some("as_list");
+                        as_list.push(listed);
+                        if listed {
+                            if kept.is_some() {
+                                return Err(syntax(o.span(), "an output built as a list keeps every step: (keep K) does not apply"));
+                            }
+                            outs.push((OutputInfo::Nitsot, None, o.span()));
+                            continue;
+                        }
                         match (o.head(), oparts.len()) {
                             (Some("sitsot"), 2) => {
                                 let init = self.expr(&oparts[1])?;
@@ -133,7 +146,7 @@ impl Parser {
                                 let init = self.expr(&oparts[1])?;
                                 outs.push((OutputInfo::Mitmot { in_taps, out_taps }, Some(init), o.span()));
                             }
-                            _ => return Err(syntax(o.span(), "expected (sitsot INIT), (mitsot INIT (taps T ...)), (mitmot BUF (in_taps T ...) (out_taps S ...)) or (nitsot), each but mitmot optionally ending in (keep K)")),
+                            _ => return Err(syntax(o.span(), "expected (sitsot INIT), (mitsot INIT (taps T ...)), (mitmot BUF (in_taps T ...) (out_taps S ...)), (nitsot) or (nitsot as_list), each but mitmot and as_list optionally ending in (keep K)")),
                         }
                     }
                 }
@@ -197,6 +210,7 @@ impl Parser {
             go_backwards,
             keep: LoopSig::keep_list(keep),
             until: false,
+            as_list: LoopSig::as_list_list(as_list),
         };
         // The spans of the parts of the loop, for its type errors.
         let seq_spans: Vec<Span> = args[sig.seq_args()]
