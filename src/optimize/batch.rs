@@ -65,6 +65,11 @@ pub struct PaddedList {
     pub steps: String,
     /// The symbolic size of the batch (the number of sequences).
     pub batch: String,
+    /// Whether the lengths are known and the longest is at least 1: a
+    /// fold's result is then its batched loop's last state, `(index S
+    /// -1)`, which the Scan rewrites shrink to the last step (without
+    /// lengths, the empty-safe form of `docs/lists.md` stays).
+    pub steps_positive: bool,
 }
 
 /// The cost model of the choice, in units of one elementwise flop. One
@@ -396,6 +401,7 @@ pub fn batch_lists(
             padded_input: k + shift,
             steps,
             batch,
+            steps_positive: compared.is_some(),
         });
         shift += 1;
     }
@@ -541,6 +547,10 @@ fn batch_map(
         v[1 + j] = Some(V::Unb(a));
     }
     let mut fold_outs: HashMap<usize, Vec<NodeId>> = HashMap::new();
+    // A fold's states reversed (`rev`), then followed by its init
+    // (`rev_init`): row 0 of the latter is the fold's result.
+    let mut rev: HashMap<NodeId, NodeId> = HashMap::new();
+    let mut rev_init: HashMap<NodeId, NodeId> = HashMap::new();
     for i in body.n_params..body.nodes.len() {
         let node = &body.nodes[i];
         let src = node.args.first().and_then(|a| fold_outs.get(&a.0));
@@ -572,7 +582,27 @@ fn batch_map(
                 fold_outs.insert(i, outs);
                 continue;
             }
-            (Op::Slice { .. }, [V::States(s)]) => V::States(w.op(node.op.clone(), &[*s])?),
+            (Op::Slice { .. }, [V::States(s)]) => {
+                let id = w.op(node.op.clone(), &[*s])?;
+                let reversed = Op::Slice {
+                    start: None,
+                    stop: None,
+                    step: -1,
+                };
+                if node.op == reversed {
+                    rev.insert(id, *s);
+                }
+                V::States(id)
+            }
+            (Op::Concat(0), [V::States(r), V::Unb(_)]) if rev.contains_key(r) => {
+                let init = match &args[1] {
+                    V::Unb(u) => w.broadcast(*u, &l.batch, 1)?,
+                    _ => return Err("internal: a concat's init".into()),
+                };
+                let id = w.op(Op::Concat(0), &[*r, init])?;
+                rev_init.insert(id, rev[r]);
+                V::States(id)
+            }
             (Op::Concat(0), _) => {
                 let mut parts = Vec::new();
                 for a in &args {
@@ -583,6 +613,14 @@ fn batch_map(
                     });
                 }
                 V::States(w.op(Op::Concat(0), &parts)?)
+            }
+            (Op::Index, [V::States(c), V::Unb(i)])
+                if l.steps_positive
+                    && rev_init.contains_key(c)
+                    && w.g.node(*i).op == Op::Literal(Scalar::I64(0)) =>
+            {
+                let last = w.op(Op::Literal(Scalar::I64(-1)), &[])?;
+                V::Bat(w.op(Op::Index, &[rev_init[c], last])?)
             }
             (Op::Index, [V::States(s), V::Unb(i)])
                 if matches!(w.g.node(*i).op, Op::Literal(Scalar::I64(_))) =>
