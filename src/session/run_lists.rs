@@ -1,8 +1,9 @@
 //! The `run` command for a program that holds lists (SPEC §1 "Nested
 //! lists"): inputs read from `.npz` archives (tensors from `.npy` files)
 //! or generated, with list lengths from `--lengths` or the default rule;
-//! optimized unless asked not to (the optimizer carries a list program
-//! unchanged in this stage of issue 41); executed by the list evaluator
+//! optimized unless asked not to: batched into one dense program when the
+//! batching rewrite applies and its cost model chooses it for the lengths
+//! (`run_batched.rs`), else carried unchanged and executed by the list evaluator
 //! (`crate::exec::list`); reported with each list output's nesting.
 //!
 //! Owns: [`run_lists`] and [`ListRunResult`] (its JSON report, text lines
