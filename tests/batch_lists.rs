@@ -40,7 +40,7 @@ fn loops(g: &Graph) -> (usize, usize) {
 
 #[test]
 fn optimize_turns_the_map_of_loops_into_one_loop() {
-    let p = load("benches/programs/elman_ragged_fwd.sexp");
+    let p = load("benches/lists/elman_ragged_fwd.sexp");
     assert_eq!(
         loops(&p.graph),
         (1, 1),
@@ -59,7 +59,7 @@ fn optimize_turns_the_map_of_loops_into_one_loop() {
     let names: Vec<&str> = q.inputs().map(|(n, _)| n).collect();
     assert_eq!(names[..2], ["L_padded", "L_lengths"]);
     // The gradient: the forward loop and its backward loop, neither nested.
-    let p = load("benches/programs/elman_ragged.sexp");
+    let p = load("benches/lists/elman_ragged.sexp");
     let r = OptimizerSettings::default()
         .optimize_written(&p, &BTreeMap::new())
         .expect("optimizes");

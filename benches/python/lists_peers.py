@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Issue 41's benchmark: an Elman RNN over a ragged batch of 64 sequences
-(lengths 10-500 from `benches/programs/elman_ragged.lengths`, drawn with
+(lengths 10-500 from `benches/lists/elman_ragged.lengths`, drawn with
 numpy.random.default_rng(41); hidden 128, input 64), forward and gradient
 with respect to the weights, timed in:
 
-- eqscan: `target/release/eqscan run benches/programs/elman_ragged{_fwd,}.sexp
+- eqscan: `target/release/eqscan run benches/lists/elman_ragged{_fwd,}.sexp
   --input L=DIR/L.npz --input W=... --repeat R --json`, the list program as
   written, optimized as `run` does (the batching rewrite when its cost
   model chooses it; `"batched"` in the report says whether it did); the
@@ -41,7 +41,7 @@ import numpy as np  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EQSCAN = os.path.join(ROOT, "target", "release", "eqscan")
-PROGS = os.path.join(ROOT, "benches", "programs")
+PROGS = os.path.join(ROOT, "benches", "lists")
 H, D = 128, 64
 
 

@@ -5,7 +5,7 @@
 ; with respect to the weights. `run` batches the map into one masked loop
 ; over the padded batch (docs/lists.md "Batching"); `--no-opt` runs it per
 ; sequence as written. Inputs: `--gen --lengths L=$(cat
-; benches/programs/elman_ragged.lengths)` (64 lengths in 10..500 drawn
+; benches/lists/elman_ragged.lengths)` (64 lengths in 10..500 drawn
 ; with numpy.random.default_rng(41)), or benches/python/lists_peers.py's.
 (program elman_ragged_fwd
   (input L (list (list (f64 64))))
