@@ -18,6 +18,7 @@
 //! not monotone in the e-graph, and a larger e-graph may give a slightly
 //! costlier term.
 
+pub mod batch;
 mod loop_spans;
 
 use crate::egraph::analysis::TensorAnalysis;

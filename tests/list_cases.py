@@ -437,6 +437,49 @@ def seqs_grad(i):
     return [c] + g
 
 
+def seqs_of(lens, k, w=4, scale=1.0):
+    """Sequences of w-vectors of the data rule (input k) with lengths `lens`."""
+    xs = rows(sum(lens), w, k=k, scale=scale)
+    out, at = [], 0
+    for n in lens:
+        out.append(lst(xs[at:at + n], (w,)))
+        at += n
+    return lst(out, (w,))
+
+
+@case(inputs={"L": seqs_value(), "Wx": gen_tensor(31, (3, 4)), "Wh": gen_tensor(32, (3, 3)),
+             "b": gen_tensor(33, (3,)), "h0": gen_tensor(34, (3,))})
+def batch_edges(i):
+    ls, wx, wh, b, h0 = i["L"], i["Wx"], i["Wh"], i["b"], i["h0"]
+    hs = [elman(wx, wh, b, h0, s) for s in ls]
+    hr = [elman(wx, wh, b, h0, s, reverse=True) for s in ls]
+    return [lst(hs, (3,)), lst(hr, (3,)), np.sum(np.stack(hs) * np.stack(hr))]
+
+
+@case(inputs={"L": seqs_of([0, 4, 0, 1, 7, 0], 41), "Wx": gen_tensor(42, (3, 4)),
+             "Wh": gen_tensor(43, (3, 3)), "b": gen_tensor(44, (3,)), "h0": gen_tensor(45, (3,))})
+def batch_grad(i):
+    c, g = rnn_grads(i["L"], i["Wx"], i["Wh"], i["b"], i["h0"])
+    return [c] + g
+
+
+@case(inputs={"L": seqs_of([6], 51), "Wx": gen_tensor(52, (3, 4)), "Wh": gen_tensor(53, (3, 3)),
+             "b": gen_tensor(54, (3,)), "h0": gen_tensor(55, (3,))})
+def batch_one(i):
+    c, g = rnn_grads(i["L"], i["Wx"], i["Wh"], i["b"], i["h0"])
+    return [c] + g
+
+
+@case(inputs={"L": seqs_of([2, 0, 3], 61, scale=1e300), "Wx": gen_tensor(62, (3, 4), scale=1e-300),
+             "Wh": gen_tensor(63, (3, 3)), "b": gen_tensor(64, (3,), scale=1e300),
+             "h0": gen_tensor(65, (3,), scale=1e-300)})
+def batch_extreme(i):
+    ls, wx, wh, b, h0 = i["L"], i["Wx"], i["Wh"], i["b"], i["h0"]
+    hs = [elman(wx, wh, b, h0, s) for s in ls]
+    H = np.stack(hs)
+    return [lst(hs, (3,)), np.sum(H * H)]
+
+
 # ------------------------------------------------------------ files
 
 

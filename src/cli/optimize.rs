@@ -2,7 +2,7 @@
 //! report.
 
 use super::args::{dims_or_exit, name_size, OptArgs};
-use super::{emit, emit_line, load_expanded, UserError};
+use super::{emit, emit_line, load_program, UserError};
 use eqscan::lang::print_program;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -26,12 +26,12 @@ pub struct Options {
 pub fn run(o: Options) -> Result<(), UserError> {
     let file = o.prog.display().to_string();
     let t0 = Instant::now();
-    let p = load_expanded(&o.prog)?;
+    let p = load_program(&o.prog)?;
     let parse_ms = t0.elapsed().as_secs_f64() * 1e3;
     let report = o
         .opt
         .settings()
-        .optimize(&p, &dims_or_exit(&o.dims))
+        .optimize_written(&p, &dims_or_exit(&o.dims))
         .map_err(|e| UserError(e.located(&file)))?;
     if o.json {
         emit_line(&report.to_json(parse_ms).to_string());

@@ -3,7 +3,7 @@
 //! turns the options into [`RunOptions`] and prints the result.
 
 use super::args::{byte_count, dims_or_exit, name_f64, name_path, name_size, name_text, OptArgs};
-use super::{emit_line, load_expanded, UserError};
+use super::{emit_line, load_program, UserError};
 use eqscan::exec::map_back::optimizer_bug_warning;
 use eqscan::exec::MemoryBudget;
 use eqscan::session::{RunOptions, Source};
@@ -74,7 +74,7 @@ pub struct Options {
 /// Runs the program and prints (or writes) its outputs.
 pub fn run(o: Options) -> Result<(), UserError> {
     let file = o.prog.display().to_string();
-    let p = load_expanded(&o.prog)?;
+    let p = load_program(&o.prog)?;
     let sources = |pairs: Vec<(String, PathBuf)>| {
         pairs
             .into_iter()

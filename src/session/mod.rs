@@ -15,6 +15,7 @@ pub mod error;
 pub mod expand;
 pub mod explain;
 pub mod run;
+mod run_batched;
 pub mod run_lists;
 
 pub use error::SessionError;
@@ -99,6 +100,20 @@ impl OptimizerSettings {
         let mut model = CostModel::with_dims(dims.clone());
         model.memory_budget = self.memory_budget.map(|b| b as f64);
         model
+    }
+
+    /// [`Self::optimize`] of a program as written (its `grad`s not yet
+    /// expanded): a program over lists of sequences is first batched
+    /// ([`crate::optimize::batch::batch_lists`], without lengths: made
+    /// whenever it applies), so the result is the dense program, whose
+    /// inputs are each list's padded batch and lengths.
+    pub fn optimize_written(&self, p: &Program, dims: &Dims) -> Result<Report, SessionError> {
+        if crate::lang::list_type::holds_lists(p) {
+            if let Ok(b) = crate::optimize::batch::batch_lists(p, None) {
+                return self.optimize(&b.program, dims);
+            }
+        }
+        self.optimize(p, dims)
     }
 
     /// Optimizes `p`, the cost model giving symbolic sizes the values of

@@ -1,8 +1,9 @@
 //! The `run` command for a program that holds lists (SPEC §1 "Nested
 //! lists"): inputs read from `.npz` archives (tensors from `.npy` files)
 //! or generated, with list lengths from `--lengths` or the default rule;
-//! optimized unless asked not to (the optimizer carries a list program
-//! unchanged in this stage of issue 41); executed by the list evaluator
+//! optimized unless asked not to: batched into one dense program when the
+//! batching rewrite applies and its cost model chooses it for the lengths
+//! (`run_batched.rs`), else carried unchanged and executed by the list evaluator
 //! (`crate::exec::list`); reported with each list output's nesting.
 //!
 //! Owns: [`run_lists`] and [`ListRunResult`] (its JSON report, text lines
@@ -37,6 +38,9 @@ pub struct ListRunResult {
     pub peak_bytes: usize,
     /// Whether the run was repeated.
     pub repeated: bool,
+    /// Whether the program ran as one dense program through the batching
+    /// rewrite (`crate::optimize::batch`) rather than per sequence.
+    pub batched: bool,
 }
 
 /// Runs `p`, which holds lists, as `opts` asks; `lengths` gives the
@@ -46,6 +50,7 @@ pub fn run_lists(
     opts: &RunOptions,
     lengths: &BTreeMap<String, String>,
 ) -> Result<ListRunResult, SessionError> {
+    let written = p;
     let expanded = super::expand(p)?;
     let p = &expanded;
     let names: Vec<String> = p.inputs().map(|(n, _)| n.to_string()).collect();
@@ -109,6 +114,9 @@ pub fn run_lists(
     }
     let refs: Vec<Option<&Item>> = inputs.iter().map(Some).collect();
     dims = bind_items(p, &refs, &dims).map_err(SessionError::Exec)?;
+    if let Some(r) = super::run_batched::run_batched(written, &inputs, &dims, opts)? {
+        return Ok(r);
+    }
     let (optimized, optimize_ms) = optimize_timed(p, &dims, opts)?;
     let prog = optimized.as_ref().unwrap_or(p);
     let runs = opts.repeat.map_or(1, |k| k + 1);
@@ -138,6 +146,7 @@ pub fn run_lists(
         optimize_ms,
         peak_bytes,
         repeated: opts.repeat.is_some(),
+        batched: false,
     })
 }
 
@@ -219,6 +228,7 @@ impl ListRunResult {
             "optimize_ms": self.optimize_ms,
             "execute_ms": self.execute_ms,
             "peak_bytes": self.peak_bytes,
+            "batched": self.batched,
             "outputs": outs,
         })
     }

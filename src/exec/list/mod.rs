@@ -10,6 +10,7 @@
 pub mod gen;
 mod loops;
 pub mod npz;
+pub mod pad;
 pub mod run;
 pub mod value;
 

@@ -1,0 +1,43 @@
+//! A list of sequences as a padded batch: what the batching rewrite's
+//! dense program reads in place of the list (`docs/lists.md`
+//! "Batching").
+//!
+//! Owns: [`pad_sequences`]. Must not: decide whether to batch (the
+//! optimizer's `batch` does) or run a program.
+
+use super::value::ListValue;
+use crate::exec::value::{with_array, Elem, Value};
+use ndarray::{ArrayD, Axis, IxDyn};
+
+/// The sequences of `l` (a list of lists of tensors) padded with zeros into
+/// one tensor `(T_max, B, ...)`: row `[t, b]` is element `t` of sequence
+/// `b` while `t` is below its length. Also the lengths, `i64 (B)`.
+pub fn pad_sequences(l: &ListValue) -> Result<(Value, Value), String> {
+    if l.depth() != 2 {
+        return Err(format!(
+            "padding needs a list of sequences (depth 2), got depth {}",
+            l.depth()
+        ));
+    }
+    let (values, splits) = l.to_parts();
+    let offs = &splits[1];
+    let lens: Vec<i64> = offs.windows(2).map(|w| w[1] - w[0]).collect();
+    let t_max = lens.iter().copied().max().unwrap_or(0).max(0) as usize;
+    let padded = with_array!(&values, a => pad(a, offs, t_max));
+    let lens =
+        Value::from(ArrayD::from_shape_vec(IxDyn(&[lens.len()]), lens).map_err(|e| e.to_string())?);
+    Ok((padded, lens))
+}
+
+fn pad<T: Elem>(values: &ArrayD<T>, offs: &[i64], t_max: usize) -> Value {
+    let mut shape = vec![t_max, offs.len().saturating_sub(1)];
+    shape.extend_from_slice(&values.shape()[1..]);
+    let mut out = ArrayD::from_elem(IxDyn(&shape), T::zero());
+    for (b, w) in offs.windows(2).enumerate() {
+        let (lo, hi) = (w[0] as usize, w[1] as usize);
+        out.index_axis_mut(Axis(1), b)
+            .slice_axis_mut(Axis(0), (0..hi - lo).into())
+            .assign(&values.slice_axis(Axis(0), (lo..hi).into()));
+    }
+    T::wrap(out)
+}

@@ -1,0 +1,120 @@
+//! `run` of a list program through the batching rewrite: when
+//! [`crate::optimize::batch::batch_lists`] chooses it for the run-time
+//! lengths, the sequences are padded, the dense program runs as any
+//! dense program does (its `grad`s expanded, optimized, on the compiled
+//! plan and the step tape), and its outputs become the list program's.
+//!
+//! Owns: [`run_batched`]. Must not: decide whether to batch (the rewrite
+//! does) or print.
+
+use super::run::{RunOptions, Source};
+use super::run_lists::ListRunResult;
+use super::SessionError;
+use crate::exec::list::pad::pad_sequences;
+use crate::exec::list::{Item, ListValue};
+use crate::exec::run::Dims;
+use crate::exec::ExecError;
+use crate::lang::{NodeId, Program, Type};
+use crate::optimize::batch::batch_lists;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Runs the list program `p` (its `grad`s not expanded) on `inputs` as
+/// one dense program, when the optimizer is on and the rewrite applies
+/// and costs less for these lengths; `None` otherwise (the caller runs
+/// it per sequence). The padding's time is counted in each run's time.
+pub(super) fn run_batched(
+    p: &Program,
+    inputs: &[Item],
+    dims: &Dims,
+    opts: &RunOptions,
+) -> Result<Option<ListRunResult>, SessionError> {
+    if opts.optimizer.is_none() {
+        return Ok(None);
+    }
+    let names: Vec<String> = p.inputs().map(|(n, _)| n.to_string()).collect();
+    let mut lengths = BTreeMap::new();
+    for (name, item) in names.iter().zip(inputs) {
+        if let Item::List(l) = item {
+            if l.depth() != 2 {
+                return Ok(None);
+            }
+            let (_, splits) = l.to_parts();
+            let lens = splits[1].windows(2).map(|w| (w[1] - w[0]) as usize);
+            lengths.insert(name.clone(), lens.collect::<Vec<_>>());
+        }
+    }
+    let Ok(b) = batch_lists(p, Some(&lengths)) else {
+        return Ok(None);
+    };
+    let t0 = Instant::now();
+    let mut dense_inputs = Vec::new();
+    let mut dense_dims = dims.clone();
+    for (k, (name, item)) in names.iter().zip(inputs).enumerate() {
+        match item {
+            Item::Tensor(v) => dense_inputs.push((name.clone(), Source::Value(v.clone()))),
+            Item::List(l) => {
+                let at = |msg: String| {
+                    SessionError::Exec(ExecError::Input {
+                        span: p.graph.span(NodeId(k)),
+                        name: name.clone(),
+                        msg,
+                    })
+                };
+                let Some(pl) = b.lists.iter().find(|pl| pl.input == k) else {
+                    return Ok(None);
+                };
+                let (padded, lens) = pad_sequences(l).map_err(at)?;
+                dense_dims.insert(pl.steps.clone(), padded.shape()[0] as i64);
+                dense_dims.insert(pl.batch.clone(), padded.shape()[1] as i64);
+                dense_inputs.push((format!("{name}_padded"), Source::Value(padded)));
+                dense_inputs.push((format!("{name}_lengths"), Source::Value(lens)));
+            }
+        }
+    }
+    let pad_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let dense_opts = RunOptions {
+        inputs: dense_inputs,
+        gen: false,
+        scales: BTreeMap::new(),
+        dims: dense_dims,
+        memory: opts.memory,
+        optimizer: opts.optimizer.clone(),
+        repeat: opts.repeat,
+        shared: Vec::new(),
+        calls: 1,
+    };
+    let r = super::run::run(&b.program, &dense_opts)?;
+    let outputs = r
+        .outputs
+        .into_iter()
+        .zip(&b.list_outputs)
+        .enumerate()
+        .map(|(k, (v, &list))| {
+            if !list {
+                return Ok(Item::Tensor(v));
+            }
+            ListValue::of_rows(v).map(Item::List).map_err(|msg| {
+                let o = p.graph.outputs[k];
+                SessionError::Exec(ExecError::Input {
+                    span: p.graph.span(o),
+                    name: format!("out_{k}"),
+                    msg,
+                })
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let output_types: Vec<Type> = p.graph.outputs[..p.n_outputs()]
+        .iter()
+        .map(|&o| p.graph.node(o).ty().clone())
+        .collect();
+    Ok(Some(ListRunResult {
+        outputs,
+        output_types,
+        execute_ms: r.execute_ms.iter().map(|ms| ms + pad_ms).collect(),
+        optimize_ms: r.optimize_ms,
+        peak_bytes: r.peak_bytes,
+        repeated: r.repeated,
+        batched: true,
+    }))
+}

@@ -1,0 +1,234 @@
+//! The batching rewrite of list programs (`src/optimize/batch.rs`,
+//! docs/lists.md "Batching"): its structure (a map of loops before, one
+//! masked loop after), that `run` takes it (and not when the lengths make
+//! it costlier), and its results against the per-sequence run. The values
+//! themselves are checked against NumPy/JAX in `tests/list_cases.rs`
+//! (`lists::batch_*`, `lists::seqs_grad`), in every mode.
+
+use eqscan::exec::list::Item;
+use eqscan::lang::{parse_program, Graph, Op, Program};
+use eqscan::optimize::batch::{batch_lists, BatchCost};
+use eqscan::session::{run_lists, OptimizerSettings, RunOptions, Source};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn load(rel: &str) -> Program {
+    let text = std::fs::read_to_string(root().join(rel)).expect("case file");
+    parse_program(&text).expect("parses")
+}
+
+/// The top-level loops of `g`, and how many of them hold a loop.
+fn loops(g: &Graph) -> (usize, usize) {
+    let scans: Vec<_> = g
+        .nodes
+        .iter()
+        .filter_map(|n| match &n.op {
+            Op::Scan(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    let nested = scans
+        .iter()
+        .filter(|s| s.body.nodes.iter().any(|n| matches!(n.op, Op::Scan(_))))
+        .count();
+    (scans.len(), nested)
+}
+
+#[test]
+fn optimize_turns_the_map_of_loops_into_one_loop() {
+    let p = load("benches/lists/elman_ragged_fwd.sexp");
+    assert_eq!(
+        loops(&p.graph),
+        (1, 1),
+        "as written: one map holding a fold"
+    );
+    let r = OptimizerSettings::default()
+        .optimize_written(&p, &BTreeMap::new())
+        .expect("optimizes");
+    let q = &r.program;
+    assert_eq!(
+        loops(&q.graph),
+        (1, 0),
+        "optimized: one loop, nothing nested"
+    );
+    assert!(!eqscan::lang::list_type::holds_lists(q));
+    let names: Vec<&str> = q.inputs().map(|(n, _)| n).collect();
+    assert_eq!(names[..2], ["L_padded", "L_lengths"]);
+    // The gradient: the forward loop and its backward loop, neither nested.
+    let p = load("benches/lists/elman_ragged.sexp");
+    let r = OptimizerSettings::default()
+        .optimize_written(&p, &BTreeMap::new())
+        .expect("optimizes");
+    let (n, nested) = loops(&r.program.graph);
+    assert_eq!(nested, 0);
+    assert!(n <= 2, "{n} loops");
+}
+
+#[test]
+fn both_maps_of_a_program_are_batched_with_one_padded_input() {
+    let p = load("tests/cases/lists/batch_edges.sexp");
+    let b = batch_lists(&p, None).expect("batches");
+    assert_eq!(loops(&b.program.graph), (2, 0));
+    assert_eq!(b.list_outputs, [true, true, false]);
+    assert_eq!(b.lists.len(), 1);
+}
+
+#[test]
+fn other_uses_of_the_list_keep_the_program_per_sequence() {
+    // seqs_map_loops zips L, reads its lengths and scans over it.
+    let p = load("tests/cases/lists/seqs_map_loops.sexp");
+    let err = batch_lists(&p, None).expect_err("not batched");
+    assert!(err.contains("has a use other than a map"), "{err}");
+}
+
+#[test]
+fn the_cost_comparison_follows_the_lengths() {
+    let p = load("tests/cases/lists/batch_grad.sexp");
+    let with = |lens: Vec<usize>| {
+        let m = BTreeMap::from([("L".to_string(), lens)]);
+        batch_lists(&p, Some(&m))
+    };
+    // Equal lengths: batched.
+    assert!(with(vec![50; 16]).is_ok());
+    // One long sequence among short ones, tiny steps: padding costs more.
+    let err = with(vec![1, 1, 1, 1000]).expect_err("per sequence");
+    assert!(err.contains("per sequence costs"), "{err}");
+    // No steps at all: nothing to gain.
+    assert!(with(vec![0, 0, 0]).is_err());
+    let c = BatchCost {
+        ops: 5.0,
+        mask_ops: 3.0,
+        elementwise: 10.0,
+        products: 100.0,
+    };
+    let lens = [3, 0, 2];
+    assert_eq!(c.per_sequence(&lens), 5.0 * (5.0 * 1000.0 + 110.0));
+    assert_eq!(c.batched(&lens), 3.0 * (8.0 * 1000.0 + 3.0 * (10.0 + 25.0)));
+}
+
+/// The outputs of case `name` run by `run_lists` (optimized or not), and
+/// whether it ran batched.
+fn run_case(name: &str, optimize: bool) -> (Vec<Item>, bool) {
+    let dir = root().join("tests/cases/lists");
+    let p = load(&format!("tests/cases/lists/{name}.sexp"));
+    let inputs = std::fs::read_dir(dir.join(format!("{name}.inputs")))
+        .expect("inputs")
+        .flatten()
+        .map(|e| {
+            let path = e.path();
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            (stem.to_string(), Source::Npy(path.clone()))
+        })
+        .collect();
+    let opts = RunOptions {
+        inputs,
+        optimizer: optimize.then(OptimizerSettings::default),
+        ..RunOptions::default()
+    };
+    let r = run_lists(&p, &opts, &BTreeMap::new()).expect("runs");
+    (r.outputs, r.batched)
+}
+
+fn values(item: &Item) -> (Vec<f64>, Vec<Vec<i64>>) {
+    match item {
+        Item::Tensor(v) => (v.as_f64_array().iter().copied().collect(), Vec::new()),
+        Item::List(l) => {
+            let (v, s) = l.to_parts();
+            (v.as_f64_array().iter().copied().collect(), s)
+        }
+    }
+}
+
+#[test]
+fn batched_runs_give_the_per_sequence_results() {
+    for name in ["batch_edges", "batch_grad", "batch_extreme", "seqs_grad"] {
+        let (batched, was) = run_case(name, true);
+        assert!(was, "{name}: run did not batch");
+        let (written, was) = run_case(name, false);
+        assert!(!was);
+        for (k, (a, b)) in batched.iter().zip(&written).enumerate() {
+            let ((va, sa), (vb, sb)) = (values(a), values(b));
+            assert_eq!(sa, sb, "{name} out_{k}: splits");
+            assert_eq!(va.len(), vb.len());
+            for (x, y) in va.iter().zip(&vb) {
+                assert!(x.is_finite() == y.is_finite(), "{name} out_{k}: {x} vs {y}");
+                // Products re-associated (dot W x as a row of X Wᵀ): within
+                // rounding, not bit for bit.
+                let tol = 1e-12 * x.abs().max(y.abs()).max(1e-300);
+                assert!((x - y).abs() <= tol, "{name} out_{k}: {x} vs {y}");
+            }
+        }
+    }
+}
+
+#[test]
+fn padding_keeps_each_sequence_in_its_column() {
+    use eqscan::exec::list::npz::read_list_npz;
+    use eqscan::exec::list::pad::pad_sequences;
+    let l = read_list_npz(Path::new(
+        &root().join("tests/cases/lists/batch_grad.inputs/L.npz"),
+    ))
+    .expect("reads");
+    let (x, lens) = pad_sequences(&l).expect("pads");
+    assert_eq!(x.shape(), [7, 6, 4]);
+    let lens: Vec<f64> = lens.as_f64_array().iter().copied().collect();
+    assert_eq!(lens, [0.0, 4.0, 0.0, 1.0, 7.0, 0.0]);
+    let xa = x.as_f64_array();
+    let (vals, _) = l.to_parts();
+    let va = vals.as_f64_array();
+    // Sequence 4 starts at row 5 of the values (0 + 4 + 0 + 1).
+    for t in 0..7 {
+        for j in 0..4 {
+            assert_eq!(xa[[t, 4, j]], va[[5 + t, j]]);
+            assert_eq!(xa[[t, 0, j]], 0.0);
+        }
+    }
+}
+
+#[test]
+fn a_batch_of_one_runs_per_sequence_and_its_dense_form_agrees() {
+    use eqscan::exec::list::npz::read_list_npz;
+    use eqscan::exec::list::pad::pad_sequences;
+    use eqscan::exec::npy::read_npy;
+    // One sequence: batching saves no dispatch, so run keeps it as written.
+    let (written, was) = run_case("batch_one", true);
+    assert!(!was);
+    // The dense form (as optimize prints it) on the padded batch (6, 1, 4).
+    let p = load("tests/cases/lists/batch_one.sexp");
+    let b = batch_lists(&p, None).expect("batches");
+    let dir = root().join("tests/cases/lists/batch_one.inputs");
+    let l = read_list_npz(&dir.join("L.npz")).expect("reads");
+    let (x, lens) = pad_sequences(&l).expect("pads");
+    assert_eq!(x.shape(), [6, 1, 4]);
+    let mut inputs = vec![
+        ("L_padded".to_string(), Source::Value(x)),
+        ("L_lengths".to_string(), Source::Value(lens)),
+    ];
+    for n in ["Wx", "Wh", "b", "h0"] {
+        let v = read_npy(&dir.join(format!("{n}.npy"))).expect("reads");
+        inputs.push((n.to_string(), Source::Value(v)));
+    }
+    let dims = BTreeMap::from([("L_steps".to_string(), 6), ("L_batch".to_string(), 1)]);
+    let r = eqscan::session::run(
+        &b.program,
+        &RunOptions {
+            inputs,
+            dims,
+            ..RunOptions::default()
+        },
+    )
+    .expect("runs");
+    for (k, (a, w)) in r.outputs.iter().zip(&written).enumerate() {
+        let (va, vb) = (a.as_f64_array(), values(w).0);
+        for (x, y) in va.iter().zip(&vb) {
+            assert!(
+                (x - y).abs() <= 1e-12 * x.abs().max(y.abs()),
+                "out_{k}: {x} vs {y}"
+            );
+        }
+    }
+}
