@@ -232,3 +232,55 @@ fn a_batch_of_one_runs_per_sequence_and_its_dense_form_agrees() {
         }
     }
 }
+
+/// A step that meets a pole on the padding (`log(x · w)` at the zero rows
+/// past a sequence's end): the dense form's gradient is NaN there (a
+/// masked row's zero cotangent times 1/0), while the written program's is
+/// finite. `run` must give the written program's results: it discards
+/// the batched run and runs per sequence.
+#[test]
+fn a_batched_run_that_is_not_finite_is_replaced_by_the_written_program() {
+    use eqscan::exec::list::npz::read_list_npz;
+    use eqscan::exec::list::pad::pad_sequences;
+    use eqscan::exec::npy::read_npy;
+    let p = load("tests/cases/lists/batch_pole.sexp");
+    let b = batch_lists(&p, None).expect("batches");
+    let dir = root().join("tests/cases/lists/batch_pole.inputs");
+    let l = read_list_npz(&dir.join("L.npz")).expect("reads");
+    let (x, lens) = pad_sequences(&l).expect("pads");
+    let (steps, batch) = (x.shape()[0] as i64, x.shape()[1] as i64);
+    let mut inputs = vec![
+        ("L_padded".to_string(), Source::Value(x)),
+        ("L_lengths".to_string(), Source::Value(lens)),
+    ];
+    for n in ["w", "a", "h0"] {
+        let v = read_npy(&dir.join(format!("{n}.npy"))).expect("reads");
+        inputs.push((n.to_string(), Source::Value(v)));
+    }
+    let dims = BTreeMap::from([
+        ("L_steps".to_string(), steps),
+        ("L_batch".to_string(), batch),
+    ]);
+    let dense = eqscan::session::run(
+        &b.program,
+        &RunOptions {
+            inputs,
+            dims,
+            ..RunOptions::default()
+        },
+    )
+    .expect("runs");
+    let dense_gw = dense.outputs[1].as_f64_array();
+    assert!(
+        dense_gw.iter().any(|g| g.is_nan()),
+        "the padding hazard this test guards against is gone: {dense_gw:?}"
+    );
+    let (got, was) = run_case("batch_pole", true);
+    assert!(!was, "a batched run with NaN results was kept");
+    let (written, _) = run_case("batch_pole", false);
+    for (k, (a, w)) in got.iter().zip(&written).enumerate() {
+        let (va, vw) = (values(a).0, values(w).0);
+        assert!(va.iter().all(|x| x.is_finite()), "out_{k}: {va:?}");
+        assert_eq!(va, vw, "out_{k}");
+    }
+}

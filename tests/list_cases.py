@@ -480,6 +480,51 @@ def batch_extreme(i):
     return [lst(hs, (3,)), np.sum(H * H)]
 
 
+def positive_seqs(lens, k):
+    """Sequences of 4-vectors in [0.5, 1.5) (input k's data rule, shifted)."""
+    xs = [np.abs(r) % 1.0 + 0.5 for r in rows(sum(lens), 4, k=k)]
+    out, at = [], 0
+    for n in lens:
+        out.append(lst(xs[at:at + n], (4,)))
+        at += n
+    return lst(out, (4,))
+
+
+@case(inputs={"L": positive_seqs([3, 0, 5, 2], 71), "w": np.abs(gen_tensor(72, (4,))) % 1.0 + 0.5,
+             "a": gen_tensor(73, (3,)), "h0": gen_tensor(74, (3,))})
+def batch_pole(i):
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_enable_x64", True)
+    seqs = [np.stack(s) if len(s) else np.zeros((0, 4)) for s in i["L"]]
+
+    def cost(params, xp):
+        w, a, h0 = params
+        total = 0.0
+        for s in seqs:
+            h = h0
+            for x in s:
+                h = h * a + xp.log(xp.sum(x * w))
+            total = total + xp.sum(h * h)
+        return total
+
+    params = (i["w"], i["a"], i["h0"])
+    grads = jax.grad(lambda p: cost(p, jnp))(tuple(jnp.asarray(p) for p in params))
+    grads = [np.asarray(g) for g in grads]
+    for k, p in enumerate(params):
+        fd = np.zeros_like(p)
+        for idx in np.ndindex(p.shape):
+            step = 1e-6 * max(1.0, abs(p[idx]))
+            up = [q.copy() for q in params]
+            dn = [q.copy() for q in params]
+            up[k][idx] += step
+            dn[k][idx] -= step
+            fd[idx] = (cost(up, np) - cost(dn, np)) / (2 * step)
+        assert np.allclose(fd, grads[k], rtol=1e-6, atol=1e-8), (k, fd, grads[k])
+    assert all(np.all(np.isfinite(g)) for g in grads)
+    return [np.float64(cost(params, np))] + grads
+
+
 # ------------------------------------------------------------ files
 
 

@@ -682,6 +682,9 @@ fn batch_fold(
     }
     new_args.extend_from_slice(caps);
     new_args.push(lens);
+    if sig.as_list.iter().any(|&l| l) {
+        return Err("a loop whose outputs are lists".to_string());
+    }
     let new_sig = LoopSig {
         sequences: vec![vec![0], vec![0]],
         outputs: sig.outputs.clone(),
@@ -690,6 +693,7 @@ fn batch_fold(
         go_backwards: sig.go_backwards,
         keep: Vec::new(),
         until: false,
+        as_list: Vec::new(),
     };
     let arg_tys: Vec<&Type> = new_args.iter().map(|&a| w.ty(a)).collect();
     let param_tys = loop_type::param_types(&new_sig, &arg_tys).map_err(|e| e.to_string())?;

@@ -4,6 +4,10 @@
 //! dense program does (its `grad`s expanded, optimized, on the compiled
 //! plan and the step tape), and its outputs become the list program's.
 //!
+//! A batched run that fails or gives a result that is not finite is
+//! thrown away and the program runs as written (see [`run_batched`]):
+//! the padded steps compute on rows the written program never reads.
+//!
 //! Owns: [`run_batched`]. Must not: decide whether to batch (the rewrite
 //! does) or print.
 
@@ -84,7 +88,20 @@ pub(super) fn run_batched(
         shared: Vec::new(),
         calls: 1,
     };
-    let r = super::run::run(&b.program, &dense_opts)?;
+    // The padded steps compute the step on rows no sequence has (zeros
+    // past its end, with its last state): their results are masked away,
+    // but a step that meets a pole there (a `log` or a division at 0)
+    // makes an infinite local derivative, and the zero cotangent of a
+    // masked row times it is NaN in the gradient. The written program
+    // never computes those steps; so a batched run that fails, or whose
+    // results are not all finite, is not trusted: the caller runs the
+    // program as written, which gives its own results or its own error.
+    let Ok(r) = super::run::run(&b.program, &dense_opts) else {
+        return Ok(None);
+    };
+    if !r.outputs.iter().all(all_finite) {
+        return Ok(None);
+    }
     let outputs = r
         .outputs
         .into_iter()
@@ -117,4 +134,14 @@ pub(super) fn run_batched(
         repeated: r.repeated,
         batched: true,
     }))
+}
+
+/// Whether every element of `v` is finite (integers and bools always are).
+fn all_finite(v: &crate::exec::value::Value) -> bool {
+    use crate::exec::value::Value;
+    match v {
+        Value::F64(a) => a.iter().all(|x| x.is_finite()),
+        Value::F32(a) => a.iter().all(|x| x.is_finite()),
+        Value::I64(_) | Value::I32(_) | Value::Bool(_) => true,
+    }
 }
