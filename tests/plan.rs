@@ -30,7 +30,7 @@ use eqscan::exec::ops::product_kernel::{self, PackedWidth, ProductKernel};
 use eqscan::exec::plan::{Compiled, PlanOptions};
 use eqscan::exec::run::{input_shapes, run_program, Dims};
 use eqscan::exec::Value;
-use eqscan::lang::{parse_program, DType, Program};
+use eqscan::lang::{parse_program, DType, OpKind, Program};
 use libtest_mimic::Trial;
 use ndarray::{ArrayD, IxDyn};
 use std::collections::BTreeSet;
@@ -1395,6 +1395,185 @@ fn nested_while_loops_run_on_the_outer_tape() {
     );
 }
 
+/// A loop body that uses op `k` on the step's rows `x`, `y` (f64 3), `m`
+/// (f64 3 3) and `c` (bool 3), with its result as the step's output (of
+/// a shape every step shares); `None` for the list ops (lists are not
+/// loop values). Matches on `OpKind` exhaustively: a new op gets a body.
+fn op_in_a_loop(k: OpKind) -> Option<String> {
+    let name = k.name();
+    Some(match k {
+        OpKind::Unary(_) => format!("({name} x)"),
+        OpKind::Binary(_) | OpKind::Compare(_) => format!("({name} x y)"),
+        OpKind::Reduce(_) | OpKind::Cumulative(_) | OpKind::Normalize(_) => {
+            format!("({name} m 1)")
+        }
+        OpKind::Where => "(where c x y)".into(),
+        OpKind::Dot => "(dot m x)".into(),
+        OpKind::Matmul => "(matmul m m)".into(),
+        OpKind::Transpose => "(transpose m 1 0)".into(),
+        OpKind::Reshape => "(reshape m 9)".into(),
+        OpKind::ExpandDims => "(expand_dims x 0)".into(),
+        OpKind::Stack => "(stack x y)".into(),
+        OpKind::Concat => "(concat 0 x y)".into(),
+        OpKind::Index => "(index m 1)".into(),
+        OpKind::Slice => "(slice x none 1 -1)".into(),
+        OpKind::Fill => "(add x (fill (f64 3) 1.5))".into(),
+        OpKind::Zeros => "(add x (zeros (f64 3)))".into(),
+        OpKind::Ones => "(add m (ones (i64 3 3)))".into(),
+        OpKind::Arange => "(mul x (arange 3))".into(),
+        OpKind::Tensor => "(mul (slice x 0 2 1) (tensor (f64 2) 1.0 2.5))".into(),
+        OpKind::Cast => "(cast i64 (mul x 1e3))".into(),
+        OpKind::ZerosLike => "(add (zeros_like m) x)".into(),
+        OpKind::SumTo => "(sum_to m x)".into(),
+        OpKind::LinRec => "(linrec 0.5 m x)".into(),
+        OpKind::LogMatMulExp => "(logmatmulexp x m)".into(),
+        OpKind::IncIndex => "(inc_index m x 1)".into(),
+        OpKind::IncSlice => "(inc_slice x y 2 none -1)".into(),
+        OpKind::Flip => "(flip m 1)".into(),
+        OpKind::Squeeze => "(squeeze (expand_dims x 1) 1)".into(),
+        OpKind::StopGradient => "(stop_gradient x)".into(),
+        // Its result's length is the number of true elements of `c`: held
+        // outside the arena, then summed.
+        OpKind::Compress => "(sum (compress c m) 0)".into(),
+        OpKind::Uncompress => "(uncompress c (compress c m))".into(),
+        OpKind::Clip => "(clip m -0.5 x)".into(),
+        OpKind::Eye => "(add m (eye (f64 3 3)))".into(),
+        OpKind::Outer => "(outer x y)".into(),
+        OpKind::SetIndex => "(set_index m x 1)".into(),
+        OpKind::SetSlice => "(set_slice x y 2 none -1)".into(),
+        OpKind::Take => "(take m (tensor (i64 2 2) 2 0 -1 1) 1)".into(),
+        OpKind::IncTake => "(inc_take m x (tensor (i64 2) 1 1) 0)".into(),
+        OpKind::SetTake => "(set_take m (expand_dims x 1) (tensor (i64 2) 1 1) -1)".into(),
+        OpKind::MakeKey => "(key 7)".into(),
+        OpKind::Split => "(split (key 7) 3)".into(),
+        OpKind::FoldIn => "(fold_in (key 7) (cast i64 (sum c)))".into(),
+        OpKind::Uniform => "(add x (uniform (fold_in (key 7) (cast i64 (sum c))) (f64 3)))".into(),
+        OpKind::Normal => "(add x (normal (key 7) (f64 3)))".into(),
+        OpKind::Bernoulli => "(bernoulli (key 7) (sigmoid x))".into(),
+        OpKind::Categorical => "(categorical (key 7) m)".into(),
+        OpKind::Proj => "(map (fn (r) (sum r)) m)".into(),
+        // Well conditioned: m m^T + 3 I.
+        OpKind::Solve => {
+            "(solve (add (matmul m (transpose m 1 0)) (mul 3.0 (eye (f64 3 3)))) x)".into()
+        }
+        OpKind::SolveTriangular => {
+            "(solve_triangular (add m (mul 3.0 (eye (f64 3 3)))) m true)".into()
+        }
+        OpKind::Cholesky => {
+            "(cholesky (add (matmul m (transpose m 1 0)) (mul 3.0 (eye (f64 3 3)))))".into()
+        }
+        OpKind::Inv => "(inv (add m (mul 3.0 (eye (f64 3 3)))))".into(),
+        OpKind::Det => "(det m)".into(),
+        OpKind::Slogdet => "(let (sign logdet) (slogdet m)) (mul sign logdet)".into(),
+        OpKind::List(_) => return None,
+    })
+}
+
+/// Issue 40: "an instruction the tape does not specialize calls the
+/// reference kernel on arena memory, so no loop falls back to the plan
+/// for lack of one op". Every op of the table in a loop body (see
+/// [`op_in_a_loop`]) runs on the tape, with the plan's bits (or its
+/// error), over rows with NaN, ±inf, 1e308 and subnormals; and every loop
+/// off the tape (none here) has a reason in `run --json`.
+fn every_op_runs_on_the_tape() {
+    let d: Dims = [("T".to_string(), 6)].into();
+    let (mut bodies, mut failed) = (0, 0);
+    for k in OpKind::all() {
+        let Some(e) = op_in_a_loop(k) else { continue };
+        bodies += 1;
+        let text = format!(
+            "(program op (input X (f64 T 3)) (input Y (f64 T 3)) (input M (f64 T 3 3)) (input C (bool T 3))
+              (let R (scan (sequences X Y M C) (outputs_info (nitsot)) (fn (x y m c) {e})))
+              (output R))"
+        );
+        let name = k.name();
+        let p = parse_program(&text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+        let mut inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        for special in [false, true] {
+            if special {
+                if let Value::F64(x) = &mut inputs[0] {
+                    x[[2, 1]] = f64::NAN;
+                    x[[3, 0]] = f64::INFINITY;
+                    x[[3, 2]] = f64::NEG_INFINITY;
+                    x[[4, 1]] = 1e308;
+                    x[[5, 0]] = 5e-324;
+                }
+                if let Value::F64(m) = &mut inputs[2] {
+                    m[[4, 0, 1]] = 1e308;
+                    m[[5, 2, 2]] = -5e-324;
+                }
+            }
+            let refs: Vec<&Value> = inputs.iter().collect();
+            let what = format!("{name}, special values: {special}");
+            let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
+            let want = plain.call(&refs).map(|o| o.to_values());
+            let mut f = Compiled::new(&p, &d).unwrap();
+            let got = f.call(&refs).map(|o| o.to_values());
+            match (&got, &want) {
+                (Ok(got), Ok(want)) => {
+                    assert_eq!(got.len(), want.len(), "{what}");
+                    for (j, (a, b)) in got.iter().zip(want).enumerate() {
+                        assert!(same_bits(a, b), "{what}: output {j}");
+                    }
+                }
+                (got, want) => assert_eq!(
+                    got.as_ref().map(|_| ()),
+                    want.as_ref().map(|_| ()),
+                    "{what}"
+                ),
+            }
+            let (on, all) = f.loops_on_tape();
+            let off: Vec<String> = f
+                .loops_off_tape()
+                .iter()
+                .map(|(at, why)| format!("{at}: {why}"))
+                .collect();
+            assert_eq!(
+                all - on,
+                off.len(),
+                "{what}: a loop off the tape without a reason"
+            );
+            // The outer loop ran on its tape (a nested map of one op
+            // runs on its own, or is too short to).
+            assert!(
+                off.iter().all(|o| o.ends_with("fewer than two steps")),
+                "{what}: {off:?}"
+            );
+            assert!(on >= 1 || want.is_err(), "{what}");
+            if let Err(e) = &want {
+                eprintln!("{what}: the plan's error, and the tape's: {e}");
+                failed += 1;
+            }
+        }
+    }
+    // Every body runs (an error would be the plan's and the tape's alike,
+    // but would leave the steps after it untried).
+    assert_eq!(failed, 0, "bodies that failed");
+    // Rows of 70 and matrices of 4,900 elements: a kernel call would copy
+    // more than MAX_KERNEL_COPY elements a step, and its loop stays on the
+    // plan, saying so (not "op cumsum", which the tape takes).
+    let p = parse_program(
+        "(program big (input M (f64 T 70 70)) (input C (bool T 70))
+          (let R (scan (sequences M C) (outputs_info (nitsot)) (fn (m c) (cumsum (sum (compress c m) 0)))))
+          (output R))",
+    )
+    .unwrap();
+    let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+    let refs: Vec<&Value> = inputs.iter().collect();
+    let mut f = Compiled::new(&p, &d).unwrap();
+    f.call(&refs).unwrap();
+    let off: Vec<String> = f
+        .loops_off_tape()
+        .iter()
+        .map(|(_, w)| w.to_string())
+        .collect();
+    assert_eq!(
+        off,
+        ["op compress on more elements than a kernel call copies"]
+    );
+    assert!(bodies >= 60, "{bodies} ops");
+}
+
 /// Why a loop may still run its steps on the plan, by the reason `run
 /// --json` gives (`loops.off_tape[].reason`), each with why it is
 /// allowed. A reason not listed fails [`every_loop_runs_on_the_tape`]:
@@ -1548,6 +1727,7 @@ fn main() {
         rows_without_elements_run_on_the_tape,
         nested_loops_run_on_the_outer_tape,
         nested_while_loops_run_on_the_outer_tape,
+        every_op_runs_on_the_tape,
         every_loop_runs_on_the_tape
     ];
     for (trial, case) in cases {

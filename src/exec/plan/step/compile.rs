@@ -163,7 +163,8 @@ struct Builder<'a> {
     arg_dtypes: Vec<DType>,
     /// Per [`Instr::Kernel`], its operand values.
     scratch: Vec<KernelScratch>,
-    /// Set when a nested loop's copies passed [`MAX_KERNEL_COPY`].
+    /// Set when a kernel call's or a nested loop's copies passed
+    /// [`MAX_KERNEL_COPY`].
     too_large: bool,
 }
 
@@ -273,6 +274,7 @@ impl Builder<'_> {
             .sum::<usize>()
             + len;
         if copied > MAX_KERNEL_COPY {
+            self.too_large = true;
             return None;
         }
         let held = Held::of_result(c.out_ty.dtype);
@@ -325,6 +327,7 @@ impl Builder<'_> {
             })
             .sum();
         if copied > MAX_KERNEL_COPY {
+            self.too_large = true;
             return None;
         }
         let slot = self.scratch.len();
@@ -1851,6 +1854,7 @@ fn compile_or(
                 (Op::Scan(_), _) => OffTape::NestedLoop,
                 (Op::Input(_), _) => OffTape::Param(dtype),
                 (_, None) => OffTape::Constant,
+                (_, Some(k)) if b.too_large => OffTape::KernelCopy(k),
                 (_, Some(k)) if dtype != DType::F64 && !float_compare => OffTape::DType(k, dtype),
                 (_, Some(k)) => OffTape::Op(k),
             });
