@@ -27,7 +27,7 @@
 use super::Loc;
 use crate::exec::ops;
 use crate::exec::plan::kernels::{self, Arg};
-use crate::exec::plan::view::{copy_into, ValView};
+use crate::exec::plan::view::ValView;
 use crate::exec::run::Dims;
 use crate::exec::value::Value;
 use crate::lang::{DType, Op, Type};
@@ -205,15 +205,25 @@ fn operands<'v>(
         .collect()
 }
 
-/// Keeps `v` in `slot`: copied into the value there when it has `v`'s
-/// dtype and shape (no allocation), else a new copy.
+/// Keeps `v` in `slot`, in the storage the value there has when it has
+/// `v`'s dtype (a while loop's output changes its length from step to
+/// step: no allocation once the storage holds the longest), else a new
+/// copy.
 fn keep(slot: &mut Option<Value>, v: &Value) {
-    if let Some(d) = slot.as_mut() {
-        if d.dtype() == v.dtype() && d.shape() == v.shape() && copy_into(d, &ValView::of(v)) {
-            return;
-        }
+    fn refill<T: Clone + Default>(d: &mut ArrayD<T>, v: &ArrayD<T>) {
+        let (mut data, _) = std::mem::take(d).into_raw_vec_and_offset();
+        data.clear();
+        data.extend(v.iter().cloned());
+        *d = ArrayD::from_shape_vec(IxDyn(v.shape()), data).unwrap_or_else(|_| v.clone());
     }
-    *slot = Some(v.clone());
+    match (slot.as_mut(), v) {
+        (Some(Value::F64(d)), Value::F64(v)) => refill(d, v),
+        (Some(Value::F32(d)), Value::F32(v)) => refill(d, v),
+        (Some(Value::I64(d)), Value::I64(v)) => refill(d, v),
+        (Some(Value::I32(d)), Value::I32(v)) => refill(d, v),
+        (Some(Value::Bool(d)), Value::Bool(v)) => refill(d, v),
+        _ => *slot = Some(v.clone()),
+    }
 }
 
 /// A value of `dtype` and `shape` filled with zeros.
