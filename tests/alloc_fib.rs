@@ -142,8 +142,9 @@ fn an_inner_loop_at_new_sizes_each_step_allocates_no_more_than_at_one_size() {
     // The inner loop runs as one native function from its first step;
     // its step tape keeps the layout found for the last frame, replaced
     // in place when the next outer step runs it at another length. (The
-    // outer loop runs on the plan, whose steps allocate; the frame's
-    // replacement must add nothing to that.)
+    // outer loop runs on its own tape, the inner loop's output, whose
+    // length a step sets, held outside the arena in storage that keeps
+    // its capacity; the frame's replacement must add nothing.)
     let p = parse_program(NESTED_VARYING).unwrap();
     let at = |lengths: [i64; 4]| {
         let outer = 80;

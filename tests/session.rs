@@ -241,13 +241,13 @@ fn explain_lists_every_step() {
 }
 
 /// `run --json` names each loop that ran off the step tape, at its place
-/// in the program, with why: here the outer loop of a while loop (whose
-/// outputs' lengths the tape cannot fix; the inner loop runs on its own
-/// tape) beside a loop on the tape and a loop of one step.
+/// in the program, with why: here a loop whose step builds a value of
+/// 1.1 million elements (past the tape's arena) beside a loop on the tape
+/// and a loop of one step.
 #[test]
 fn the_report_says_why_a_loop_ran_off_the_tape() {
     let text = "(program why (input X (f64 T N)) (input h0 (f64 N))
-  (let I (scan (sequences X) (outputs_info (nitsot)) (fn (x) (sum (scan (outputs_info (sitsot (sub -10.0 (abs (sum x))))) (n_steps 4) (fn (z) (let z1 (add z 1.0)) (outputs z1 (until (gt z1 2.0)))))))))
+  (let I (scan (sequences X) (outputs_info (nitsot)) (fn (x) (sum (tanh (add (zeros (f64 1100 1000)) (sum x)))))))
   (let H (scan (sequences X) (outputs_info (sitsot h0)) (fn (x h) (tanh (add x h)))))
   (let G (scan (sequences (slice X 0 1)) (outputs_info (sitsot h0)) (fn (x h) (mul x h))))
   (output I H G))";
@@ -259,7 +259,7 @@ fn the_report_says_why_a_loop_ran_off_the_tape() {
         ..RunOptions::default()
     };
     let r = run(&p, &opts).expect("run");
-    assert_eq!((r.loops.run, r.loops.on_tape), (4, 2));
+    assert_eq!((r.loops.run, r.loops.on_tape), (3, 1));
     let json = r.to_json_in(Some("why.sexp"));
     let off = json["loops"]["off_tape"].as_array().expect("off_tape");
     let got: Vec<(&str, &str)> = off
@@ -269,28 +269,29 @@ fn the_report_says_why_a_loop_ran_off_the_tape() {
     assert_eq!(
         got,
         [
-            ("why.sexp:2:10", "a nested while loop"),
+            ("why.sexp:2:10", "values larger than the arena"),
             ("why.sexp:4:10", "fewer than two steps"),
         ]
     );
     // Without a file name: LINE:COL.
     assert_eq!(r.to_json()["loops"]["off_tape"][0]["at"], "2:10");
     // The report's other fields are as they were.
-    assert_eq!(json["loops"]["run"], 4);
-    assert_eq!(json["loops"]["on_tape"], 2);
+    assert_eq!(json["loops"]["run"], 3);
+    assert_eq!(json["loops"]["on_tape"], 1);
 }
 
 /// A loop of the optimized program (which the optimizer built: its nodes
 /// carry no position) is named at the written loop it came from, not at
-/// `0:0`: here the outer loop of a nested pair, off the tape for its
-/// inner while loop.
+/// `0:0`: here the outer loop of a nested pair (its inner while loop runs
+/// within the outer tape), off the tape for a value of 1.1 million
+/// elements its step builds.
 #[test]
 fn an_optimized_loop_off_the_tape_is_named_at_its_written_loop() {
     let text = "(program nest (input X (f64 T N N)) (input h0 (f64 N))
   (let H (scan (sequences X) (outputs_info (sitsot h0))
     (fn (x h)
       (let R (scan (sequences x) (outputs_info (sitsot h)) (fn (r g) (let y (tanh (add r (mul 2.0 g)))) (outputs y (until (gt (sum y) 1e9))))))
-      (mul 0.5 (index R -1)))))
+      (add (mul 0.5 (index R -1)) (sum (tanh (add (zeros (f64 1100 1000)) (sum h))))))))
   (output H))";
     let p = parse_program(text).expect("parse");
     let opts = RunOptions {
@@ -306,5 +307,9 @@ fn an_optimized_loop_off_the_tape_is_named_at_its_written_loop() {
         .iter()
         .map(|o| (o["at"].as_str().unwrap(), o["reason"].as_str().unwrap()))
         .collect();
-    assert_eq!(got, [("nest.sexp:2:10", "a nested while loop")], "{json}");
+    assert_eq!(
+        got,
+        [("nest.sexp:2:10", "values larger than the arena")],
+        "{json}"
+    );
 }

@@ -809,15 +809,15 @@ struct BodyLoops<'r> {
 
 /// The operands of a nested loop, as the parameters its argument nodes
 /// point at while it runs on the tape.
-struct ArgValues<'v>(&'v [Value]);
+struct ArgValues<'v>(&'v [&'v Value]);
 
 impl Params for ArgValues<'_> {
     fn param(&self, k: usize) -> Option<ValView<'_>> {
-        self.0.get(k).map(ValView::of)
+        self.0.get(k).map(|v| ValView::of(v))
     }
 
     fn whole(&self, k: usize) -> Option<&Value> {
-        self.0.get(k)
+        self.0.get(k).copied()
     }
 }
 
@@ -825,7 +825,7 @@ impl LoopRunner for BodyLoops<'_> {
     fn run_loop(
         &self,
         node: usize,
-        args: &[Value],
+        args: &[&Value],
         out: &mut dyn FnMut(usize, &Value) -> Option<()>,
     ) -> Result<(), bool> {
         let mut rt = self.rt.borrow_mut();

@@ -7,7 +7,7 @@
 //! from the plan at run time — it answers why not instead ([`OffTape`]),
 //! and the loop stays on the plan.
 
-use super::kernel::{self, Held, KernelArg, KernelCall, KernelScratch, LoopOut};
+use super::kernel::{self, Held, KernelArg, KernelCall, KernelScratch, LoopOut, Own};
 use super::{Cover, GemmShape, Instr, Loc, OffTape, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::broadcast_shapes;
 use crate::exec::ops::factor::{Small, SMALL_N};
@@ -83,6 +83,12 @@ enum Known {
     Val(Val),
     /// An integer scalar known when the tape is made (a literal, a size).
     Int(i64),
+    /// A value whose shape a step sets (a nested while loop's output, and
+    /// what kernels compute from it), held outside the arena where the
+    /// call that computed it keeps it; `ty` its type as far as this call's
+    /// sizes fix it (the dims they do not, [`Dim::Unknown`]). Only kernel
+    /// calls and nested loops read it.
+    Dyn(Own, Type),
 }
 
 /// `loc` moved `by` elements on.
@@ -121,6 +127,23 @@ fn gather_index(out: &[usize], mut map: impl FnMut(&[usize]) -> usize) -> Box<[u
     res.into_boxed_slice()
 }
 
+/// `ty` with each dim the sizes `bind` fix made a constant, the others
+/// [`Dim::Unknown`]: what the tape knows of a value whose shape a step
+/// sets ([`Known::Dyn`]).
+fn fixed(ty: &Type, bind: &dyn Fn(&str) -> Option<i64>) -> Type {
+    Type {
+        shape: ty
+            .shape
+            .iter()
+            .map(|d| match d.eval(bind) {
+                Some(n) if n >= 0 => Dim::known(n),
+                _ => Dim::Unknown,
+            })
+            .collect(),
+        ..ty.clone()
+    }
+}
+
 struct Builder<'a> {
     instrs: Vec<Instr>,
     arena: Vec<f64>,
@@ -140,7 +163,8 @@ struct Builder<'a> {
     arg_dtypes: Vec<DType>,
     /// Per [`Instr::Kernel`], its operand values.
     scratch: Vec<KernelScratch>,
-    /// Set when a nested loop's copies passed [`MAX_KERNEL_COPY`].
+    /// Set when a kernel call's or a nested loop's copies passed
+    /// [`MAX_KERNEL_COPY`].
     too_large: bool,
 }
 
@@ -217,6 +241,12 @@ impl Builder<'_> {
                     values.push(v);
                     vec![]
                 }
+                Known::Dyn(own, t) => {
+                    args.push(KernelArg::Owned(*own));
+                    values.push(kernel::zeros(ty.dtype, &[]));
+                    tys.push(t.clone());
+                    continue;
+                }
             };
             tys.push(Type {
                 dtype: ty.dtype,
@@ -230,17 +260,21 @@ impl Builder<'_> {
         }
         let refs: Vec<&Type> = tys.iter().collect();
         let t = infer(c.op, &refs, &vec![None; n]).ok()?;
-        let shape = self.shape_of(&t, &bind)?;
+        let Some(shape) = self.shape_of(&t, &bind) else {
+            // A result whose shape a step sets: held in the call's scratch.
+            return self.owned_kernel(c, args, values, fixed(&t, &bind));
+        };
         let len: usize = shape.iter().product();
         let copied = args
             .iter()
             .map(|a| match a {
                 KernelArg::At { len, .. } => *len,
-                KernelArg::Const => 0,
+                KernelArg::Const | KernelArg::Owned(_) => 0,
             })
             .sum::<usize>()
             + len;
         if copied > MAX_KERNEL_COPY {
+            self.too_large = true;
             return None;
         }
         let held = Held::of_result(c.out_ty.dtype);
@@ -249,6 +283,7 @@ impl Builder<'_> {
         self.scratch.push(KernelScratch {
             args: values,
             dest: None,
+            outs: Vec::new(),
         });
         self.instrs.push(Instr::Kernel(Box::new(KernelCall {
             op: c.op.clone(),
@@ -264,6 +299,7 @@ impl Builder<'_> {
             slot,
             node: self.node,
             loop_outs: None,
+            owned: false,
         })));
         let v = Val {
             loc: Loc::Arena(dst),
@@ -272,29 +308,89 @@ impl Builder<'_> {
         Some((Known::Val(v), held))
     }
 
+    /// The node of [`Builder::kernel`] whose result's shape a step sets
+    /// (type `ty`): computed by the same kernels into its call's scratch,
+    /// where it stays ([`Known::Dyn`]). Its operands' copies count
+    /// against [`MAX_KERNEL_COPY`] as any call's.
+    fn owned_kernel(
+        &mut self,
+        c: Call<'_>,
+        args: Vec<KernelArg>,
+        values: Vec<Value>,
+        ty: Type,
+    ) -> Option<(Known, Held)> {
+        let copied: usize = args
+            .iter()
+            .map(|a| match a {
+                KernelArg::At { len, .. } => *len,
+                KernelArg::Const | KernelArg::Owned(_) => 0,
+            })
+            .sum();
+        if copied > MAX_KERNEL_COPY {
+            self.too_large = true;
+            return None;
+        }
+        let slot = self.scratch.len();
+        self.scratch.push(KernelScratch {
+            args: values,
+            dest: None,
+            outs: Vec::new(),
+        });
+        self.instrs.push(Instr::Kernel(Box::new(KernelCall {
+            op: c.op.clone(),
+            args: args.into_boxed_slice(),
+            arg_tys: c.arg_tys.to_vec().into_boxed_slice(),
+            out_ty: c.out_ty.clone(),
+            compare: c.compare,
+            dims: Box::new(c.dims.clone()),
+            shape: Box::new([]),
+            held: Held::Num,
+            dst: 0,
+            len: 0,
+            slot,
+            node: self.node,
+            loop_outs: None,
+            owned: true,
+        })));
+        let own = Own { slot, out: None };
+        Some((Known::Dyn(own, ty), Held::Num))
+    }
+
     /// A loop of the body (a nested loop), run on each step by the plan's
     /// loop runner on its operands' values ([`kernel::run_loop`]), its
-    /// outputs one after another in one region: each output's value and
-    /// how the arena holds it. `None` for a while loop (its outputs'
-    /// lengths are not known before it runs) or an output whose shape the
-    /// sizes do not fix.
-    fn nested(&mut self, c: Call<'_>, out_tys: &[Type]) -> Option<Vec<(Val, Held)>> {
+    /// outputs whose shapes the sizes fix one after another in one region
+    /// of the arena; the others — every output of a while loop (its
+    /// lengths are known only once it has run), an output whose shape the
+    /// sizes do not fix — held outside it, in the call's scratch
+    /// ([`Known::Dyn`]). Each output's value and how the arena holds it.
+    fn nested(&mut self, c: Call<'_>, out_tys: &[Type]) -> Option<Vec<(Known, Held)>> {
         let Op::Scan(scan) = c.op else {
             return None;
         };
-        if scan.sig.until {
-            return None;
-        }
         let bind = |s: &str| c.dims.get(s).copied();
         let mut outs = Vec::with_capacity(out_tys.len());
         let mut total = 0usize;
         for ty in out_tys {
-            let shape = self.shape_of(ty, &bind)?;
+            let shape = if scan.sig.until {
+                None
+            } else {
+                self.shape_of(ty, &bind)
+            };
+            let Some(shape) = shape else {
+                outs.push(LoopOut {
+                    at: total,
+                    shape: Box::new([]),
+                    held: Held::Num,
+                    owned: true,
+                });
+                continue;
+            };
             let len: usize = shape.iter().product();
             outs.push(LoopOut {
                 at: total,
                 shape: shape.into_boxed_slice(),
                 held: Held::of_result(ty.dtype),
+                owned: false,
             });
             total = total.checked_add(len)?;
         }
@@ -313,6 +409,10 @@ impl Builder<'_> {
                     args.push(KernelArg::Const);
                     values.push(Value::I64(ndarray::arr0(*i).into_dyn()).into_dtype(ty.dtype));
                 }
+                Known::Dyn(own, _) => {
+                    args.push(KernelArg::Owned(*own));
+                    values.push(kernel::zeros(ty.dtype, &[]));
+                }
             }
         }
         if args.len() != c.args.len() {
@@ -322,7 +422,7 @@ impl Builder<'_> {
             .iter()
             .map(|a| match a {
                 KernelArg::At { len, .. } => *len,
-                KernelArg::Const => 0,
+                KernelArg::Const | KernelArg::Owned(_) => 0,
             })
             .sum::<usize>()
             .saturating_add(total);
@@ -335,15 +435,22 @@ impl Builder<'_> {
         self.scratch.push(KernelScratch {
             args: values,
             dest: None,
+            outs: vec![None; outs.len()],
         });
         let vals = outs
             .iter()
-            .map(|o| {
+            .zip(out_tys)
+            .enumerate()
+            .map(|(k, (o, ty))| {
+                if o.owned {
+                    let own = Own { slot, out: Some(k) };
+                    return (Known::Dyn(own, fixed(ty, &bind)), Held::Num);
+                }
                 let v = Val {
                     loc: Loc::Arena(dst + o.at),
                     shape: o.shape.to_vec(),
                 };
-                (v, o.held)
+                (Known::Val(v), o.held)
             })
             .collect();
         self.instrs.push(Instr::Kernel(Box::new(KernelCall {
@@ -360,6 +467,7 @@ impl Builder<'_> {
             slot,
             node: self.node,
             loop_outs: Some(outs.into_boxed_slice()),
+            owned: false,
         })));
         Some(vals)
     }
@@ -395,6 +503,7 @@ impl Builder<'_> {
         match k {
             Known::Val(v) => Some(v.clone()),
             Known::Int(i) => self.constant(vec![], *i as f64),
+            Known::Dyn(..) => None,
         }
     }
 
@@ -1369,6 +1478,7 @@ impl Builder<'_> {
                             }
                             self.index_at(&x, at, 1, ax, 0, shape)?
                         }
+                        Known::Dyn(..) => return None,
                     };
                 }
                 x
@@ -1493,11 +1603,13 @@ impl Builder<'_> {
             (Op::Cast(DType::F64) | Op::StopGradient, [x]) => match x {
                 Known::Val(v) => v.clone(),
                 Known::Int(i) => self.constant(vec![], *i as f64)?,
+                Known::Dyn(..) => return None,
             },
             (Op::ZerosLike, [x]) => {
                 let shape = match x {
                     Known::Val(v) => v.shape.clone(),
                     Known::Int(_) => vec![],
+                    Known::Dyn(..) => return None,
                 };
                 self.constant(shape, 0.0)?
             }
@@ -1642,7 +1754,7 @@ fn compile_or(
     let mut known: Vec<Option<Known>> = vec![None; g.nodes.len()];
     let mut held = vec![Held::Num; g.nodes.len()];
     // Per nested loop's node, its outputs ([`Builder::nested`]).
-    let mut nested: std::collections::HashMap<usize, Vec<(Val, Held)>> = Default::default();
+    let mut nested: std::collections::HashMap<usize, Vec<(Known, Held)>> = Default::default();
     for i in (0..g.nodes.len()).filter(|&i| needed[i]) {
         let node = g.nodes.get(i)?;
         let args: Option<Vec<Known>> = node
@@ -1663,7 +1775,7 @@ fn compile_or(
             if let Some(outs) = nested.get(&a.0) {
                 let (v, h) = outs.get(*k)?.clone();
                 held[i] = h;
-                known[i] = Some(Known::Val(v));
+                known[i] = Some(v);
                 continue;
             }
         }
@@ -1687,14 +1799,19 @@ fn compile_or(
             let Some(outs) = b.nested(call, &node.ty) else {
                 *why = Some(match &node.op {
                     _ if b.full => OffTape::ArenaFull,
-                    Op::Scan(s) if s.sig.until => OffTape::NestedWhile,
                     _ if b.too_large => OffTape::NestedCopy,
                     _ => OffTape::NestedLoop,
                 });
                 return None;
             };
-            let whole: usize = outs.iter().map(|(v, _)| v.len()).sum();
-            let first = outs.first().map_or(Loc::Arena(0), |(v, _)| v.loc);
+            // The loop's node itself stands for its outputs in the arena
+            // (only its projections read it).
+            let in_arena = outs.iter().filter_map(|(k, _)| match k {
+                Known::Val(v) => Some(v),
+                _ => None,
+            });
+            let whole: usize = in_arena.clone().map(Val::len).sum();
+            let first = in_arena.map(|v| v.loc).next().unwrap_or(Loc::Arena(0));
             nested.insert(i, outs);
             known[i] = Some(Known::Val(Val {
                 loc: first,
@@ -1704,7 +1821,9 @@ fn compile_or(
         }
         // A value held as its bits only a kernel call reads; any other
         // node the specialized instructions do not take goes to one.
-        let bits = node.args.iter().any(|a| held.get(a.0) == Some(&Held::Bits));
+        // So does a value held outside the arena (whose shape a step sets).
+        let bits = node.args.iter().any(|a| held.get(a.0) == Some(&Held::Bits))
+            || args.iter().any(|k| matches!(k, Known::Dyn(..)));
         let mark = b.mark();
         let mut k = if bits {
             None
@@ -1735,6 +1854,7 @@ fn compile_or(
                 (Op::Scan(_), _) => OffTape::NestedLoop,
                 (Op::Input(_), _) => OffTape::Param(dtype),
                 (_, None) => OffTape::Constant,
+                (_, Some(k)) if b.too_large => OffTape::KernelCopy(k),
                 (_, Some(k)) if dtype != DType::F64 && !float_compare => OffTape::DType(k, dtype),
                 (_, Some(k)) => OffTape::Op(k),
             });

@@ -10,10 +10,19 @@
 //! running it ([`run`]). A loop of the body (a nested loop) is such a
 //! node too: the plan's own loop runner runs it on the operands' values
 //! ([`LoopRunner`], its own step tape included), and its outputs go into
-//! the arena one after another ([`LoopOut`]). Must not: compute anything
-//! itself (the bits are the plan's because the kernels and the loop
-//! runner are), or allocate on a step once its values are sized, apart
-//! from what a reference kernel or a loop allocates.
+//! the arena one after another ([`LoopOut`]).
+//!
+//! Values whose shape a step sets (a nested while loop's outputs, whose
+//! lengths are known only once it has run, and what kernels compute from
+//! them) are not in the arena: each stays where the call that computed it
+//! left it, in that call's [`KernelScratch`] ([`Own`]), and only later
+//! kernel calls and loops read it there, in place ([`KernelArg::Owned`]).
+//! A value of a fixed shape computed from them goes into the arena as any
+//! other. Must not: compute anything itself (the bits are the plan's
+//! because the kernels and the loop runner are), or allocate on a step
+//! once its values are sized, apart from what a reference kernel or a
+//! loop allocates and a held value whose shape changed from the last
+//! step.
 
 use super::Loc;
 use crate::exec::ops;
@@ -56,6 +65,20 @@ pub(crate) enum KernelArg {
     /// A literal or size known when the tape was made: its scratch value
     /// holds it, and no step writes it.
     Const,
+    /// A value held outside the arena, whose shape a step sets: read in
+    /// place from the call that computed it earlier in the step.
+    Owned(Own),
+}
+
+/// Where a value held outside the arena is: the [`KernelScratch`] of the
+/// call that computed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Own {
+    /// The call's slot in the tape's list.
+    pub slot: usize,
+    /// A nested loop's output `k` (`KernelScratch::outs`); `None`: a
+    /// kernel's one result (`KernelScratch::dest`).
+    pub out: Option<usize>,
 }
 
 /// A body node computed by the plan's kernels (see the module docs).
@@ -89,6 +112,24 @@ pub(crate) struct KernelCall {
     /// A loop of the body ([`LoopRunner`]): where each of its outputs
     /// goes in the result (`None`: a kernel's one result).
     pub loop_outs: Option<Box<[LoopOut]>>,
+    /// The kernel's result is held outside the arena, in the call's
+    /// scratch ([`Own`]): its shape is set by each step (`dst` and `len`
+    /// are then 0, and `shape` empty).
+    pub owned: bool,
+}
+
+impl KernelCall {
+    /// True when the call reads or computes a value held outside the
+    /// arena: what it does then is not seen in the arena's regions (such
+    /// a call runs on every step, never once per call).
+    pub(crate) fn touches_owned(&self) -> bool {
+        self.owned
+            || self.args.iter().any(|a| matches!(a, KernelArg::Owned(_)))
+            || self
+                .loop_outs
+                .as_deref()
+                .is_some_and(|o| o.iter().any(|o| o.owned))
+    }
 }
 
 /// Where one output of a nested loop goes in its [`KernelCall`]'s result.
@@ -100,6 +141,10 @@ pub(crate) struct LoopOut {
     pub shape: Box<[usize]>,
     /// How the arena holds it.
     pub held: Held,
+    /// Held outside the arena instead (a while loop's output, or one whose
+    /// shape the sizes do not fix): kept in the call's scratch as the loop
+    /// returned it (`at`, `shape` and `held` unused).
+    pub owned: bool,
 }
 
 /// Runs a loop of the body as the plan does (the loop's own runner and
@@ -113,7 +158,7 @@ pub(crate) trait LoopRunner {
     fn run_loop(
         &self,
         node: usize,
-        args: &[Value],
+        args: &[&Value],
         out: &mut dyn FnMut(usize, &Value) -> Option<()>,
     ) -> Result<(), bool>;
 }
@@ -123,10 +168,62 @@ pub(crate) trait LoopRunner {
 /// result (written in place by `kernels::fast`).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct KernelScratch {
-    /// Per operand, its value.
+    /// Per operand, its value (unused for an operand held outside the
+    /// arena, [`KernelArg::Owned`]).
     pub args: Vec<Value>,
     /// The last result.
     pub dest: Option<Value>,
+    /// A nested loop's outputs held outside the arena ([`LoopOut::owned`]),
+    /// by output, as the last step left them.
+    pub outs: Vec<Option<Value>>,
+}
+
+/// The value `own` in `before` (the scratch of the calls before the one
+/// reading it).
+fn owned(before: &[KernelScratch], own: Own) -> Option<&Value> {
+    let s = before.get(own.slot)?;
+    match own.out {
+        None => s.dest.as_ref(),
+        Some(k) => s.outs.get(k)?.as_ref(),
+    }
+}
+
+/// The operand values of `call`: its own copies from the arena in `args`,
+/// and the values held outside it in `before`.
+fn operands<'v>(
+    call: &KernelCall,
+    args: &'v [Value],
+    before: &'v [KernelScratch],
+) -> Option<Vec<&'v Value>> {
+    call.args
+        .iter()
+        .zip(args)
+        .map(|(a, v)| match *a {
+            KernelArg::Owned(own) => owned(before, own),
+            _ => Some(v),
+        })
+        .collect()
+}
+
+/// Keeps `v` in `slot`, in the storage the value there has when it has
+/// `v`'s dtype (a while loop's output changes its length from step to
+/// step: no allocation once the storage holds the longest), else a new
+/// copy.
+fn keep(slot: &mut Option<Value>, v: &Value) {
+    fn refill<T: Clone + Default>(d: &mut ArrayD<T>, v: &ArrayD<T>) {
+        let (mut data, _) = std::mem::take(d).into_raw_vec_and_offset();
+        data.clear();
+        data.extend(v.iter().cloned());
+        *d = ArrayD::from_shape_vec(IxDyn(v.shape()), data).unwrap_or_else(|_| v.clone());
+    }
+    match (slot.as_mut(), v) {
+        (Some(Value::F64(d)), Value::F64(v)) => refill(d, v),
+        (Some(Value::F32(d)), Value::F32(v)) => refill(d, v),
+        (Some(Value::I64(d)), Value::I64(v)) => refill(d, v),
+        (Some(Value::I32(d)), Value::I32(v)) => refill(d, v),
+        (Some(Value::Bool(d)), Value::Bool(v)) => refill(d, v),
+        _ => *slot = Some(v.clone()),
+    }
 }
 
 /// A value of `dtype` and `shape` filled with zeros.
@@ -218,16 +315,20 @@ fn store(v: &Value, shape: &[usize], held: Held, out: &mut [f64]) -> Option<()> 
 const FAST_ARGS: usize = 6;
 
 /// Computes `call` into `out` (its region of the arena, or nothing else),
-/// its operands read by `read(loc, len)`. `Err(Some(msg))`: the kernel's
-/// error (what the plan raises at this node); `Err(None)`: the tape and
-/// the loop disagree about a shape (an internal error).
+/// its operands read by `read(loc, len)` and, held outside the arena,
+/// from `scratch` (every call's, this one's at `call.slot`).
+/// `Err(Some(msg))`: the kernel's error (what the plan raises at this
+/// node); `Err(None)`: the tape and the loop disagree about a shape (an
+/// internal error).
 pub(crate) fn run<'s>(
     call: &KernelCall,
-    scratch: &mut KernelScratch,
+    scratch: &mut [KernelScratch],
     read: impl Fn(Loc, usize) -> Option<&'s [f64]>,
     out: &mut [f64],
 ) -> Result<(), Option<String>> {
-    for (a, v) in call.args.iter().zip(scratch.args.iter_mut()) {
+    let (before, rest) = scratch.split_at_mut(call.slot);
+    let KernelScratch { args, dest, .. } = rest.first_mut().ok_or(None)?;
+    for (a, v) in call.args.iter().zip(args.iter_mut()) {
         if let KernelArg::At { loc, len, held } = *a {
             fill(v, read(loc, len).ok_or(None)?, held).ok_or(None)?;
         }
@@ -236,49 +337,64 @@ pub(crate) fn run<'s>(
         // A nested loop: see `run_loop`.
         return Err(None);
     }
-    let n = scratch.args.len();
+    let n = args.len();
     let done = n <= FAST_ARGS && {
-        let mut args: [Option<Arg<'_>>; FAST_ARGS] = [None, None, None, None, None, None];
-        for (slot, v) in args.iter_mut().zip(&scratch.args) {
+        let mut fast: [Option<Arg<'_>>; FAST_ARGS] = [None, None, None, None, None, None];
+        for (slot, (a, v)) in fast.iter_mut().zip(call.args.iter().zip(args.iter())) {
+            let v = match *a {
+                KernelArg::Owned(own) => owned(before, own).ok_or(None)?,
+                _ => v,
+            };
             *slot = Some(Arg::View(ValView::of(v)));
         }
-        kernels::fast(
-            &call.op,
-            &args[..n],
-            &mut scratch.dest,
-            call.out_ty.dtype,
-            call.compare,
-        )
+        kernels::fast(&call.op, &fast[..n], dest, call.out_ty.dtype, call.compare)
     };
     if !done {
-        let refs: Vec<&Value> = scratch.args.iter().collect();
+        let refs = operands(call, args, before).ok_or(None)?;
         let tys: Vec<&Type> = call.arg_tys.iter().collect();
         let bind = |s: &str| call.dims.get(s).copied();
-        scratch.dest = Some(ops::eval(&call.op, &refs, &tys, &call.out_ty, &bind).map_err(Some)?);
+        *dest = Some(ops::eval(&call.op, &refs, &tys, &call.out_ty, &bind).map_err(Some)?);
     }
-    let v = scratch.dest.as_ref().ok_or(None)?;
+    if call.owned {
+        // Held where it is, in `dest`.
+        return Ok(());
+    }
+    let v = dest.as_ref().ok_or(None)?;
     store(v, &call.shape, call.held, out).ok_or(None)
 }
 
 /// Runs the nested loop `call` (`call.loop_outs` set) by `runner` on
-/// its operands read by `read`, its outputs stored into `out`.
-/// `Err(true)`: the loop failed (`runner` keeps the error); `Err(false)`:
-/// the tape and the loop disagree.
+/// its operands read by `read` and, held outside the arena, from
+/// `scratch`; its outputs stored into `out`, or kept in the call's
+/// scratch ([`LoopOut::owned`]). `Err(true)`: the loop failed (`runner`
+/// keeps the error); `Err(false)`: the tape and the loop disagree.
 pub(crate) fn run_loop<'s>(
     call: &KernelCall,
-    scratch: &mut KernelScratch,
+    scratch: &mut [KernelScratch],
     read: impl Fn(Loc, usize) -> Option<&'s [f64]>,
     out: &mut [f64],
     runner: &dyn LoopRunner,
 ) -> Result<(), bool> {
     let outs = call.loop_outs.as_deref().ok_or(false)?;
-    for (a, v) in call.args.iter().zip(scratch.args.iter_mut()) {
+    let (before, rest) = scratch.split_at_mut(call.slot);
+    let KernelScratch {
+        args, outs: kept, ..
+    } = rest.first_mut().ok_or(false)?;
+    for (a, v) in call.args.iter().zip(args.iter_mut()) {
         if let KernelArg::At { loc, len, held } = *a {
             fill(v, read(loc, len).ok_or(false)?, held).ok_or(false)?;
         }
     }
-    runner.run_loop(call.node, &scratch.args, &mut |k, v| {
+    if kept.len() < outs.len() {
+        kept.resize(outs.len(), None);
+    }
+    let refs = operands(call, args, before).ok_or(false)?;
+    runner.run_loop(call.node, &refs, &mut |k, v| {
         let o = outs.get(k)?;
+        if o.owned {
+            keep(kept.get_mut(k)?, v);
+            return Some(());
+        }
         let len: usize = o.shape.iter().product();
         store(
             v,

@@ -29,9 +29,14 @@
 //! of a linalg op, an index out of range, any error of a kernel call stop
 //! the step with the plan's error. A nested loop is such a call too, its
 //! kernel the plan's own loop runner (`kernel::LoopRunner`, its own step
-//! tape included), its outputs one region of the arena. What is left (a
-//! nested while loop, a parameter the tape cannot read) leaves the loop
-//! on the plan, and [`OffTape`] says why.
+//! tape included), its outputs one region of the arena. A value whose
+//! shape a step sets — a nested while loop's outputs, whose lengths are
+//! known only once it has run, and what is computed from them up to a
+//! value of a fixed shape — is not in the arena: it stays in the scratch
+//! of the call that computed it, and only kernel calls and nested loops
+//! read it (`kernel::Own`). What is left (a parameter the tape cannot
+//! read, a nested loop too large to copy) leaves the loop on the plan,
+//! and [`OffTape`] says why.
 //!
 //! Dtypes: the arena holds every value in `f64` as [`Held`] says — its
 //! number (exact for `f32`, `i32`, bool and integers up to 2^53) or, for
@@ -737,6 +742,7 @@ impl Instr {
             | Instr::Gemm { dst, .. }
             | Instr::PackB { dst, .. }
             | Instr::PackRows { dst, .. } => Some(dst),
+            Instr::Kernel(ref k) if k.owned => None,
             Instr::Kernel(ref k) => Some(k.dst),
         }
     }
@@ -746,6 +752,7 @@ impl Instr {
     fn writes(&self, f: &mut dyn FnMut(usize, usize)) {
         match *self {
             Instr::Native(ref run) => run.instrs.iter().for_each(|ins| ins.writes(f)),
+            Instr::Kernel(ref k) if k.owned => {}
             Instr::Kernel(ref k) => f(k.dst, k.len),
             Instr::Scalars(ref ops) => {
                 for op in ops.iter() {
@@ -1307,7 +1314,9 @@ fn hoist_invariants(
         .collect();
     let (mut prologue, mut steps) = (Vec::new(), Vec::new());
     for ins in instrs {
-        let mut same = true;
+        // A call that reads or computes a value held outside the arena
+        // (whose shape a step sets) runs on every step.
+        let mut same = !matches!(ins, Instr::Kernel(ref k) if k.touches_owned());
         ins.reads(&mut |loc, len| match loc {
             Loc::Param(k, _) => same &= invariant.get(k).copied().unwrap_or(false),
             Loc::Arena(o) => {

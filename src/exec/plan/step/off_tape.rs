@@ -29,12 +29,16 @@ pub enum OffTape {
     DType(OpKind, DType),
     /// A literal or size of the body the tape cannot hold.
     Constant,
-    /// A loop inside the body whose outputs' shapes the sizes do not fix
-    /// (the tape runs a nested loop whose they do: `Builder::nested`).
+    /// A loop inside the body that the plan does not run as a loop of its
+    /// own (no loop plan): the tape runs every other nested loop, its
+    /// outputs in the arena or, when a step sets their shapes (a while
+    /// loop's), held beside it (`Builder::nested`).
     NestedLoop,
-    /// A while loop inside the body: its outputs' lengths are known only
-    /// once it has run, and the tape's values have fixed shapes.
-    NestedWhile,
+    /// An op of the body the tape does not specialize, whose kernel call
+    /// would copy more than `MAX_KERNEL_COPY` elements per step (its
+    /// operands in, its result out): the copies cost more than the plan's
+    /// views save.
+    KernelCopy(OpKind),
     /// A loop inside the body whose operands and outputs together pass
     /// `MAX_KERNEL_COPY` elements: their copies in the arena, beside the
     /// inner loop's own storage, would raise the call's peak memory (a
@@ -65,7 +69,13 @@ impl fmt::Display for OffTape {
             OffTape::DType(k, d) => write!(f, "op {} computing {d}", k.name()),
             OffTape::Constant => write!(f, "a literal or size"),
             OffTape::NestedLoop => write!(f, "a nested loop"),
-            OffTape::NestedWhile => write!(f, "a nested while loop"),
+            OffTape::KernelCopy(k) => {
+                write!(
+                    f,
+                    "op {} on more elements than a kernel call copies",
+                    k.name()
+                )
+            }
             OffTape::NestedCopy => write!(f, "a nested loop too large to copy"),
             OffTape::Param(d) => write!(f, "a parameter of dtype {d}"),
             OffTape::Output(d) => write!(f, "an output of dtype {d}"),

@@ -420,7 +420,6 @@ fn exec(
         Instr::Native(ref run) => run_native(run, arena, at, src, rows)?,
         Instr::Kernel(ref call) => {
             let (ar, out) = around(arena, call.dst, call.len)?;
-            let scratch = scratch.get_mut(call.slot)?;
             let read = |loc: Loc, len: usize| read(ar, src, at, loc, len);
             if call.loop_outs.is_some() {
                 // A nested loop: its error, if any, is the runner's.
