@@ -284,3 +284,28 @@ fn a_batched_run_that_is_not_finite_is_replaced_by_the_written_program() {
         assert_eq!(va, vw, "out_{k}");
     }
 }
+
+/// A batched run says how its one dense loop ran: on the step tape.
+#[test]
+fn a_batched_run_reports_its_loops_on_the_tape() {
+    let p = load("tests/cases/lists/batch_grad.sexp");
+    let dir = root().join("tests/cases/lists/batch_grad.inputs");
+    let inputs = ["L", "Wx", "Wh", "b", "h0"]
+        .iter()
+        .map(|n| {
+            let ext = if *n == "L" { "npz" } else { "npy" };
+            (n.to_string(), Source::Npy(dir.join(format!("{n}.{ext}"))))
+        })
+        .collect();
+    let opts = RunOptions {
+        inputs,
+        optimizer: Some(OptimizerSettings::default()),
+        ..RunOptions::default()
+    };
+    let r = run_lists(&p, &opts, &BTreeMap::new()).expect("runs");
+    assert!(r.batched);
+    let loops = r.loops.expect("a batched run counts its loops");
+    assert!(loops.run >= 1);
+    assert_eq!(loops.on_tape, loops.run, "{loops:?}");
+    assert_eq!(r.to_json()["loops"]["on_tape"], loops.on_tape);
+}

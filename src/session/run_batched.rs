@@ -133,6 +133,7 @@ pub(super) fn run_batched(
         peak_bytes: r.peak_bytes,
         repeated: r.repeated,
         batched: true,
+        loops: Some(r.loops),
     }))
 }
 

@@ -41,6 +41,9 @@ pub struct ListRunResult {
     /// Whether the program ran as one dense program through the batching
     /// rewrite (`crate::optimize::batch`) rather than per sequence.
     pub batched: bool,
+    /// How the batched program's loops ran (`None` per sequence: the list
+    /// evaluator runs loops on the interpreter).
+    pub loops: Option<super::run::LoopCount>,
 }
 
 /// Runs `p`, which holds lists, as `opts` asks; `lengths` gives the
@@ -147,6 +150,7 @@ pub fn run_lists(
         peak_bytes,
         repeated: opts.repeat.is_some(),
         batched: false,
+        loops: None,
     })
 }
 
@@ -229,6 +233,11 @@ impl ListRunResult {
             "execute_ms": self.execute_ms,
             "peak_bytes": self.peak_bytes,
             "batched": self.batched,
+            "loops": self.loops.map(|l| serde_json::json!({
+                "run": l.run,
+                "on_tape": l.on_tape,
+                "native": l.native,
+            })),
             "outputs": outs,
         })
     }
