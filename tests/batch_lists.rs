@@ -191,37 +191,12 @@ fn padding_keeps_each_sequence_in_its_column() {
 
 #[test]
 fn a_batch_of_one_runs_per_sequence_and_its_dense_form_agrees() {
-    use eqscan::exec::list::npz::read_list_npz;
-    use eqscan::exec::list::pad::pad_sequences;
-    use eqscan::exec::npy::read_npy;
     // One sequence: batching saves no dispatch, so run keeps it as written.
     let (written, was) = run_case("batch_one", true);
     assert!(!was);
     // The dense form (as optimize prints it) on the padded batch (6, 1, 4).
-    let p = load("tests/cases/lists/batch_one.sexp");
-    let b = batch_lists(&p, None).expect("batches");
-    let dir = root().join("tests/cases/lists/batch_one.inputs");
-    let l = read_list_npz(&dir.join("L.npz")).expect("reads");
-    let (x, lens) = pad_sequences(&l).expect("pads");
-    assert_eq!(x.shape(), [6, 1, 4]);
-    let mut inputs = vec![
-        ("L_padded".to_string(), Source::Value(x)),
-        ("L_lengths".to_string(), Source::Value(lens)),
-    ];
-    for n in ["Wx", "Wh", "b", "h0"] {
-        let v = read_npy(&dir.join(format!("{n}.npy"))).expect("reads");
-        inputs.push((n.to_string(), Source::Value(v)));
-    }
-    let dims = BTreeMap::from([("L_steps".to_string(), 6), ("L_batch".to_string(), 1)]);
-    let r = eqscan::session::run(
-        &b.program,
-        &RunOptions {
-            inputs,
-            dims,
-            ..RunOptions::default()
-        },
-    )
-    .expect("runs");
+    let (r, shape) = run_dense_form("batch_one", &["Wx", "Wh", "b", "h0"]);
+    assert_eq!(shape, [6, 1, 4]);
     for (k, (a, w)) in r.outputs.iter().zip(&written).enumerate() {
         let (va, vb) = (a.as_f64_array(), values(w).0);
         for (x, y) in va.iter().zip(&vb) {
@@ -240,36 +215,7 @@ fn a_batch_of_one_runs_per_sequence_and_its_dense_form_agrees() {
 /// the batched run and runs per sequence.
 #[test]
 fn a_batched_run_that_is_not_finite_is_replaced_by_the_written_program() {
-    use eqscan::exec::list::npz::read_list_npz;
-    use eqscan::exec::list::pad::pad_sequences;
-    use eqscan::exec::npy::read_npy;
-    let p = load("tests/cases/lists/batch_pole.sexp");
-    let b = batch_lists(&p, None).expect("batches");
-    let dir = root().join("tests/cases/lists/batch_pole.inputs");
-    let l = read_list_npz(&dir.join("L.npz")).expect("reads");
-    let (x, lens) = pad_sequences(&l).expect("pads");
-    let (steps, batch) = (x.shape()[0] as i64, x.shape()[1] as i64);
-    let mut inputs = vec![
-        ("L_padded".to_string(), Source::Value(x)),
-        ("L_lengths".to_string(), Source::Value(lens)),
-    ];
-    for n in ["w", "a", "h0"] {
-        let v = read_npy(&dir.join(format!("{n}.npy"))).expect("reads");
-        inputs.push((n.to_string(), Source::Value(v)));
-    }
-    let dims = BTreeMap::from([
-        ("L_steps".to_string(), steps),
-        ("L_batch".to_string(), batch),
-    ]);
-    let dense = eqscan::session::run(
-        &b.program,
-        &RunOptions {
-            inputs,
-            dims,
-            ..RunOptions::default()
-        },
-    )
-    .expect("runs");
+    let (dense, _) = run_dense_form("batch_pole", &["w", "a", "h0"]);
     let dense_gw = dense.outputs[1].as_f64_array();
     assert!(
         dense_gw.iter().any(|g| g.is_nan()),
@@ -308,4 +254,41 @@ fn a_batched_run_reports_its_loops_on_the_tape() {
     assert!(loops.run >= 1);
     assert_eq!(loops.on_tape, loops.run, "{loops:?}");
     assert_eq!(r.to_json()["loops"]["on_tape"], loops.on_tape);
+}
+
+/// Runs the dense form of case `name` (as `optimize` prints it, without
+/// lengths) on its list `L` padded and its tensor inputs `tensors`; the
+/// result and the padded batch's shape.
+fn run_dense_form(name: &str, tensors: &[&str]) -> (eqscan::session::RunResult, Vec<usize>) {
+    use eqscan::exec::list::npz::read_list_npz;
+    use eqscan::exec::list::pad::pad_sequences;
+    use eqscan::exec::npy::read_npy;
+    let p = load(&format!("tests/cases/lists/{name}.sexp"));
+    let b = batch_lists(&p, None).expect("batches");
+    let dir = root().join(format!("tests/cases/lists/{name}.inputs"));
+    let l = read_list_npz(&dir.join("L.npz")).expect("reads");
+    let (x, lens) = pad_sequences(&l).expect("pads");
+    let shape = x.shape().to_vec();
+    let mut inputs = vec![
+        ("L_padded".to_string(), Source::Value(x)),
+        ("L_lengths".to_string(), Source::Value(lens)),
+    ];
+    for n in tensors {
+        let v = read_npy(&dir.join(format!("{n}.npy"))).expect("reads");
+        inputs.push((n.to_string(), Source::Value(v)));
+    }
+    let dims = BTreeMap::from([
+        ("L_steps".to_string(), shape[0] as i64),
+        ("L_batch".to_string(), shape[1] as i64),
+    ]);
+    let r = eqscan::session::run(
+        &b.program,
+        &RunOptions {
+            inputs,
+            dims,
+            ..RunOptions::default()
+        },
+    )
+    .expect("runs");
+    (r, shape)
 }

@@ -395,6 +395,21 @@ def seqs_small():
     return lst(out, (4,))
 
 
+def check_by_differences(cost, params, grads):
+    """Asserts `grads` (one per parameter) agree with central differences
+    of `cost(params, np)`."""
+    for k, p in enumerate(params):
+        fd = np.zeros_like(p)
+        for idx in np.ndindex(p.shape):
+            step = 1e-6 * max(1.0, abs(p[idx]))
+            up = [q.copy() for q in params]
+            dn = [q.copy() for q in params]
+            up[k][idx] += step
+            dn[k][idx] -= step
+            fd[idx] = (cost(up, np) - cost(dn, np)) / (2 * step)
+        assert np.allclose(fd, grads[k], rtol=1e-6, atol=1e-8), (k, fd, grads[k])
+
+
 def rnn_grads(ls, wx, wh, b, h0):
     """The cost (sum of squares of the final states) and its gradients with
     respect to (wx, wh, b, h0), by JAX in float64, checked against central
@@ -417,16 +432,7 @@ def rnn_grads(ls, wx, wh, b, h0):
     params = (wx, wh, b, h0)
     grads = jax.grad(lambda p: cost(p, jnp))(tuple(jnp.asarray(p) for p in params))
     grads = [np.asarray(g) for g in grads]
-    for k, p in enumerate(params):
-        fd = np.zeros_like(p)
-        for idx in np.ndindex(p.shape):
-            step = 1e-6 * max(1.0, abs(p[idx]))
-            up = [q.copy() for q in params]
-            dn = [q.copy() for q in params]
-            up[k][idx] += step
-            dn[k][idx] -= step
-            fd[idx] = (cost(up, np) - cost(dn, np)) / (2 * step)
-        assert np.allclose(fd, grads[k], rtol=1e-6, atol=1e-8), (k, fd, grads[k])
+    check_by_differences(cost, params, grads)
     return np.float64(cost(params, np)), grads
 
 
@@ -511,16 +517,7 @@ def batch_pole(i):
     params = (i["w"], i["a"], i["h0"])
     grads = jax.grad(lambda p: cost(p, jnp))(tuple(jnp.asarray(p) for p in params))
     grads = [np.asarray(g) for g in grads]
-    for k, p in enumerate(params):
-        fd = np.zeros_like(p)
-        for idx in np.ndindex(p.shape):
-            step = 1e-6 * max(1.0, abs(p[idx]))
-            up = [q.copy() for q in params]
-            dn = [q.copy() for q in params]
-            up[k][idx] += step
-            dn[k][idx] -= step
-            fd[idx] = (cost(up, np) - cost(dn, np)) / (2 * step)
-        assert np.allclose(fd, grads[k], rtol=1e-6, atol=1e-8), (k, fd, grads[k])
+    check_by_differences(cost, params, grads)
     assert all(np.all(np.isfinite(g)) for g in grads)
     return [np.float64(cost(params, np))] + grads
 

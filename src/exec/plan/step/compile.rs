@@ -265,42 +265,19 @@ impl Builder<'_> {
             return self.owned_kernel(c, args, values, fixed(&t, &bind));
         };
         let len: usize = shape.iter().product();
-        let copied = args
-            .iter()
-            .map(|a| match a {
-                KernelArg::At { len, .. } => *len,
-                KernelArg::Const | KernelArg::Owned(_) => 0,
-            })
-            .sum::<usize>()
-            + len;
-        if copied > MAX_KERNEL_COPY {
+        if copied_by(&args) + len > MAX_KERNEL_COPY {
             self.too_large = true;
             return None;
         }
         let held = Held::of_result(c.out_ty.dtype);
         let dst = self.alloc(len)?;
-        let slot = self.scratch.len();
-        self.scratch.push(KernelScratch {
-            args: values,
-            dest: None,
-            outs: Vec::new(),
-        });
-        self.instrs.push(Instr::Kernel(Box::new(KernelCall {
-            op: c.op.clone(),
-            args: args.into_boxed_slice(),
-            arg_tys: c.arg_tys.to_vec().into_boxed_slice(),
-            out_ty: c.out_ty.clone(),
-            compare: c.compare,
-            dims: Box::new(c.dims.clone()),
-            shape: shape.clone().into_boxed_slice(),
+        let into = KernelInto::Arena {
+            shape: shape.clone(),
             held,
             dst,
             len,
-            slot,
-            node: self.node,
-            loop_outs: None,
-            owned: false,
-        })));
+        };
+        self.push_kernel_call(&c, args, values, into);
         let v = Val {
             loc: Loc::Arena(dst),
             shape,
@@ -319,23 +296,40 @@ impl Builder<'_> {
         values: Vec<Value>,
         ty: Type,
     ) -> Option<(Known, Held)> {
-        let copied: usize = args
-            .iter()
-            .map(|a| match a {
-                KernelArg::At { len, .. } => *len,
-                KernelArg::Const | KernelArg::Owned(_) => 0,
-            })
-            .sum();
-        if copied > MAX_KERNEL_COPY {
+        if copied_by(&args) > MAX_KERNEL_COPY {
             self.too_large = true;
             return None;
         }
+        let slot = self.push_kernel_call(&c, args, values, KernelInto::Scratch);
+        let own = Own { slot, out: None };
+        Some((Known::Dyn(own, ty), Held::Num))
+    }
+
+    /// Pushes the call of `c`'s kernel on `args` (`values`: the scratch
+    /// its operands are copied into), its result written as `into` says;
+    /// returns the call's scratch slot.
+    fn push_kernel_call(
+        &mut self,
+        c: &Call<'_>,
+        args: Vec<KernelArg>,
+        values: Vec<Value>,
+        into: KernelInto,
+    ) -> usize {
         let slot = self.scratch.len();
         self.scratch.push(KernelScratch {
             args: values,
             dest: None,
             outs: Vec::new(),
         });
+        let (shape, held, dst, len, owned) = match into {
+            KernelInto::Arena {
+                shape,
+                held,
+                dst,
+                len,
+            } => (shape.into_boxed_slice(), held, dst, len, false),
+            KernelInto::Scratch => (Box::default(), Held::Num, 0, 0, true),
+        };
         self.instrs.push(Instr::Kernel(Box::new(KernelCall {
             op: c.op.clone(),
             args: args.into_boxed_slice(),
@@ -343,17 +337,16 @@ impl Builder<'_> {
             out_ty: c.out_ty.clone(),
             compare: c.compare,
             dims: Box::new(c.dims.clone()),
-            shape: Box::new([]),
-            held: Held::Num,
-            dst: 0,
-            len: 0,
+            shape,
+            held,
+            dst,
+            len,
             slot,
             node: self.node,
             loop_outs: None,
-            owned: true,
+            owned,
         })));
-        let own = Own { slot, out: None };
-        Some((Known::Dyn(own, ty), Held::Num))
+        slot
     }
 
     /// A loop of the body (a nested loop), run on each step by the plan's
@@ -2033,4 +2026,28 @@ fn operand_types(
         .map(|a| held.get(a.0).copied().unwrap_or(Held::Num))
         .collect();
     Some((tys?, holding))
+}
+
+/// Where a kernel call's result goes ([`Builder::push_kernel_call`]).
+enum KernelInto {
+    /// `len` elements at `dst` in the arena, of `shape`, held as `held`.
+    Arena {
+        shape: Vec<usize>,
+        held: Held,
+        dst: usize,
+        len: usize,
+    },
+    /// The call's scratch, where it stays (a result whose shape a step
+    /// sets).
+    Scratch,
+}
+
+/// The elements a kernel call copies out of the arena for its operands.
+fn copied_by(args: &[KernelArg]) -> usize {
+    args.iter()
+        .map(|a| match a {
+            KernelArg::At { len, .. } => *len,
+            KernelArg::Const | KernelArg::Owned(_) => 0,
+        })
+        .sum()
 }
