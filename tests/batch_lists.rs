@@ -7,7 +7,7 @@
 
 use eqscan::exec::list::Item;
 use eqscan::lang::{parse_program, Graph, Op, Program};
-use eqscan::optimize::batch::{batch_lists, BatchCost};
+use eqscan::optimize::batch::{batch_lists, BatchCost, NotBatched};
 use eqscan::session::{run_lists, OptimizerSettings, RunOptions, Source};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -82,7 +82,10 @@ fn other_uses_of_the_list_keep_the_program_per_sequence() {
     // seqs_map_loops zips L, reads its lengths and scans over it.
     let p = load("tests/cases/lists/seqs_map_loops.sexp");
     let err = batch_lists(&p, None).expect_err("not batched");
-    assert!(err.contains("has a use other than a map"), "{err}");
+    assert!(
+        matches!(&err, NotBatched::ListUse { input } if input == "L"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -96,7 +99,10 @@ fn the_cost_comparison_follows_the_lengths() {
     assert!(with(vec![50; 16]).is_ok());
     // One long sequence among short ones, tiny steps: padding costs more.
     let err = with(vec![1, 1, 1, 1000]).expect_err("per sequence");
-    assert!(err.contains("per sequence costs"), "{err}");
+    assert!(
+        matches!(&err, NotBatched::Costlier { per_sequence, batched, .. } if per_sequence <= batched),
+        "{err}"
+    );
     // No steps at all: nothing to gain.
     assert!(with(vec![0, 0, 0]).is_err());
     let c = BatchCost {
@@ -113,6 +119,12 @@ fn the_cost_comparison_follows_the_lengths() {
 /// The outputs of case `name` run by `run_lists` (optimized or not), and
 /// whether it ran batched.
 fn run_case(name: &str, optimize: bool) -> (Vec<Item>, bool) {
+    let r = run_case_result(name, optimize);
+    (r.outputs, r.batched)
+}
+
+/// Case `name` run by `run_lists` (optimized or not).
+fn run_case_result(name: &str, optimize: bool) -> eqscan::session::ListRunResult {
     let dir = root().join("tests/cases/lists");
     let p = load(&format!("tests/cases/lists/{name}.sexp"));
     let inputs = std::fs::read_dir(dir.join(format!("{name}.inputs")))
@@ -129,8 +141,7 @@ fn run_case(name: &str, optimize: bool) -> (Vec<Item>, bool) {
         optimizer: optimize.then(OptimizerSettings::default),
         ..RunOptions::default()
     };
-    let r = run_lists(&p, &opts, &BTreeMap::new()).expect("runs");
-    (r.outputs, r.batched)
+    run_lists(&p, &opts, &BTreeMap::new()).expect("runs")
 }
 
 fn values(item: &Item) -> (Vec<f64>, Vec<Vec<i64>>) {
@@ -191,9 +202,13 @@ fn padding_keeps_each_sequence_in_its_column() {
 
 #[test]
 fn a_batch_of_one_runs_per_sequence_and_its_dense_form_agrees() {
-    // One sequence: batching saves no dispatch, so run keeps it as written.
-    let (written, was) = run_case("batch_one", true);
-    assert!(!was);
+    // One sequence: batching saves no dispatch, so run keeps it as written
+    // and says why.
+    let r = run_case_result("batch_one", true);
+    assert!(!r.batched);
+    let why = r.not_batched.unwrap_or_default();
+    assert!(why.starts_with("per sequence costs"), "{why}");
+    let written = r.outputs;
     // The dense form (as optimize prints it) on the padded batch (6, 1, 4).
     let (r, shape) = run_dense_form("batch_one", &["Wx", "Wh", "b", "h0"]);
     assert_eq!(shape, [6, 1, 4]);
@@ -221,8 +236,13 @@ fn a_batched_run_that_is_not_finite_is_replaced_by_the_written_program() {
         dense_gw.iter().any(|g| g.is_nan()),
         "the padding hazard this test guards against is gone: {dense_gw:?}"
     );
-    let (got, was) = run_case("batch_pole", true);
-    assert!(!was, "a batched run with NaN results was kept");
+    let r = run_case_result("batch_pole", true);
+    assert!(!r.batched, "a batched run with NaN results was kept");
+    assert_eq!(
+        r.not_batched.as_deref(),
+        Some("the batched program's results were not all finite")
+    );
+    let got = r.outputs;
     let (written, _) = run_case("batch_pole", false);
     for (k, (a, w)) in got.iter().zip(&written).enumerate() {
         let (va, vw) = (values(a).0, values(w).0);

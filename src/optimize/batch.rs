@@ -36,6 +36,62 @@ use crate::lang::{DType, Dim, Graph, LoopSig, Node, NodeId, Op, OutputInfo, Prog
 use crate::lang::{Span, Type};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+/// Why [`batch_lists`] leaves a program per sequence (`run --json`'s
+/// `not_batched`).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum NotBatched {
+    /// The program has shared variables.
+    #[error("a program with shared variables is not batched")]
+    SharedVariables,
+    /// No input is a list of sequences.
+    #[error("the program has no list of sequences")]
+    NoListOfSequences,
+    /// A list input of another depth than a list of sequences.
+    #[error("the list input {input} is not a list of sequences")]
+    NotSequences {
+        /// The input's name.
+        input: String,
+    },
+    /// A list input read other than by maps over its sequences.
+    #[error("the list input {input} has a use other than a map over its sequences")]
+    ListUse {
+        /// The input's name.
+        input: String,
+    },
+    /// A list used outside a map over its sequences once batched.
+    #[error("a list is used outside a map over its sequences")]
+    OtherUse,
+    /// A map's `fn` captures a list.
+    #[error("a map captures a list")]
+    CapturedList,
+    /// A map's `fn` is not one fold over its sequence (or its loop's
+    /// outputs are lists).
+    #[error("the map's fn is not a fold over its sequence")]
+    NotAFold,
+    /// A fold's init or captured value depends on the sequence.
+    #[error("a fold's init or captured value depends on the sequence")]
+    DependsOnSequence,
+    /// The fold's step holds what the batched step cannot hold.
+    #[error("the fold's step is not batched: {0}")]
+    Step(String),
+    /// For these lengths the batched loop costs more ([`BatchCost`]).
+    #[error("per sequence costs {per_sequence:.3e} against {batched:.3e} batched for {input}")]
+    Costlier {
+        /// The list input's name.
+        input: String,
+        /// The per-sequence cost.
+        per_sequence: f64,
+        /// The batched cost.
+        batched: f64,
+    },
+    /// A node of the batched program does not type (a defect).
+    #[error("internal error: the batched program does not type: {0}")]
+    Retype(String),
+    /// A defect of the rewrite.
+    #[error("internal error: {0}")]
+    Internal(&'static str),
+}
+
 /// The list program as one dense program (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct Batched {
@@ -160,7 +216,7 @@ impl Writer {
     }
 
     /// `op(args)`, typed by [`infer`].
-    fn op(&mut self, op: Op, args: &[NodeId]) -> Result<NodeId, String> {
+    fn op(&mut self, op: Op, args: &[NodeId]) -> Result<NodeId, NotBatched> {
         let tys: Vec<&Type> = args.iter().map(|&a| self.ty(a)).collect();
         let consts: Vec<Option<Scalar>> = args
             .iter()
@@ -169,13 +225,19 @@ impl Writer {
                 _ => None,
             })
             .collect();
-        let ty = infer(&op, &tys, &consts).map_err(|m| format!("{}: {m}", op.name()))?;
+        let ty = infer(&op, &tys, &consts)
+            .map_err(|m| NotBatched::Retype(format!("{}: {m}", op.name())))?;
         Ok(self.push(op, args.to_vec(), vec![ty], None))
     }
 
     /// A loop with body `body`, typed as the parser types it; its
     /// projections.
-    fn scan(&mut self, sig: LoopSig, body: Graph, args: &[NodeId]) -> Result<Vec<NodeId>, String> {
+    fn scan(
+        &mut self,
+        sig: LoopSig,
+        body: Graph,
+        args: &[NodeId],
+    ) -> Result<Vec<NodeId>, NotBatched> {
         let tys = self.scan_types(&sig, &body, args)?;
         let id = self.push(
             Op::Scan(Box::new(Scan { sig, body })),
@@ -195,7 +257,7 @@ impl Writer {
         sig: &LoopSig,
         body: &Graph,
         args: &[NodeId],
-    ) -> Result<Vec<Type>, String> {
+    ) -> Result<Vec<Type>, NotBatched> {
         let arg_tys: Vec<&Type> = args.iter().map(|&a| self.ty(a)).collect();
         let n_steps = sig.n_steps_arg().map(|k| match &self.g.node(args[k]).op {
             Op::Literal(Scalar::I64(v)) => Dim::known(*v),
@@ -203,23 +265,28 @@ impl Writer {
             _ => Dim::Unknown,
         });
         let body_tys: Vec<&Type> = body.outputs.iter().map(|o| body.node(*o).ty()).collect();
-        loop_type::output_types(sig, &arg_tys, n_steps, &body_tys).map_err(|e| e.to_string())
+        loop_type::output_types(sig, &arg_tys, n_steps, &body_tys)
+            .map_err(|e| NotBatched::Retype(e.to_string()))
     }
 
     /// A copy of `node` on new arguments, typed again (the arguments'
     /// types may have changed: a run-time length became a symbol).
-    fn copy(&mut self, node: &Node, args: Vec<NodeId>) -> Result<NodeId, String> {
+    fn copy(&mut self, node: &Node, args: Vec<NodeId>) -> Result<NodeId, NotBatched> {
         let ty = match &node.op {
             Op::Scan(s) => self.scan_types(&s.sig, &s.body, &args)?,
             Op::Proj(k) => {
                 let src = self.g.node(args[0]);
-                vec![src.ty.get(*k).cloned().ok_or("a projection out of range")?]
+                vec![src
+                    .ty
+                    .get(*k)
+                    .cloned()
+                    .ok_or(NotBatched::Internal("a projection out of range"))?]
             }
             Op::Grad => {
                 let tys: Vec<&Type> = args[1..].iter().map(|&a| self.ty(a)).collect();
-                grad_types(self.ty(args[0]), &tys).map_err(|e| e.to_string())?
+                grad_types(self.ty(args[0]), &tys).map_err(|e| NotBatched::Retype(e.to_string()))?
             }
-            Op::Input(_) => return Err("an input inside a graph".into()),
+            Op::Input(_) => return Err(NotBatched::Internal("an input inside a graph")),
             op => {
                 let id = self.op(op.clone(), &args)?;
                 self.g.nodes[id.0].name = node.name.clone();
@@ -231,7 +298,7 @@ impl Writer {
 
     /// `x` (an unbatched value) given a leading batch axis of size
     /// `batch` after its first `at` axes: `zeros + expand_dims(x, at)`.
-    fn broadcast(&mut self, x: NodeId, batch: &str, at: usize) -> Result<NodeId, String> {
+    fn broadcast(&mut self, x: NodeId, batch: &str, at: usize) -> Result<NodeId, NotBatched> {
         let t = self.ty(x).clone();
         let mut shape = t.shape.clone();
         shape.insert(at, Dim::sym(batch));
@@ -345,10 +412,10 @@ fn fresh(base: String, taken: &BTreeSet<String>) -> String {
 pub fn batch_lists(
     p: &Program,
     lengths: Option<&BTreeMap<String, Vec<usize>>>,
-) -> Result<Batched, String> {
+) -> Result<Batched, NotBatched> {
     let g = &p.graph;
     if p.shared.count > 0 {
-        return Err("a program with shared variables is not batched".into());
+        return Err(NotBatched::SharedVariables);
     }
     let mut taken: BTreeSet<String> = BTreeSet::new();
     for (_, n) in g.params() {
@@ -370,12 +437,10 @@ pub fn batch_lists(
         }
         let name = n.name.clone().unwrap_or_default();
         if n.ty().list != 2 {
-            return Err(format!("the list input {name} is not a list of sequences"));
+            return Err(NotBatched::NotSequences { input: name });
         }
         let Some(maps) = maps_over(g, k) else {
-            return Err(format!(
-                "the list input {name} has a use other than a map over its sequences"
-            ));
+            return Err(NotBatched::ListUse { input: name });
         };
         let cost = cost_of(g, &maps);
         let compared = lengths.and_then(|l| l.get(&name)).map(|lens| {
@@ -384,9 +449,11 @@ pub fn batch_lists(
         });
         if let Some((per, bat)) = compared {
             if per <= bat {
-                return Err(format!(
-                    "per sequence costs {per:.3e} against {bat:.3e} batched for {name}"
-                ));
+                return Err(NotBatched::Costlier {
+                    input: name,
+                    per_sequence: per,
+                    batched: bat,
+                });
             }
         }
         costs.push(compared);
@@ -406,7 +473,7 @@ pub fn batch_lists(
         shift += 1;
     }
     if lists.is_empty() {
-        return Err("the program has no list of sequences".into());
+        return Err(NotBatched::NoListOfSequences);
     }
     let mut w = Writer::new(Span::default());
     let mut map: Vec<Option<NodeId>> = vec![None; g.nodes.len()];
@@ -439,12 +506,12 @@ pub fn batch_lists(
         w.span = g.span(NodeId(i));
         if let Some(name) = targets.get(&i) {
             let Op::Scan(s) = &node.op else {
-                return Err("internal: a target is not a loop".into());
+                return Err(NotBatched::Internal("a target is not a loop"));
             };
             let (pad, lens, l) = padded[name];
             let non_seqs = node.args[1..]
                 .iter()
-                .map(|a| map[a.0].ok_or_else(|| "a map captures a list".to_string()))
+                .map(|a| map[a.0].ok_or(NotBatched::CapturedList))
                 .collect::<Result<Vec<_>, _>>()?;
             let outs = batch_map(&mut w, s, &non_seqs, pad, lens, l)?;
             batched_outs.insert(i, outs);
@@ -458,10 +525,7 @@ pub fn batch_lists(
         let args = node
             .args
             .iter()
-            .map(|a| {
-                map[a.0]
-                    .ok_or_else(|| "a list is used outside a map over its sequences".to_string())
-            })
+            .map(|a| map[a.0].ok_or(NotBatched::OtherUse))
             .collect::<Result<Vec<_>, _>>()?;
         if let (Op::Stack, [a]) = (&node.op, args.as_slice()) {
             let an = w.g.node(*a);
@@ -475,7 +539,7 @@ pub fn batch_lists(
     let mut list_outputs = Vec::new();
     let mut outputs = Vec::new();
     for o in &g.outputs {
-        let id = map[o.0].ok_or("an output is a list input")?;
+        let id = map[o.0].ok_or(NotBatched::OtherUse)?;
         let n = w.g.node(id);
         if n.op == Op::List(ListOp::Unstack) {
             outputs.push(n.args[0]);
@@ -488,7 +552,7 @@ pub fn batch_lists(
     w.g.outputs = outputs;
     let graph = live(&w.g);
     if graph_holds_lists(&graph) {
-        return Err("a list remains after batching".into());
+        return Err(NotBatched::OtherUse);
     }
     Ok(Batched {
         program: Program {
@@ -539,7 +603,7 @@ fn batch_map(
     pad: NodeId,
     lens: NodeId,
     l: &PaddedList,
-) -> Result<Vec<NodeId>, String> {
+) -> Result<Vec<NodeId>, NotBatched> {
     let body = &outer.body;
     let mut v: Vec<Option<V>> = vec![None; body.nodes.len()];
     v[0] = Some(V::Seq);
@@ -564,7 +628,7 @@ fn batch_map(
             .map(|a| {
                 v[a.0]
                     .clone()
-                    .ok_or("internal: an argument before its node")
+                    .ok_or(NotBatched::Internal("an argument before its node"))
             })
             .collect::<Result<_, _>>()?;
         let unb: Option<Vec<NodeId>> = args
@@ -597,7 +661,7 @@ fn batch_map(
             (Op::Concat(0), [V::States(r), V::Unb(_)]) if rev.contains_key(r) => {
                 let init = match &args[1] {
                     V::Unb(u) => w.broadcast(*u, &l.batch, 1)?,
-                    _ => return Err("internal: a concat's init".into()),
+                    _ => return Err(NotBatched::Internal("a concat's init")),
                 };
                 let id = w.op(Op::Concat(0), &[*r, init])?;
                 rev_init.insert(id, rev[r]);
@@ -609,7 +673,9 @@ fn batch_map(
                     parts.push(match a {
                         V::States(s) => *s,
                         V::Unb(u) => w.broadcast(*u, &l.batch, 1)?,
-                        _ => return Err("a concat of per-sequence values".into()),
+                        _ => {
+                            return Err(NotBatched::Step("a concat of per-sequence values".into()))
+                        }
                     });
                 }
                 V::States(w.op(Op::Concat(0), &parts)?)
@@ -628,10 +694,10 @@ fn batch_map(
                 V::Bat(w.op(Op::Index, &[*s, *i])?)
             }
             (op, _) => {
-                return Err(format!(
+                return Err(NotBatched::Step(format!(
                     "the map's fn uses its sequence's loop in a {} node",
                     op.name()
-                ))
+                )))
             }
         };
         v[i] = Some(value);
@@ -641,7 +707,7 @@ fn batch_map(
         .map(|o| match v[o.0].clone() {
             Some(V::Bat(id)) => Ok(id),
             Some(V::Unb(u)) => w.broadcast(u, &l.batch, 0),
-            _ => Err("the map's fn returns something other than a fold's result".into()),
+            _ => Err(NotBatched::NotAFold),
         })
         .collect()
 }
@@ -656,7 +722,7 @@ fn batch_fold(
     pad: NodeId,
     lens: NodeId,
     l: &PaddedList,
-) -> Result<Vec<NodeId>, String> {
+) -> Result<Vec<NodeId>, NotBatched> {
     let sig = &fold.sig;
     let plain = sig.sequences == [vec![0]]
         && sig.outputs.iter().all(|o| *o == OutputInfo::Sitsot)
@@ -664,13 +730,13 @@ fn batch_fold(
         && !sig.until
         && sig.keep.is_empty();
     if !plain || !matches!(args.first(), Some(V::Stacked)) {
-        return Err("the map's fn runs a loop other than a fold over its sequence".into());
+        return Err(NotBatched::NotAFold);
     }
     let rest: Vec<NodeId> = args[1..]
         .iter()
         .map(|a| match a {
             V::Unb(id) => Ok(*id),
-            _ => Err("a fold's init or captured value depends on the sequence".to_string()),
+            _ => Err(NotBatched::DependsOnSequence),
         })
         .collect::<Result<_, _>>()?;
     let n_states = sig.outputs.len();
@@ -683,7 +749,7 @@ fn batch_fold(
     new_args.extend_from_slice(caps);
     new_args.push(lens);
     if sig.as_list.iter().any(|&l| l) {
-        return Err("a loop whose outputs are lists".to_string());
+        return Err(NotBatched::NotAFold);
     }
     let new_sig = LoopSig {
         sequences: vec![vec![0], vec![0]],
@@ -696,7 +762,8 @@ fn batch_fold(
         as_list: Vec::new(),
     };
     let arg_tys: Vec<&Type> = new_args.iter().map(|&a| w.ty(a)).collect();
-    let param_tys = loop_type::param_types(&new_sig, &arg_tys).map_err(|e| e.to_string())?;
+    let param_tys = loop_type::param_types(&new_sig, &arg_tys)
+        .map_err(|e| NotBatched::Retype(e.to_string()))?;
     let mut b = Writer::new(w.span);
     let params: Vec<NodeId> = param_tys
         .into_iter()
@@ -759,7 +826,7 @@ fn shifted(a: i64) -> i64 {
 
 /// `op` on arguments some of which are batched (a leading axis B), as one
 /// op (or a few) on the batch: the `vmap` of the ops a recurrent step uses.
-fn vmap(b: &mut Writer, op: &Op, args: &[(NodeId, bool)]) -> Result<NodeId, String> {
+fn vmap(b: &mut Writer, op: &Op, args: &[(NodeId, bool)]) -> Result<NodeId, NotBatched> {
     let ids: Vec<NodeId> = args.iter().map(|a| a.0).collect();
     match op {
         Op::Unary(_) | Op::Cast(_) | Op::StopGradient => b.op(op.clone(), &ids),
@@ -797,15 +864,12 @@ fn vmap(b: &mut Writer, op: &Op, args: &[(NodeId, bool)]) -> Result<NodeId, Stri
             b.op(Op::Transpose(Some(perm)), &ids)
         }
         Op::Dot => vmap_dot(b, args),
-        op => Err(format!(
-            "a {} node in the fold's step is not batched",
-            op.name()
-        )),
+        op => Err(NotBatched::Step(format!("a {} node", op.name()))),
     }
 }
 
 /// `(dot A B)` with A or B batched.
-fn vmap_dot(b: &mut Writer, args: &[(NodeId, bool)]) -> Result<NodeId, String> {
+fn vmap_dot(b: &mut Writer, args: &[(NodeId, bool)]) -> Result<NodeId, NotBatched> {
     let (x, y) = (args[0], args[1]);
     let (rx, ry) = (rank(b, x), rank(b, y));
     match (rx, x.1, ry, y.1) {
@@ -834,6 +898,6 @@ fn vmap_dot(b: &mut Writer, args: &[(NodeId, bool)]) -> Result<NodeId, String> {
             b.op(Op::Squeeze(1), &[p])
         }
         (0, _, _, _) | (_, _, 0, _) => vmap(b, &Op::Binary(BinaryOp::Mul), args),
-        _ => Err("a dot of these ranks is not batched".into()),
+        _ => Err(NotBatched::Step("a dot of these ranks".into())),
     }
 }

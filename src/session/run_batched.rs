@@ -19,37 +19,39 @@ use crate::exec::list::{Item, ListValue};
 use crate::exec::run::Dims;
 use crate::exec::ExecError;
 use crate::lang::{NodeId, Program, Type};
-use crate::optimize::batch::batch_lists;
+use crate::optimize::batch::{batch_lists, NotBatched};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// Runs the list program `p` (its `grad`s not expanded) on `inputs` as
 /// one dense program, when the optimizer is on and the rewrite applies
-/// and costs less for these lengths; `None` otherwise (the caller runs
-/// it per sequence). The padding's time is counted in each run's time.
+/// and costs less for these lengths; otherwise (the caller runs it per
+/// sequence) the sentence saying why not. The padding's time is counted in each run's time.
 pub(super) fn run_batched(
     p: &Program,
     inputs: &[Item],
     dims: &Dims,
     opts: &RunOptions,
-) -> Result<Option<ListRunResult>, SessionError> {
+) -> Result<Result<ListRunResult, String>, SessionError> {
     if opts.optimizer.is_none() {
-        return Ok(None);
+        return Ok(Err("the optimizer is off".to_string()));
     }
     let names: Vec<String> = p.inputs().map(|(n, _)| n.to_string()).collect();
     let mut lengths = BTreeMap::new();
     for (name, item) in names.iter().zip(inputs) {
         if let Item::List(l) = item {
             if l.depth() != 2 {
-                return Ok(None);
+                let input = name.clone();
+                return Ok(Err(NotBatched::NotSequences { input }.to_string()));
             }
             let (_, splits) = l.to_parts();
             let lens = splits[1].windows(2).map(|w| (w[1] - w[0]) as usize);
             lengths.insert(name.clone(), lens.collect::<Vec<_>>());
         }
     }
-    let Ok(b) = batch_lists(p, Some(&lengths)) else {
-        return Ok(None);
+    let b = match batch_lists(p, Some(&lengths)) {
+        Ok(b) => b,
+        Err(why) => return Ok(Err(why.to_string())),
     };
     let t0 = Instant::now();
     let mut dense_inputs = Vec::new();
@@ -66,7 +68,8 @@ pub(super) fn run_batched(
                     })
                 };
                 let Some(pl) = b.lists.iter().find(|pl| pl.input == k) else {
-                    return Ok(None);
+                    let input = name.clone();
+                    return Ok(Err(NotBatched::ListUse { input }.to_string()));
                 };
                 let (padded, lens) = pad_sequences(l).map_err(at)?;
                 dense_dims.insert(pl.steps.clone(), padded.shape()[0] as i64);
@@ -96,11 +99,14 @@ pub(super) fn run_batched(
     // never computes those steps; so a batched run that fails, or whose
     // results are not all finite, is not trusted: the caller runs the
     // program as written, which gives its own results or its own error.
-    let Ok(r) = super::run::run(&b.program, &dense_opts) else {
-        return Ok(None);
+    let r = match super::run::run(&b.program, &dense_opts) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(format!("the batched program failed ({e})"))),
     };
     if !r.outputs.iter().all(all_finite) {
-        return Ok(None);
+        return Ok(Err(
+            "the batched program's results were not all finite".to_string()
+        ));
     }
     let outputs = r
         .outputs
@@ -125,7 +131,7 @@ pub(super) fn run_batched(
         .iter()
         .map(|&o| p.graph.node(o).ty().clone())
         .collect();
-    Ok(Some(ListRunResult {
+    Ok(Ok(ListRunResult {
         outputs,
         output_types,
         execute_ms: r.execute_ms.iter().map(|ms| ms + pad_ms).collect(),
@@ -134,6 +140,7 @@ pub(super) fn run_batched(
         repeated: r.repeated,
         batched: true,
         loops: Some(r.loops),
+        not_batched: None,
     }))
 }
 

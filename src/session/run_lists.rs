@@ -44,6 +44,9 @@ pub struct ListRunResult {
     /// How the batched program's loops ran (`None` per sequence: the list
     /// evaluator runs loops on the interpreter).
     pub loops: Option<super::run::LoopCount>,
+    /// Why the program ran per sequence and not batched (`None` when it
+    /// ran batched).
+    pub not_batched: Option<String>,
 }
 
 /// Runs `p`, which holds lists, as `opts` asks; `lengths` gives the
@@ -117,9 +120,10 @@ pub fn run_lists(
     }
     let refs: Vec<Option<&Item>> = inputs.iter().map(Some).collect();
     dims = bind_items(p, &refs, &dims).map_err(SessionError::Exec)?;
-    if let Some(r) = super::run_batched::run_batched(written, &inputs, &dims, opts)? {
-        return Ok(r);
-    }
+    let not_batched = match super::run_batched::run_batched(written, &inputs, &dims, opts)? {
+        Ok(r) => return Ok(r),
+        Err(why) => why,
+    };
     let (optimized, optimize_ms) = optimize_timed(p, &dims, opts)?;
     let prog = optimized.as_ref().unwrap_or(p);
     let runs = opts.repeat.map_or(1, |k| k + 1);
@@ -151,6 +155,7 @@ pub fn run_lists(
         repeated: opts.repeat.is_some(),
         batched: false,
         loops: None,
+        not_batched: Some(not_batched),
     })
 }
 
@@ -233,6 +238,7 @@ impl ListRunResult {
             "execute_ms": self.execute_ms,
             "peak_bytes": self.peak_bytes,
             "batched": self.batched,
+            "not_batched": self.not_batched,
             "loops": self.loops.map(|l| serde_json::json!({
                 "run": l.run,
                 "on_tape": l.on_tape,
