@@ -718,6 +718,24 @@ fn on_tape_with_the_plans_bits(p: &Program, d: &Dims, refs: &[&Value], what: &st
     }
 }
 
+/// Runs `p` on `refs` on the plan without the tape, which must fail,
+/// then compiled with `options`: the same error (`what` names the
+/// trial). The compiled program, for the caller's checks of its loops.
+fn fails_as_the_plan(
+    p: &Program,
+    d: &Dims,
+    refs: &[&Value],
+    options: PlanOptions,
+    what: &str,
+) -> Compiled {
+    let mut plain = Compiled::with_options(p, d, common::plan_without_tape()).unwrap();
+    let want = plain.call(refs).map(|_| ()).unwrap_err();
+    let mut f = Compiled::with_options(p, d, options).unwrap();
+    let got = f.call(refs).map(|_| ()).unwrap_err();
+    assert_eq!(got, want, "{what}");
+    f
+}
+
 /// Products whose only reader is an elementwise instruction (the GRU's
 /// gates: the product plus a sequence's row plus a bias row; the LSTM's
 /// batched product in a fused pair; a difference and a product with the
@@ -889,15 +907,11 @@ fn indexing_by_step_values_runs_on_the_tape() {
                 _ => unreachable!(),
             }
             let refs: Vec<&Value> = bad.iter().collect();
-            let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-            let want = plain.call(&refs).map(|_| ()).unwrap_err();
             for options in [
                 PlanOptions::default(),
                 common::plan_native_from_first_step(),
             ] {
-                let mut f = Compiled::with_options(&p, &d, options).unwrap();
-                let got = f.call(&refs).map(|_| ()).unwrap_err();
-                assert_eq!(got, want, "input {k} at {at:?}");
+                let f = fails_as_the_plan(&p, &d, &refs, options, &format!("input {k} at {at:?}"));
                 assert_eq!(f.loops_on_tape(), (1, 1));
             }
         }
@@ -914,10 +928,7 @@ fn indexing_by_step_values_runs_on_the_tape() {
         Value::I64(ArrayD::from_shape_vec(IxDyn(&[4]), vec![0, 1, 2, (1 << 53) + 1]).unwrap());
     inputs[4] = Value::I64(ArrayD::zeros(IxDyn(&[4, 2])));
     let refs: Vec<&Value> = inputs.iter().collect();
-    let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-    let want = plain.call(&refs).map(|_| ()).unwrap_err();
-    let mut f = Compiled::new(&p, &d).unwrap();
-    assert_eq!(f.call(&refs).map(|_| ()).unwrap_err(), want);
+    let f = fails_as_the_plan(&p, &d, &refs, PlanOptions::default(), "an index past 2^53");
     assert_eq!(f.loops_on_tape(), (1, 1));
 }
 
@@ -1024,11 +1035,8 @@ fn unspecialized_ops_run_on_the_tape_through_the_plans_kernels() {
             o[[tu - 2]] = n;
         }
         let refs: Vec<&Value> = bad.iter().collect();
-        let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-        let want = plain.call(&refs).map(|_| ()).unwrap_err();
-        let mut f = Compiled::new(&p, &d).unwrap();
-        let got = f.call(&refs).map(|_| ()).unwrap_err();
-        assert_eq!(got, want, "T = {t}, N = {n}: out of range");
+        let what = format!("T = {t}, N = {n}: out of range");
+        let f = fails_as_the_plan(&p, &d, &refs, PlanOptions::default(), &what);
         assert_eq!(f.loops_on_tape(), (1, 1));
     }
 }
@@ -1277,12 +1285,9 @@ fn nested_loops_run_on_the_outer_tape() {
             o[[tu - 1, su - 1]] = n;
         }
         let refs: Vec<&Value> = bad.iter().collect();
-        let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-        let want = plain.call(&refs).map(|_| ()).unwrap_err();
-        let mut f = Compiled::new(&p, &d).unwrap();
-        let got = f.call(&refs).map(|_| ()).unwrap_err();
-        assert_eq!(got, want, "T = {t}: out of range");
-        assert_eq!(f.loops_on_tape().0, 2, "T = {t}: out of range");
+        let what = format!("T = {t}: out of range");
+        let f = fails_as_the_plan(&p, &d, &refs, PlanOptions::default(), &what);
+        assert_eq!(f.loops_on_tape().0, 2, "{what}");
     }
 }
 
@@ -1381,11 +1386,8 @@ fn nested_while_loops_run_on_the_outer_tape() {
         Value::F64(ArrayD::from_elem(IxDyn(&[]), 0.25)),
     ];
     let refs: Vec<&Value> = inputs.iter().collect();
-    let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-    let want = plain.call(&refs).map(|_| ()).unwrap_err();
-    let mut f = Compiled::new(&p, &d).unwrap();
-    let got = f.call(&refs).map(|_| ()).unwrap_err();
-    assert_eq!(got, want, "an empty inner result indexed");
+    let what = "an empty inner result indexed";
+    let f = fails_as_the_plan(&p, &d, &refs, PlanOptions::default(), what);
     assert!(
         f.loops_off_tape()
             .iter()

@@ -225,25 +225,13 @@ impl Builder<'_> {
             Vec::with_capacity(n),
         );
         for ((k, ty), &held) in c.args.iter().zip(c.arg_tys).zip(c.held) {
+            let (arg, value) = kernel_operand(k, ty, held);
+            args.push(arg);
+            values.push(value);
             let shape = match k {
-                Known::Val(v) => {
-                    args.push(KernelArg::At {
-                        loc: v.loc,
-                        len: v.len(),
-                        held,
-                    });
-                    values.push(kernel::zeros(ty.dtype, &v.shape));
-                    v.shape.clone()
-                }
-                Known::Int(i) => {
-                    args.push(KernelArg::Const);
-                    let v = Value::I64(ndarray::arr0(*i).into_dyn()).into_dtype(ty.dtype);
-                    values.push(v);
-                    vec![]
-                }
-                Known::Dyn(own, t) => {
-                    args.push(KernelArg::Owned(*own));
-                    values.push(kernel::zeros(ty.dtype, &[]));
+                Known::Val(v) => v.shape.clone(),
+                Known::Int(_) => vec![],
+                Known::Dyn(_, t) => {
                     tys.push(t.clone());
                     continue;
                 }
@@ -389,37 +377,14 @@ impl Builder<'_> {
         }
         let (mut args, mut values) = (Vec::new(), Vec::new());
         for ((k, ty), &held) in c.args.iter().zip(c.arg_tys).zip(c.held) {
-            match k {
-                Known::Val(v) => {
-                    args.push(KernelArg::At {
-                        loc: v.loc,
-                        len: v.len(),
-                        held,
-                    });
-                    values.push(kernel::zeros(ty.dtype, &v.shape));
-                }
-                Known::Int(i) => {
-                    args.push(KernelArg::Const);
-                    values.push(Value::I64(ndarray::arr0(*i).into_dyn()).into_dtype(ty.dtype));
-                }
-                Known::Dyn(own, _) => {
-                    args.push(KernelArg::Owned(*own));
-                    values.push(kernel::zeros(ty.dtype, &[]));
-                }
-            }
+            let (arg, value) = kernel_operand(k, ty, held);
+            args.push(arg);
+            values.push(value);
         }
         if args.len() != c.args.len() {
             return None;
         }
-        let copied = args
-            .iter()
-            .map(|a| match a {
-                KernelArg::At { len, .. } => *len,
-                KernelArg::Const | KernelArg::Owned(_) => 0,
-            })
-            .sum::<usize>()
-            .saturating_add(total);
-        if copied > MAX_KERNEL_COPY {
+        if copied_by(&args).saturating_add(total) > MAX_KERNEL_COPY {
             self.too_large = true;
             return None;
         }
@@ -2050,4 +2015,24 @@ fn copied_by(args: &[KernelArg]) -> usize {
             KernelArg::Const | KernelArg::Owned(_) => 0,
         })
         .sum()
+}
+
+/// How a kernel call reads its operand `k` (of type `ty`, held in the
+/// arena as `held`), and the scratch value the operand is copied into.
+fn kernel_operand(k: &Known, ty: &Type, held: Held) -> (KernelArg, Value) {
+    match k {
+        Known::Val(v) => (
+            KernelArg::At {
+                loc: v.loc,
+                len: v.len(),
+                held,
+            },
+            kernel::zeros(ty.dtype, &v.shape),
+        ),
+        Known::Int(i) => (
+            KernelArg::Const,
+            Value::I64(ndarray::arr0(*i).into_dyn()).into_dtype(ty.dtype),
+        ),
+        Known::Dyn(own, _) => (KernelArg::Owned(*own), kernel::zeros(ty.dtype, &[])),
+    }
 }
