@@ -20,6 +20,7 @@ use crate::egraph::term::{Head, OpKind, TNode};
 use crate::lang::infer::infer;
 use crate::lang::{Dim, Op, ReduceOp, Scalar, Storage, Type, Work};
 use egg::Id;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Sizes and weights of the cost model.
@@ -163,9 +164,9 @@ impl CostModel {
 
     /// The elements a scan's outputs hold (every step, or the steps an
     /// output keeps): what the loop writes and keeps in memory.
-    /// A while loop's output (its length known at run time only) that
-    /// keeps its last K steps holds K steps at most: counted as K, where
-    /// its type cannot say it.
+    /// An output that keeps its last K steps, of a loop whose step count
+    /// may be smaller (a while loop, a symbolic length that may be 0),
+    /// holds K steps at most: counted as K, where its type cannot say it.
     pub(crate) fn scan_storage(
         &self,
         egraph: &EGraph,
@@ -176,17 +177,22 @@ impl CostModel {
             Kind::Multi(tys) => tys
                 .iter()
                 .enumerate()
-                .map(
-                    |(k, t)| match (sig.until, sig.kept(k), t.shape.split_first()) {
-                        (true, Some(kept), Some((Dim::Unknown, step))) => {
-                            let step: f64 = step.iter().map(|d| self.size(d)).product();
-                            kept as f64 * step
-                        }
-                        _ => self.elements(t),
-                    },
-                )
+                .map(|(k, t)| self.kept_elements(sig, k, t))
                 .sum(),
             _ => 0.0,
+        }
+    }
+
+    /// The elements output `k` (of type `t`) of a loop with clauses `sig`
+    /// holds: K steps at most when it keeps its last K and its type's
+    /// row count is unknown.
+    fn kept_elements(&self, sig: &crate::lang::LoopSig, k: usize, t: &Type) -> f64 {
+        match (sig.kept(k), t.shape.split_first()) {
+            (Some(kept), Some((Dim::Unknown, step))) => {
+                let step: f64 = step.iter().map(|d| self.size(d)).product();
+                kept as f64 * step
+            }
+            _ => self.elements(t),
         }
     }
 
@@ -267,7 +273,11 @@ impl CostModel {
             return 0.0;
         };
         match (&node.head, &egraph[class].data.kind) {
-            (Head::Scan(_), Kind::Multi(tys)) => tys.iter().map(|t| self.bytes(t)).sum(),
+            (Head::Scan(sig), Kind::Multi(tys)) => tys
+                .iter()
+                .enumerate()
+                .map(|(k, t)| self.kept_elements(sig, k, t) * t.dtype.size_bytes() as f64)
+                .sum(),
             (Head::Op(kind), Kind::Value(t)) => match kind.storage() {
                 Storage::Fresh | Storage::InPlace | Storage::UpdatesArg0 | Storage::Created => {
                     self.bytes(t)
@@ -349,11 +359,12 @@ impl CostModel {
         };
         let Some(tys) = vargs
             .iter()
-            .map(|a| egraph[*a].data.ty())
-            .collect::<Option<Vec<&Type>>>()
+            .map(|a| egraph[*a].data.ty().map(|t| kept_bound(egraph, *a, t)))
+            .collect::<Option<Vec<Cow<'_, Type>>>>()
         else {
             return f64::INFINITY;
         };
+        let tys: Vec<&Type> = tys.iter().map(|t| t.as_ref()).collect();
         let consts = crate::egraph::analysis::literal_args(egraph, &vargs);
         let Ok(out) = infer(&op, &tys, &consts) else {
             return f64::INFINITY;
@@ -527,4 +538,34 @@ fn in_scope(egraph: &EGraph, node: &TNode) -> bool {
             .nodes
             .iter()
             .all(|n| reads_a_parameter(egraph, n))
+}
+
+/// The type of class `class` (of type `t`) as the cost model sizes it: a
+/// loop output that keeps its last K steps, typed with an unknown number
+/// of rows (the loop may run fewer than K steps), has at most K rows.
+fn kept_bound<'t>(egraph: &EGraph, class: Id, t: &'t Type) -> Cow<'t, Type> {
+    if !matches!(t.shape.first(), Some(Dim::Unknown)) {
+        return Cow::Borrowed(t);
+    }
+    let kept = egraph[class].nodes.iter().find_map(|n| {
+        let (Head::Op(OpKind::Proj), [k, src]) = (&n.head, n.children.as_slice()) else {
+            return None;
+        };
+        let k = egraph[*k].nodes.iter().find_map(|m| match m.head {
+            Head::Lit(crate::egraph::term::Lit(Scalar::I64(k))) if k >= 0 => Some(k as usize),
+            _ => None,
+        })?;
+        egraph[*src].nodes.iter().find_map(|m| match &m.head {
+            Head::Scan(sig) => sig.kept(k),
+            _ => None,
+        })
+    });
+    match kept {
+        Some(kept) => {
+            let mut bounded = t.clone();
+            bounded.shape[0] = Dim::known(kept as i64);
+            Cow::Owned(bounded)
+        }
+        None => Cow::Borrowed(t),
+    }
 }

@@ -721,7 +721,24 @@ mod tests {
                 Ok::<_, LangError>(vec![body.op(Op::Binary(BinaryOp::Add), &[ps[0], ps[1]])?])
             })
             .unwrap();
-        assert_eq!(b.ty(s[0]).unwrap().to_string(), "f64(1,)");
+        // T may be 0: the kept rows are min(1, T), known once it runs.
+        assert_eq!(b.ty(s[0]).unwrap().to_string(), "f64(?,)");
+        // 2 steps keep 1 row; 0 steps none.
+        for (steps, rows) in [(Dim::known(2), "f64(1,)"), (Dim::known(0), "f64(0,)")] {
+            let mut b = Builder::new("q");
+            let x = b.input("X", f64_of(&[steps])).unwrap();
+            let z = b.literal(Scalar::F64(0.0)).unwrap();
+            let sig = LoopSig {
+                keep: vec![Some(1)],
+                ..clauses(vec![vec![0]], vec![OutputInfo::Sitsot], 0)
+            };
+            let s = b
+                .scan(sig, &[x, z], |body, ps| {
+                    Ok::<_, LangError>(vec![body.op(Op::Binary(BinaryOp::Add), &[ps[0], ps[1]])?])
+                })
+                .unwrap();
+            assert_eq!(b.ty(s[0]).unwrap().to_string(), rows);
+        }
         let p = b.finish(&s).unwrap();
         assert_eq!(p.graph.span(s[0]), at);
         // The sitsot state is typed from its init (weak 0.0 made strong).

@@ -511,7 +511,14 @@ pub fn output_types(
             // A while loop's outputs hold the steps that ran (of those
             // kept): known only once it has run.
             _ if sig.until => Dim::Unknown,
-            Some(kept) => Dim::known(kept as i64),
+            // The last `kept` steps, or every step when fewer ran: `kept`
+            // rows only when the loop runs at least that many (a size
+            // that may be smaller is known only at run time).
+            Some(kept) => match (steps.as_known(), steps.least()) {
+                (Some(n), _) => Dim::known(n.min(kept as i64)),
+                (None, least) if least >= kept as i64 => Dim::known(kept as i64),
+                _ => Dim::Unknown,
+            },
             None => steps.clone(),
         };
         let mut shape = Vec::with_capacity(step.ndim() + 1);

@@ -34,6 +34,18 @@ impl Dim {
         }
     }
 
+    /// The smallest value the size can take (symbols are sizes, at least
+    /// 0): its constant when no symbol has a negative coefficient, else
+    /// (and for an unknown size) 0.
+    pub fn least(&self) -> i64 {
+        match self {
+            Dim::Affine { constant, terms } if terms.iter().all(|(_, c)| *c >= 0) => {
+                (*constant).max(0)
+            }
+            _ => 0,
+        }
+    }
+
     /// A symbolic size named `s`.
     pub fn sym(s: &str) -> Dim {
         Dim::Affine {
@@ -344,6 +356,17 @@ pub fn broadcast_shapes(a: &[Dim], b: &[Dim]) -> Option<Shape> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn least_is_the_smallest_value_a_size_takes() {
+        let t = Dim::sym("T");
+        assert_eq!(Dim::known(4).least(), 4);
+        assert_eq!(t.least(), 0);
+        assert_eq!(t.add(&Dim::known(2)).least(), 2);
+        assert_eq!(Dim::known(3).sub(&t).least(), 0);
+        assert_eq!(Dim::Unknown.least(), 0);
+    }
+
     use super::*;
 
     #[test]

@@ -660,6 +660,15 @@ fn batch_map(
             }
             (Op::Concat(0), [V::States(r), V::Unb(_)]) if rev.contains_key(r) => {
                 let init = match &args[1] {
+                    // The parser's `(expand_dims INIT 0)`: kept in that
+                    // form, `(expand_dims INIT_b 0)` with INIT broadcast
+                    // over the batch, so `fold-read-last` and the Scan
+                    // rewrites read it as the fold's init row.
+                    V::Unb(u) if w.g.node(*u).op == Op::ExpandDims(0) => {
+                        let x = w.g.node(*u).args[0];
+                        let b = w.broadcast(x, &l.batch, 0)?;
+                        w.op(Op::ExpandDims(0), &[b])?
+                    }
                     V::Unb(u) => w.broadcast(*u, &l.batch, 1)?,
                     _ => return Err(NotBatched::Internal("a concat's init")),
                 };

@@ -98,13 +98,13 @@ impl NewScan {
         let tys = scan.output_types(egraph)?;
         // A loop whose output types are not fully known could not be
         // unioned with anything (types must match exactly): leave it. A
-        // while loop's outputs have a length known at run time only; their
-        // steps must be known.
-        let from = usize::from(scan.sig.until);
-        if tys
-            .iter()
-            .any(|t| t.shape.get(from..).unwrap_or(&[]).contains(&Dim::Unknown))
-        {
+        // while loop's outputs have a length known at run time only, and
+        // so has an output keeping its last K steps of a loop that may run
+        // fewer; their steps must be known.
+        if tys.iter().enumerate().any(|(i, t)| {
+            let from = usize::from(scan.sig.until || scan.sig.kept(i).is_some());
+            t.shape.get(from..).unwrap_or(&[]).contains(&Dim::Unknown)
+        }) {
             return None;
         }
         let mut k = 0;

@@ -88,7 +88,7 @@ pub mod vectorize;
 
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, OpKind, TNode};
-use crate::lang::Scalar;
+use crate::lang::{Dim, Scalar};
 use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
 
 /// Matches every class holding a node with head `.0` (the applier takes
@@ -259,6 +259,7 @@ pub fn scan_rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
         accumulator::rewrite(),
         to_linrec::rewrite(),
         save_mem::rewrite(),
+        save_mem::rewrite_after_rows(),
         save_mem::rewrite_unread(),
         mitmot_carry::rewrite(),
         outer_sum::rewrite(),
@@ -309,7 +310,10 @@ pub use crate::egraph::union::union_checked;
 /// outputs, or the loop itself) that a rule keeps the same: the checked
 /// union, or for a while loop, whose outputs' lengths are known only at
 /// run time and equal in both forms (same steps, same condition),
-/// [`crate::egraph::union::union_checked_same_loop`].
+/// [`crate::egraph::union::union_checked_same_loop`]; the same for an
+/// output keeping its last K steps of a loop that may run fewer (its row
+/// count is `min(K, steps)`, unknown until it runs, and the same in both
+/// forms).
 pub fn union_loop_forms(
     egraph: &mut EGraph,
     scan: &scan_node::ScanNode,
@@ -317,7 +321,15 @@ pub fn union_loop_forms(
     matched: Id,
     new: Id,
 ) -> bool {
-    if scan.sig.until {
+    let rows_unknown = |c: Id| match &egraph[c].data.kind {
+        crate::egraph::analysis::Kind::Value(t) => t.shape.first() == Some(&Dim::Unknown),
+        crate::egraph::analysis::Kind::Multi(ts) => {
+            ts.iter().any(|t| t.shape.first() == Some(&Dim::Unknown))
+        }
+        _ => false,
+    };
+    let kept_rows_unknown = rows_unknown(matched) || rows_unknown(new);
+    if scan.sig.until || kept_rows_unknown {
         crate::egraph::union::union_checked_same_loop(egraph, rule, matched, new)
     } else {
         union_checked(egraph, rule, matched, new)

@@ -44,7 +44,20 @@ pub fn rewrite() -> super::ScanRewrite {
     let lhs: Pattern<TNode> = "(index (proj ?k ?s) ?m)"
         .parse()
         .map_err(|e| format!("{e}"))?;
-    egg::Rewrite::new("scan-save-mem", lhs, SaveMem)
+    egg::Rewrite::new("scan-save-mem", lhs, SaveMem { after_rows: false })
+}
+
+/// The rule for a reader of the output after rows put before it, `(index
+/// (concat 0 A (proj k S)) -m)`: what a fold over a symbolic length reads
+/// (`A` its init, the value after no step) and what PyTensor's untraced
+/// states convert to. The last `m` rows of `(concat 0 A P)` are those of
+/// `(concat 0 A P')` when `P'` holds the last `min(n, K)` of `P`'s `n`
+/// rows with `K >= m`, so the same trim applies.
+pub fn rewrite_after_rows() -> super::ScanRewrite {
+    let lhs: Pattern<TNode> = "(index (concat ?axis ?a (proj ?k ?s)) ?m)"
+        .parse()
+        .map_err(|e| format!("{e}"))?;
+    egg::Rewrite::new("scan-save-mem-after", lhs, SaveMem { after_rows: true })
 }
 
 /// The rule for states nothing reads after the loop.
@@ -52,7 +65,11 @@ pub fn rewrite_unread() -> super::ScanRewrite {
     super::per_scan_rule_while_too("scan-save-mem-unread", super::Reads::Context, keep_unread)
 }
 
-struct SaveMem;
+/// The applier of both readers: `after_rows` when the reader is `(index
+/// (concat 0 A (proj k S)) -m)`, not `(index (proj k S) -m)`.
+struct SaveMem {
+    after_rows: bool,
+}
 
 /// True when nothing in the e-graph reads output `k` of `scan`.
 fn unread(egraph: &EGraph, scan: &ScanNode, k: usize) -> bool {
@@ -139,33 +156,58 @@ impl Applier<TNode, TensorAnalysis> for SaveMem {
             return Vec::new();
         }
         let (k, back) = (k as usize, (-m) as usize);
+        // Rows before the output: only along the leading axis.
+        let before = if self.after_rows {
+            let (Some(axis), Some(a)) = (var("?axis"), var("?a")) else {
+                return Vec::new();
+            };
+            if int_of(egraph, axis) != Some(0) {
+                return Vec::new();
+            }
+            Some((axis, a))
+        } else {
+            None
+        };
+        let reader = Reader {
+            k,
+            back,
+            m,
+            before,
+            class: eclass,
+        };
         let mut changed = Vec::new();
         for scan in ScanNode::all_in_while_too(egraph, s)
             .iter()
             .take(MAX_VARIANTS)
         {
-            changed.extend(keep_last(egraph, scan, k, back, m, eclass, rule));
+            changed.extend(keep_last(egraph, scan, &reader, rule));
         }
         changed
     }
 
     fn vars(&self) -> Vec<Var> {
-        ["?k", "?s", "?m"]
-            .iter()
-            .filter_map(|v| v.parse().ok())
-            .collect()
+        let vars: &[&str] = if self.after_rows {
+            &["?axis", "?a", "?k", "?s", "?m"]
+        } else {
+            &["?k", "?s", "?m"]
+        };
+        vars.iter().filter_map(|v| v.parse().ok()).collect()
     }
 }
 
-fn keep_last(
-    egraph: &mut EGraph,
-    scan: &ScanNode,
+/// A read of output `k`'s row `-m` (`back = -m` rows from the end), in
+/// e-class `class`, after the rows `before` (`(axis, A)`) when the reader
+/// is `(index (concat axis A (proj k S)) -m)`.
+struct Reader {
     k: usize,
     back: usize,
     m: i64,
-    reader: Id,
-    rule: Symbol,
-) -> Vec<Id> {
+    before: Option<(Id, Id)>,
+    class: Id,
+}
+
+fn keep_last(egraph: &mut EGraph, scan: &ScanNode, reader: &Reader, rule: Symbol) -> Vec<Id> {
+    let (k, back, m) = (reader.k, reader.back, reader.m);
     let mut changed = Vec::new();
     let Some(info) = scan.sig.outputs.get(k) else {
         return changed;
@@ -194,14 +236,20 @@ fn keep_last(
     let Some(new) = spec.build(egraph, &[source]) else {
         return changed;
     };
-    let p = proj(egraph, new, k);
+    let mut p = proj(egraph, new, k);
+    if let Some((axis, a)) = reader.before {
+        p = egraph.add(TNode {
+            head: Head::Op(OpKind::Concat),
+            children: vec![axis, a, p],
+        });
+    }
     let ml = egraph.add(TNode::lit(Scalar::I64(m)));
     let read = egraph.add(TNode {
         head: Head::Op(OpKind::Index),
         children: vec![p, ml],
     });
-    if union_checked(egraph, rule, reader, read) {
-        changed.push(reader);
+    if union_checked(egraph, rule, reader.class, read) {
+        changed.push(reader.class);
     }
     for i in 0..scan.sig.outputs.len() {
         if i != k {
