@@ -19,7 +19,11 @@
 //! out taps are copied into their slots after the body (results that view
 //! a parameter are copied out first, so every read of a step comes before
 //! its writes). The steps after the first run on the body's step tape
-//! when it compiles: the loop hands it its data as `f64` slices (an
+//! when it compiles: the loop hands it its data as `f64` slices (a
+//! sequence whose rows are each row-major but not the whole, a reversed
+//! trace or a strided column, in place by its rows' origin and stride,
+//! [`SeqRows`]; a mask, integer data or another layout through a copy
+//! made once per call into storage kept across calls, [`Converted`]; an
 //! output buffer of another dtype through an `f64` shadow, [`Shadows`])
 //! and the body's own loops ([`BodyLoops`]). Must not: differ from
 //! the reference loop in any result or error message.

@@ -6,7 +6,9 @@
 //! declines, the reference kernel `ops::eval`, exactly as the plan's
 //! runtime computes the node — with its operands' places and the way the
 //! arena holds each value ([`Held`]); [`KernelScratch`], the owned operand
-//! and result values one such instruction reuses from step to step; and
+//! and result values one such instruction reuses from step to step (an
+//! `f64` operand is read in place instead, a view of the arena:
+//! [`in_place`]); and
 //! running it ([`run`]). A loop of the body (a nested loop) is such a
 //! node too: the plan's own loop runner runs it on the operands' values
 //! ([`LoopRunner`], its own step tape included), and its outputs go into
@@ -312,10 +314,15 @@ fn store(v: &Value, shape: &[usize], held: Held, out: &mut [f64]) -> Option<()> 
 
 /// True when a [`KernelCall`]'s operand whose scratch value is `v` is
 /// read in place by the allocation-free kernels, not copied: an `f64`
-/// (the arena holds its elements as they are).
+/// (the arena holds its elements as they are) of at most
+/// [`IN_PLACE_DIMS`] dimensions.
 pub(crate) fn in_place(v: &Value) -> bool {
-    matches!(v, Value::F64(_))
+    matches!(v, Value::F64(_)) && v.shape().len() <= IN_PLACE_DIMS
 }
+
+/// The most dimensions an operand read in place may have: a view's shape
+/// of more would be allocated on each step (`IxDyn` holds four inline).
+const IN_PLACE_DIMS: usize = 4;
 
 /// The most operands the allocation-free path takes (as the plan's
 /// runtime).
