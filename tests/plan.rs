@@ -1397,6 +1397,85 @@ fn nested_while_loops_run_on_the_outer_tape() {
     );
 }
 
+/// Sequences whose rows are each row-major but not the whole (a reversed
+/// trace, every other row, a matrix's column: rows one element, `N`
+/// apart), in a loop run forwards and one run backwards, are read in
+/// place: the plan's bits without the tape, with and without native
+/// code, over two calls (the second reuses the tape and its layouts), on
+/// ordinary values and on extreme ones (1e308, whose products overflow,
+/// subnormals, NaN, infinities); and the tape holds no copy of them (its
+/// peak is the plan's, give or take the tape's own arena).
+fn strided_and_reversed_sequences_are_read_in_place() {
+    let p = parse_program(
+        "(program strided_seqs (input X (f64 T N)) (input Z (f64 S N)) (input h0 (f64 N))
+          (let R (slice X none none -1))
+          (let E (slice Z 0 none 2))
+          (let C (index (transpose X 1 0) 1))
+          (let (H Y) (scan (sequences R E C) (outputs_info (sitsot h0) (nitsot))
+            (fn (r e c h)
+              (let h1 (tanh (add (mul h 0.5) (mul r c))))
+              (outputs h1 (add e (mul (sum h1) c))))))
+          (let (G Q) (scan (sequences E R) (outputs_info (sitsot h0) (nitsot)) (go_backwards)
+            (fn (e r g)
+              (let g1 (add (mul g 0.25) (mul e r)))
+              (outputs g1 (sub r (sum g1))))))
+          (output H Y G Q))",
+    )
+    .unwrap();
+    let (t, n) = (40usize, 8usize);
+    let d: Dims = [
+        ("T".to_string(), t as i64),
+        ("S".to_string(), 2 * t as i64),
+        ("N".to_string(), n as i64),
+    ]
+    .into();
+    let ordinary = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+    let extreme: Vec<Value> = ordinary
+        .iter()
+        .map(|v| match v {
+            Value::F64(a) => {
+                let specials = [1e308, -1e308, 5e-324, f64::NAN, f64::INFINITY, -0.0];
+                Value::F64(ndarray::ArrayD::from_shape_fn(a.raw_dim(), |i| {
+                    let k: usize = ndarray::Dimension::slice(&i).iter().sum();
+                    if k.is_multiple_of(5) {
+                        specials[(k / 5) % specials.len()]
+                    } else {
+                        a[&i]
+                    }
+                }))
+            }
+            v => v.clone(),
+        })
+        .collect();
+    for (what, data) in [("ordinary", &ordinary), ("extreme", &extreme)] {
+        let refs: Vec<&Value> = data.iter().collect();
+        let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
+        let want = plain.call(&refs).unwrap().to_values();
+        for options in [
+            PlanOptions::default(),
+            common::plan_native_from_first_step(),
+        ] {
+            let mut f = Compiled::with_options(&p, &d, options).unwrap();
+            for call in 0..2 {
+                let got = f.call(&refs).unwrap().to_values();
+                assert_eq!(f.loops_on_tape(), (2, 2), "{what}, call {call}");
+                assert_eq!(got.len(), want.len(), "{what}");
+                for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+                    assert!(same_bits(a, b), "{what}, call {call}: output {k}");
+                }
+            }
+            // A copy of the three sequences would be 2·T·N + T elements.
+            let copies = (2 * t * n + t) * std::mem::size_of::<f64>();
+            assert!(
+                f.peak_bytes() < plain.peak_bytes() + copies / 2,
+                "{what}: peak {} on the tape, {} on the plan",
+                f.peak_bytes(),
+                plain.peak_bytes()
+            );
+        }
+    }
+}
+
 /// A loop body that uses op `k` on the step's rows `x`, `y` (f64 3), `m`
 /// (f64 3 3) and `c` (bool 3), with its result as the step's output (of
 /// a shape every step shares); `None` for the list ops (lists are not
@@ -1551,16 +1630,25 @@ fn every_op_runs_on_the_tape() {
     // Every body runs (an error would be the plan's and the tape's alike,
     // but would leave the steps after it untried).
     assert_eq!(failed, 0, "bodies that failed");
-    // Rows of 70 and matrices of 4,900 elements: a kernel call would copy
-    // more than MAX_KERNEL_COPY elements a step, and its loop stays on the
-    // plan, saying so (not "op cumsum", which the tape takes).
-    let p = parse_program(
-        "(program big (input M (f64 T 70 70)) (input C (bool T 70))
-          (let R (scan (sequences M C) (outputs_info (nitsot)) (fn (m c) (cumsum (sum (compress c m) 0)))))
-          (output R))",
-    )
-    .unwrap();
-    let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+    // Rows of 70 and matrices of 4,900 elements: a kernel call reads its
+    // `f64` operands in place (the matrix) and copies the others (the
+    // mask's 70 elements): on the tape, with the plan's bits; but a result
+    // of 4,900 elements would be copied out of the call each step (more
+    // than MAX_KERNEL_COPY), and its loop stays on the plan, saying so.
+    let big = |body: &str| {
+        let text = format!(
+            "(program big (input M (f64 T 70 70)) (input C (bool T 70))
+              (let R (scan (sequences M C) (outputs_info (nitsot)) (fn (m c) {body})))
+              (output R))"
+        );
+        let p = parse_program(&text).unwrap();
+        let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        (p, inputs)
+    };
+    let (p, inputs) = big("(cumsum (sum (compress c m) 0))");
+    let refs: Vec<&Value> = inputs.iter().collect();
+    on_tape_with_the_plans_bits(&p, &d, &refs, "compress of a 70 x 70 matrix");
+    let (p, inputs) = big("(inc_slice m (slice m 0 1 1) 1 2 1)");
     let refs: Vec<&Value> = inputs.iter().collect();
     let mut f = Compiled::new(&p, &d).unwrap();
     f.call(&refs).unwrap();
@@ -1571,7 +1659,7 @@ fn every_op_runs_on_the_tape() {
         .collect();
     assert_eq!(
         off,
-        ["op compress on more elements than a kernel call copies"]
+        ["op inc_slice on more elements than a kernel call copies"]
     );
     assert!(bodies >= 60, "{bodies} ops");
 }
@@ -1729,6 +1817,7 @@ fn main() {
         rows_without_elements_run_on_the_tape,
         nested_loops_run_on_the_outer_tape,
         nested_while_loops_run_on_the_outer_tape,
+        strided_and_reversed_sequences_are_read_in_place,
         every_op_runs_on_the_tape,
         every_loop_runs_on_the_tape
     ];

@@ -19,7 +19,11 @@
 //! out taps are copied into their slots after the body (results that view
 //! a parameter are copied out first, so every read of a step comes before
 //! its writes). The steps after the first run on the body's step tape
-//! when it compiles: the loop hands it its data as `f64` slices (an
+//! when it compiles: the loop hands it its data as `f64` slices (a
+//! sequence whose rows are each row-major but not the whole, a reversed
+//! trace or a strided column, in place by its rows' origin and stride,
+//! [`SeqRows`]; a mask, integer data or another layout through a copy
+//! made once per call into storage kept across calls, [`Converted`]; an
 //! output buffer of another dtype through an `f64` shadow, [`Shadows`])
 //! and the body's own loops ([`BodyLoops`]). Must not: differ from
 //! the reference loop in any result or error message.
@@ -39,7 +43,7 @@ use crate::exec::loop_frame::{LoopFrame, StateRead};
 use crate::exec::value::{with_elem, Elem, Value};
 use crate::lang::program::{Graph, NodeId, Scan, Span};
 use crate::lang::{BodyOutput, BodyParam, DType, Op};
-use ndarray::Axis;
+use ndarray::{ArrayViewD, Axis};
 use std::cell::RefCell;
 
 /// A compiled loop.
@@ -133,6 +137,9 @@ pub struct ScanRt {
     invariants_held: usize,
     /// The body's step tape.
     step: TapeRt,
+    /// The storage of the tape's converted copies of the loop's data
+    /// ([`Converted`]), by argument, kept across calls.
+    converted: Vec<Vec<f64>>,
 }
 
 /// A loop's step tape, kept across calls.
@@ -219,6 +226,7 @@ impl ScanRt {
             scratch: (0..n_out).map(|_| None).collect(),
             invariants: plan.product_only.iter().map(|_| None).collect(),
             invariants_held: 0,
+            converted: Vec::new(),
             step: TapeRt::default(),
         }
     }
@@ -567,7 +575,7 @@ fn run_loop(
                 inits: &inits,
                 non_seqs: &non_seqs,
             };
-            let converted = data.converted();
+            let converted = data.converted(&mut srt.converted);
             let slices = data.slices(&converted);
             // A while loop runs on the tape in stretches, each up to the
             // first step its growing buffers have no row for; they grow
@@ -639,6 +647,8 @@ fn run_loop(
                 }
                 from = to;
             }
+            drop(slices);
+            converted.give_back(&mut srt.converted);
             // Every step ran on the tape, or the loop stopped there.
             if stopped || from >= frame.steps() {
                 break;
@@ -772,10 +782,14 @@ struct LoopData<'s, 'v> {
     non_seqs: &'s [ValView<'v>],
 }
 
-/// Each argument view's data as contiguous `f64`: the view's own data,
+/// Each argument view's data as contiguous `f64`: the view's own data
+/// (a sequence's from its lowest element to its highest, [`SeqRows`]),
 /// or its converted copy.
 struct LoopSlices<'a> {
     seqs: Vec<Option<&'a [f64]>>,
+    /// Per sequence read in place but not row-major as a whole, where
+    /// its rows are (`None`: row `r` at `r` times the row's elements).
+    seq_rows: Vec<Option<SeqRows>>,
     inits: Vec<Option<&'a [f64]>>,
     non_seqs: Vec<Option<&'a [f64]>>,
 }
@@ -871,14 +885,17 @@ impl LoopRunner for BodyLoops<'_> {
     }
 }
 
-/// Copies, in `f64` and in order, of the argument views that are not
-/// contiguous `f64` (a boolean mask, a reversed sequence), made once per
-/// call for the step tape. Booleans become 1.0 and 0.0 and integers their
-/// exact `f64` (what every specialized instruction reads them as), and
-/// `i64` data with an element past 2^53 (a random key) and every `i64`
-/// init (an `i64` state's first rows, read where the state's buffer is
-/// read, which holds bits: see [`Shadows`]) their 64 bits ([`Held`]),
-/// which only the plan's kernels read.
+/// Copies, in `f64` and in order, of the argument views the tape cannot
+/// read in place (a boolean mask, an integer sequence, a non-sequence or
+/// init not in row-major order, a sequence whose rows are not each
+/// row-major), made once per call for the step tape into storage kept
+/// across calls. Booleans become 1.0 and 0.0 and integers their exact
+/// `f64` (what every specialized instruction reads them as), and `i64`
+/// data with an element past 2^53 (a random key) and every `i64` init (an
+/// `i64` state's first rows, read where the state's buffer is read, which
+/// holds bits: see [`Shadows`]) their 64 bits ([`Held`]), which only the
+/// plan's kernels read. An `f64` sequence whose rows are each row-major
+/// (a reversed trace, a strided column) is read in place ([`SeqRows`]).
 struct Converted {
     seqs: Vec<Option<Vec<f64>>>,
     inits: Vec<Option<Vec<f64>>>,
@@ -894,37 +911,108 @@ const EXACT_INT: u64 = 1 << 53;
 /// The most elements one converted copy may have (8 MB).
 const MAX_CONVERTED: usize = 1 << 20;
 
+/// Where the rows of a sequence read in place are in the data the tape
+/// sees of it ([`LoopSlices::seqs`]): row `r` starts at element
+/// `origin + r·stride` (`stride` negative for a reversed sequence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SeqRows {
+    origin: usize,
+    stride: isize,
+}
+
+impl SeqRows {
+    /// The first element of row `r`.
+    #[inline(always)]
+    fn start(self, r: usize) -> Option<usize> {
+        let off = isize::try_from(r).ok()?.checked_mul(self.stride)?;
+        self.origin.checked_add_signed(off)
+    }
+}
+
+/// The data of the `f64` sequence `a` from its lowest element to its
+/// highest, and where its rows are in it, when it is not row-major as a
+/// whole but each row is (its rows `|stride|` elements apart, in either
+/// direction); `None` otherwise (and for a sequence without elements).
+fn rows_in_place<'a>(a: &ArrayViewD<'a, f64>) -> Option<(&'a [f64], SeqRows)> {
+    let n = *a.shape().first()?;
+    let row: usize = a.shape().get(1..)?.iter().product();
+    if n == 0 || row == 0 || a.is_standard_layout() {
+        return None;
+    }
+    if !a.index_axis(Axis(0), 0).is_standard_layout() {
+        return None;
+    }
+    let stride = if n == 1 { row as isize } else { a.strides()[0] };
+    let last = stride.checked_mul(isize::try_from(n - 1).ok()?)?;
+    let lo = last.min(0);
+    let len = usize::try_from(last.max(0) - lo).ok()?.checked_add(row)?;
+    let origin = lo.unsigned_abs();
+    // SAFETY: every element of `a` is at `as_ptr() + r·stride + j` for
+    // a row r < n and j < row, so inside the `len` elements from
+    // `as_ptr() + lo`; the views the plan makes are views of one value's
+    // buffer (an owned array: [`ValView::of`]), whose elements are all
+    // initialized, and what lies between two rows is of that buffer
+    // too. Nothing writes a loop's sequences while it runs (its
+    // outputs are its own buffers), and the slice lives no longer than
+    // the view's borrow.
+    let data = unsafe { std::slice::from_raw_parts(a.as_ptr().offset(lo), len) };
+    Some((data, SeqRows { origin, stride }))
+}
+
 impl<'s> LoopData<'s, '_> {
-    fn converted(&self) -> Converted {
-        fn of(views: &[ValView<'_>], inits: bool) -> (Vec<Option<Vec<f64>>>, Vec<Held>) {
+    /// The copies of this call's data the tape cannot read in place,
+    /// in `pool`'s storage (by argument, seqs then inits then
+    /// non-sequences; give it back with [`Converted::give_back`]).
+    fn converted(&self, pool: &mut Vec<Vec<f64>>) -> Converted {
+        fn of(
+            views: &[ValView<'_>],
+            inits: bool,
+            seqs: bool,
+            pool: &mut [Vec<f64>],
+        ) -> (Vec<Option<Vec<f64>>>, Vec<Held>) {
             views
                 .iter()
-                .map(|v| match v {
-                    ValView::F64(a) if a.is_standard_layout() => (None, Held::Num),
-                    // Integers past 2^53 have no exact f64 (the tape
-                    // reads integers as indices too, `Instr::IndexAt`):
-                    // their bits, for the kernels. An `i64` init: its
-                    // bits, as its state's buffer holds them.
-                    ValView::I64(a)
-                        if a.len() <= MAX_CONVERTED
-                            && (inits || a.iter().any(|y| y.unsigned_abs() > EXACT_INT)) =>
-                    {
-                        let mut out = vec![0.0; a.len()];
-                        fill_row_major(a, &mut out, |y| f64::from_bits(y as u64));
-                        (Some(out), Held::Bits)
+                .zip(pool.iter_mut())
+                .map(|(v, slot)| {
+                    let mut take = |len: usize| {
+                        let mut out = std::mem::take(slot);
+                        out.clear();
+                        out.resize(len, 0.0);
+                        out
+                    };
+                    match v {
+                        ValView::F64(a) if a.is_standard_layout() => (None, Held::Num),
+                        ValView::F64(a) if seqs && rows_in_place(a).is_some() => (None, Held::Num),
+                        // Integers past 2^53 have no exact f64 (the tape
+                        // reads integers as indices too, `Instr::IndexAt`):
+                        // their bits, for the kernels. An `i64` init: its
+                        // bits, as its state's buffer holds them.
+                        ValView::I64(a)
+                            if a.len() <= MAX_CONVERTED
+                                && (inits || a.iter().any(|y| y.unsigned_abs() > EXACT_INT)) =>
+                        {
+                            let mut out = take(a.len());
+                            fill_row_major(a, &mut out, |y| f64::from_bits(y as u64));
+                            (Some(out), Held::Bits)
+                        }
+                        v if v.len() <= MAX_CONVERTED => {
+                            let mut out = take(v.len());
+                            with_view!(v, a => fill_row_major(a, &mut out, |y| y.cast::<f64>()));
+                            (Some(out), Held::Num)
+                        }
+                        _ => (None, Held::Num),
                     }
-                    v if v.len() <= MAX_CONVERTED => {
-                        let mut out = vec![0.0; v.len()];
-                        with_view!(v, a => fill_row_major(a, &mut out, |y| y.cast::<f64>()));
-                        (Some(out), Held::Num)
-                    }
-                    _ => (None, Held::Num),
                 })
                 .unzip()
         }
-        let (seqs, seqs_held) = of(self.seqs, false);
-        let (inits, _) = of(self.inits, true);
-        let (non_seqs, non_seqs_held) = of(self.non_seqs, false);
+        let (n_s, n_i) = (self.seqs.len(), self.inits.len());
+        let n = n_s + n_i + self.non_seqs.len();
+        if pool.len() < n {
+            pool.resize_with(n, Vec::new);
+        }
+        let (seqs, seqs_held) = of(self.seqs, false, true, &mut pool[..n_s]);
+        let (inits, _) = of(self.inits, true, false, &mut pool[n_s..n_s + n_i]);
+        let (non_seqs, non_seqs_held) = of(self.non_seqs, false, false, &mut pool[n_s + n_i..n]);
         Converted {
             seqs,
             inits,
@@ -949,8 +1037,22 @@ impl<'s> LoopData<'s, '_> {
                 })
                 .collect()
         }
+        let (seqs, seq_rows) = self
+            .seqs
+            .iter()
+            .zip(&conv.seqs)
+            .map(|(v, c)| match (v, c) {
+                (ValView::F64(a), None) => match rows_in_place(a) {
+                    Some((d, rows)) => (Some(d), Some(rows)),
+                    None => (a.as_slice(), None),
+                },
+                (_, Some(c)) => (Some(c.as_slice()), None),
+                _ => (None, None),
+            })
+            .unzip();
         LoopSlices {
-            seqs: of(self.seqs, &conv.seqs),
+            seqs,
+            seq_rows,
             inits: of(self.inits, &conv.inits),
             non_seqs: of(self.non_seqs, &conv.non_seqs),
         }
@@ -958,6 +1060,17 @@ impl<'s> LoopData<'s, '_> {
 }
 
 impl Converted {
+    /// Puts each copy's storage back in `pool` (as [`LoopData::converted`]
+    /// took it) for the next call.
+    fn give_back(self, pool: &mut [Vec<f64>]) {
+        let all = self.seqs.into_iter().chain(self.inits).chain(self.non_seqs);
+        for (slot, c) in pool.iter_mut().zip(all) {
+            if let Some(c) = c {
+                *slot = c;
+            }
+        }
+    }
+
     fn bytes(&self) -> usize {
         [&self.seqs, &self.inits, &self.non_seqs]
             .into_iter()
@@ -1140,11 +1253,27 @@ struct ReadyTape<'r> {
     shadows: &'r mut Vec<Vec<f64>>,
 }
 
-/// Where body parameter `p` (of `size` elements) is on step `t`.
+/// Where body parameter `p` (of `size` elements) is on step `t`, a
+/// sequence's rows where `rows` says ([`LoopSlices::seq_rows`]).
 #[inline(always)]
-fn place(p: &BodyParam, frame: &LoopFrame, t: usize, size: usize) -> Option<ParamAt> {
+fn place(
+    p: &BodyParam,
+    frame: &LoopFrame,
+    rows: &[Option<SeqRows>],
+    t: usize,
+    size: usize,
+) -> Option<ParamAt> {
     let (store, row) = match *p {
-        BodyParam::Sequence { seq, tap } => (Store::Seq(seq), frame.seq_row(seq, tap, t)?),
+        BodyParam::Sequence { seq, tap } => {
+            let r = frame.seq_row(seq, tap, t)?;
+            if let Some(Some(rows)) = rows.get(seq) {
+                return Some(ParamAt {
+                    store: Store::Seq(seq),
+                    base: rows.start(r)?,
+                });
+            }
+            (Store::Seq(seq), r)
+        }
         BodyParam::State { out, tap } => match frame.state_read(out, tap, t)? {
             StateRead::Written(r) => (Store::Buf(out), r),
             StateRead::Init(i) => (Store::Init(i), 0),
@@ -1353,13 +1482,14 @@ fn place_params(
     at: &mut [ParamAt],
     sp: &ScanPlan,
     frame: &LoopFrame,
+    rows: &[Option<SeqRows>],
     t: usize,
     all: bool,
 ) -> Option<()> {
     for (k, p) in sp.params.iter().enumerate() {
         let size = tape.param_size(k);
         if size > 0 && (all || !matches!(p, BodyParam::NonSequence(_))) {
-            *at.get_mut(k)? = place(p, frame, t, size)?;
+            *at.get_mut(k)? = place(p, frame, rows, t, size)?;
         }
     }
     Some(())
@@ -1392,31 +1522,38 @@ struct NativeLayout {
 struct NativeLayouts {
     /// The frame they were found for.
     frame: LoopFrame,
+    /// Where the rows of the sequences read in place were
+    /// ([`LoopSlices::seq_rows`]).
+    rows: Vec<Option<SeqRows>>,
     /// Per stretch of steps tried (`from..to`; at most
     /// [`NATIVE_LOOP_TRIES`], the oldest dropped first): its layout.
     tried: Vec<((usize, usize), Option<NativeLayout>)>,
 }
 
 /// The layout of the whole native loop over steps `from..to` in
-/// `frame`, from `known` when it was found for this frame and stretch,
+/// `frame`, from `known` when it was found for this frame, these rows of the sequences read in place ([`SeqRows`]) and this stretch,
 /// else found now by `find` ([`native_layout`]) and kept there. A new
 /// frame replaces the kept one in place (no allocation once the storage
 /// is there).
 fn known_layout(
     known: &mut Option<NativeLayouts>,
     frame: &LoopFrame,
+    rows: &[Option<SeqRows>],
     (from, to): (usize, usize),
     find: impl FnOnce() -> Option<Option<NativeLayout>>,
 ) -> Option<Option<NativeLayout>> {
     let known = match known {
-        Some(k) if k.frame == *frame => k,
+        Some(k) if k.frame == *frame && k.rows == rows => k,
         Some(k) => {
             k.frame.clone_from(frame);
+            k.rows.clear();
+            k.rows.extend_from_slice(rows);
             k.tried.clear();
             k
         }
         None => known.insert(NativeLayouts {
             frame: frame.clone(),
+            rows: rows.to_vec(),
             tried: Vec::with_capacity(NATIVE_LOOP_TRIES),
         }),
     };
@@ -1440,6 +1577,7 @@ fn native_layout(
     tape: &StepTape,
     sp: &ScanPlan,
     frame: &LoopFrame,
+    rows: &[Option<SeqRows>],
     slots: &[(usize, usize)],
     from: usize,
     to: usize,
@@ -1469,8 +1607,9 @@ fn native_layout(
     for (slot, &(k, _)) in slots.iter().enumerate() {
         let p = sp.params.get(k)?;
         let size = tape.param_size(k);
-        let first = place(p, frame, from, size)?;
-        let same_store = |t: usize| place(p, frame, t, size).filter(|a| a.store == first.store);
+        let first = place(p, frame, rows, from, size)?;
+        let same_store =
+            |t: usize| place(p, frame, rows, t, size).filter(|a| a.store == first.store);
         let Some(stride) = affine(&|t| same_store(t).map(|a| a.base)) else {
             return Some(None);
         };
@@ -1511,8 +1650,8 @@ fn native_loop(
     if n < 2 || bufs.len() > MAX_POINTERS || sp.results.len() > MAX_POINTERS {
         return Some(None);
     }
-    let find = || native_layout(tape, sp, frame, slots, from, to);
-    let Some(layout) = known_layout(layouts, frame, (from, to), find)? else {
+    let find = || native_layout(tape, sp, frame, &data.seq_rows, slots, from, to);
+    let Some(layout) = known_layout(layouts, frame, &data.seq_rows, (from, to), find)? else {
         return Some(None);
     };
     // Each buffer's data, as one pointer for reads and writes alike.
@@ -1694,7 +1833,7 @@ fn tape_steps(
     if from < to {
         // The values the same on every step, once: the parameters placed
         // as on the first step (the prologue reads only non-sequences).
-        place_params(tape, at, sp, frame, from, true)?;
+        place_params(tape, at, sp, frame, &data.seq_rows, from, true)?;
         tape.run_prologue(at, &data.sources(Bufs::Whole(bufs), loops))?;
     }
     // The results the tape may write straight into their rows (one per
@@ -1748,10 +1887,10 @@ fn tape_steps(
             }
         }
         // A non-sequence stays where the first step placed it.
-        place_params(tape, at, sp, frame, t, false)?;
+        place_params(tape, at, sp, frame, &data.seq_rows, t, false)?;
         if t + 1 < to {
             for &(k, size) in ahead.get(..n_ahead)? {
-                let next = place(sp.params.get(k)?, frame, t + 1, size);
+                let next = place(sp.params.get(k)?, frame, &data.seq_rows, t + 1, size);
                 prefetch_row(data, next, size);
             }
         }

@@ -50,7 +50,8 @@ const SCALAR_LEN: usize = 8;
 const SCALAR_WORK: usize = 64;
 
 /// The most elements an [`Instr::Kernel`] call may copy per step (its
-/// operands in, its result out): past it the copies cost more than the
+/// operands that are not `f64` in, its result out; an `f64` operand is
+/// read in place, [`kernel::in_place`]): past it the copies cost more than the
 /// plan's views save, and the loop stays on the plan. A PyTensor GRU
 /// gradient's `inc_slice` into a `384 × 128` zero matrix (49,152 elements
 /// each way) made its backward loop 10-25% slower on the tape than on the
@@ -253,7 +254,7 @@ impl Builder<'_> {
             return self.owned_kernel(c, args, values, fixed(&t, &bind));
         };
         let len: usize = shape.iter().product();
-        if copied_by(&args) + len > MAX_KERNEL_COPY {
+        if copied_by(&args, &values, true) + len > MAX_KERNEL_COPY {
             self.too_large = true;
             return None;
         }
@@ -284,7 +285,7 @@ impl Builder<'_> {
         values: Vec<Value>,
         ty: Type,
     ) -> Option<(Known, Held)> {
-        if copied_by(&args) > MAX_KERNEL_COPY {
+        if copied_by(&args, &values, true) > MAX_KERNEL_COPY {
             self.too_large = true;
             return None;
         }
@@ -384,7 +385,7 @@ impl Builder<'_> {
         if args.len() != c.args.len() {
             return None;
         }
-        if copied_by(&args).saturating_add(total) > MAX_KERNEL_COPY {
+        if copied_by(&args, &values, false).saturating_add(total) > MAX_KERNEL_COPY {
             self.too_large = true;
             return None;
         }
@@ -2007,10 +2008,15 @@ enum KernelInto {
     Scratch,
 }
 
-/// The elements a kernel call copies out of the arena for its operands.
-fn copied_by(args: &[KernelArg]) -> usize {
+/// The elements a kernel call copies out of the arena for its operands
+/// (`values`: their scratch values): all of them for a nested loop (its
+/// runner takes values), those not read in place for a kernel's call
+/// (`kernels`: see [`kernel::in_place`]).
+fn copied_by(args: &[KernelArg], values: &[Value], kernels: bool) -> usize {
     args.iter()
-        .map(|a| match a {
+        .zip(values)
+        .map(|(a, v)| match a {
+            KernelArg::At { .. } if kernels && kernel::in_place(v) => 0,
             KernelArg::At { len, .. } => *len,
             KernelArg::Const | KernelArg::Owned(_) => 0,
         })

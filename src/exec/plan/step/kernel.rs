@@ -6,7 +6,9 @@
 //! declines, the reference kernel `ops::eval`, exactly as the plan's
 //! runtime computes the node — with its operands' places and the way the
 //! arena holds each value ([`Held`]); [`KernelScratch`], the owned operand
-//! and result values one such instruction reuses from step to step; and
+//! and result values one such instruction reuses from step to step (an
+//! `f64` operand is read in place instead, a view of the arena:
+//! [`in_place`]); and
 //! running it ([`run`]). A loop of the body (a nested loop) is such a
 //! node too: the plan's own loop runner runs it on the operands' values
 //! ([`LoopRunner`], its own step tape included), and its outputs go into
@@ -31,7 +33,7 @@ use crate::exec::plan::view::ValView;
 use crate::exec::run::Dims;
 use crate::exec::value::Value;
 use crate::lang::{DType, Op, Type};
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 /// How the arena holds the elements of a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -310,6 +312,18 @@ fn store(v: &Value, shape: &[usize], held: Held, out: &mut [f64]) -> Option<()> 
     Some(())
 }
 
+/// True when a [`KernelCall`]'s operand whose scratch value is `v` is
+/// read in place by the allocation-free kernels, not copied: an `f64`
+/// (the arena holds its elements as they are) of at most
+/// [`IN_PLACE_DIMS`] dimensions.
+pub(crate) fn in_place(v: &Value) -> bool {
+    matches!(v, Value::F64(_)) && v.shape().len() <= IN_PLACE_DIMS
+}
+
+/// The most dimensions an operand read in place may have: a view's shape
+/// of more would be allocated on each step (`IxDyn` holds four inline).
+const IN_PLACE_DIMS: usize = 4;
+
 /// The most operands the allocation-free path takes (as the plan's
 /// runtime).
 const FAST_ARGS: usize = 6;
@@ -328,28 +342,44 @@ pub(crate) fn run<'s>(
 ) -> Result<(), Option<String>> {
     let (before, rest) = scratch.split_at_mut(call.slot);
     let KernelScratch { args, dest, .. } = rest.first_mut().ok_or(None)?;
-    for (a, v) in call.args.iter().zip(args.iter_mut()) {
-        if let KernelArg::At { loc, len, held } = *a {
-            fill(v, read(loc, len).ok_or(None)?, held).ok_or(None)?;
-        }
-    }
     if call.loop_outs.is_some() {
         // A nested loop: see `run_loop`.
         return Err(None);
+    }
+    // An `f64` operand is read in place, a view of the arena or of the
+    // loop's data in its scratch value's shape (row-major, as the copy
+    // would be: the kernel computes the same bits); any other is copied
+    // into its scratch value first.
+    for (a, v) in call.args.iter().zip(args.iter_mut()) {
+        if let (&KernelArg::At { loc, len, held }, false) = (a, in_place(v)) {
+            fill(v, read(loc, len).ok_or(None)?, held).ok_or(None)?;
+        }
     }
     let n = args.len();
     let done = n <= FAST_ARGS && {
         let mut fast: [Option<Arg<'_>>; FAST_ARGS] = [None, None, None, None, None, None];
         for (slot, (a, v)) in fast.iter_mut().zip(call.args.iter().zip(args.iter())) {
-            let v = match *a {
-                KernelArg::Owned(own) => owned(before, own).ok_or(None)?,
-                _ => v,
+            let view = match *a {
+                KernelArg::Owned(own) => ValView::of(owned(before, own).ok_or(None)?),
+                KernelArg::At { loc, len, .. } if in_place(v) => {
+                    let data = read(loc, len).ok_or(None)?;
+                    let shape = IxDyn(v.shape());
+                    ValView::F64(ArrayViewD::from_shape(shape, data).map_err(|_| None)?)
+                }
+                _ => ValView::of(v),
             };
-            *slot = Some(Arg::View(ValView::of(v)));
+            *slot = Some(Arg::View(view));
         }
         kernels::fast(&call.op, &fast[..n], dest, call.out_ty.dtype, call.compare)
     };
     if !done {
+        // The reference kernel takes values: the operands read in place
+        // are copied after all.
+        for (a, v) in call.args.iter().zip(args.iter_mut()) {
+            if let (&KernelArg::At { loc, len, held }, true) = (a, in_place(v)) {
+                fill(v, read(loc, len).ok_or(None)?, held).ok_or(None)?;
+            }
+        }
         let refs = operands(call, args, before).ok_or(None)?;
         let tys: Vec<&Type> = call.arg_tys.iter().collect();
         let bind = |s: &str| call.dims.get(s).copied();

@@ -22,8 +22,9 @@
 //! Any other op — an update (`inc_slice`, `inc_index`, `inc_take`), a
 //! cumulative sum, an op computing integers, booleans or `f32` — is an
 //! [`Instr::Kernel`]: the plan's own kernel (`kernels::fast`, else the
-//! reference kernel) called on copies of its operands from the arena,
-//! its result copied back ([`kernel`]; an `i64` it computes is held as
+//! reference kernel) called on its `f64` operands read in place (views
+//! of the arena or of the loop's data) and on copies of the others, its
+//! result copied back ([`kernel`]; an `i64` it computes is held as
 //! its 64 bits, which only another kernel call reads). Once the shapes
 //! are fixed only a kernel can fail, as the plan would: a singular matrix
 //! of a linalg op, an index out of range, any error of a kernel call stop
