@@ -32,9 +32,13 @@ pub struct PhasePlan {
 
 impl PhasePlan {
     /// The work one phase's loop costs besides its steps (starting the
-    /// loop, its gradient's loop, passing the state on), in
-    /// [`BatchCost`]'s units (about a nanosecond each).
-    pub const LOOP_OVERHEAD: f64 = 40_000.0;
+    /// loop, its gradient's loop, passing the state on, setting the ended
+    /// rows), in [`BatchCost`]'s units (about a nanosecond each). Measured
+    /// on the Elman benchmark (`docs/lists.md`): an extra 0, 3·10⁵ or
+    /// 3·10⁶ per phase (51, 15 or 5 phases) timed the same within the
+    /// noise, 3·10⁷ (3 phases) was slower; this value sits in the flat
+    /// part.
+    pub const LOOP_OVERHEAD: f64 = 200_000.0;
 
     /// The cheapest plan for `lengths` under `cost`; `None` when no
     /// sequence has a step. The boundaries are taken among the distinct
