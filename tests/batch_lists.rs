@@ -1,6 +1,7 @@
 //! The batching rewrite of list programs (`src/optimize/batch.rs`,
 //! docs/lists.md "Batching"): its structure (a map of loops before, one
-//! masked loop after), that `run` takes it (and not when the lengths make
+//! masked loop after, or with the lengths known length-sorted phases
+//! whose batch shrinks), that `run` takes it (and not when the lengths make
 //! it costlier), and its results against the per-sequence run. The values
 //! themselves are checked against NumPy/JAX in `tests/list_cases.rs`
 //! (`lists::batch_*`, `lists::seqs_grad`), in every mode.

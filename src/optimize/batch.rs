@@ -5,6 +5,10 @@
 //! row past its sequence's end keeps its state), so the final state of
 //! row `b` is sequence `b`'s fold (its init when the sequence is empty).
 //!
+//! With the lengths known (`run`), each fold instead runs in
+//! length-sorted phases whose batch shrinks as sequences end
+//! ([`PhasePlan`], `batch_phases.rs`; [`Phased`]), tried first.
+//!
 //! Owns: [`batch_lists`] (the term-level rewrite, before `grad` expands,
 //! so the gradient is the batched loop's), [`Batched`] (the dense program
 //! and how its inputs and outputs relate to the list program's) and the
