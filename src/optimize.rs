@@ -19,6 +19,7 @@
 //! costlier term.
 
 pub mod batch;
+pub mod batch_phases;
 mod loop_spans;
 
 use crate::egraph::analysis::TensorAnalysis;

@@ -1,6 +1,7 @@
 //! The batching rewrite of list programs (`src/optimize/batch.rs`,
 //! docs/lists.md "Batching"): its structure (a map of loops before, one
-//! masked loop after), that `run` takes it (and not when the lengths make
+//! masked loop after, or with the lengths known length-sorted phases
+//! whose batch shrinks), that `run` takes it (and not when the lengths make
 //! it costlier), and its results against the per-sequence run. The values
 //! themselves are checked against NumPy/JAX in `tests/list_cases.rs`
 //! (`lists::batch_*`, `lists::seqs_grad`), in every mode.
@@ -311,4 +312,128 @@ fn run_dense_form(name: &str, tensors: &[&str]) -> (eqscan::session::RunResult, 
     )
     .expect("runs");
     (r, shape)
+}
+
+/// An Elman fold (hidden 64, input 32) over ragged sequences, and the
+/// gradients with respect to its weights and init: heavy enough per row
+/// that known lengths run it in phases.
+const ELMAN: &str = "(program elman
+  (input L (list (list (f64 32))))
+  (input W (f64 64 64))
+  (input U (f64 64 32))
+  (input b (f64 64))
+  (input h0 (f64 64))
+  (let hs (map (fn (s) (foldl (fn (h x) (tanh (add (add (dot W h) (dot U x)) b))) h0 s)) L))
+  (let H (stack hs))
+  (let cost (mul 0.5 (sum (mul H H))))
+  (let (gW gU gb g0) (grad cost W U b h0))
+  (output H cost gW gU gb g0))";
+
+/// Lengths with an empty sequence, a sequence of one step, ties and
+/// gaps.
+const RAGGED: [usize; 10] = [200, 0, 37, 200, 150, 1, 90, 12, 180, 60];
+
+/// With the lengths known, the fold runs in phases over the sequences
+/// sorted longest first: the rows still running shrink phase by phase,
+/// one loop each, and the rows of work come close to `Σ T_i` instead of
+/// `T_max · B`. Without lengths (`optimize`), one masked loop.
+#[test]
+fn known_lengths_run_the_fold_in_shrinking_phases() {
+    let p = load("benches/lists/elman_ragged_fwd.sexp");
+    let text = std::fs::read_to_string(root().join("benches/lists/elman_ragged.lengths"))
+        .expect("lengths");
+    let lens: Vec<usize> = text
+        .trim()
+        .split(',')
+        .map(|t| t.parse().expect("a length"))
+        .collect();
+    let m = BTreeMap::from([("L".to_string(), lens.clone())]);
+    let b = batch_lists(&p, Some(&m)).expect("batches");
+    let plan = &b.lists[0].phases.as_ref().expect("phased").plan;
+    let n = plan.phases();
+    assert!(n > 1, "{plan:?}");
+    assert_eq!(plan.rows[0], 64);
+    assert!(plan.rows.windows(2).all(|w| w[0] > w[1]), "{plan:?}");
+    assert_eq!(plan.bounds.last(), Some(&494));
+    assert_eq!(loops(&b.program.graph), (n, 0));
+    let work: usize = (0..n).map(|q| plan.steps(q) * plan.rows[q]).sum();
+    let steps: usize = lens.iter().sum();
+    assert!(
+        work >= steps && (work as f64) < 1.2 * steps as f64,
+        "{work} vs {steps}"
+    );
+    assert!(work < 494 * 64 * 2 / 3);
+    // Each sequence ends in exactly one phase, at its sorted row.
+    let mut seen = vec![0; lens.len()];
+    for q in 0..n {
+        for r in plan.ended(q) {
+            let s = plan.order[r];
+            seen[s] += 1;
+            assert!(lens[s] > plan.bounds[q] && lens[s] <= plan.bounds[q + 1]);
+        }
+    }
+    assert!(seen.iter().all(|&c| c == 1), "{seen:?}");
+    let b = batch_lists(&p, None).expect("batches");
+    assert!(b.lists[0].phases.is_none());
+    assert_eq!(loops(&b.program.graph), (1, 0));
+}
+
+/// Runs `ELMAN` on generated inputs (the list `L` with `RAGGED` lengths,
+/// scaled by `scale`), optimized or not.
+fn run_elman(optimize: bool, scale: f64) -> eqscan::session::ListRunResult {
+    let p = parse_program(ELMAN).expect("parses");
+    let spec: Vec<String> = RAGGED.iter().map(|t| t.to_string()).collect();
+    let lengths = BTreeMap::from([("L".to_string(), spec.join(","))]);
+    let opts = RunOptions {
+        gen: true,
+        scales: BTreeMap::from([("L".to_string(), scale)]),
+        optimizer: optimize.then(OptimizerSettings::default),
+        ..RunOptions::default()
+    };
+    run_lists(&p, &opts, &lengths).expect("runs")
+}
+
+/// The phased run against the per-sequence run, forward and gradient, at
+/// ordinary and extreme magnitudes: within rounding of a re-associated
+/// sum, finite where the written program is.
+#[test]
+fn phased_runs_give_the_per_sequence_results() {
+    let p = parse_program(ELMAN).expect("parses");
+    let m = BTreeMap::from([("L".to_string(), RAGGED.to_vec())]);
+    let b = batch_lists(&p, Some(&m)).expect("batches");
+    let phases = b.lists[0].phases.as_ref().expect("phased").plan.phases();
+    assert!(phases > 1);
+    for scale in [1.0, 1e300, 1e-300] {
+        let got = run_elman(true, scale);
+        assert!(got.batched, "{scale}: {:?}", got.not_batched);
+        // A forward and a backward loop per phase.
+        let ran = got.loops.expect("loops").run;
+        assert_eq!(ran, 2 * phases, "{scale}");
+        let want = run_elman(false, scale);
+        assert!(!want.batched);
+        for (k, (a, w)) in got.outputs.iter().zip(&want.outputs).enumerate() {
+            let ((va, _), (vw, _)) = (values(a), values(w));
+            assert_eq!(va.len(), vw.len());
+            for (x, y) in va.iter().zip(&vw) {
+                assert!(
+                    y.is_finite() && x.is_finite(),
+                    "{scale} out_{k}: {x} vs {y}"
+                );
+                let tol = 1e-11 * x.abs().max(y.abs()).max(1e-300);
+                assert!((x - y).abs() <= tol, "{scale} out_{k}: {x} vs {y}");
+            }
+        }
+    }
+}
+
+/// A backward fold (`foldr`) starts at each sequence's end, so it is not
+/// run in phases: one masked loop, the per-sequence results.
+#[test]
+fn a_backward_fold_keeps_one_masked_loop() {
+    let text = ELMAN.replace("(foldl ", "(foldr ");
+    let p = parse_program(&text).expect("parses");
+    let m = BTreeMap::from([("L".to_string(), RAGGED.to_vec())]);
+    let b = batch_lists(&p, Some(&m)).expect("batches");
+    assert!(b.lists[0].phases.is_none());
+    assert_eq!(loops(&b.program.graph), (1, 0));
 }

@@ -5,6 +5,10 @@
 //! row past its sequence's end keeps its state), so the final state of
 //! row `b` is sequence `b`'s fold (its init when the sequence is empty).
 //!
+//! With the lengths known (`run`), each fold instead runs in
+//! length-sorted phases whose batch shrinks as sequences end
+//! ([`PhasePlan`], `batch_phases.rs`; [`Phased`]), tried first.
+//!
 //! Owns: [`batch_lists`] (the term-level rewrite, before `grad` expands,
 //! so the gradient is the batched loop's), [`Batched`] (the dense program
 //! and how its inputs and outputs relate to the list program's) and the
@@ -28,6 +32,7 @@
 //! sums a matrix kernel may associate differently, so results agree
 //! within rounding of a re-associated sum, not bit for bit.
 
+use super::batch_phases::PhasePlan;
 use crate::lang::infer::{grad_types, infer};
 use crate::lang::list_type::graph_holds_lists;
 use crate::lang::loop_type;
@@ -126,6 +131,70 @@ pub struct PaddedList {
     /// -1)`, which the Scan rewrites shrink to the last step (without
     /// lengths, the empty-safe form of `docs/lists.md` stays).
     pub steps_positive: bool,
+    /// With the lengths known: the length-sorted phases the folds run in
+    /// (`batch_phases.rs`) and their symbolic sizes; `None`: one masked
+    /// loop over the padded batch in the sequences' order.
+    pub phases: Option<Phased>,
+}
+
+/// A list's phase plan and the symbolic sizes of its phases, with the
+/// dense program's inputs for them (named by [`PaddedList`]'s methods):
+/// per phase `p` the padded rows `NAME_padded{p}` (`(steps[p], rows[p],
+/// ...)`: sorted row `r` holds steps `s_p ..` of sequence `order[r]`),
+/// the rows' lengths from `s_p` on `NAME_lengths{p}` (`i64 (rows[p])`,
+/// only when the phase is masked), the rows passed on to phase `p + 1`
+/// `NAME_next{p}` (`i64 (rows[p + 1])`: `0 .. k_{p+1}`), and the rows
+/// ending in it, `NAME_ended{p}` (`i64 (ended[p])`, [`PhasePlan::ended`])
+/// and the sequences they are, `NAME_users{p}` (`i64 (ended[p])`: `order`
+/// at those rows).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Phased {
+    /// The plan.
+    pub plan: PhasePlan,
+    /// The symbolic size of each phase's steps.
+    pub steps: Vec<String>,
+    /// The symbolic size of each phase's rows.
+    pub rows: Vec<String>,
+    /// The symbolic size of the rows ending in each phase.
+    pub ended: Vec<String>,
+}
+
+impl PaddedList {
+    /// The name of phase `p`'s padded rows.
+    pub fn padded_name(&self, p: usize) -> String {
+        format!("{}_padded{p}", self.name)
+    }
+
+    /// The name of phase `p`'s lengths.
+    pub fn lengths_name(&self, p: usize) -> String {
+        format!("{}_lengths{p}", self.name)
+    }
+
+    /// The name of the rows phase `p` passes on.
+    pub fn next_name(&self, p: usize) -> String {
+        format!("{}_next{p}", self.name)
+    }
+
+    /// The name of the rows ending in phase `p`.
+    pub fn ended_name(&self, p: usize) -> String {
+        format!("{}_ended{p}", self.name)
+    }
+
+    /// The name of the sequences ending in phase `p`.
+    pub fn users_name(&self, p: usize) -> String {
+        format!("{}_users{p}", self.name)
+    }
+}
+
+/// The dense inputs standing for one list in the program: a padded batch
+/// per phase (one without phases), its lengths when masked, the rows
+/// passed on between phases, the rows ending in each phase and whose they
+/// are (phased only).
+struct Feed {
+    pads: Vec<NodeId>,
+    lens: Vec<Option<NodeId>>,
+    nexts: Vec<NodeId>,
+    ended: Vec<(NodeId, NodeId)>,
 }
 
 /// The cost model of the choice, in units of one elementwise flop. One
@@ -162,6 +231,14 @@ impl BatchCost {
         steps * (self.ops * Self::OP_OVERHEAD + self.elementwise + self.products)
     }
 
+    /// The work of one row of a step in a product over `k` rows: `e +
+    /// p / r(k)`, the reuse `r(k) = R·k / (k + R - 1)` growing from 1 (a
+    /// matrix-vector product) towards `R` as the rows grow.
+    pub fn row_cost(&self, k: usize) -> f64 {
+        let (k, r) = (k.max(1) as f64, Self::PRODUCT_REUSE);
+        self.elementwise + self.products * (k + r - 1.0) / (r * k)
+    }
+
     /// The cost of one masked loop over the padded batch:
     /// `T_max ((k + m)·o + B·(e + p / R))`.
     pub fn batched(&self, lengths: &[usize]) -> f64 {
@@ -185,6 +262,13 @@ enum V {
     States(NodeId),
     /// One value per sequence, `(B, ...)`.
     Bat(NodeId),
+    /// A phased fold's states, of which only the final ones exist: the
+    /// final states `(B, ...)` ...
+    Final(NodeId),
+    /// ... reversed ...
+    FinalRev(NodeId),
+    /// ... and followed by the init: row 0 is the fold's result.
+    FinalRevInit(NodeId),
 }
 
 /// A graph under construction, every node typed as the parser types it.
@@ -413,6 +497,19 @@ pub fn batch_lists(
     p: &Program,
     lengths: Option<&BTreeMap<String, Vec<usize>>>,
 ) -> Result<Batched, NotBatched> {
+    match lengths {
+        Some(_) => batch_with(p, lengths, true).or_else(|_| batch_with(p, lengths, false)),
+        None => batch_with(p, None, false),
+    }
+}
+
+/// [`batch_lists`], the folds run in length-sorted phases when `phased`
+/// (and the lengths are known).
+fn batch_with(
+    p: &Program,
+    lengths: Option<&BTreeMap<String, Vec<usize>>>,
+    phased: bool,
+) -> Result<Batched, NotBatched> {
     let g = &p.graph;
     if p.shared.count > 0 {
         return Err(NotBatched::SharedVariables);
@@ -443,9 +540,13 @@ pub fn batch_lists(
             return Err(NotBatched::ListUse { input: name });
         };
         let cost = cost_of(g, &maps);
-        let compared = lengths.and_then(|l| l.get(&name)).map(|lens| {
-            let (per, bat) = (cost.per_sequence(lens), cost.batched(lens));
-            (per, bat)
+        let lens = lengths.and_then(|l| l.get(&name));
+        let plan = lens
+            .filter(|_| phased)
+            .and_then(|lens| PhasePlan::choose(&cost, lens));
+        let compared = lens.map(|lens| {
+            let bat = plan.as_ref().map_or(cost.batched(lens), |p| p.cost);
+            (cost.per_sequence(lens), bat)
         });
         if let Some((per, bat)) = compared {
             if per <= bat {
@@ -462,6 +563,25 @@ pub fn batch_lists(
         }
         let steps = fresh(format!("{name}_steps"), &taken);
         let batch = fresh(format!("{name}_batch"), &taken);
+        let phases = plan.map(|plan| {
+            let n = plan.phases();
+            Phased {
+                steps: (0..n)
+                    .map(|q| fresh(format!("{steps}{q}"), &taken))
+                    .collect(),
+                rows: (0..n)
+                    .map(|q| fresh(format!("{batch}{q}"), &taken))
+                    .collect(),
+                ended: (0..n)
+                    .map(|q| fresh(format!("{name}_ends{q}"), &taken))
+                    .collect(),
+                plan,
+            }
+        });
+        let n_inputs = phases.as_ref().map_or(2, |ph| {
+            let masked = ph.plan.masked.iter().filter(|&&m| m).count();
+            4 * ph.plan.phases() - 1 + masked
+        });
         lists.push(PaddedList {
             input: k,
             name,
@@ -469,35 +589,26 @@ pub fn batch_lists(
             steps,
             batch,
             steps_positive: compared.is_some(),
+            phases,
         });
-        shift += 1;
+        shift += n_inputs - 1;
     }
     if lists.is_empty() {
         return Err(NotBatched::NoListOfSequences);
     }
     let mut w = Writer::new(Span::default());
     let mut map: Vec<Option<NodeId>> = vec![None; g.nodes.len()];
-    let mut padded: HashMap<String, (NodeId, NodeId, &PaddedList)> = HashMap::new();
+    let mut padded: HashMap<String, (Feed, &PaddedList)> = HashMap::new();
     for (id, n) in g.params() {
-        let k = w.g.n_params;
         match lists.iter().find(|l| l.input == id.0) {
             Some(l) => {
-                let elem = n.ty().element().element();
-                let mut shape = vec![Dim::sym(&l.steps), Dim::sym(&l.batch)];
-                shape.extend(elem.shape.iter().cloned());
-                let pad = w.param(
-                    k,
-                    Type::new(elem.dtype, shape),
-                    Some(format!("{}_padded", l.name)),
-                );
-                let lens = w.param(
-                    k + 1,
-                    Type::new(DType::I64, vec![Dim::sym(&l.batch)]),
-                    Some(format!("{}_lengths", l.name)),
-                );
-                padded.insert(l.name.clone(), (pad, lens, l));
+                let feed = feed_params(&mut w, l, &n.ty().element().element());
+                padded.insert(l.name.clone(), (feed, l));
             }
-            None => map[id.0] = Some(w.param(k, n.ty().clone(), n.name.clone())),
+            None => {
+                let k = w.g.n_params;
+                map[id.0] = Some(w.param(k, n.ty().clone(), n.name.clone()));
+            }
         }
     }
     let mut batched_outs: HashMap<usize, Vec<NodeId>> = HashMap::new();
@@ -508,12 +619,12 @@ pub fn batch_lists(
             let Op::Scan(s) = &node.op else {
                 return Err(NotBatched::Internal("a target is not a loop"));
             };
-            let (pad, lens, l) = padded[name];
+            let (feed, l) = &padded[name];
             let non_seqs = node.args[1..]
                 .iter()
                 .map(|a| map[a.0].ok_or(NotBatched::CapturedList))
                 .collect::<Result<Vec<_>, _>>()?;
-            let outs = batch_map(&mut w, s, &non_seqs, pad, lens, l)?;
+            let outs = batch_map(&mut w, s, &non_seqs, feed, l)?;
             batched_outs.insert(i, outs);
             continue;
         }
@@ -566,6 +677,53 @@ pub fn batch_lists(
     })
 }
 
+/// The dense inputs standing for list `l` (its sequences' element type
+/// `elem`), declared as the next parameters of `w`.
+fn feed_params(w: &mut Writer, l: &PaddedList, elem: &Type) -> Feed {
+    let index = |w: &mut Writer, size: &str, name: String| {
+        let k = w.g.n_params;
+        w.param(k, Type::new(DType::I64, vec![Dim::sym(size)]), Some(name))
+    };
+    let padded = |w: &mut Writer, steps: &str, rows: &str, name: String| {
+        let mut shape = vec![Dim::sym(steps), Dim::sym(rows)];
+        shape.extend(elem.shape.iter().cloned());
+        let k = w.g.n_params;
+        w.param(k, Type::new(elem.dtype, shape), Some(name))
+    };
+    let Some(ph) = &l.phases else {
+        let pad = padded(w, &l.steps, &l.batch, format!("{}_padded", l.name));
+        let lens = index(w, &l.batch, format!("{}_lengths", l.name));
+        return Feed {
+            pads: vec![pad],
+            lens: vec![Some(lens)],
+            nexts: Vec::new(),
+            ended: Vec::new(),
+        };
+    };
+    let mut feed = Feed {
+        pads: Vec::new(),
+        lens: Vec::new(),
+        nexts: Vec::new(),
+        ended: Vec::new(),
+    };
+    for (p, &masked) in ph.plan.masked.iter().enumerate() {
+        let pad = padded(w, &ph.steps[p], &ph.rows[p], l.padded_name(p));
+        feed.pads.push(pad);
+        let lens = masked.then(|| index(w, &ph.rows[p], l.lengths_name(p)));
+        feed.lens.push(lens);
+    }
+    for p in 1..ph.plan.phases() {
+        let next = index(w, &ph.rows[p], l.next_name(p - 1));
+        feed.nexts.push(next);
+    }
+    for p in 0..ph.plan.phases() {
+        let rows = index(w, &ph.ended[p], l.ended_name(p));
+        let users = index(w, &ph.ended[p], l.users_name(p));
+        feed.ended.push((rows, users));
+    }
+    feed
+}
+
 /// `g` without the nodes its outputs do not reach (parameters kept).
 fn live(g: &Graph) -> Graph {
     let mut keep = vec![false; g.nodes.len()];
@@ -600,8 +758,7 @@ fn batch_map(
     w: &mut Writer,
     outer: &Scan,
     non_seqs: &[NodeId],
-    pad: NodeId,
-    lens: NodeId,
+    feed: &Feed,
     l: &PaddedList,
 ) -> Result<Vec<NodeId>, NotBatched> {
     let body = &outer.body;
@@ -611,6 +768,7 @@ fn batch_map(
         v[1 + j] = Some(V::Unb(a));
     }
     let mut fold_outs: HashMap<usize, Vec<NodeId>> = HashMap::new();
+    let mut fold_finals: HashMap<usize, Vec<NodeId>> = HashMap::new();
     // A fold's states reversed (`rev`), then followed by its init
     // (`rev_init`): row 0 of the latter is the fold's result.
     let mut rev: HashMap<NodeId, NodeId> = HashMap::new();
@@ -620,6 +778,11 @@ fn batch_map(
         let src = node.args.first().and_then(|a| fold_outs.get(&a.0));
         if let (Op::Proj(k), Some(outs)) = (&node.op, src) {
             v[i] = Some(V::States(outs[*k]));
+            continue;
+        }
+        let finals = node.args.first().and_then(|a| fold_finals.get(&a.0));
+        if let (Op::Proj(k), Some(outs)) = (&node.op, finals) {
+            v[i] = Some(V::Final(outs[*k]));
             continue;
         }
         let args: Vec<V> = node
@@ -641,10 +804,34 @@ fn batch_map(
         let value = match (&node.op, args.as_slice()) {
             (_, _) if unb.is_some() => V::Unb(w.copy(node, unb.unwrap_or_default())?),
             (Op::Stack, [V::Seq]) => V::Stacked,
+            (Op::Scan(fold), _) if l.phases.is_some() => {
+                let outs = batch_fold_phased(w, fold, &args, feed, l)?;
+                fold_finals.insert(i, outs);
+                continue;
+            }
             (Op::Scan(fold), _) => {
-                let outs = batch_fold(w, fold, &args, pad, lens, l)?;
+                let (Some(&pad), Some(Some(lens))) = (feed.pads.first(), feed.lens.first()) else {
+                    return Err(NotBatched::Internal("a padded batch without its lengths"));
+                };
+                let outs = batch_fold(w, fold, &args, pad, *lens, l)?;
                 fold_outs.insert(i, outs);
                 continue;
+            }
+            (Op::Slice { .. }, [V::Final(f)])
+                if node.op
+                    == (Op::Slice {
+                        start: None,
+                        stop: None,
+                        step: -1,
+                    }) =>
+            {
+                V::FinalRev(*f)
+            }
+            (Op::Concat(0), [V::FinalRev(f), V::Unb(_)]) => V::FinalRevInit(*f),
+            (Op::Index, [V::FinalRevInit(f), V::Unb(i)])
+                if w.g.node(*i).op == Op::Literal(Scalar::I64(0)) =>
+            {
+                V::Bat(*f)
             }
             (Op::Slice { .. }, [V::States(s)]) => {
                 let id = w.op(node.op.clone(), &[*s])?;
@@ -721,23 +908,17 @@ fn batch_map(
         .collect()
 }
 
-/// The fold `fold` (a loop over the map's stacked sequence, its states
-/// sitsots) as one masked loop over the padded batch; its outputs'
-/// projections, `(T_max, B, ...)`.
-fn batch_fold(
-    w: &mut Writer,
-    fold: &Scan,
-    args: &[V],
-    pad: NodeId,
-    lens: NodeId,
-    l: &PaddedList,
-) -> Result<Vec<NodeId>, NotBatched> {
+/// The fold `fold`'s inits and captured values (top-level ids), checked:
+/// a loop over the map's stacked sequence, its states sitsots, its inits
+/// and captured values the same for every sequence.
+fn fold_parts(fold: &Scan, args: &[V]) -> Result<(Vec<NodeId>, Vec<NodeId>), NotBatched> {
     let sig = &fold.sig;
     let plain = sig.sequences == [vec![0]]
         && sig.outputs.iter().all(|o| *o == OutputInfo::Sitsot)
         && !sig.has_n_steps
         && !sig.until
-        && sig.keep.is_empty();
+        && sig.keep.is_empty()
+        && !sig.as_list.iter().any(|&l| l);
     if !plain || !matches!(args.first(), Some(V::Stacked)) {
         return Err(NotBatched::NotAFold);
     }
@@ -748,22 +929,107 @@ fn batch_fold(
             _ => Err(NotBatched::DependsOnSequence),
         })
         .collect::<Result<_, _>>()?;
-    let n_states = sig.outputs.len();
-    let (inits, caps) = rest.split_at(n_states);
+    let (inits, caps) = rest.split_at(sig.outputs.len());
+    Ok((inits.to_vec(), caps.to_vec()))
+}
+
+/// The fold `fold` as one masked loop over the padded batch; its
+/// outputs' projections, `(T_max, B, ...)`.
+fn batch_fold(
+    w: &mut Writer,
+    fold: &Scan,
+    args: &[V],
+    pad: NodeId,
+    lens: NodeId,
+    l: &PaddedList,
+) -> Result<Vec<NodeId>, NotBatched> {
+    let (inits, caps) = fold_parts(fold, args)?;
+    let states = inits
+        .iter()
+        .map(|&i| w.broadcast(i, &l.batch, 0))
+        .collect::<Result<Vec<_>, _>>()?;
     let steps = w.op(Op::Arange(Dim::sym(&l.steps)), &[])?;
-    let mut new_args = vec![pad, steps];
-    for &i in inits {
-        new_args.push(w.broadcast(i, &l.batch, 0)?);
+    batch_loop(w, fold, pad, &states, &caps, Some((steps, lens)))
+}
+
+/// The fold `fold` in the phases of `l`'s plan (`batch_phases.rs`): one
+/// loop per phase on the rows still running (sorted longest first), each
+/// phase's last states passed on to the next through `nexts` (a prefix of
+/// the rows), and each sequence's final states set from the phase it ends
+/// in (`ended`: those rows, and the sequences they are, which undoes the
+/// sort) into the init given to every sequence (an empty one keeps it).
+/// Its final states, `(B, ...)`, in the sequences' order.
+fn batch_fold_phased(
+    w: &mut Writer,
+    fold: &Scan,
+    args: &[V],
+    feed: &Feed,
+    l: &PaddedList,
+) -> Result<Vec<NodeId>, NotBatched> {
+    let (inits, caps) = fold_parts(fold, args)?;
+    let Some(phases) = &l.phases else {
+        return Err(NotBatched::Internal("a phased fold without its plan"));
+    };
+    if fold.sig.go_backwards && phases.plan.phases() > 1 {
+        // A backward fold starts at each sequence's end: its phases would
+        // run last first, the batch growing. Not done: one masked loop.
+        return Err(NotBatched::Step("a backward fold in phases".into()));
     }
+    let mut states = inits
+        .iter()
+        .map(|&i| w.broadcast(i, &phases.rows[0], 0))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut results = inits
+        .iter()
+        .map(|&i| w.broadcast(i, &l.batch, 0))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (p, &pad) in feed.pads.iter().enumerate() {
+        let mask = match feed.lens[p] {
+            Some(lens) => Some((w.op(Op::Arange(Dim::sym(&phases.steps[p])), &[])?, lens)),
+            None => None,
+        };
+        let outs = batch_loop(w, fold, pad, &states, &caps, mask)?;
+        let last = w.op(Op::Literal(Scalar::I64(-1)), &[])?;
+        let (ended, users) = feed.ended[p];
+        let mut next = Vec::new();
+        for (k, &o) in outs.iter().enumerate() {
+            let f = w.op(Op::Index, &[o, last])?;
+            let done = w.op(Op::Take(0), &[f, ended])?;
+            results[k] = w.op(Op::SetTake(0), &[results[k], done, users])?;
+            if let Some(&rows) = feed.nexts.get(p) {
+                next.push(w.op(Op::Take(0), &[f, rows])?);
+            }
+        }
+        states = next;
+    }
+    Ok(results)
+}
+
+/// One loop of the fold `fold`'s step vectorized over a batch: over the
+/// sequence batch `seq` (steps, rows, ...) from the batched `states`, with
+/// the captured values `caps`; with `mask` (`(arange steps)` and the rows'
+/// lengths), a row keeps its state from its length on. Its outputs'
+/// projections, `(steps, rows, ...)`.
+fn batch_loop(
+    w: &mut Writer,
+    fold: &Scan,
+    seq: NodeId,
+    states: &[NodeId],
+    caps: &[NodeId],
+    mask: Option<(NodeId, NodeId)>,
+) -> Result<Vec<NodeId>, NotBatched> {
+    let sig = &fold.sig;
+    let n_states = sig.outputs.len();
+    let mut new_args = vec![seq];
+    new_args.extend(mask.map(|m| m.0));
+    new_args.extend_from_slice(states);
     new_args.extend_from_slice(caps);
-    new_args.push(lens);
-    if sig.as_list.iter().any(|&l| l) {
-        return Err(NotBatched::NotAFold);
-    }
+    new_args.extend(mask.map(|m| m.1));
+    let masked = usize::from(mask.is_some());
     let new_sig = LoopSig {
-        sequences: vec![vec![0], vec![0]],
+        sequences: vec![vec![0]; 1 + masked],
         outputs: sig.outputs.clone(),
-        n_non_seqs: caps.len() + 1,
+        n_non_seqs: caps.len() + masked,
         has_n_steps: false,
         go_backwards: sig.go_backwards,
         keep: Vec::new(),
@@ -779,13 +1045,10 @@ fn batch_fold(
         .enumerate()
         .map(|(k, t)| b.param(k, t, None))
         .collect();
-    let (x, t, hs, cs, blens) = (
-        params[0],
-        params[1],
-        &params[2..2 + n_states],
-        &params[2 + n_states..params.len() - 1],
-        params[params.len() - 1],
-    );
+    let x = params[0];
+    let first_state = 1 + masked;
+    let hs = &params[first_state..first_state + n_states];
+    let cs = &params[first_state + n_states..first_state + n_states + caps.len()];
     let body = &fold.body;
     // Each node of the fold's body: its id in the new body, and whether it
     // is batched (a leading axis B).
@@ -803,11 +1066,23 @@ fn batch_fold(
         };
         v.push(id);
     }
-    let mask = b.op(Op::Compare(CompareOp::Lt), &[t, blens])?;
+    let mask = match mask {
+        Some(_) => {
+            let (t, blens) = (params[1], params[params.len() - 1]);
+            Some(b.op(Op::Compare(CompareOp::Lt), &[t, blens])?)
+        }
+        None => None,
+    };
     let mut results = Vec::new();
     for (k, o) in body.outputs.iter().enumerate() {
-        let (r, _) = v[o.0];
-        let mut m = mask;
+        let (r, batched) = v[o.0];
+        let Some(mut m) = mask else {
+            if !batched {
+                return Err(NotBatched::Step("a state the same for every row".into()));
+            }
+            results.push(r);
+            continue;
+        };
         for _ in 1..b.ty(hs[k]).ndim() {
             m = b.op(Op::ExpandDims(-1), &[m])?;
         }

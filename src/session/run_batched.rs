@@ -14,12 +14,13 @@
 use super::run::{RunOptions, Source};
 use super::run_lists::ListRunResult;
 use super::SessionError;
-use crate::exec::list::pad::pad_sequences;
+use crate::exec::list::pad::{pad_phases, pad_sequences};
 use crate::exec::list::{Item, ListValue};
 use crate::exec::run::Dims;
+use crate::exec::value::Value;
 use crate::exec::ExecError;
 use crate::lang::{NodeId, Program, Type};
-use crate::optimize::batch::{batch_lists, NotBatched};
+use crate::optimize::batch::{batch_lists, NotBatched, PaddedList, Phased};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -71,11 +72,20 @@ pub(super) fn run_batched(
                     let input = name.clone();
                     return Ok(Err(NotBatched::ListUse { input }.to_string()));
                 };
-                let (padded, lens) = pad_sequences(l).map_err(at)?;
-                dense_dims.insert(pl.steps.clone(), padded.shape()[0] as i64);
-                dense_dims.insert(pl.batch.clone(), padded.shape()[1] as i64);
-                dense_inputs.push((format!("{name}_padded"), Source::Value(padded)));
-                dense_inputs.push((format!("{name}_lengths"), Source::Value(lens)));
+                match &pl.phases {
+                    Some(ph) => {
+                        let lens = &lengths[name];
+                        phased_inputs(l, lens, pl, ph, &mut dense_inputs, &mut dense_dims)
+                            .map_err(at)?;
+                    }
+                    None => {
+                        let (padded, lens) = pad_sequences(l).map_err(at)?;
+                        dense_dims.insert(pl.steps.clone(), padded.shape()[0] as i64);
+                        dense_dims.insert(pl.batch.clone(), padded.shape()[1] as i64);
+                        dense_inputs.push((format!("{name}_padded"), Source::Value(padded)));
+                        dense_inputs.push((format!("{name}_lengths"), Source::Value(lens)));
+                    }
+                }
             }
         }
     }
@@ -142,6 +152,52 @@ pub(super) fn run_batched(
         loops: Some(r.loops),
         not_batched: None,
     }))
+}
+
+/// The dense inputs and sizes standing for list `l` (its sequences'
+/// lengths `lens`) run in the phases `ph` (`optimize::batch::Phased`): each
+/// phase's padded rows, its masked rows' lengths from the phase's first
+/// step, the rows passed on, the rows ending in each phase and whose they
+/// are.
+fn phased_inputs(
+    l: &ListValue,
+    lens: &[usize],
+    pl: &PaddedList,
+    ph: &Phased,
+    inputs: &mut Vec<(String, Source)>,
+    dims: &mut Dims,
+) -> Result<(), String> {
+    let plan = &ph.plan;
+    let pads = pad_phases(l, &plan.order, &plan.bounds, &plan.rows)?;
+    let sorted = plan.sorted_lengths(lens);
+    let ints = |v: Vec<i64>| {
+        let n = v.len();
+        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[n]), v)
+            .map(Value::from)
+            .map_err(|e| e.to_string())
+    };
+    for (p, pad) in pads.into_iter().enumerate() {
+        dims.insert(ph.steps[p].clone(), plan.steps(p) as i64);
+        dims.insert(ph.rows[p].clone(), plan.rows[p] as i64);
+        inputs.push((pl.padded_name(p), Source::Value(pad)));
+        if plan.masked[p] {
+            let s = plan.bounds[p];
+            let local = sorted[..plan.rows[p]].iter().map(|&t| (t - s) as i64);
+            inputs.push((pl.lengths_name(p), Source::Value(ints(local.collect())?)));
+        }
+        if p > 0 {
+            let next = (0..plan.rows[p] as i64).collect();
+            inputs.push((pl.next_name(p - 1), Source::Value(ints(next)?)));
+        }
+        let ended = plan.ended(p);
+        dims.insert(ph.ended[p].clone(), ended.len() as i64);
+        let users = plan.order[ended.clone()].iter().map(|&b| b as i64);
+        let rows = ended.map(|r| r as i64);
+        inputs.push((pl.ended_name(p), Source::Value(ints(rows.collect())?)));
+        inputs.push((pl.users_name(p), Source::Value(ints(users.collect())?)));
+    }
+    dims.insert(pl.batch.clone(), lens.len() as i64);
+    Ok(())
 }
 
 /// Whether every element of `v` is finite (integers and bools always are).
