@@ -625,6 +625,31 @@ def forall_grad(i):
     return [np.float64(cost(params, np))] + grads
 
 
+@case(inputs=dict(nested_inputs(), V=lst(rows(4, 2, k=36), (2,)), W=gen_tensor(37, (2,))))
+def fusion(i):
+    v, l2, m3, w = i["V"], i["L"], i["M"], i["W"]
+    acc = w.copy()
+    for x in v:
+        acc = acc + np.tanh(x * w)
+    back = w.copy()
+    for x in reversed(v):
+        back = back * 0.5 + np.sin(x)
+    states, run = [], w.copy()
+    for x in v:
+        run = run + np.cos(x)
+        states.append(run)
+    # each stacked sequence becomes the list of its rows again
+    stacked = forall_ref(lambda x: x * w, l2, (2,))
+    return [lst([np.exp(x * w) for x in v], (2,)),
+            acc,
+            back,
+            lst(states, (2,)),
+            stacked,
+            forall_ref(lambda x: np.tanh(x * w), m3, (2,)),
+            forall_ref(lambda x: np.sum(x * 1e-300), l2, ()),
+            w.copy()]
+
+
 # ------------------------------------------------------------ files
 
 
