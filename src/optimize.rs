@@ -20,6 +20,7 @@
 
 pub mod batch;
 pub mod batch_phases;
+pub mod list_identities;
 mod loop_spans;
 
 use crate::egraph::analysis::TensorAnalysis;
@@ -215,6 +216,26 @@ fn unchanged(p: &Program, cost: f64, start: Instant) -> Report {
     }
 }
 
+/// The report of a program that holds lists: the seed's identities
+/// ([`list_identities::list_identities`]: map fusion and the list ops
+/// that undo one another, counted as `list-identities`) made when the cost
+/// model prices the result no higher, else the program unchanged.
+fn list_report(p: &Program, cost: f64, model: &CostModel, start: Instant) -> Report {
+    let (q, fused) = list_identities::list_identities(p);
+    let after = match fused {
+        0 => None,
+        _ => program_cost(&q, model).ok().filter(|c| *c <= cost),
+    };
+    let Some(after) = after else {
+        return unchanged(p, cost, start);
+    };
+    let mut r = unchanged(&q, cost, start);
+    r.cost_after = after;
+    r.scans_before = p.count_scans();
+    r.rules_applied.insert("list-identities".into(), fused);
+    r
+}
+
 /// [`optimize`] with the given extractor.
 pub fn optimize_with(
     p: &Program,
@@ -226,7 +247,7 @@ pub fn optimize_with(
     let start = Instant::now();
     let cost_before = program_cost(p, model)?;
     if crate::lang::list_type::holds_lists(p) {
-        return Ok(unchanged(p, cost_before, start));
+        return Ok(list_report(p, cost_before, model, start));
     }
     let budget = saturation_budget(start, limits.time_limit);
     // The best term seen by the watch, and the cost the watch reads.

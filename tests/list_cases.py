@@ -522,6 +522,134 @@ def batch_pole(i):
     return [np.float64(cost(params, np))] + grads
 
 
+def nested_inputs():
+    """A list of sequences (lengths 2, 0, 3, 1), a list of lists of lists
+    (empty lists at depths 2 and 3) and a list of 3-vectors, with 1e300,
+    -1e-300 and 5e-324 among the values."""
+    a = rows(6, 2, k=31)
+    a[1] = np.array([1e300, -1e-300])
+    a[4] = np.array([5e-324, -2.0])
+    l2 = L([lst(a[0:2], (2,)), L([], (2,), np.float64, 1), lst(a[2:5], (2,)), lst(a[5:6], (2,))],
+           (2,), np.float64, 2)
+    m = rows(5, 2, k=32)
+    m[3] = np.array([-1e300, 1e-300])
+    m3 = L([L([lst(m[0:2], (2,)), L([], (2,), np.float64, 1)], (2,), np.float64, 2),
+            L([], (2,), np.float64, 2),
+            L([lst(m[2:3], (2,)), lst(m[3:5], (2,))], (2,), np.float64, 2)], (2,), np.float64, 3)
+    v = rows(4, 3, k=33)
+    v[2] = np.array([1e300, -5e-324, 0.0])
+    return {"L": l2, "M": m3, "V": lst(v, (3,))}
+
+
+def like(xs, model):
+    """`xs` as a list of `model`'s depth, element shape and dtype."""
+    return L(xs, model.shape, model.dtype, model.depth)
+
+
+def keep_all(pred, x):
+    """filterall over a nested list: its innermost tensors where `pred`
+    holds, the nesting kept."""
+    if x.depth == 1:
+        return like([e for e in x if pred(e)], x)
+    return like([keep_all(pred, e) for e in x], x)
+
+
+def forall_ref(f, x, shape):
+    """forall over a nested list: `f` of each innermost tensor, the nesting
+    kept; `shape` the results' shape."""
+    if x.depth == 1:
+        return L([f(e) for e in x], shape, np.float64, 1)
+    return L([forall_ref(f, e, shape) for e in x], shape, np.float64, x.depth)
+
+
+@case(inputs=dict(nested_inputs(), t=np.float64(0.1)))
+def filter_nested(i):
+    l2, m3, v, t = i["L"], i["M"], i["V"], i["t"]
+
+    def total(s):
+        return np.sum(np.stack(s)) if len(s) else 0.0
+
+    sums = [total(s) for s in l2 if len(s) > 0]
+    return [like([s for s in l2 if len(s) > 1], l2),
+            like([s for s in l2 if total(s) > t], l2),
+            like([], l2),
+            keep_all(lambda x: x[0] > t, l2),
+            like([b for b in m3 if len(b) > 0], m3),
+            keep_all(lambda x: np.sum(x) > t, m3),
+            keep_all(lambda x: x[1] < 0.0, v),
+            np.array(sums)]
+
+
+@case(inputs=dict(nested_inputs(), V=lst(rows(4, 2, k=35), (2,)), W=gen_tensor(34, (3, 2))))
+def forall_nested(i):
+    v, l2, m3, w = i["V"], i["L"], i["M"], i["W"]
+    neg = forall_ref(lambda x: -x, l2, (2,))
+    return [forall_ref(lambda x: np.tanh(w @ x), v, (3,)),
+            forall_ref(lambda x: np.tanh(w @ x), l2, (3,)),
+            forall_ref(lambda x: np.sum(np.abs(x)), m3, ()),
+            forall_ref(lambda x: x * 1e-300, m3, (2,)),
+            np.int64(0),
+            like([s for s in neg if len(s) > 0], neg)]
+
+
+def forall_grad_inputs():
+    """Moderate values (finite differences), the nesting of nested_inputs."""
+    a = rows(6, 2, k=41)
+    l2 = L([lst(a[0:2], (2,)), L([], (2,), np.float64, 1), lst(a[2:5], (2,)), lst(a[5:6], (2,))],
+           (2,), np.float64, 2)
+    m = rows(5, 2, k=42)
+    m3 = L([L([lst(m[0:2], (2,)), L([], (2,), np.float64, 1)], (2,), np.float64, 2),
+            L([], (2,), np.float64, 2),
+            L([lst(m[2:3], (2,)), lst(m[3:5], (2,))], (2,), np.float64, 2)], (2,), np.float64, 3)
+    return {"L": l2, "M": m3, "W": gen_tensor(43, (3, 2)), "b": gen_tensor(44, (3,))}
+
+
+@case(inputs=forall_grad_inputs())
+def forall_grad(i):
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_enable_x64", True)
+    xs_l = [t for s in i["L"] for t in s]
+    xs_m = [t for b in i["M"] for s in b for t in s]
+
+    def cost(params, xp):
+        w, b = params
+        r = xp.stack([xp.tanh(w @ x + b) for x in xs_l])
+        s = xp.stack([xp.sin(w @ x) for x in xs_m])
+        return xp.sum(r * r) + xp.sum((s @ b) * (s @ b))
+
+    params = (i["W"], i["b"])
+    grads = jax.grad(lambda p: cost(p, jnp))(tuple(jnp.asarray(p) for p in params))
+    grads = [np.asarray(g) for g in grads]
+    check_by_differences(cost, params, grads)
+    return [np.float64(cost(params, np))] + grads
+
+
+@case(inputs=dict(nested_inputs(), V=lst(rows(4, 2, k=36), (2,)), W=gen_tensor(37, (2,))))
+def fusion(i):
+    v, l2, m3, w = i["V"], i["L"], i["M"], i["W"]
+    acc = w.copy()
+    for x in v:
+        acc = acc + np.tanh(x * w)
+    back = w.copy()
+    for x in reversed(v):
+        back = back * 0.5 + np.sin(x)
+    states, run = [], w.copy()
+    for x in v:
+        run = run + np.cos(x)
+        states.append(run)
+    # each stacked sequence becomes the list of its rows again
+    stacked = forall_ref(lambda x: x * w, l2, (2,))
+    return [lst([np.exp(x * w) for x in v], (2,)),
+            acc,
+            back,
+            lst(states, (2,)),
+            stacked,
+            forall_ref(lambda x: np.tanh(x * w), m3, (2,)),
+            forall_ref(lambda x: np.sum(x * 1e-300), l2, ()),
+            w.copy()]
+
+
 # ------------------------------------------------------------ files
 
 

@@ -82,6 +82,7 @@ fn example(k: OpKind) -> String {
         OpKind::List(ListOp::Len) => "(len (index l -1))".into(),
         OpKind::List(ListOp::Unstack) => "(unstack m)".into(),
         OpKind::List(ListOp::Flatten) => "(flatten l)".into(),
+        OpKind::List(ListOp::Nest) => "(nest (flatten l) l)".into(),
     }
 }
 

@@ -209,6 +209,18 @@ impl<'b> Emit<'b> {
     /// length 1), then cast to the operand's dtype.
     pub fn fit(&mut self, g: NodeId, target: &Type) -> Result<NodeId, GradError> {
         let mut g = g;
+        let gt = self.ty(g)?;
+        if gt.ndim() < target.ndim() || gt.is_list() != target.is_list() {
+            return Err(GradError::Build(crate::lang::LangError::Type {
+                span: self.span,
+                op: "grad".into(),
+                msg: format!(
+                    "a cotangent of type {gt} for a value of type {target}: gradients through \
+                     a loop over a list of lists, with respect to what its elements depend \
+                     on, are not supported yet"
+                ),
+            }));
+        }
         while self.ty(g)?.ndim() > target.ndim() {
             g = self.sum(g, Some(0))?;
         }

@@ -41,9 +41,10 @@ pub fn vjp(
         wanted.get(k).copied().unwrap_or(false) && arg_ty.get(k).is_some_and(|t| t.dtype.is_float())
     };
     let mut res: Vec<Option<NodeId>> = vec![None; args.len()];
-    // Lists: `stack` and `unstack` are each other's VJP; `len` and a
-    // list no gradient is wanted for pass none. Other list ops come in a
-    // later stage of issue 41.
+    // Lists: `stack` and `unstack` are each other's VJP, as are `flatten`
+    // and `nest` (the cotangent in the operand's nesting); `len` and a
+    // list no gradient is wanted for pass none. Other list ops (`index`,
+    // `compress` of a list) refuse, located.
     if matches!(n.op, Op::List(_)) || arg_ty.iter().any(|t| t.is_list()) {
         let any = (0..args.len()).any(want);
         match &n.op {
@@ -56,6 +57,27 @@ pub fn vjp(
             Op::List(crate::lang::ListOp::Unstack) => {
                 let rows = e.op(Op::Stack, &[g])?;
                 res[0] = Some(e.fit(rows, &arg_ty[0])?);
+                return Ok(res);
+            }
+            // `flatten` and `nest` move no value: each tensor's cotangent
+            // goes back to its place in the operand's nesting.
+            Op::List(crate::lang::ListOp::Flatten) => {
+                res[0] = Some(e.op(Op::List(crate::lang::ListOp::Nest), &[g, args[0]])?);
+                return Ok(res);
+            }
+            Op::List(crate::lang::ListOp::Nest) => {
+                if want(0) {
+                    res[0] = Some(if arg_ty[0].is_list() {
+                        e.op(Op::List(crate::lang::ListOp::Nest), &[g, args[0]])?
+                    } else {
+                        let mut flat = g;
+                        for _ in 1..arg_ty[1].list {
+                            flat = e.op(Op::List(crate::lang::ListOp::Flatten), &[flat])?;
+                        }
+                        let rows = e.op(Op::Stack, &[flat])?;
+                        e.fit(rows, &arg_ty[0])?
+                    });
+                }
                 return Ok(res);
             }
             _ => {

@@ -22,7 +22,12 @@ use super::shape::{Dim, Type};
 /// in sight).
 pub fn list_rule(op: &Op, args: &[&Type]) -> Result<Option<Type>, String> {
     match op {
+        Op::List(ListOp::Nest) => match args {
+            [x, l] => nest(x, l).map(Some),
+            _ => Err(format!("expects 2 arguments (X L), got {}", args.len())),
+        },
         Op::List(l) => one_arg(args).and_then(|x| list_op(*l, x)).map(Some),
+        Op::Compress if args.len() == 2 && args[1].is_list() => compress(args).map(Some),
         Op::Index if args.first().is_some_and(|t| t.is_list()) => index(args).map(Some),
         Op::Stack if args.len() == 1 && args[0].is_list() => stack(args[0]).map(Some),
         _ => {
@@ -99,7 +104,47 @@ fn list_op(op: ListOp, x: &Type) -> Result<Type, String> {
             }
             Ok(x.element().strong())
         }
+        ListOp::Nest => Err("expects 2 arguments (X L), got 1".into()),
     }
+}
+
+/// `(nest X L)`: X's tensors (the rows of a tensor, or the innermost
+/// tensors of a list) in L's nesting: a list of L's depth whose
+/// innermost tensors are X's. How many X holds is checked when it runs.
+fn nest(x: &Type, l: &Type) -> Result<Type, String> {
+    if !l.is_list() {
+        return Err(format!(
+            "takes its nesting from a list (argument 2), got the tensor {l}"
+        ));
+    }
+    let inner = if x.is_list() {
+        Type::new(x.dtype, x.shape.clone())
+    } else {
+        match x.shape.split_first() {
+            Some((_, row)) => Type::new(x.dtype, row.to_vec()),
+            None => {
+                return Err(format!(
+                    "needs a list or an array with a leading axis (argument 1), got the scalar {x}"
+                ))
+            }
+        }
+    };
+    let mut t = inner;
+    t.list = l.list;
+    Ok(t)
+}
+
+/// `(compress MASK L)` on a list: the elements of L (at its outermost
+/// depth) where the bool vector MASK holds (`filter` over a list of
+/// lists keeps whole elements).
+fn compress(args: &[&Type]) -> Result<Type, String> {
+    let (m, l) = (args[0], args[1]);
+    if m.is_list() || m.dtype != DType::Bool || m.ndim() != 1 {
+        return Err(format!(
+            "of a list takes a bool vector as its mask (one entry per element), got {m}"
+        ));
+    }
+    Ok(l.clone().strong())
 }
 
 /// `(index L I)`: one element of L; I an integer scalar.

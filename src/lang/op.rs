@@ -256,6 +256,10 @@ op_family! {
         /// `(flatten L)`: a list of lists as one list, the inner lists
         /// concatenated
         Flatten = "flatten",
+        /// `(nest X L)`: the tensors of X (its rows, or a list's
+        /// innermost tensors) in L's nesting, as many as L holds (how
+        /// `forall` keeps its operand's row splits on its result)
+        Nest = "nest",
     }
 }
 

@@ -594,8 +594,9 @@ op_table! {
         Cumulative(CumOp) = [Arg, Attr(A::AxisOrZero)] => Mixed, Fresh;
         /// normalization along an axis: `(softmax x axis)`
         Normalize(NormOp) = [Arg, Attr(A::Axis)] => Mixed, Fresh;
-        /// list op: `(len x)`, `(unstack x)`, `(flatten l)`
-        List(ListOp) = [Arg] => Mixed, Fresh;
+        /// list op: `(len x)`, `(unstack x)`, `(flatten l)`, `(nest x l)`
+        /// (how many arguments each takes: `list_type::list_rule`)
+        List(ListOp) = [Args] => Mixed, Fresh;
     }
     ops {
         /// `(where c a b)`

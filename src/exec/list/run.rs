@@ -283,7 +283,31 @@ pub(super) fn eval_graph_items(
                     _ => return Err(internal("projection of a single value")),
                 }
             }
+            Op::List(ListOp::Nest) => {
+                let Item::List(shape_of) = arg(1)? else {
+                    return Err(internal("nest takes its nesting from a list"));
+                };
+                let values = match arg(0)? {
+                    Item::Tensor(v) => v.clone(),
+                    Item::List(l) => l.innermost(),
+                };
+                Slot::One(Item::List(
+                    shape_of.nest(values).map_err(|m| op_error(span, op, m))?,
+                ))
+            }
             Op::List(l) => Slot::One(list_op(*l, arg(0)?).map_err(|m| op_error(span, op, m))?),
+            Op::Compress if matches!(arg(1)?, Item::List(_)) => {
+                let Item::List(l) = arg(1)? else {
+                    return Err(internal("a list"));
+                };
+                let mask: Vec<bool> = match arg(0)? {
+                    Item::Tensor(Value::Bool(m)) => m.iter().copied().collect(),
+                    _ => return Err(internal("the mask is not a bool vector")),
+                };
+                Slot::One(Item::List(
+                    l.compress(&mask).map_err(|m| op_error(span, op, m))?,
+                ))
+            }
             Op::Index if matches!(arg(0)?, Item::List(_)) => {
                 let Item::List(l) = arg(0)? else {
                     return Err(internal("a list"));
@@ -387,7 +411,7 @@ pub(super) fn eval_graph_items(
     Ok((outs, meter.peak))
 }
 
-/// `len`, `unstack` and `flatten` on one value.
+/// `len`, `unstack` and `flatten` on one value (`nest` takes two).
 fn list_op(op: ListOp, x: &Item) -> Result<Item, String> {
     match (op, x) {
         (ListOp::Len, Item::List(l)) => Ok(Item::Tensor(Value::scalar_i64(l.len() as i64))),
@@ -399,5 +423,6 @@ fn list_op(op: ListOp, x: &Item) -> Result<Item, String> {
         (ListOp::Flatten, Item::List(l)) => l.flatten().map(Item::List),
         (ListOp::Unstack, Item::List(_)) => Err("unstack takes a tensor, got a list".into()),
         (ListOp::Flatten, Item::Tensor(_)) => Err("flatten takes a list, got a tensor".into()),
+        (ListOp::Nest, _) => Err("nest takes 2 arguments".into()),
     }
 }

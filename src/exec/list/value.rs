@@ -282,6 +282,13 @@ impl ListValue {
     /// rows) and its row splits, outermost first, each rebased to start
     /// at 0 (`row_splits_0` = `[0, len]`).
     pub fn to_parts(&self) -> (Value, Vec<Vec<i64>>) {
+        let (lo, hi) = self.value_rows();
+        (rows(&self.values, lo, hi), self.splits())
+    }
+
+    /// Its row splits, outermost first, each rebased to start at 0 (the
+    /// splits of [`ListValue::to_parts`], no tensor copied).
+    fn splits(&self) -> Vec<Vec<i64>> {
         let mut splits = vec![vec![0, self.len() as i64]];
         let (mut lo, mut hi) = (self.lo, self.hi);
         for offs in &self.levels[self.level..] {
@@ -289,7 +296,67 @@ impl ListValue {
             splits.push(offs[lo..=hi].iter().map(|&x| (x - base) as i64).collect());
             (lo, hi) = (offs[lo], offs[hi]);
         }
-        (rows(&self.values, lo, hi), splits)
+        splits
+    }
+
+    /// How many tensors it holds at its innermost depth.
+    pub fn count(&self) -> usize {
+        let (lo, hi) = self.value_rows();
+        hi - lo
+    }
+
+    /// Its innermost tensors stacked (a copy of the rows it covers).
+    pub fn innermost(&self) -> Value {
+        let (lo, hi) = self.value_rows();
+        rows(&self.values, lo, hi)
+    }
+
+    /// The list of its nesting (its splits, rebased) whose innermost
+    /// tensors are the rows of `values` (`nest`): as many rows as it
+    /// holds tensors, else an error naming both counts.
+    pub fn nest(&self, values: Value) -> Result<ListValue, String> {
+        let n = values.shape().first().copied().unwrap_or(0);
+        if values.shape().is_empty() || n != self.count() {
+            return Err(format!(
+                "needs as many tensors as the list holds at its innermost depth ({}), got {n}",
+                self.count()
+            ));
+        }
+        ListValue::from_parts(values, self.splits())
+    }
+
+    /// Its elements where `mask` holds, in order (`filter` over a list
+    /// keeps whole elements): a copy of the kept rows; `mask` must have
+    /// one entry per element.
+    pub fn compress(&self, mask: &[bool]) -> Result<ListValue, String> {
+        if mask.len() != self.len() {
+            return Err(format!(
+                "the mask has {} entries for a list of {} elements",
+                mask.len(),
+                self.len()
+            ));
+        }
+        let kept = (0..self.len())
+            .filter(|&k| mask[k])
+            .map(|k| self.element(k));
+        let dtype = self.dtype();
+        let shape = self.element_shape().to_vec();
+        if self.depth() == 1 {
+            let xs: Vec<Value> = kept
+                .map(|e| match e {
+                    Element::Tensor(v) => v,
+                    Element::List(l) => l.innermost(),
+                })
+                .collect();
+            return ListValue::of_tensors(&xs, dtype, &shape);
+        }
+        let parts: Vec<ListValue> = kept
+            .filter_map(|e| match e {
+                Element::List(l) => Some(l),
+                Element::Tensor(_) => None,
+            })
+            .collect();
+        ListValue::of_lists(&parts, self.depth(), dtype, &shape)
     }
 
     /// Which storage it shares: lists cut from one another have the same

@@ -13,7 +13,7 @@ use crate::lang::loop_sig::LoopSig;
 use crate::lang::loop_type::{self, LoopTypeError};
 use crate::lang::op::Scalar;
 use crate::lang::op_table::Op;
-use crate::lang::program::{NodeId, OutputInfo};
+use crate::lang::program::{NodeId, OutputInfo, Span};
 use crate::lang::sexp::Sexp;
 use crate::lang::shape::Dim;
 
@@ -30,19 +30,31 @@ impl Parser {
                 items.len().saturating_sub(1),
             ));
         }
-        let mut seqs = self.exprs(&items[2..])?;
+        let seqs = self.exprs(&items[2..])?;
         let spans: Vec<_> = items[2..].iter().map(|x| x.span()).collect();
-        let over_list = self.map_sequences(&mut seqs, &spans)?;
+        self.map_over(seqs, &spans, &items[1], span)
+    }
+
+    /// `map` of the fn `f` over the sequences `seqs` (parsed already;
+    /// `spans` where each was written), the map written at `span`.
+    pub(super) fn map_over(
+        &mut self,
+        mut seqs: Vec<NodeId>,
+        spans: &[Span],
+        f: &Sexp,
+        span: Span,
+    ) -> Result<Vec<NodeId>, LangError> {
+        let over_list = self.map_sequences(&mut seqs, spans)?;
         let mut tys = Vec::new();
-        for (k, (id, x)) in seqs.iter().zip(&items[2..]).enumerate() {
+        for (k, (id, at)) in seqs.iter().zip(spans).enumerate() {
             match loop_type::sequence_step(k, self.ty(*id)) {
                 Ok(step) => tys.push(step),
                 Err(e @ LoopTypeError::ListArg { .. }) => {
-                    return Err(type_err(x.span(), "map", e.to_string()))
+                    return Err(type_err(*at, "map", e.to_string()))
                 }
                 Err(_) => {
                     return Err(type_err(
-                        x.span(),
+                        *at,
                         "map",
                         format!(
                             "a sequence needs a leading axis, got the scalar {}",
@@ -52,7 +64,7 @@ impl Parser {
                 }
             }
         }
-        let body = self.fn_body(&items[1], &tys, None)?;
+        let body = self.fn_body(f, &tys, None)?;
         if let Some(at) = body.until {
             return Err(syntax(
                 at,

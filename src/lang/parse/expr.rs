@@ -89,6 +89,7 @@ impl Parser {
             "scan" => self.scan(s),
             "map" => self.map(s),
             "filter" | "filterall" => Ok(vec![self.filter(s, op)?]),
+            "forall" => Ok(vec![self.forall(s)?]),
             "grad" => self.grad(s),
             "slogdet" => Ok(self
                 .slogdet(rest, span, [true; 2])?

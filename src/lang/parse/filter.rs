@@ -8,14 +8,19 @@
 //! which keeps the rows where the mask holds. The program then holds
 //! those two, so every later stage (types, rewrites, both executors,
 //! `grad`) sees a loop and an op it knows; `fmt` prints them (the operand
-//! written twice, once for each). Must not: evaluate anything.
+//! written twice, once for each). Over a list of tensors the elements are
+//! stacked first and the kept rows made a list again; over a list of lists
+//! `filter`'s mask is a loop over the list's elements and `compress` keeps
+//! whole elements (their ranges of the row splits), and `filterall` is a
+//! `map` of itself over the outermost depth (down to a list of tensors),
+//! so the nesting is kept. Must not: evaluate anything.
 
 use super::{arity, syntax, type_err, Parser};
 use crate::lang::error::LangError;
 use crate::lang::loop_sig::LoopSig;
 use crate::lang::loop_type;
 use crate::lang::op_table::Op;
-use crate::lang::program::{NodeId, OutputInfo};
+use crate::lang::program::{NodeId, OutputInfo, Span};
 use crate::lang::sexp::Sexp;
 use crate::lang::{DType, Dim};
 
@@ -52,12 +57,22 @@ impl Parser {
             }
         }
         let x = self.expr(&items[2])?;
+        let depth = self.ty(x).list;
+        // filterall over a list of lists filters each element's own
+        // innermost tensors, the nesting kept: a map of it over the
+        // outermost depth, down to a list of tensors.
+        if depth > 1 && op == "filterall" {
+            return self.filterall_nested(x, items[2].span(), &items[1], span);
+        }
+        // filter over a list of lists keeps whole elements: its mask is
+        // read from the list as it is, and `compress` keeps the elements.
+        let whole = depth > 1;
         // Over a list of tensors both keep whole elements (its innermost
         // tensors are its elements): the rows of the elements stacked.
-        let list = self.filter_rows(x, items[2].span(), op)?;
+        let list = self.filter_rows(x, items[2].span())?;
         let x = list.unwrap_or(x);
         let xt = self.ty(x).clone();
-        if xt.ndim() == 0 {
+        if xt.ndim() == 0 && !whole {
             return Err(type_err(
                 items[2].span(),
                 op,
@@ -115,28 +130,73 @@ impl Parser {
         // in (the optimizer's e-graph merges the two).
         let x2 = self.expr(&items[2])?;
         let x2 = match list {
-            Some(_) => self.filter_rows(x2, items[2].span(), op)?.unwrap_or(x2),
+            Some(_) => self.filter_rows(x2, items[2].span())?.unwrap_or(x2),
             None => x2,
         };
         let operand = self.flat(x2, flatten, span)?;
         let kept = self.make(Op::Compress, vec![mask, operand], span)?;
+        if whole {
+            return Ok(kept);
+        }
         match list {
             Some(_) => self.rows_as_list(kept, span),
             None => Ok(kept),
         }
     }
 
-    /// `x` flattened to a vector when `flatten`, else `x`.
-    fn flat(
+    /// `(filterall PRED L)` over the list of lists `l` (at `at`):
+    /// `(map (fn (e) (filterall PRED e)) L)`, so that each element keeps
+    /// its own nesting and filterall reaches the innermost tensors.
+    fn filterall_nested(
         &mut self,
-        x: NodeId,
-        flatten: bool,
-        span: crate::lang::program::Span,
+        l: NodeId,
+        at: Span,
+        pred: &Sexp,
+        span: Span,
     ) -> Result<NodeId, LangError> {
+        let name = fresh_name(pred, "e");
+        let atom = |a: &str| Sexp::Atom(a.to_string(), span);
+        let f = Sexp::List(
+            vec![
+                atom("fn"),
+                Sexp::List(vec![atom(&name)], span),
+                Sexp::List(vec![atom("filterall"), pred.clone(), atom(&name)], span),
+            ],
+            span,
+        );
+        let outs = self.map_over(vec![l], &[at], &f, span)?;
+        match outs[..] {
+            [one] => Ok(one),
+            _ => Err(type_err(span, "filterall", "internal: one result expected")),
+        }
+    }
+
+    /// `x` flattened to a vector when `flatten`, else `x`.
+    fn flat(&mut self, x: NodeId, flatten: bool, span: Span) -> Result<NodeId, LangError> {
         if flatten {
             self.make(Op::Reshape(vec![Dim::known(-1)]), vec![x], span)
         } else {
             Ok(x)
         }
     }
+}
+
+/// A parameter name that no atom of `s` uses (`base`, `base_1`, ...), so
+/// that a `fn` the parser writes around `s` captures nothing of it.
+pub(super) fn fresh_name(s: &Sexp, base: &str) -> String {
+    fn atoms<'a>(s: &'a Sexp, out: &mut Vec<&'a str>) {
+        match s {
+            Sexp::Atom(a, _) => out.push(a),
+            Sexp::List(items, _) => items.iter().for_each(|i| atoms(i, out)),
+        }
+    }
+    let mut used = Vec::new();
+    atoms(s, &mut used);
+    let mut name = base.to_string();
+    let mut k = 0;
+    while used.contains(&name.as_str()) {
+        k += 1;
+        name = format!("{base}_{k}");
+    }
+    name
 }

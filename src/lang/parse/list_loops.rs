@@ -1,20 +1,17 @@
-//! Loops over lists of tensors (SPEC §1 "Nested lists"), phase 1 of
-//! issue 41: `map`, `reduce`, `foldl`, `foldr`, `scanl`, `scanr`,
-//! `filter` and `filterall` over a list of depth 1 (`forall` comes with
-//! phase 2).
+//! How loops read lists (SPEC §1 "Nested lists"; issue 41): `map`,
+//! `reduce`, `foldl`, `foldr`, `scanl`, `scanr`, `filter`, `filterall`
+//! and `forall`.
 //!
-//! Owns: the lowering of those forms over a list of tensors. The list is
-//! read as the tensor of its elements stacked (`(stack L)`, a new axis 0
-//! of run-time length), the loop runs over that tensor's rows as it runs
-//! over any tensor, and a result that SPEC makes a list (`map`, `scanl`,
-//! `scanr`, the filters, `forall`) is made one again with `unstack`. The
-//! program then holds plain nodes every stage knows. Deeper lists, lists
-//! zipped with other sequences (whose lengths must then agree at run
-//! time) and lists captured by a `fn` are refused here with a located
-//! error: they come with the list-producing loop form of phase 2 (see
-//! `docs/lists.md`). Must not: evaluate anything.
+//! Owns: the helpers that turn a list operand into what the loop reads.
+//! A list of tensors is read as the tensor of its elements stacked
+//! (`(stack L)`, a new axis 0 of run-time length), the loop runs over
+//! that tensor's rows as it runs over any tensor, and a result that SPEC
+//! makes a list is made one again with `unstack`. A list of lists, or
+//! lists zipped with other sequences, stay lists (the loop reads an
+//! element per step, a view of the storage). Must not: evaluate
+//! anything.
 
-use super::{type_err, Parser};
+use super::Parser;
 use crate::lang::error::LangError;
 use crate::lang::op::ListOp;
 use crate::lang::op_table::Op;
@@ -39,29 +36,12 @@ impl Parser {
     }
 
     /// `x` as a filter reads it: a list of tensors becomes its elements
-    /// stacked (`Some`), a tensor stays as it is (`None`); a list of lists
-    /// is an error at `at` (filters keep whole elements of a list of
-    /// tensors only, for now).
-    pub(super) fn filter_rows(
-        &mut self,
-        x: NodeId,
-        at: Span,
-        op: &str,
-    ) -> Result<Option<NodeId>, LangError> {
-        let t = self.ty(x).clone();
-        if t.list > 1 {
-            return Err(type_err(
-                at,
-                op,
-                format!(
-                    "over the list of lists {t} is not supported yet (over a list of \
-                     tensors it is; flatten it, or see docs/lists.md)"
-                ),
-            ));
-        }
-        match t.list {
-            0 => Ok(None),
-            _ => self.make(Op::Stack, vec![x], at).map(Some),
+    /// stacked (`Some`); a tensor, or a list of lists (whose elements a
+    /// filter keeps whole), stays as it is (`None`).
+    pub(super) fn filter_rows(&mut self, x: NodeId, at: Span) -> Result<Option<NodeId>, LangError> {
+        match self.ty(x).list {
+            1 => self.make(Op::Stack, vec![x], at).map(Some),
+            _ => Ok(None),
         }
     }
 

@@ -24,6 +24,7 @@ mod body;
 mod combinator;
 mod expr;
 mod filter;
+mod forall;
 mod grad;
 mod list_loops;
 mod literal;
