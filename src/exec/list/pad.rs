@@ -14,13 +14,7 @@ use ndarray::{ArrayD, Axis, IxDyn};
 /// one tensor `(T_max, B, ...)`: row `[t, b]` is element `t` of sequence
 /// `b` while `t` is below its length. Also the lengths, `i64 (B)`.
 pub fn pad_sequences(l: &ListValue) -> Result<(Value, Value), String> {
-    if l.depth() != 2 {
-        return Err(format!(
-            "padding needs a list of sequences (depth 2), got depth {}",
-            l.depth()
-        ));
-    }
-    let (values, splits) = l.to_parts();
+    let (values, splits) = sequences_of(l)?;
     let offs = &splits[1];
     let lens: Vec<i64> = offs.windows(2).map(|w| w[1] - w[0]).collect();
     let t_max = lens.iter().copied().max().unwrap_or(0).max(0) as usize;
@@ -28,6 +22,18 @@ pub fn pad_sequences(l: &ListValue) -> Result<(Value, Value), String> {
     let lens =
         Value::from(ArrayD::from_shape_vec(IxDyn(&[lens.len()]), lens).map_err(|e| e.to_string())?);
     Ok((padded, lens))
+}
+
+/// The values and row splits of `l`, which must be a list of sequences
+/// (depth 2).
+fn sequences_of(l: &ListValue) -> Result<(Value, Vec<Vec<i64>>), String> {
+    if l.depth() != 2 {
+        return Err(format!(
+            "padding needs a list of sequences (depth 2), got depth {}",
+            l.depth()
+        ));
+    }
+    Ok(l.to_parts())
 }
 
 fn pad<T: Elem>(values: &ArrayD<T>, offs: &[i64], t_max: usize) -> Value {
@@ -55,13 +61,7 @@ pub fn pad_phases(
     bounds: &[usize],
     rows: &[usize],
 ) -> Result<Vec<Value>, String> {
-    if l.depth() != 2 {
-        return Err(format!(
-            "padding needs a list of sequences (depth 2), got depth {}",
-            l.depth()
-        ));
-    }
-    let (values, splits) = l.to_parts();
+    let (values, splits) = sequences_of(l)?;
     let offs = &splits[1];
     let n = offs.len().saturating_sub(1);
     if order.len() != n || bounds.len() != rows.len() + 1 || order.iter().any(|&b| b >= n) {
