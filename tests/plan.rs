@@ -1479,25 +1479,10 @@ fn strided_and_reversed_sequences_are_read_in_place() {
 /// A loop body that uses op `k` on the step's rows `x`, `y` (f64 3), `m`
 /// (f64 3 3) and `c` (bool 3), with its result as the step's output (of
 /// a shape every step shares); `None` for the list ops (lists are not
-/// loop values). Matches on `OpKind` exhaustively: a new op gets a body.
+/// loop values). An op not listed runs its example
+/// (`common::op_examples::example`, exhaustive over `OpKind`).
 fn op_in_a_loop(k: OpKind) -> Option<String> {
-    let name = k.name();
     Some(match k {
-        OpKind::Unary(_) => format!("({name} x)"),
-        OpKind::Binary(_) | OpKind::Compare(_) => format!("({name} x y)"),
-        OpKind::Reduce(_) | OpKind::Cumulative(_) | OpKind::Normalize(_) => {
-            format!("({name} m 1)")
-        }
-        OpKind::Where => "(where c x y)".into(),
-        OpKind::Dot => "(dot m x)".into(),
-        OpKind::Matmul => "(matmul m m)".into(),
-        OpKind::Transpose => "(transpose m 1 0)".into(),
-        OpKind::Reshape => "(reshape m 9)".into(),
-        OpKind::ExpandDims => "(expand_dims x 0)".into(),
-        OpKind::Stack => "(stack x y)".into(),
-        OpKind::Concat => "(concat 0 x y)".into(),
-        OpKind::Index => "(index m 1)".into(),
-        OpKind::Slice => "(slice x none 1 -1)".into(),
         OpKind::Fill => "(add x (fill (f64 3) 1.5))".into(),
         OpKind::Zeros => "(add x (zeros (f64 3)))".into(),
         OpKind::Ones => "(add m (ones (i64 3 3)))".into(),
@@ -1505,34 +1490,15 @@ fn op_in_a_loop(k: OpKind) -> Option<String> {
         OpKind::Tensor => "(mul (slice x 0 2 1) (tensor (f64 2) 1.0 2.5))".into(),
         OpKind::Cast => "(cast i64 (mul x 1e3))".into(),
         OpKind::ZerosLike => "(add (zeros_like m) x)".into(),
-        OpKind::SumTo => "(sum_to m x)".into(),
-        OpKind::LinRec => "(linrec 0.5 m x)".into(),
-        OpKind::LogMatMulExp => "(logmatmulexp x m)".into(),
-        OpKind::IncIndex => "(inc_index m x 1)".into(),
-        OpKind::IncSlice => "(inc_slice x y 2 none -1)".into(),
-        OpKind::Flip => "(flip m 1)".into(),
-        OpKind::Squeeze => "(squeeze (expand_dims x 1) 1)".into(),
-        OpKind::StopGradient => "(stop_gradient x)".into(),
         // Its result's length is the number of true elements of `c`: held
         // outside the arena, then summed.
         OpKind::Compress => "(sum (compress c m) 0)".into(),
         OpKind::Uncompress => "(uncompress c (compress c m))".into(),
-        OpKind::Clip => "(clip m -0.5 x)".into(),
         OpKind::Eye => "(add m (eye (f64 3 3)))".into(),
-        OpKind::Outer => "(outer x y)".into(),
-        OpKind::SetIndex => "(set_index m x 1)".into(),
-        OpKind::SetSlice => "(set_slice x y 2 none -1)".into(),
-        OpKind::Take => "(take m (tensor (i64 2 2) 2 0 -1 1) 1)".into(),
-        OpKind::IncTake => "(inc_take m x (tensor (i64 2) 1 1) 0)".into(),
-        OpKind::SetTake => "(set_take m (expand_dims x 1) (tensor (i64 2) 1 1) -1)".into(),
-        OpKind::MakeKey => "(key 7)".into(),
-        OpKind::Split => "(split (key 7) 3)".into(),
         OpKind::FoldIn => "(fold_in (key 7) (cast i64 (sum c)))".into(),
         OpKind::Uniform => "(add x (uniform (fold_in (key 7) (cast i64 (sum c))) (f64 3)))".into(),
         OpKind::Normal => "(add x (normal (key 7) (f64 3)))".into(),
         OpKind::Bernoulli => "(bernoulli (key 7) (sigmoid x))".into(),
-        OpKind::Categorical => "(categorical (key 7) m)".into(),
-        OpKind::Proj => "(map (fn (r) (sum r)) m)".into(),
         // Well conditioned: m m^T + 3 I.
         OpKind::Solve => {
             "(solve (add (matmul m (transpose m 1 0)) (mul 3.0 (eye (f64 3 3)))) x)".into()
@@ -1544,9 +1510,9 @@ fn op_in_a_loop(k: OpKind) -> Option<String> {
             "(cholesky (add (matmul m (transpose m 1 0)) (mul 3.0 (eye (f64 3 3)))))".into()
         }
         OpKind::Inv => "(inv (add m (mul 3.0 (eye (f64 3 3)))))".into(),
-        OpKind::Det => "(det m)".into(),
         OpKind::Slogdet => "(let (sign logdet) (slogdet m)) (mul sign logdet)".into(),
         OpKind::List(_) => return None,
+        _ => common::op_examples::example(k),
     })
 }
 

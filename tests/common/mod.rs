@@ -6,6 +6,7 @@
 
 pub mod fd;
 pub mod harness;
+pub mod op_examples;
 pub mod optimize_figures;
 
 use eqscan::exec::plan::PlanOptions;
