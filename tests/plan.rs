@@ -44,6 +44,13 @@ struct Case {
     dims: Dims,
 }
 
+/// The outputs of `p` run on the plan alone (no step tape): what the
+/// tape and its machine code must give bit for bit.
+fn plan_values(p: &Program, d: &Dims, refs: &[&Value]) -> Vec<Value> {
+    let mut plain = Compiled::with_options(p, d, common::plan_without_tape()).unwrap();
+    plain.call(refs).unwrap().to_values()
+}
+
 fn default_dims() -> Dims {
     [("T", 8), ("D", 5), ("N", 6), ("M", 4)]
         .into_iter()
@@ -578,8 +585,7 @@ fn native_code_runs_long_loops() {
             native_steps,
             ..PlanOptions::default()
         };
-        let mut plain = Compiled::with_options(p, &d, common::plan_without_tape()).unwrap();
-        let want = plain.call(&refs).unwrap().to_values();
+        let want = plan_values(p, &d, &refs);
         for (min, native) in [(Some(10), 1), (Some(1000), 0), (None, 0)] {
             let mut f = Compiled::with_options(p, &d, with(min)).unwrap();
             let got = f.call(&refs).unwrap().to_values();
@@ -651,8 +657,7 @@ fn native_code_runs_whole_while_loops() {
     for (p, d, rows) in cases {
         let inputs = eqscan::exec::run::generate_inputs(p, &d, &Default::default()).unwrap();
         let refs: Vec<&Value> = inputs.iter().collect();
-        let mut plain = Compiled::with_options(p, &d, common::plan_without_tape()).unwrap();
-        let want = plain.call(&refs).unwrap().to_values();
+        let want = plan_values(p, &d, &refs);
         if let Some(rows) = rows {
             assert_eq!(want[0].shape()[0], rows, "{}", p.name);
         } else {
@@ -792,8 +797,7 @@ fn products_with_their_readers_keep_the_plans_bits() {
             ("NaN", &specials),
         ] {
             let refs: Vec<&Value> = data.iter().collect();
-            let mut plain = Compiled::with_options(p, &d, common::plan_without_tape()).unwrap();
-            let want = plain.call(&refs).unwrap().to_values();
+            let want = plan_values(p, &d, &refs);
             let mut f = Compiled::new(p, &d).unwrap();
             let got = f.call(&refs).unwrap().to_values();
             assert_eq!(f.loops_on_tape(), (1, 1), "{} {d:?}", p.name);
@@ -1021,8 +1025,7 @@ fn unspecialized_ops_run_on_the_tape_through_the_plans_kernels() {
             on_tape_with_the_plans_bits(&p, &d, &refs, &what);
             let mut native =
                 Compiled::with_options(&p, &d, common::plan_native_from_first_step()).unwrap();
-            let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-            let want = plain.call(&refs).unwrap().to_values();
+            let want = plan_values(&p, &d, &refs);
             let got = native.call(&refs).unwrap().to_values();
             for (k, (a, b)) in got.iter().zip(&want).enumerate() {
                 assert!(same_bits(a, b), "{what}, native: output {k}");
@@ -1095,8 +1098,7 @@ fn typed_outputs_run_on_the_tape() {
             let refs: Vec<&Value> = inputs.iter().collect();
             let what = format!("T = {t}, N = {n}, special values: {special}");
             on_tape_with_the_plans_bits(&p, &d, &refs, &what);
-            let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-            let want = plain.call(&refs).unwrap().to_values();
+            let want = plan_values(&p, &d, &refs);
             // The counters wrapped (the plan's wrapping arithmetic), and
             // the i64 state passed 2^53.
             match (&want[3], &want[4]) {
@@ -1210,8 +1212,7 @@ fn rows_without_elements_run_on_the_tape() {
         .collect();
     let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
     let refs: Vec<&Value> = inputs.iter().collect();
-    let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-    let want = plain.call(&refs).unwrap().to_values();
+    let want = plan_values(&p, &d, &refs);
     let mut f = Compiled::new(&p, &d).unwrap();
     let got = f.call(&refs).unwrap().to_values();
     // A and B, whose sequences and outputs all have no elements, stop
@@ -1265,8 +1266,7 @@ fn nested_loops_run_on_the_outer_tape() {
             }
             let refs: Vec<&Value> = inputs.iter().collect();
             let what = format!("T = {t}, S = {s}, N = {n}, special values: {special}");
-            let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-            let want = plain.call(&refs).unwrap().to_values();
+            let want = plan_values(&p, &d, &refs);
             for options in [
                 PlanOptions::default(),
                 common::plan_native_from_first_step(),
@@ -1348,8 +1348,7 @@ fn nested_while_loops_run_on_the_outer_tape() {
         ];
         let refs: Vec<&Value> = inputs.iter().collect();
         let what = format!("reversed: {reversed}");
-        let mut plain = Compiled::with_options(&p, &d, common::plan_without_tape()).unwrap();
-        let want = plain.call(&refs).unwrap().to_values();
+        let want = plan_values(&p, &d, &refs);
         for options in [
             PlanOptions::default(),
             common::plan_native_from_first_step(),
