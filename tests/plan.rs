@@ -1784,6 +1784,7 @@ fn main() {
         nested_while_loops_run_on_the_outer_tape,
         strided_and_reversed_sequences_are_read_in_place,
         every_op_runs_on_the_tape,
+        where_with_broadcast_masks_runs_on_the_tape_with_the_plans_bits,
         every_loop_runs_on_the_tape
     ];
     for (trial, case) in cases {
@@ -1993,5 +1994,35 @@ fn both_product_kernels_give_the_same_bits() {
     }
     for other in &bits[1..] {
         assert_eq!(other, &bits[0], "the kernels' outputs differ");
+    }
+}
+
+/// `where` with a row mask broadcast along its rows, a column mask
+/// repeated on every row, a full mask, a scalar branch and nested
+/// conditions: each reads its operands in place on the tape, with the
+/// plan's bits, at ordinary and extreme magnitudes.
+fn where_with_broadcast_masks_runs_on_the_tape_with_the_plans_bits() {
+    let text = "(program w (input X (f64 T 5 6)) (input Y (f64 T 5 6)) (input R (bool T 5 1))
+        (input F (bool T 5 6)) (input K (bool 6))
+        (let A (scan (sequences X Y R F) (outputs_info (nitsot)) (non_sequences K)
+          (fn (x y r f k)
+            (add (add (where r x y) (where k x 2.5))
+                 (add (where f x y) (where r (where k y x) (neg x)))))))
+        (output A))";
+    let p = parse_program(text).unwrap();
+    for t in [2, 7] {
+        let d: Dims = [("T".to_string(), t)].into();
+        let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        for scale in [1.0, 1e300, 1e-300] {
+            let data: Vec<Value> = inputs
+                .iter()
+                .map(|v| match v {
+                    Value::F64(a) => Value::F64(a.mapv(|x| x * scale)),
+                    other => other.clone(),
+                })
+                .collect();
+            let refs: Vec<&Value> = data.iter().collect();
+            on_tape_with_the_plans_bits(&p, &d, &refs, &format!("T = {t}, scale {scale}"));
+        }
     }
 }

@@ -312,3 +312,95 @@ pub(crate) fn binary_periodic<T: Float>(
 ) -> bool {
     with_binary_fn!(op, f => periodic(o, period, x, y, f))
 }
+
+/// `o = if c != 0 { a } else { b }` element by element (NumPy's `where`
+/// on booleans held as 1.0 and 0.0: a NaN condition picks `a`), block by
+/// block over `o`'s blocks of `period` elements. A condition that is one
+/// element per block (a row mask broadcast along the row) copies the
+/// chosen operand's block whole; otherwise the choice is made without a
+/// branch, so the loop vectorizes. False when an operand does not cover
+/// `o`.
+pub(crate) fn select_periodic(
+    o: &mut [f64],
+    period: usize,
+    c: Periodic<'_, f64>,
+    a: Periodic<'_, f64>,
+    b: Periodic<'_, f64>,
+) -> bool {
+    if period == 0 {
+        return o.is_empty();
+    }
+    let n_blocks = o.len() / period;
+    if [c, a, b].iter().any(|x| !x.covers(period, n_blocks)) {
+        return false;
+    }
+    for (k, ob) in o.chunks_exact_mut(period).enumerate() {
+        let (ab, bb) = (a.block(k, period), b.block(k, period));
+        match c.block(k, period) {
+            Blk::Scalar(t) => match if t != 0.0 { ab } else { bb } {
+                Blk::Slice(d) => ob.copy_from_slice(&d[..ob.len()]),
+                Blk::Scalar(x) => ob.fill(x),
+            },
+            cb => zip3(ob, cb, ab, bb, |t, x, y| if t != 0.0 { x } else { y }),
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod select_tests {
+    use super::*;
+
+    #[test]
+    fn select_periodic_matches_where_for_every_cover() {
+        let a: Vec<f64> = (0..6).map(|i| i as f64).collect();
+        let b: Vec<f64> = (0..6).map(|i| -(i as f64) - 1.0).collect();
+        let want = |c: &dyn Fn(usize) -> f64| -> Vec<f64> {
+            (0..6)
+                .map(|i| if c(i) != 0.0 { a[i] } else { b[i] })
+                .collect()
+        };
+        let mut o = vec![0.0; 6];
+        // A row mask over two rows of three, NaN counting as true.
+        let rows = [0.0, f64::NAN];
+        assert!(select_periodic(
+            &mut o,
+            3,
+            Periodic::PerBlock(&rows),
+            Periodic::Full(&a),
+            Periodic::Full(&b)
+        ));
+        assert_eq!(o, want(&|i| rows[i / 3]));
+        // A column mask repeated on every row.
+        let cols = [1.0, 0.0, 1.0];
+        assert!(select_periodic(
+            &mut o,
+            3,
+            Periodic::Repeat(&cols),
+            Periodic::Full(&a),
+            Periodic::Full(&b)
+        ));
+        assert_eq!(o, want(&|i| cols[i % 3]));
+        // A full mask with a scalar branch.
+        let full = [0.0, 1.0, 0.0, 1.0, 1.0, 0.0];
+        assert!(select_periodic(
+            &mut o,
+            6,
+            Periodic::Full(&full),
+            Periodic::Full(&a),
+            Periodic::Scalar(7.0)
+        ));
+        let w: Vec<f64> = (0..6)
+            .map(|i| if full[i] != 0.0 { a[i] } else { 7.0 })
+            .collect();
+        assert_eq!(o, w);
+        // An operand that does not cover the result.
+        assert!(!select_periodic(
+            &mut o,
+            3,
+            Periodic::PerBlock(&rows[..1]),
+            Periodic::Full(&a),
+            Periodic::Full(&b)
+        ));
+    }
+}

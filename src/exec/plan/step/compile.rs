@@ -1006,15 +1006,34 @@ impl Builder<'_> {
                 let (c, x, y) = (self.float(c)?, self.float(x)?, self.float(y)?);
                 let out = broadcast_shapes(&[&c.shape, &x.shape, &y.shape]).ok()?;
                 let len: usize = out.iter().product();
-                let (c, _) = self.operand(c, &out, false)?;
-                let (a, _) = self.operand(x, &out, false)?;
-                let (b, _) = self.operand(y, &out, false)?;
+                // Each operand in place when it covers the result in
+                // blocks of one period (a row mask broadcast along its
+                // rows); one repeating with another period is gathered.
+                let mut period = None;
+                let mut ops = Vec::with_capacity(3);
+                for v in [c, x, y] {
+                    let (o, p) = self.operand(v.clone(), &out, true)?;
+                    if !matches!(o.cover, Cover::Repeat | Cover::PerBlock) {
+                        ops.push(o);
+                    } else if period.is_none_or(|q| q == p) {
+                        period = Some(p);
+                        ops.push(o);
+                    } else {
+                        ops.push(self.operand(v, &out, false)?.0);
+                    }
+                }
+                let period = period.unwrap_or(len);
+                if period == 0 || !len.is_multiple_of(period) {
+                    return None;
+                }
+                let [cond, a, b] = ops[..] else { return None };
                 self.emit(out, |dst| Instr::Select {
-                    cond: c,
+                    cond,
                     a,
                     b,
                     dst,
                     len,
+                    period,
                 })?
             }
             (Op::Tensor(ty, values), []) => {

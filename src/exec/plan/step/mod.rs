@@ -270,14 +270,17 @@ pub(crate) enum Instr {
         dst: usize,
         len: usize,
     },
-    /// `dst[i] = if cond[i] != 0 { a[i] } else { b[i] }` (operands whole
-    /// or scalars).
+    /// `dst[i] = if cond[i] != 0 { a[i] } else { b[i] }`, each operand
+    /// with its cover as in [`Instr::Binary`] (`period` the length of a
+    /// repeating operand's block, `len` when none): a row mask broadcast
+    /// along its rows is one element per block, read in place.
     Select {
         cond: Operand,
         a: Operand,
         b: Operand,
         dst: usize,
         len: usize,
+        period: usize,
     },
     /// A reduction of `src`, read as `[outer, extent, inner]`, over the
     /// middle axis into `[outer, inner]` (a mean divides by `extent`).
@@ -1036,10 +1039,15 @@ impl Instr {
                 f(b.loc, b.span(len, len));
             }
             Instr::Select {
-                cond, a, b, len, ..
+                cond,
+                a,
+                b,
+                len,
+                period,
+                ..
             } => {
                 for o in [cond, a, b] {
-                    f(o.loc, if o.cover == Cover::Scalar { 1 } else { len });
+                    f(o.loc, o.span(len, period));
                 }
             }
             Instr::Reduce {

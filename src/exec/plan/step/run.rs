@@ -17,7 +17,7 @@ use crate::exec::ops::shape::index_position;
 use crate::exec::ops::stable::{logsumexp_blocks, normalize_blocks};
 use crate::exec::ops::{factor, logmatmulexp, matvec, prepacked};
 use crate::exec::plan::block::{
-    binary2_periodic, binary_block, binary_periodic, zip2, Blk, Periodic,
+    binary2_periodic, binary_block, binary_periodic, select_periodic, zip2, Blk, Periodic,
 };
 use crate::lang::{BinaryOp, CompareOp, ReduceOp};
 use multiversion::multiversion;
@@ -212,15 +212,6 @@ fn compare_block(op: CompareOp, out: &mut [f64], a: Blk<'_, f64>, b: Blk<'_, f64
         CompareOp::Le => zip2(out, a, b, |x, y| f(x <= y)),
         CompareOp::Eq => zip2(out, a, b, |x, y| f(x == y)),
         CompareOp::Ne => zip2(out, a, b, |x, y| f(x != y)),
-    }
-}
-
-/// Element `i` of an operand that is whole or a scalar.
-#[inline(always)]
-fn at_or_scalar(o: Blk<'_, f64>, i: usize) -> f64 {
-    match o {
-        Blk::Scalar(x) => x,
-        Blk::Slice(d) => d.get(i).copied().unwrap_or(f64::NAN),
     }
 }
 
@@ -532,23 +523,14 @@ fn exec(
             b,
             dst,
             len,
+            period,
         } => {
             let (ar, out) = around(arena, dst, len)?;
-            let sc = block(
-                cond,
-                read(ar, src, at, cond.loc, cond.span(len, len))?,
-                0,
-                len,
-            )?;
-            let sa = block(a, read(ar, src, at, a.loc, a.span(len, len))?, 0, len)?;
-            let sb = block(b, read(ar, src, at, b.loc, b.span(len, len))?, 0, len)?;
-            for (i, o) in out.iter_mut().enumerate() {
-                *o = if at_or_scalar(sc, i) != 0.0 {
-                    at_or_scalar(sa, i)
-                } else {
-                    at_or_scalar(sb, i)
-                };
-            }
+            let dc = read(ar, src, at, cond.loc, cond.span(len, period))?;
+            let da = read(ar, src, at, a.loc, a.span(len, period))?;
+            let db = read(ar, src, at, b.loc, b.span(len, period))?;
+            let (pc, pa, pb) = (periodic(cond, dc)?, periodic(a, da)?, periodic(b, db)?);
+            select_periodic(out, period, pc, pa, pb).then_some(())?;
         }
         Instr::Reduce {
             op,
