@@ -45,7 +45,7 @@ pub(super) fn run_batched(
                 let input = name.clone();
                 return Ok(Err(NotBatched::NotSequences { input }.to_string()));
             }
-            let (_, splits) = l.to_parts();
+            let splits = l.splits();
             let lens = splits[1].windows(2).map(|w| (w[1] - w[0]) as usize);
             lengths.insert(name.clone(), lens.collect::<Vec<_>>());
         }

@@ -286,9 +286,17 @@ impl ListValue {
         (rows(&self.values, lo, hi), self.splits())
     }
 
+    /// The stacked tensors it covers without a copy: the shared `values`
+    /// (of which it may cover a part), the row of `values` its first
+    /// tensor is, and its row splits as [`ListValue::to_parts`] gives them
+    /// (rebased to 0: add the row to each innermost offset).
+    pub fn parts_in_place(&self) -> (&Value, usize, Vec<Vec<i64>>) {
+        (&self.values, self.value_rows().0, self.splits())
+    }
+
     /// Its row splits, outermost first, each rebased to start at 0 (the
     /// splits of [`ListValue::to_parts`], no tensor copied).
-    fn splits(&self) -> Vec<Vec<i64>> {
+    pub fn splits(&self) -> Vec<Vec<i64>> {
         let mut splits = vec![vec![0, self.len() as i64]];
         let (mut lo, mut hi) = (self.lo, self.hi);
         for offs in &self.levels[self.level..] {
