@@ -333,6 +333,40 @@ mod tests {
     }
 
     #[test]
+    fn take_picks_what_select_picks_along_every_axis() {
+        // A (2, 3, 4) array: blocks before and after every axis.
+        let v: Vec<f64> = (0..24).map(|i| i as f64 * 1.5 - 7.0).collect();
+        let x = Array::from_shape_vec(IxDyn(&[2, 3, 4]), v.clone()).unwrap();
+        for axis in 0..3 {
+            let size = x.shape()[axis];
+            let at: Vec<usize> = [size - 1, 0, size - 1, 1 % size].to_vec();
+            let idx: Vec<i64> = at.iter().map(|&p| p as i64 - size as i64).collect();
+            let got = take(
+                &Value::F64(x.clone()),
+                &Value::I64(Array::from_vec(idx).into_dyn()),
+                axis as i64,
+            )
+            .unwrap();
+            let want = x.select(Axis(axis), &at);
+            assert_eq!(
+                got,
+                Value::F64(want.as_standard_layout().into_owned()),
+                "axis {axis}"
+            );
+        }
+        // A transposed operand is read in its logical order.
+        let t = x.clone().permuted_axes(IxDyn(&[2, 0, 1]));
+        let got = take(
+            &Value::F64(t.clone()),
+            &Value::I64(Array::from_vec(vec![1, 0]).into_dyn()),
+            1,
+        )
+        .unwrap();
+        let want = t.select(Axis(1), &[1, 0]);
+        assert_eq!(got, Value::F64(want.as_standard_layout().into_owned()));
+    }
+
+    #[test]
     fn takes_and_writes_back() {
         let x = f(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], &[3, 2]);
         let idx = Value::I64(Array::from_shape_vec(IxDyn(&[2, 2]), vec![2, -3, 2, 1]).unwrap());
