@@ -87,7 +87,10 @@
 //! result only one other sum or product reads is computed inside it
 //! ([`Instr::Binary2`], one pass over the elements instead of two, its
 //! operands whole, scalars, or repeating with one period: a padded
-//! batch's mask); and a body result that an elementwise
+//! batch's mask); a gather of whole rows at a stride (an LSTM's gate
+//! sliced out of its packed pre-activation) copies rows, and the
+//! activation that alone reads it is applied to the rows where they lie
+//! ([`rows`], one pass instead of two); and a body result that an elementwise
 //! instruction computes last, and no later instruction reads, is written
 //! by it straight into the loop's row for the step instead of the arena
 //! (`direct`; the loop splits the buffer around that row, and keeps the
