@@ -252,13 +252,40 @@ pub fn take(x: &Value, idx: &Value, axis: i64) -> Result<Value, String> {
     let shape = take_shape(x.shape(), a, idx.shape());
     Ok(with_elem!(x.dtype(), T => {
         let xv = x.to_array::<T>();
-        let picked = xv.select(Axis(a), &at);
-        let std = picked.as_standard_layout().into_owned();
-        match std.into_shape_with_order(IxDyn(&shape)) {
+        let xs = xv.as_standard_layout();
+        let Some(src) = xs.as_slice() else {
+            return Err("internal: take's operand is not contiguous".to_string());
+        };
+        let picked = take_rows(src, x.shape(), a, &at);
+        match ndarray::ArrayD::from_shape_vec(IxDyn(&shape), picked) {
             Ok(r) => Value::from(r),
             Err(e) => return Err(format!("internal: take's result shape: {e}")),
         }
     }))
+}
+
+/// The elements `take` picks from the row-major `src` of `shape`: for
+/// each index of the axes before `axis`, the block of the axes after it
+/// at each position of `at`, copied whole (one copy per block instead of
+/// one view per position, and no second copy into a standard layout).
+fn take_rows<T: Copy>(src: &[T], shape: &[usize], axis: usize, at: &[usize]) -> Vec<T> {
+    let size = shape.get(axis).copied().unwrap_or(1);
+    let inner: usize = shape.get(axis + 1..).unwrap_or(&[]).iter().product();
+    let outer: usize = shape[..axis.min(shape.len())].iter().product();
+    let mut out = Vec::with_capacity(outer * at.len() * inner);
+    if inner == 0 || size == 0 {
+        return out;
+    }
+    for block in src.chunks_exact(size * inner).take(outer) {
+        for &p in at {
+            // In range (`take_positions` checked); a short result fails
+            // the caller's shape check otherwise.
+            if let Some(row) = block.get(p * inner..(p + 1) * inner) {
+                out.extend_from_slice(row);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -303,6 +330,40 @@ mod tests {
         // an empty slice takes an empty or broadcastable increment
         let r = write_slice(&x, &g, (Some(5), None, 1), Write::Add, DType::F64).unwrap();
         assert_eq!(r, x);
+    }
+
+    #[test]
+    fn take_picks_what_select_picks_along_every_axis() {
+        // A (2, 3, 4) array: blocks before and after every axis.
+        let v: Vec<f64> = (0..24).map(|i| i as f64 * 1.5 - 7.0).collect();
+        let x = Array::from_shape_vec(IxDyn(&[2, 3, 4]), v.clone()).unwrap();
+        for axis in 0..3 {
+            let size = x.shape()[axis];
+            let at: Vec<usize> = [size - 1, 0, size - 1, 1 % size].to_vec();
+            let idx: Vec<i64> = at.iter().map(|&p| p as i64 - size as i64).collect();
+            let got = take(
+                &Value::F64(x.clone()),
+                &Value::I64(Array::from_vec(idx).into_dyn()),
+                axis as i64,
+            )
+            .unwrap();
+            let want = x.select(Axis(axis), &at);
+            assert_eq!(
+                got,
+                Value::F64(want.as_standard_layout().into_owned()),
+                "axis {axis}"
+            );
+        }
+        // A transposed operand is read in its logical order.
+        let t = x.clone().permuted_axes(IxDyn(&[2, 0, 1]));
+        let got = take(
+            &Value::F64(t.clone()),
+            &Value::I64(Array::from_vec(vec![1, 0]).into_dyn()),
+            1,
+        )
+        .unwrap();
+        let want = t.select(Axis(1), &[1, 0]);
+        assert_eq!(got, Value::F64(want.as_standard_layout().into_owned()));
     }
 
     #[test]

@@ -828,6 +828,14 @@ impl Builder<'_> {
             });
         }
         let loc = src.loc;
+        if let Some(rows) = super::rows::Rows::of_index(&index) {
+            return self.emit(shape, |dst| Instr::Rows {
+                src: loc,
+                rows,
+                dst,
+                op: None,
+            });
+        }
         self.emit(shape, |dst| Instr::Gather {
             src: loc,
             src_len,
@@ -1906,6 +1914,7 @@ fn compile_or(
     // stored: no pass at all), then the passes left pair up.
     let instrs = super::epilogue::fuse_products(b.instrs, &res);
     let instrs = super::fuse_binaries(instrs, &res);
+    let instrs = super::rows::fuse_unary(instrs, &res);
     let (prologue, instrs) = super::hoist_invariants(instrs, invariant, b.arena.len());
     // Packed last, so that a hoisted instruction does not split a run.
     let (prologue, instrs) = (pack_scalars(prologue), pack_scalars(instrs));

@@ -87,7 +87,10 @@
 //! result only one other sum or product reads is computed inside it
 //! ([`Instr::Binary2`], one pass over the elements instead of two, its
 //! operands whole, scalars, or repeating with one period: a padded
-//! batch's mask); and a body result that an elementwise
+//! batch's mask); a gather of whole rows at a stride (an LSTM's gate
+//! sliced out of its packed pre-activation) copies rows, and the
+//! activation that alone reads it is applied to the rows where they lie
+//! ([`rows`], one pass instead of two); and a body result that an elementwise
 //! instruction computes last, and no later instruction reads, is written
 //! by it straight into the loop's row for the step instead of the arena
 //! (`direct`; the loop splits the buffer around that row, and keeps the
@@ -109,6 +112,7 @@ mod kernel;
 mod native;
 mod off_tape;
 mod reuse;
+mod rows;
 mod run;
 
 pub(crate) use compile::{compile, Holding, ParamShape};
@@ -205,6 +209,15 @@ pub(crate) enum Instr {
         src_len: usize,
         dst: usize,
         index: Box<[usize]>,
+    },
+    /// `dst = op(rows of src)`: the [`rows::Rows`] of `src` laid end to
+    /// end, each element mapped by `op` when given (a gather of whole
+    /// rows at a stride, and the activation that alone reads it).
+    Rows {
+        src: Loc,
+        rows: rows::Rows,
+        dst: usize,
+        op: Option<UnaryOp>,
     },
     /// Operations on one element each, all in the arena, in order.
     Scalars(Box<[ScalarOp]>),
@@ -608,6 +621,7 @@ impl StepTape {
                     c.fused_pairs += 1;
                 }
                 Instr::Unary { .. }
+                | Instr::Rows { op: Some(_), .. }
                 | Instr::Binary { .. }
                 | Instr::Compare { .. }
                 | Instr::Select { .. }
@@ -731,6 +745,7 @@ impl Instr {
             | Instr::Binary1 { .. } => None,
             Instr::Copy { dst, .. }
             | Instr::Gather { dst, .. }
+            | Instr::Rows { dst, .. }
             | Instr::Unary { dst, .. }
             | Instr::Binary { dst, .. }
             | Instr::Binary2 { dst, .. }
@@ -782,6 +797,7 @@ impl Instr {
             | Instr::Compare { dst, len, .. }
             | Instr::Select { dst, len, .. } => f(dst, len),
             Instr::Gather { dst, ref index, .. } => f(dst, index.len()),
+            Instr::Rows { dst, rows, .. } => f(dst, rows.len()),
             Instr::Reduce {
                 dst, outer, inner, ..
             } => f(dst, outer * inner),
@@ -865,6 +881,7 @@ impl Instr {
             }
             Instr::Copy { src, dst, .. }
             | Instr::Gather { src, dst, .. }
+            | Instr::Rows { src, dst, .. }
             | Instr::Move1 { src, dst }
             | Instr::Unary1 { src, dst, .. }
             | Instr::Unary { src, dst, .. } => {
@@ -987,6 +1004,7 @@ impl Instr {
             }
             Instr::Copy { src, len, .. } | Instr::Unary { src, len, .. } => f(src, len),
             Instr::Gather { src, src_len, .. } => f(src, src_len),
+            Instr::Rows { src, rows, .. } => f(src, rows.span()),
             Instr::Scalars(ref ops) => {
                 for op in ops.iter() {
                     match *op {

@@ -10,6 +10,7 @@
 use super::epilogue::{self, Operands, MAX_STAGES};
 use super::kernel::{self, KernelScratch, LoopRunner};
 use super::native::{NativeRun, MAX_POINTERS};
+use super::rows;
 use super::{Cover, GemmShape, Instr, Loc, Operand, ScalarOp, StepTape};
 use crate::exec::ops::elementwise::{Arith, Float};
 use crate::exec::ops::reduce::{fold_extreme, pairwise_sum};
@@ -460,6 +461,15 @@ fn exec(
             for (o, &i) in out.iter_mut().zip(index.iter()) {
                 *o = *x.get(i)?;
             }
+        }
+        Instr::Rows {
+            src: s,
+            rows,
+            dst,
+            op,
+        } => {
+            let (ar, out) = around(arena, dst, rows.len())?;
+            rows::run(rows, op, read(ar, src, at, s, rows.span())?, out)?;
         }
         Instr::Unary {
             op,
