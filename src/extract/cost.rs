@@ -359,7 +359,7 @@ impl CostModel {
         };
         let Some(tys) = vargs
             .iter()
-            .map(|a| egraph[*a].data.ty().map(|t| kept_bound(egraph, *a, t)))
+            .map(|a| egraph[*a].data.ty().map(|t| self.sized(egraph, *a, t)))
             .collect::<Option<Vec<Cow<'_, Type>>>>()
         else {
             return f64::INFINITY;
@@ -538,6 +538,98 @@ fn in_scope(egraph: &EGraph, node: &TNode) -> bool {
             .nodes
             .iter()
             .all(|n| reads_a_parameter(egraph, n))
+}
+
+/// How deep [`CostModel::sized`] looks through views for a size it can
+/// count (a reshape under a transpose is two).
+const SIZED_DEPTH: usize = 3;
+
+impl CostModel {
+    /// The type of class `class` (of type `t`) as the cost model sizes it:
+    /// [`kept_bound`], and an unknown size that a view of a counted
+    /// operand fixes, counted with the bound sizes: the `-1` of a
+    /// `(reshape X -1 p)` is X's elements over `p` (the form
+    /// `sum-matmul-steps` writes for `T·k` with `T` and `k` symbolic, which
+    /// has no size term), a transpose moves its operand's sizes. Without
+    /// this a product over `T·k` rows would be priced at
+    /// [`Self::default_size`] rows whatever the loop's steps and rows. The
+    /// sizes found are numbers for pricing only; the type stays unknown.
+    fn sized<'t>(&self, egraph: &EGraph, class: Id, t: &'t Type) -> Cow<'t, Type> {
+        let t = kept_bound(egraph, class, t);
+        if !t.shape.contains(&Dim::Unknown) {
+            return t;
+        }
+        match self.counted_shape(egraph, class, SIZED_DEPTH) {
+            Some(shape) if shape.len() == t.ndim() => {
+                let mut known = t.into_owned();
+                known.shape = shape.into_iter().map(Dim::known).collect();
+                Cow::Owned(known)
+            }
+            _ => t,
+        }
+    }
+
+    /// The sizes of class `class` counted with the bound sizes, through at
+    /// most `depth` reshapes and transposes (see [`Self::sized`]).
+    fn counted_shape(&self, egraph: &EGraph, class: Id, depth: usize) -> Option<Vec<i64>> {
+        let t = egraph[class].data.ty()?;
+        if !t.shape.contains(&Dim::Unknown) {
+            return Some(t.shape.iter().map(|d| self.size(d) as i64).collect());
+        }
+        if depth == 0 {
+            return None;
+        }
+        let lit = |c: &Id| {
+            egraph[*c].nodes.iter().find_map(|n| match n.head {
+                Head::Lit(crate::egraph::term::Lit(Scalar::I64(k))) => Some(k),
+                _ => None,
+            })
+        };
+        egraph[class]
+            .nodes
+            .iter()
+            .find_map(|n| match (&n.head, n.children.as_slice()) {
+                (Head::Op(OpKind::Reshape), [x, sizes @ ..]) if sizes.len() == t.ndim() => {
+                    let elements: i64 = self.counted_shape(egraph, *x, depth - 1)?.iter().product();
+                    let mut shape = Vec::with_capacity(t.ndim());
+                    let mut infer_at = None;
+                    for (i, (c, d)) in sizes.iter().zip(&t.shape).enumerate() {
+                        match (lit(c), d) {
+                            (Some(-1), _) if infer_at.is_none() => {
+                                infer_at = Some(i);
+                                shape.push(0);
+                            }
+                            (_, Dim::Unknown) => return None,
+                            (_, d) => shape.push(self.size(d) as i64),
+                        }
+                    }
+                    let rest: i64 = shape
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| Some(*i) != infer_at)
+                        .map(|(_, s)| *s)
+                        .product();
+                    if let Some(i) = infer_at {
+                        shape[i] = if rest > 0 { elements / rest } else { 0 };
+                    }
+                    Some(shape)
+                }
+                (Head::Op(OpKind::Transpose), [x, perm @ ..]) => {
+                    let inner = self.counted_shape(egraph, *x, depth - 1)?;
+                    if perm.is_empty() {
+                        return Some(inner.into_iter().rev().collect());
+                    }
+                    perm.iter()
+                        .map(|c| {
+                            let a = lit(c)?;
+                            let a = if a < 0 { a + inner.len() as i64 } else { a };
+                            inner.get(usize::try_from(a).ok()?).copied()
+                        })
+                        .collect()
+                }
+                _ => None,
+            })
+    }
 }
 
 /// The type of class `class` (of type `t`) as the cost model sizes it: a

@@ -22,16 +22,22 @@
 //! dot's inner sum instead of a sum of the steps in order), as
 //! `sum-outer-products` and `scan-to-reduction` already allow.
 //!
-//! Does not fire on: operands of another rank than 3, a step axis of
-//! another length in `A` and `B` (one broadcast), sizes that are not
-//! literals (the reshape needs `T·k`), integer or bool operands, a sum
-//! over another axis.
+//! When `T` or `k` is a symbolic size (a batched loop's steps and rows,
+//! `optimize::batch`), `T·k` has no term form (a size is a literal or one
+//! symbol) and the reshapes write `-1` for it: `(reshape X -1 p)`, its
+//! type's size unknown until the program runs. `p` and `q` must then be
+//! positive literals (`-1` next to a size 0 is ambiguous).
+//!
+//! Does not fire on: operands of another rank than 3, a step axis or an
+//! inner size that may differ between `A` and `B` (one broadcast), a
+//! symbolic `T·k` beside a `p` or `q` that is not a positive literal,
+//! integer or bool operands, a sum over another axis.
 
 use super::terms::{lit, op};
 use super::union_checked;
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
 use crate::egraph::term::{Head, Lit, OpKind, TNode};
-use crate::lang::{ReduceOp, Scalar, Type};
+use crate::lang::{Dim, ReduceOp, Scalar, Type};
 use egg::{Applier, Id, PatternAst, Rewrite, Subst, Symbol, Var};
 
 /// The rule.
@@ -82,22 +88,33 @@ impl Applier<TNode, TensorAnalysis> for SumMatmul {
     }
 }
 
-/// `(T, p, k, q)` for float operands `(T, p, k)` and `(T, k, q)` of
-/// literal sizes (`T·k` not overflowing).
-fn sizes(egraph: &EGraph, a: Id, b: Id) -> Option<[i64; 4]> {
-    let known = |c: Id| -> Option<Vec<i64>> {
+/// The sizes of a sum of stacked products: `T·k` as a literal when both
+/// are (`None` when symbolic: the reshapes infer it, `-1`), and `p`, `q`.
+struct Sizes {
+    tk: Option<i64>,
+    p: i64,
+    q: i64,
+}
+
+/// The [`Sizes`] for float operands `(T, p, k)` and `(T, k, q)` whose
+/// step axes and inner sizes are the same sizes, `p` and `q` literals
+/// (`T·k` not overflowing when literal; `p`, `q` positive when not).
+fn sizes(egraph: &EGraph, a: Id, b: Id) -> Option<Sizes> {
+    let ty = |c: Id| -> Option<&Type> {
         let t: &Type = egraph[c].data.ty()?;
-        if !t.dtype.is_float() || t.ndim() != 3 {
-            return None;
-        }
-        t.shape.iter().map(|d| d.as_known()).collect()
+        (t.dtype.is_float() && t.ndim() == 3).then_some(t)
     };
-    let (sa, sb) = (known(a)?, known(b)?);
-    if sa[0] != sb[0] || sa[2] != sb[1] {
+    let (sa, sb) = (&ty(a)?.shape, &ty(b)?.shape);
+    if sa[0] != sb[0] || sa[2] != sb[1] || sa[0] == Dim::Unknown || sa[2] == Dim::Unknown {
         return None;
     }
-    sa[0].checked_mul(sa[2])?;
-    Some([sa[0], sa[1], sa[2], sb[2]])
+    let (p, q) = (sa[1].as_known()?, sb[2].as_known()?);
+    let tk = match (sa[0].as_known(), sa[2].as_known()) {
+        (Some(t), Some(k)) => Some(t.checked_mul(k)?),
+        _ if p > 0 && q > 0 => None,
+        _ => return None,
+    };
+    Some(Sizes { tk, p, q })
 }
 
 fn is_lit(egraph: &EGraph, c: Id, v: i64) -> bool {
@@ -122,8 +139,8 @@ fn swapped_operand(egraph: &EGraph, a: Id) -> Option<Id> {
 }
 
 /// `[A_1 … A_T] [B_1; …; B_T]` as one `dot`.
-fn stacked_product(egraph: &mut EGraph, a: Id, b: Id, [t, p, k, q]: [i64; 4]) -> Id {
-    let tk = lit(egraph, t * k);
+fn stacked_product(egraph: &mut EGraph, a: Id, b: Id, Sizes { tk, p, q }: Sizes) -> Id {
+    let tk = lit(egraph, tk.unwrap_or(-1));
     let (lp, lq) = (lit(egraph, p), lit(egraph, q));
     let left = match swapped_operand(egraph, a) {
         Some(x) => {

@@ -1,11 +1,12 @@
-; Where sum-matmul-steps must not fire: a symbolic step count (the
-; reshape needs T*k as a literal), a broadcast operand (a matrix, not a
-; stack: (sum_t A_t) B is another rule's), a sum over another axis.
-; dims: T=6
+; Where sum-matmul-steps must not fire: a symbolic step count beside a
+; symbolic p (the reshape writes -1 for T*k, which is ambiguous next to a
+; size that may be 0), a broadcast operand (a matrix, not a stack:
+; (sum_t A_t) B is another rule's), a sum over another axis.
+; dims: T=6 P=3
 ; scans_after: 0
 ; not_fires: sum-matmul-steps
 (program neg_sum_matmul_steps
-  (input X (f64 T 4 3))
+  (input X (f64 T 4 P))
   (input G (f64 T 4 5))
   (input A (f64 6 3 4))
   (input B (f64 4 5))
