@@ -1785,6 +1785,7 @@ fn main() {
         strided_and_reversed_sequences_are_read_in_place,
         every_op_runs_on_the_tape,
         where_with_broadcast_masks_runs_on_the_tape_with_the_plans_bits,
+        transposes_in_a_step_run_on_the_tape_with_the_plans_bits,
         every_loop_runs_on_the_tape
     ];
     for (trial, case) in cases {
@@ -2011,6 +2012,32 @@ fn where_with_broadcast_masks_runs_on_the_tape_with_the_plans_bits() {
         (output A))";
     let p = parse_program(text).unwrap();
     for t in [2, 7] {
+        let d: Dims = [("T".to_string(), t)].into();
+        let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
+        for scale in [1.0, 1e300, 1e-300] {
+            let data: Vec<Value> = inputs
+                .iter()
+                .map(|v| match v {
+                    Value::F64(a) => Value::F64(a.mapv(|x| x * scale)),
+                    other => other.clone(),
+                })
+                .collect();
+            let refs: Vec<&Value> = data.iter().collect();
+            on_tape_with_the_plans_bits(&p, &d, &refs, &format!("T = {t}, scale {scale}"));
+        }
+    }
+}
+
+/// Transposes in a step (a matrix, the last two axes of a batch of them,
+/// and the `hᵀ·g` of a weight gradient) run on the tape as tiled
+/// transposes, with the plan's bits, at ordinary and extreme magnitudes.
+fn transposes_in_a_step_run_on_the_tape_with_the_plans_bits() {
+    let text = "(program t (input X (f64 T 9 13)) (input Y (f64 T 9 4)) (input Z (f64 T 2 3 17))
+        (let (A B C) (scan (sequences X Y Z) (outputs_info (nitsot) (nitsot) (nitsot))
+          (fn (x y z) (outputs (transpose x) (dot (transpose x) y) (transpose z 0 2 1)))))
+        (output A B C))";
+    let p = parse_program(text).unwrap();
+    for t in [2, 5] {
         let d: Dims = [("T".to_string(), t)].into();
         let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
         for scale in [1.0, 1e300, 1e-300] {

@@ -1364,8 +1364,24 @@ impl Builder<'_> {
                     return None;
                 }
                 let shape: Vec<usize> = order.iter().map(|&a| x.shape[a]).collect();
+                let last_two_swapped = n >= 2
+                    && order[..n - 2].iter().enumerate().all(|(i, &a)| i == a)
+                    && order[n - 2..] == [n - 1, n - 2];
+                let (rows, cols) = match n {
+                    0 | 1 => (1, 1),
+                    _ => (x.shape[n - 2], x.shape[n - 1]),
+                };
                 if order.iter().enumerate().all(|(i, &a)| i == a) {
                     Val { loc: x.loc, shape }
+                } else if last_two_swapped && rows > 1 && cols > 1 && x.len() > SCALAR_LEN {
+                    let (src, batch) = (x.loc, x.len() / (rows * cols));
+                    self.emit(shape, |dst| Instr::Transpose {
+                        src,
+                        batch,
+                        rows,
+                        cols,
+                        dst,
+                    })?
                 } else {
                     let xs = strides(&x.shape);
                     let index = gather_index(&shape, |idx| {

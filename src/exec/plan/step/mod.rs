@@ -219,6 +219,17 @@ pub(crate) enum Instr {
         dst: usize,
         op: Option<UnaryOp>,
     },
+    /// `dst = src` with the last two axes swapped: `src` read as `batch`
+    /// row-major `rows × cols` matrices, `dst` as their `cols × rows`
+    /// transposes, in tiles (a transpose in a step, such as the
+    /// `hᵀ` of a weight gradient's `hᵀ·g`, without an index per element).
+    Transpose {
+        src: Loc,
+        batch: usize,
+        rows: usize,
+        cols: usize,
+        dst: usize,
+    },
     /// Operations on one element each, all in the arena, in order.
     Scalars(Box<[ScalarOp]>),
     /// `dst = src` on one element.
@@ -746,6 +757,7 @@ impl Instr {
             Instr::Copy { dst, .. }
             | Instr::Gather { dst, .. }
             | Instr::Rows { dst, .. }
+            | Instr::Transpose { dst, .. }
             | Instr::Unary { dst, .. }
             | Instr::Binary { dst, .. }
             | Instr::Binary2 { dst, .. }
@@ -798,6 +810,13 @@ impl Instr {
             | Instr::Select { dst, len, .. } => f(dst, len),
             Instr::Gather { dst, ref index, .. } => f(dst, index.len()),
             Instr::Rows { dst, rows, .. } => f(dst, rows.len()),
+            Instr::Transpose {
+                dst,
+                batch,
+                rows,
+                cols,
+                ..
+            } => f(dst, batch * rows * cols),
             Instr::Reduce {
                 dst, outer, inner, ..
             } => f(dst, outer * inner),
@@ -882,6 +901,7 @@ impl Instr {
             Instr::Copy { src, dst, .. }
             | Instr::Gather { src, dst, .. }
             | Instr::Rows { src, dst, .. }
+            | Instr::Transpose { src, dst, .. }
             | Instr::Move1 { src, dst }
             | Instr::Unary1 { src, dst, .. }
             | Instr::Unary { src, dst, .. } => {
@@ -1005,6 +1025,13 @@ impl Instr {
             Instr::Copy { src, len, .. } | Instr::Unary { src, len, .. } => f(src, len),
             Instr::Gather { src, src_len, .. } => f(src, src_len),
             Instr::Rows { src, rows, .. } => f(src, rows.span()),
+            Instr::Transpose {
+                src,
+                batch,
+                rows,
+                cols,
+                ..
+            } => f(src, batch * rows * cols),
             Instr::Scalars(ref ops) => {
                 for op in ops.iter() {
                     match *op {

@@ -234,6 +234,31 @@ fn block(o: Operand, d: &[f64], c: usize, period: usize) -> Option<Blk<'_, f64>>
     p.covers(period, c + 1).then(|| p.block(c, period))
 }
 
+/// `out` = the transposes of the `rows × cols` row-major matrices laid
+/// end to end in `x` (as many as fit in `out`), in square tiles so that
+/// both sides are read and written a few cache lines at a time.
+fn transpose_tiles(x: &[f64], out: &mut [f64], rows: usize, cols: usize) {
+    const TILE: usize = 8;
+    let size = rows * cols;
+    if size == 0 {
+        return;
+    }
+    for (s, d) in x.chunks_exact(size).zip(out.chunks_exact_mut(size)) {
+        for i0 in (0..rows).step_by(TILE) {
+            let i1 = (i0 + TILE).min(rows);
+            for j0 in (0..cols).step_by(TILE) {
+                let j1 = (j0 + TILE).min(cols);
+                for i in i0..i1 {
+                    let row = &s[i * cols + j0..i * cols + j1];
+                    for (j, &v) in (j0..j1).zip(row) {
+                        d[j * rows + i] = v;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The reduction `op` of `x`, read as `[outer, extent, inner]`, over its
 /// middle axis into `out` (`[outer, inner]`), in the reference kernel's
 /// order: a sum over a last axis (or all axes) is NumPy's pairwise sum,
@@ -461,6 +486,17 @@ fn exec(
             for (o, &i) in out.iter_mut().zip(index.iter()) {
                 *o = *x.get(i)?;
             }
+        }
+        Instr::Transpose {
+            src: s,
+            batch,
+            rows,
+            cols,
+            dst,
+        } => {
+            let len = batch * rows * cols;
+            let (ar, out) = around(arena, dst, len)?;
+            transpose_tiles(read(ar, src, at, s, len)?, out, rows, cols);
         }
         Instr::Rows {
             src: s,
