@@ -51,6 +51,7 @@
 //! | `scan-stack-factor` | the state-reading factor of a per-step product becomes a stacked output, so the product can be done after the loop |
 //! | `scan-checkpoint` | a backward loop reading a forward loop's trace recomputes it segment by segment from checkpoints (added under a memory budget only) |
 //! | `scan-read-trace` | a backward loop that recomputes its forward loop's step reads the forward trace instead |
+//! | `scan-store-prev-products` | a product of a sit-sot's previous value, done again over all steps after the loop, is the loop's stacked product (a new mapped output) |
 //! | `scan-sum-into-loop` | the sum of an elementwise term of a loop's trace is summed step by step in the loop (added under a memory budget only) |
 //! | `scan-save-mem` | an output read only at `-m` from its end keeps its last steps only (`(keep K)`) |
 //! | `scan-save-mem-unread` | a state nothing reads after the loop keeps only the steps its taps read back |
@@ -78,6 +79,7 @@ pub mod scan_node;
 pub mod scope;
 pub mod seen;
 pub mod stack_factor;
+pub mod store_prev;
 pub mod sum_into_loop;
 pub mod sum_matmul;
 pub mod terms;
@@ -266,6 +268,7 @@ pub fn scan_rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
         sum_matmul::rewrite(),
         stack_factor::rewrite(),
         read_trace::rewrite(),
+        store_prev::rewrite(),
     ]
     .into_iter()
     .filter_map(Result::ok)
