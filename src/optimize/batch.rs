@@ -225,6 +225,20 @@ impl BatchCost {
     /// rows than in a matrix-vector product.
     pub const PRODUCT_REUSE: f64 = 4.0;
 
+    /// The backward steps of a gradient add about twice a step's work
+    /// and ops to each step (each product `x·W` gives two, `g·Wᵀ` and
+    /// `xᵀ·g`; each elementwise op its local derivative and a product
+    /// with the cotangent): the step of a differentiated fold.
+    pub fn with_backward(self) -> BatchCost {
+        const BACKWARD: f64 = 3.0;
+        BatchCost {
+            ops: self.ops * BACKWARD,
+            mask_ops: self.mask_ops * BACKWARD,
+            elementwise: self.elementwise * BACKWARD,
+            products: self.products * BACKWARD,
+        }
+    }
+
     /// The cost of running each sequence's loop: `Σ T_i (k·o + e + p)`.
     pub fn per_sequence(&self, lengths: &[usize]) -> f64 {
         let steps: f64 = lengths.iter().map(|&t| t as f64).sum();
@@ -523,6 +537,9 @@ fn batch_with(
             }
         }
     }
+    // A `grad` runs each batched fold backward too: its steps cost more,
+    // its loops no more often (`PhasePlan::LOOP_OVERHEAD` counts both).
+    let differentiated = g.nodes.iter().any(|n| matches!(n.op, Op::Grad));
     let mut targets: HashMap<usize, String> = HashMap::new();
     let mut lists = Vec::new();
     let mut costs = Vec::new();
@@ -539,7 +556,10 @@ fn batch_with(
         let Some(maps) = maps_over(g, k) else {
             return Err(NotBatched::ListUse { input: name });
         };
-        let cost = cost_of(g, &maps);
+        let mut cost = cost_of(g, &maps);
+        if differentiated {
+            cost = cost.with_backward();
+        }
         let lens = lengths.and_then(|l| l.get(&name));
         let plan = lens
             .filter(|_| phased)

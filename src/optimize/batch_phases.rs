@@ -183,6 +183,24 @@ mod tests {
     }
 
     #[test]
+    fn a_differentiated_fold_splits_more_often() {
+        // The Elman benchmark's shape of lengths: many, spread out.
+        let lens: Vec<usize> = (0..64).map(|i| 10 + (i * 37) % 490).collect();
+        let step = cost(6.0, 128.0 * 128.0);
+        let fwd = PhasePlan::choose(&step, &lens).expect("steps");
+        let bwd = PhasePlan::choose(&step.with_backward(), &lens).expect("steps");
+        assert!(
+            bwd.phases() > fwd.phases(),
+            "{} {}",
+            bwd.phases(),
+            fwd.phases()
+        );
+        // Every phase plan covers every step of the longest sequence.
+        let longest = lens.iter().max().copied();
+        assert_eq!(bwd.bounds.last().copied(), longest);
+    }
+
+    #[test]
     fn no_steps_no_plan() {
         assert_eq!(PhasePlan::choose(&cost(5.0, 1e4), &[0, 0]), None);
         assert_eq!(PhasePlan::choose(&cost(5.0, 1e4), &[]), None);
