@@ -414,12 +414,17 @@ fn phased_runs_give_the_per_sequence_results() {
         for (k, (a, w)) in got.outputs.iter().zip(&want.outputs).enumerate() {
             let ((va, _), (vw, _)) = (values(a), values(w));
             assert_eq!(va.len(), vw.len());
+            // A gradient's element is a sum over every step of every
+            // sequence, re-associated by the phases: within rounding of
+            // its own size, or of the output's largest element where the
+            // terms cancel.
+            let largest = vw.iter().fold(0.0f64, |m, y| m.max(y.abs()));
             for (x, y) in va.iter().zip(&vw) {
                 assert!(
                     y.is_finite() && x.is_finite(),
                     "{scale} out_{k}: {x} vs {y}"
                 );
-                let tol = 1e-11 * x.abs().max(y.abs()).max(1e-300);
+                let tol = (1e-11 * x.abs().max(y.abs()) + 1e-13 * largest).max(1e-300);
                 assert!((x - y).abs() <= tol, "{scale} out_{k}: {x} vs {y}");
             }
         }
