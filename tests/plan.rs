@@ -2010,8 +2010,15 @@ fn where_with_broadcast_masks_runs_on_the_tape_with_the_plans_bits() {
             (add (add (where r x y) (where k x 2.5))
                  (add (where f x y) (where r (where k y x) (neg x)))))))
         (output A))";
+    on_tape_at_every_scale(text, &[2, 7]);
+}
+
+/// `text`'s one loop on the tape with the plan's bits for each step count
+/// `T` of `steps`, its `f64` inputs generated and scaled by 1, 1e300 and
+/// 1e-300.
+fn on_tape_at_every_scale(text: &str, steps: &[i64]) {
     let p = parse_program(text).unwrap();
-    for t in [2, 7] {
+    for &t in steps {
         let d: Dims = [("T".to_string(), t)].into();
         let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
         for scale in [1.0, 1e300, 1e-300] {
@@ -2036,20 +2043,5 @@ fn transposes_in_a_step_run_on_the_tape_with_the_plans_bits() {
         (let (A B C) (scan (sequences X Y Z) (outputs_info (nitsot) (nitsot) (nitsot))
           (fn (x y z) (outputs (transpose x) (dot (transpose x) y) (transpose z 0 2 1)))))
         (output A B C))";
-    let p = parse_program(text).unwrap();
-    for t in [2, 5] {
-        let d: Dims = [("T".to_string(), t)].into();
-        let inputs = eqscan::exec::run::generate_inputs(&p, &d, &Default::default()).unwrap();
-        for scale in [1.0, 1e300, 1e-300] {
-            let data: Vec<Value> = inputs
-                .iter()
-                .map(|v| match v {
-                    Value::F64(a) => Value::F64(a.mapv(|x| x * scale)),
-                    other => other.clone(),
-                })
-                .collect();
-            let refs: Vec<&Value> = data.iter().collect();
-            on_tape_with_the_plans_bits(&p, &d, &refs, &format!("T = {t}, scale {scale}"));
-        }
-    }
+    on_tape_at_every_scale(text, &[2, 5]);
 }
