@@ -844,6 +844,40 @@ impl Builder<'_> {
         })
     }
 
+    /// `xs` as the operands of an elementwise instruction whose result has
+    /// shape `out`, and the instruction's period: each in place when it
+    /// covers the result whole, as a scalar, or in blocks of one period (a
+    /// row broadcast along the rows, a column along the columns); one that
+    /// repeats with another period than an earlier one is gathered to the
+    /// result's shape (the same elements). The period is the result's
+    /// length when none repeats; `None` when the result is not whole
+    /// blocks of it.
+    fn block_operands<const N: usize>(
+        &mut self,
+        xs: [Val; N],
+        out: &[usize],
+    ) -> Option<([Operand; N], usize)> {
+        let len: usize = out.iter().product();
+        let mut period = None;
+        let mut ops = Vec::with_capacity(N);
+        for x in xs {
+            let (o, p) = self.operand(x.clone(), out, true)?;
+            if !matches!(o.cover, Cover::Repeat | Cover::PerBlock) {
+                ops.push(o);
+            } else if period.is_none_or(|q| q == p) {
+                period = Some(p);
+                ops.push(o);
+            } else {
+                ops.push(self.operand(x, out, false)?.0);
+            }
+        }
+        let period = period.unwrap_or(len);
+        if period == 0 || !len.is_multiple_of(period) {
+            return None;
+        }
+        Some((ops.try_into().ok()?, period))
+    }
+
     /// `x` broadcast to `out` as a binary operand: in place when it covers
     /// the result as a whole, a scalar or a repeating block; else gathered.
     fn operand(&mut self, x: Val, out: &[usize], repeat: bool) -> Option<(Operand, usize)> {
@@ -960,26 +994,7 @@ impl Builder<'_> {
                     let (a, b) = (self.scalar_src(x.loc)?, self.scalar_src(y.loc)?);
                     self.emit(out, |dst| Instr::Binary1 { op: bop, a, b, dst })?
                 } else {
-                    let (a, pa) = self.operand(x, &out, true)?;
-                    let blocked = |c: Cover| matches!(c, Cover::Repeat | Cover::PerBlock);
-                    // Operands repeating with two periods (a column and
-                    // a row broadcast to a matrix): the second gathered
-                    // to the result's shape, the same elements.
-                    let (b, pb) = match self.operand(y.clone(), &out, true)? {
-                        (b, pb) if blocked(a.cover) && blocked(b.cover) && pa != pb => {
-                            self.operand(y, &out, false)?
-                        }
-                        b => b,
-                    };
-                    let period = match (a.cover, b.cover) {
-                        (ca, cb) if blocked(ca) && blocked(cb) && pa != pb => return None,
-                        (ca, _) if blocked(ca) => pa,
-                        (_, cb) if blocked(cb) => pb,
-                        _ => len,
-                    };
-                    if period == 0 || !len.is_multiple_of(period) {
-                        return None;
-                    }
+                    let ([a, b], period) = self.block_operands([x, y], &out)?;
                     if len <= SCALAR_LEN {
                         return self.scalar_binary(bop, a, b, out, period).map(Known::Val);
                     }
@@ -1014,27 +1029,7 @@ impl Builder<'_> {
                 let (c, x, y) = (self.float(c)?, self.float(x)?, self.float(y)?);
                 let out = broadcast_shapes(&[&c.shape, &x.shape, &y.shape]).ok()?;
                 let len: usize = out.iter().product();
-                // Each operand in place when it covers the result in
-                // blocks of one period (a row mask broadcast along its
-                // rows); one repeating with another period is gathered.
-                let mut period = None;
-                let mut ops = Vec::with_capacity(3);
-                for v in [c, x, y] {
-                    let (o, p) = self.operand(v.clone(), &out, true)?;
-                    if !matches!(o.cover, Cover::Repeat | Cover::PerBlock) {
-                        ops.push(o);
-                    } else if period.is_none_or(|q| q == p) {
-                        period = Some(p);
-                        ops.push(o);
-                    } else {
-                        ops.push(self.operand(v, &out, false)?.0);
-                    }
-                }
-                let period = period.unwrap_or(len);
-                if period == 0 || !len.is_multiple_of(period) {
-                    return None;
-                }
-                let [cond, a, b] = ops[..] else { return None };
+                let ([cond, a, b], period) = self.block_operands([c, x, y], &out)?;
                 self.emit(out, |dst| Instr::Select {
                     cond,
                     a,
@@ -1364,16 +1359,16 @@ impl Builder<'_> {
                     return None;
                 }
                 let shape: Vec<usize> = order.iter().map(|&a| x.shape[a]).collect();
-                let last_two_swapped = n >= 2
+                // The last two axes swapped, of matrices that are not rows
+                // or columns: their sides.
+                let matrices = (n >= 2
                     && order[..n - 2].iter().enumerate().all(|(i, &a)| i == a)
-                    && order[n - 2..] == [n - 1, n - 2];
-                let (rows, cols) = match n {
-                    0 | 1 => (1, 1),
-                    _ => (x.shape[n - 2], x.shape[n - 1]),
-                };
+                    && order[n - 2..] == [n - 1, n - 2])
+                .then(|| (x.shape[n - 2], x.shape[n - 1]))
+                .filter(|&(rows, cols)| rows > 1 && cols > 1 && x.len() > SCALAR_LEN);
                 if order.iter().enumerate().all(|(i, &a)| i == a) {
                     Val { loc: x.loc, shape }
-                } else if last_two_swapped && rows > 1 && cols > 1 && x.len() > SCALAR_LEN {
+                } else if let Some((rows, cols)) = matrices {
                     let (src, batch) = (x.loc, x.len() / (rows * cols));
                     self.emit(shape, |dst| Instr::Transpose {
                         src,

@@ -14,7 +14,7 @@
 //! the instructions that compute it, so a product whose result holds a
 //! NaN runs its stages apart instead (the kernel says so).
 
-use super::{Cover, Instr, Loc, Operand};
+use super::{overlaps, Cover, Instr, Loc, Operand};
 use crate::exec::ops::gemm;
 use crate::exec::ops::prepacked::{self, Step, StepOp, StepSrc};
 use crate::exec::plan::block::{binary2_block, binary_block, binary_periodic, Blk, Periodic};
@@ -396,7 +396,6 @@ fn as_stage(ins: &Instr, dst: usize, len: usize, n: usize) -> Option<(Stage, usi
 /// (the values of a step are written once, so this only rules out
 /// running sums); the reader's destination must be written by it alone.
 pub(super) fn fuse_products(instrs: Vec<Instr>, results: &[(usize, usize)]) -> Vec<Instr> {
-    let overlaps = |o: usize, l: usize, p: usize, m: usize| o < p + m && p < o + l;
     let in_result = |o: usize, l: usize| results.iter().any(|&(p, m)| overlaps(o, l, p, m));
     let mut out: Vec<Option<Instr>> = instrs.into_iter().map(Some).collect();
     // A merged product is met again at its new place, where it may absorb

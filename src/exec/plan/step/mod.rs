@@ -135,6 +135,12 @@ pub(crate) enum Loc {
     Param(usize, usize),
 }
 
+/// True when arena regions `[o, o + l)` and `[p, p + m)` share an
+/// element (what the tape's passes ask before moving or merging a write).
+pub(super) fn overlaps(o: usize, l: usize, p: usize, m: usize) -> bool {
+    o < p + m && p < o + l
+}
+
 /// How a binary operand covers the result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cover {
@@ -699,15 +705,14 @@ impl StepTape {
         // Whether anything after instruction `i` (a later instruction, or
         // the loop reading a result from the arena) reads `[o, o + l)`.
         let read_after = |i: usize, o: usize, l: usize| {
-            let overlaps = |p: usize, m: usize| o < p + m && p < o + l;
-            if results.iter().any(|&(p, m)| overlaps(p, m)) {
+            if results.iter().any(|&(p, m)| overlaps(o, l, p, m)) {
                 return true;
             }
             let mut read = false;
             for ins in instrs.iter().skip(i + 1) {
                 ins.reads(&mut |loc, m| {
                     if let Loc::Arena(p) = loc {
-                        read |= overlaps(p, m);
+                        read |= overlaps(o, l, p, m);
                     }
                 });
             }
@@ -1194,7 +1199,6 @@ impl Instr {
 /// loop reads it back, on later steps, from its row.
 fn direct_results(instrs: &[Instr], results: &[(usize, usize)]) -> Vec<Option<u32>> {
     let mut direct = vec![None; instrs.len()];
-    let overlaps = |o: usize, l: usize, off: usize, len: usize| o < off + len && off < o + l;
     for (j, &(off, len)) in results.iter().enumerate() {
         let shared = results
             .iter()

@@ -31,7 +31,7 @@
 //! access outside those extents, or an operation whose result could
 //! differ from the instruction it replaces.
 
-use super::{Cover, Instr, Loc, Operand, ScalarOp};
+use super::{overlaps, Cover, Instr, Loc, Operand, ScalarOp};
 use crate::exec::ops::elementwise::Float;
 use crate::lang::{BinaryOp, CompareOp, UnaryOp};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -295,11 +295,6 @@ fn kind(ins: &Instr) -> Kind {
         }
         _ => Kind::No,
     }
-}
-
-/// True when `[o, o + l)` and `[p, p + m)` share an element.
-fn overlaps(o: usize, l: usize, p: usize, m: usize) -> bool {
-    o < p + m && p < o + l
 }
 
 /// The members of an elementwise group that `ins` may join: it has the

@@ -25,7 +25,7 @@
 //! Must not: change what any instruction computes (only where its values
 //! are), or move a value any step reads before the step writes it.
 
-use super::{Instr, Loc, StepTape};
+use super::{overlaps, Instr, Loc, StepTape};
 
 /// A value that moves: written by step instruction `ins` at `off` (`len`
 /// elements), last read by step instruction `last`.
@@ -108,7 +108,6 @@ pub(super) fn reuse(tape: &mut StepTape) {
 /// The step values that may move (see the module docs), in step order;
 /// `None` when none may.
 fn movable(tape: &StepTape) -> Option<Vec<Moved>> {
-    let overlaps = |o: usize, l: usize, p: usize, m: usize| o < p + m && p < o + l;
     let mut cands: Vec<Moved> = Vec::new();
     for (i, ins) in tape.instrs.iter().enumerate() {
         let Some(d) = ins.slice_destination() else {

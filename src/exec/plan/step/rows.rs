@@ -15,7 +15,7 @@
 //! scalar function returns, element by element), so rows give the bits
 //! of the whole slice.
 
-use super::{Instr, Loc};
+use super::{overlaps, Instr, Loc};
 use crate::exec::ops::elementwise::Float;
 use crate::lang::UnaryOp;
 
@@ -111,7 +111,6 @@ pub(super) fn run(rows: Rows, op: Option<UnaryOp>, x: &[f64], out: &mut [f64]) -
 /// gather reads (the values of a step are written once, so this only
 /// rules out a running sum).
 pub(super) fn fuse_unary(instrs: Vec<Instr>, results: &[(usize, usize)]) -> Vec<Instr> {
-    let overlaps = |o: usize, l: usize, p: usize, m: usize| o < p + m && p < o + l;
     let in_result = |o: usize, l: usize| results.iter().any(|&(p, m)| overlaps(o, l, p, m));
     let mut out: Vec<Option<Instr>> = instrs.into_iter().map(Some).collect();
     for i in 0..out.len() {
