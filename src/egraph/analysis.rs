@@ -419,6 +419,19 @@ fn rearranged_konst(op: &Op, egraph: &EGraph, vargs: &[Id]) -> Option<Scalar> {
     }
 }
 
+/// The constant of a `tensor` literal whose elements are all one value
+/// in its dtype (PyTensor's `x ** 2` is a pow by `(tensor (i32 1 1) 2)`).
+fn uniform_literal_konst(op: &Op, out: &Type) -> Option<Scalar> {
+    let Op::Tensor(_, vals) = op else {
+        return None;
+    };
+    let first = *vals.first()?;
+    if vals.iter().any(|v| *v != first) {
+        return None;
+    }
+    first_scalar(&eval(op, &[], &[], out, &|_| None).ok()?)
+}
+
 /// The constant of a `where` whose condition is a uniform constant: the
 /// branch it selects, when that branch is a constant of the result's dtype
 /// (`(where true (fill (f64) 1.0) x)`, the ones a gradient seeds with, is
@@ -512,12 +525,16 @@ fn fold(op: &Op, consts: &[Scalar], arg_tys: &[&Type], out: &Type) -> Option<Sca
     };
     let cast: Vec<Value> = refs.iter().zip(&st).map(|(v, t)| v.cast(t.dtype)).collect();
     let cref: Vec<&Value> = cast.iter().collect();
-    let v = eval(&op0, &cref, &st, &out0, &|_| None).ok()?;
+    first_scalar(&eval(&op0, &cref, &st, &out0, &|_| None).ok()?)
+}
+
+/// A value's first element as a class constant: floats as `F64`, integers
+/// as `I64` (an `i32`'s wrapped bits, as the kernel computes them).
+fn first_scalar(v: &Value) -> Option<Scalar> {
     Some(match v {
         Value::F64(a) => Scalar::F64(*a.iter().next()?),
         Value::F32(a) => Scalar::F64(*a.iter().next()? as f64),
         Value::I64(a) => Scalar::I64(*a.iter().next()?),
-        // the wrapped i32 bits, as the kernel computes them
         Value::I32(a) => Scalar::I64(i64::from(*a.iter().next()?)),
         Value::Bool(a) => Scalar::Bool(*a.iter().next()?),
     })
@@ -632,7 +649,8 @@ impl Analysis<TNode> for TensorAnalysis {
                             (true, Some(cs)) => fold(&op, &cs, &tys, &t),
                             _ => rearranged_konst(&op, egraph, &vargs)
                                 .or_else(|| zero_konst(&op, &t))
-                                .or_else(|| selected_konst(&op, egraph, &vargs, &t)),
+                                .or_else(|| selected_konst(&op, egraph, &vargs, &t))
+                                .or_else(|| uniform_literal_konst(&op, &t)),
                         };
                         let range = op_range(egraph, &op, &vargs, &t);
                         let mut data = value(Kind::Value(t), konst, d);

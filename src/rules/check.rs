@@ -371,6 +371,7 @@ impl Setup<'_> {
             let x = match need {
                 ConstNeed::Zero => 0.0,
                 ConstNeed::One => 1.0,
+                ConstNeed::Two => 2.0,
                 _ => self.number(rng, mode % 2 == 1),
             };
             let x = if need == ConstNeed::Positive {
@@ -1114,6 +1115,7 @@ impl Setup<'_> {
                                 c = match need {
                                     ConstNeed::Zero => 0,
                                     ConstNeed::One => 1,
+                                    ConstNeed::Two => 2,
                                     ConstNeed::Positive => c.checked_abs().unwrap_or(max).min(max),
                                     _ => one(rng),
                                 };
@@ -1142,6 +1144,7 @@ impl Setup<'_> {
                                 c = match need {
                                     ConstNeed::Zero => 0.0,
                                     ConstNeed::One => 1.0,
+                                    ConstNeed::Two => 2.0,
                                     ConstNeed::Positive if c != 0.0 => c.abs(),
                                     ConstNeed::Reciprocable => {
                                         let (lo, hi) = if d == DType::F32 {

@@ -47,6 +47,7 @@ pub const PREDICATES: &[(&str, &str, &str)] = &[
     ),
     ("is-zero", "is-zero(?a)", "?a is a uniform constant 0"),
     ("is-one", "is-one(?a)", "?a is a uniform constant 1"),
+    ("is-two", "is-two(?a)", "?a is a uniform constant 2"),
     (
         "nonzero",
         "nonzero(?a)",
@@ -161,6 +162,8 @@ pub enum Cond {
     IsZero(Var),
     /// `is-one(?a)`
     IsOne(Var),
+    /// `is-two(?a)`
+    IsTwo(Var),
     /// `nonzero(?a)`
     Nonzero(Var),
     /// `positive(?a)`
@@ -225,6 +228,8 @@ pub enum ConstNeed {
     Zero,
     /// The constant 1.
     One,
+    /// The constant 2.
+    Two,
     /// A nonzero constant.
     Nonzero,
     /// A positive constant.
@@ -261,6 +266,7 @@ impl Cond {
             "is-const" => Cond::IsConst(one()?),
             "is-zero" => Cond::IsZero(one()?),
             "is-one" => Cond::IsOne(one()?),
+            "is-two" => Cond::IsTwo(one()?),
             "nonzero" => Cond::Nonzero(one()?),
             "positive" => Cond::Positive(one()?),
             "exp-safe" => Cond::ExpSafe(one()?),
@@ -298,6 +304,7 @@ impl Cond {
             Cond::IsConst(a)
             | Cond::IsZero(a)
             | Cond::IsOne(a)
+            | Cond::IsTwo(a)
             | Cond::Nonzero(a)
             | Cond::Positive(a)
             | Cond::ExpSafe(a)
@@ -322,6 +329,7 @@ impl Cond {
             Cond::IsConst(a) => Some((*a, ConstNeed::Any)),
             Cond::IsZero(a) => Some((*a, ConstNeed::Zero)),
             Cond::IsOne(a) => Some((*a, ConstNeed::One)),
+            Cond::IsTwo(a) => Some((*a, ConstNeed::Two)),
             Cond::Nonzero(a) => Some((*a, ConstNeed::Nonzero)),
             Cond::Positive(a) => Some((*a, ConstNeed::Positive)),
             Cond::RecipSafe(a) => Some((*a, ConstNeed::Reciprocable)),
@@ -393,6 +401,7 @@ impl Cond {
             Cond::IsConst(_)
             | Cond::IsZero(_)
             | Cond::IsOne(_)
+            | Cond::IsTwo(_)
             | Cond::Nonzero(_)
             | Cond::Positive(_)
             | Cond::RecipSafe(_) => return None,
@@ -407,6 +416,7 @@ impl Cond {
             ConstNeed::Any => true,
             ConstNeed::Zero => x == 0.0,
             ConstNeed::One => x == 1.0,
+            ConstNeed::Two => x == 2.0,
             ConstNeed::Nonzero => x.is_finite() && x != 0.0,
             ConstNeed::Positive => x.is_finite() && x > 0.0,
             ConstNeed::Reciprocable => {
@@ -461,6 +471,7 @@ impl fmt::Display for Cond {
             Cond::IsConst(_) => ("is-const", self.vars()),
             Cond::IsZero(_) => ("is-zero", self.vars()),
             Cond::IsOne(_) => ("is-one", self.vars()),
+            Cond::IsTwo(_) => ("is-two", self.vars()),
             Cond::Nonzero(_) => ("nonzero", self.vars()),
             Cond::Positive(_) => ("positive", self.vars()),
             Cond::ExpSafe(_) => ("exp-safe", self.vars()),
