@@ -174,7 +174,8 @@ fn lit_of(egraph: &EGraph, id: Id) -> Option<Scalar> {
     })
 }
 
-fn int_of(egraph: &EGraph, id: Id) -> Option<i64> {
+/// The integer literal a class holds, if any.
+pub fn int_of(egraph: &EGraph, id: Id) -> Option<i64> {
     match lit_of(egraph, id)? {
         Scalar::I64(i) => Some(i),
         _ => None,

@@ -80,12 +80,14 @@ pub mod scope;
 pub mod seen;
 pub mod stack_factor;
 pub mod store_prev;
+pub mod store_values;
 pub mod sum_into_loop;
 pub mod sum_matmul;
 pub mod terms;
 pub mod tidy_inputs;
 pub mod to_linrec;
 pub mod to_reduction;
+pub mod translate;
 pub mod vectorize;
 
 use crate::egraph::analysis::{EGraph, TensorAnalysis};
@@ -269,6 +271,7 @@ pub fn scan_rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
         stack_factor::rewrite(),
         read_trace::rewrite(),
         store_prev::rewrite(),
+        store_values::rewrite(),
     ]
     .into_iter()
     .filter_map(Result::ok)

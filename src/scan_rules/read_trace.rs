@@ -38,18 +38,14 @@ use super::body::Target;
 use super::build::{NewScan, NewSeq};
 use super::checkpoint::find_trace;
 use super::scan_node::ScanNode;
+use super::translate::{reaches, Translation};
 use super::{per_scan_rule, union_checked};
 use crate::egraph::analysis::EGraph;
-use crate::egraph::term::{Head, TNode};
 use crate::lang::{BodyParam, Dim};
 use egg::{Id, Symbol};
-use std::collections::{BTreeMap, BTreeSet};
 
 /// The rule's name.
 pub const NAME: &str = "scan-read-trace";
-
-/// Classes a translation may visit, at most (a body is tens of classes).
-const MAX_VISITS: usize = 4096;
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
@@ -100,11 +96,7 @@ fn read_trace(egraph: &mut EGraph, b: &ScanNode, rule: Symbol) -> Vec<Id> {
         let Some(&step_result) = f.body.first() else {
             continue;
         };
-        let mut tr = Translation {
-            map: &map,
-            memo: BTreeMap::new(),
-            visits: 0,
-        };
+        let mut tr = Translation::new(&map);
         let Some(in_b) = tr.class(egraph, step_result) else {
             continue;
         };
@@ -203,94 +195,4 @@ fn param_map(
         map.push(to);
     }
     Some(map)
-}
-
-/// A term of one loop's body looked up in another loop's scope: each
-/// parameter leaf replaced by the one `map` names, every other node kept.
-/// Only looks up; adds nothing to the e-graph.
-struct Translation<'a> {
-    map: &'a [Option<usize>],
-    /// Each class translated (`None`: it has no translation, or it is
-    /// being translated: a cycle).
-    memo: BTreeMap<Id, Option<Id>>,
-    visits: usize,
-}
-
-impl Translation<'_> {
-    /// The class in the other scope holding a node of `c` with its
-    /// leaves replaced, if the e-graph has one.
-    fn class(&mut self, egraph: &EGraph, c: Id) -> Option<Id> {
-        let c = egraph.find(c);
-        if let Some(done) = self.memo.get(&c) {
-            return *done;
-        }
-        if egraph[c].data.deps.is_empty() {
-            // A closed term: the same value in every scope.
-            return Some(c);
-        }
-        self.memo.insert(c, None);
-        let nodes = egraph[c].nodes.clone();
-        for n in nodes {
-            if self.visits >= MAX_VISITS {
-                return None;
-            }
-            self.visits += 1;
-            let found = match &n.head {
-                Head::Arg(k, t) => self.map.get(*k).copied().flatten().and_then(|k2| {
-                    egraph.lookup(TNode {
-                        head: Head::Arg(k2, t.clone()),
-                        children: Vec::new(),
-                    })
-                }),
-                // A nested loop's body is in its own scope.
-                Head::Scan(_) => None,
-                head => {
-                    let mut children = Vec::with_capacity(n.children.len());
-                    for ch in &n.children {
-                        match self.class(egraph, *ch) {
-                            Some(t) => children.push(t),
-                            None => break,
-                        }
-                    }
-                    if children.len() == n.children.len() {
-                        egraph.lookup(TNode {
-                            head: head.clone(),
-                            children,
-                        })
-                    } else {
-                        None
-                    }
-                }
-            };
-            if let Some(t) = found {
-                let t = egraph.find(t);
-                self.memo.insert(c, Some(t));
-                return Some(t);
-            }
-        }
-        None
-    }
-}
-
-/// True when `target` is a class of the body whose results are `roots`
-/// (nested loops' bodies are not walked: they are other scopes).
-fn reaches(egraph: &EGraph, roots: &[Id], target: Id) -> bool {
-    let target = egraph.find(target);
-    let mut seen = BTreeSet::new();
-    let mut stack: Vec<Id> = roots.iter().map(|r| egraph.find(*r)).collect();
-    while let Some(c) = stack.pop() {
-        if c == target {
-            return true;
-        }
-        if !seen.insert(c) || seen.len() > MAX_VISITS || egraph[c].data.deps.is_empty() {
-            continue;
-        }
-        for n in &egraph[c].nodes {
-            if matches!(n.head, Head::Scan(_)) {
-                continue;
-            }
-            stack.extend(n.children.iter().map(|ch| egraph.find(*ch)));
-        }
-    }
-    false
 }
