@@ -38,7 +38,7 @@ use super::body::Target;
 use super::build::{NewScan, NewSeq};
 use super::checkpoint::find_trace;
 use super::scan_node::ScanNode;
-use super::translate::{reaches, Translation};
+use super::translate::{reaches, shared_non_seq_param, Translation};
 use super::{per_scan_rule, union_checked};
 use crate::egraph::analysis::EGraph;
 use crate::lang::{BodyParam, Dim};
@@ -180,16 +180,7 @@ fn param_map(
                 }
             }
             BodyParam::State { out: 0, tap: -1 } => Some(trace_param),
-            BodyParam::NonSequence(k) => {
-                let outer = egraph.find(f.non_seq_outer(k));
-                (0..b.sig.n_non_seqs)
-                    .find(|&j| egraph.find(b.non_seq_outer(j)) == outer)
-                    .and_then(|j| {
-                        b_params
-                            .iter()
-                            .position(|q| *q == BodyParam::NonSequence(j))
-                    })
-            }
+            BodyParam::NonSequence(k) => shared_non_seq_param(egraph, f, b, k),
             _ => None,
         };
         map.push(to);

@@ -43,7 +43,7 @@
 use super::body::{scoped_children, Plan, Target};
 use super::build::{NewOutput, NewScan, NewSeq};
 use super::scan_node::ScanNode;
-use super::translate::Translation;
+use super::translate::{shared_non_seq_param, Translation};
 use super::vectorize::reversed;
 use super::{
     per_scan_rule, proj, union_loop_forms, union_outputs, MAX_MERGED_OUTPUTS, MAX_VARIANTS,
@@ -360,16 +360,7 @@ fn param_map(
                 has_state = true;
                 b_seq_param(trace.seq)
             }
-            BodyParam::NonSequence(k) => {
-                let outer = egraph.find(f.non_seq_outer(k));
-                (0..b.sig.n_non_seqs)
-                    .find(|&j| egraph.find(b.non_seq_outer(j)) == outer)
-                    .and_then(|j| {
-                        b_params
-                            .iter()
-                            .position(|q| *q == BodyParam::NonSequence(j))
-                    })
-            }
+            BodyParam::NonSequence(k) => shared_non_seq_param(egraph, f, b, k),
             _ => None,
         };
         map.push(to);

@@ -2,12 +2,15 @@
 //!
 //! Owns: [`Translation`] (a body class with its parameter leaves renamed
 //! to another loop's parameters, looked up node by node) and [`reaches`]
-//! (whether a class is part of a body). Must not: add to the e-graph —
+//! (whether a class is part of a body), and the parameter of one loop
+//! that holds another's non-sequence ([`shared_non_seq_param`]). Must not: add to the e-graph —
 //! the rules that pair two loops (`scan-read-trace`,
 //! `scan-store-step-values`) decide what to build from what is found.
 
+use super::scan_node::ScanNode;
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, TNode};
+use crate::lang::BodyParam;
 use egg::Id;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -113,4 +116,20 @@ pub fn reaches(egraph: &EGraph, roots: &[Id], target: Id) -> bool {
         }
     }
     false
+}
+
+/// The parameter of `b`'s body that holds the value of `f`'s non-sequence
+/// `k` (a non-sequence of `b` with the same outer class), if any.
+pub fn shared_non_seq_param(
+    egraph: &EGraph,
+    f: &ScanNode,
+    b: &ScanNode,
+    k: usize,
+) -> Option<usize> {
+    let outer = egraph.find(f.non_seq_outer(k));
+    let j = (0..b.sig.n_non_seqs).find(|&j| egraph.find(b.non_seq_outer(j)) == outer)?;
+    b.sig
+        .body_params()
+        .iter()
+        .position(|q| *q == BodyParam::NonSequence(j))
 }
