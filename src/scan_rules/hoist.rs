@@ -269,7 +269,7 @@ fn repeat_steps(
     }
     // The forms for sizes a type cannot write are built for top-level
     // loops only (no outer argument reads an enclosing body's parameter).
-    let top_level = any_shape && scan.args.iter().all(|a| egraph[*a].data.deps.is_empty());
+    let top_level = any_shape && scan.is_top_level(egraph);
     let ty = if dims.iter().all(Option::is_some) {
         dims.into_iter().flatten().collect()
     } else if let (Some(first), true) = (dims[0], top_level) {

@@ -61,7 +61,7 @@ fn read_trace(egraph: &mut EGraph, b: &ScanNode, rule: Symbol) -> Vec<Id> {
     }
     // Top-level loops only: a loop in another loop's body (the segments
     // of `scan-checkpoint`) recomputes its trace on purpose.
-    if b.args.iter().any(|a| !egraph[*a].data.deps.is_empty()) {
+    if !b.is_top_level(egraph) {
         return changed;
     }
     let Some(steps) = b.steps(egraph) else {

@@ -94,6 +94,12 @@ impl ScanNode {
             .collect()
     }
 
+    /// True when no outer argument reads an enclosing body's parameter:
+    /// the loop is not inside another loop's body.
+    pub fn is_top_level(&self, egraph: &EGraph) -> bool {
+        self.args.iter().all(|a| egraph[*a].data.deps.is_empty())
+    }
+
     /// The outer argument of sequence `seq`.
     pub fn seq_outer(&self, seq: usize) -> Id {
         self.args[seq]

@@ -40,7 +40,7 @@
 
 use super::build::{NewOutput, NewScan};
 use super::scan_node::ScanNode;
-use super::vectorize::reversed;
+use super::vectorize::{find_reversed, reversed};
 use super::{per_scan_rule, proj, projs_in, union_checked, union_outputs, MAX_MERGED_OUTPUTS};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, OpKind, TNode};
@@ -85,7 +85,7 @@ fn store_prev(egraph: &mut EGraph, f: &ScanNode, rule: Symbol) -> Vec<Id> {
     }
     // Top-level loops only: a loop in another loop's body has no trace
     // the outer scope reads.
-    if f.args.iter().any(|a| !egraph[*a].data.deps.is_empty()) {
+    if !f.is_top_level(egraph) {
         return changed;
     }
     let params = sig.body_params();
@@ -100,7 +100,7 @@ fn store_prev(egraph: &mut EGraph, f: &ScanNode, rule: Symbol) -> Vec<Id> {
         let u = f.non_seq_outer(nonseq);
         let outer = lookup_op(egraph, kind, vec![prev, u]);
         let outer_reversed =
-            lookup_reversed(egraph, prev).and_then(|r| lookup_op(egraph, kind, vec![r, u]));
+            find_reversed(egraph, prev).and_then(|r| lookup_op(egraph, kind, vec![r, u]));
         // Stored once already: a loop's output is in the class.
         let stored_already = |o: Option<Id>| o.is_some_and(|o| !projs_in(egraph, o).is_empty());
         if (outer.is_none() && outer_reversed.is_none())
@@ -224,13 +224,6 @@ fn shifted_trace(egraph: &EGraph, f: &ScanNode, out: usize) -> Option<Id> {
     let stop = lookup_lit(egraph, -1)?;
     let step = lookup_lit(egraph, 1)?;
     lookup_op(egraph, OpKind::Slice, vec![all, open, stop, step])
-}
-
-/// The class of `(slice x none none -1)`, if the e-graph holds it.
-fn lookup_reversed(egraph: &EGraph, x: Id) -> Option<Id> {
-    let open = egraph.lookup(TNode::leaf(Head::NoneBound))?;
-    let step = lookup_lit(egraph, -1)?;
-    lookup_op(egraph, OpKind::Slice, vec![x, open, open, step])
 }
 
 fn lookup_lit(egraph: &EGraph, v: i64) -> Option<Id> {

@@ -44,7 +44,7 @@ use super::body::{scoped_children, Plan, Target};
 use super::build::{NewOutput, NewScan, NewSeq};
 use super::scan_node::ScanNode;
 use super::translate::{shared_non_seq_param, Translation};
-use super::vectorize::reversed;
+use super::vectorize::{find_reversed, reversed};
 use super::{
     per_scan_rule, proj, union_loop_forms, union_outputs, MAX_MERGED_OUTPUTS, MAX_VARIANTS,
 };
@@ -95,7 +95,7 @@ fn store_values(egraph: &mut EGraph, b: &ScanNode, rule: Symbol) -> Vec<Id> {
     if b.sig.go_backwards || b.sig.until || b.sig.has_n_steps {
         return changed;
     }
-    if !top_level(egraph, b) {
+    if !b.is_top_level(egraph) {
         return changed;
     }
     let Some(steps) = b.steps(egraph) else {
@@ -104,7 +104,7 @@ fn store_values(egraph: &mut EGraph, b: &ScanNode, rule: Symbol) -> Vec<Id> {
     for trace in reversed_traces(egraph, b) {
         let forwards = ScanNode::all_in(egraph, trace.forward);
         for f in forwards.iter().take(MAX_VARIANTS) {
-            if !pairs_with(egraph, f, &trace, &steps) {
+            if !pairs_with(egraph, f, &trace, &steps) || !multiplies_state(egraph, f) {
                 continue;
             }
             let h = proj(egraph, f.class, trace.out);
@@ -112,9 +112,6 @@ fn store_values(egraph: &mut EGraph, b: &ScanNode, rule: Symbol) -> Vec<Id> {
                 .iter()
                 .any(|s| reads_stored(egraph, s, f, h))
             {
-                continue;
-            }
-            if !multiplies_state(egraph, f) {
                 continue;
             }
             let Some(map) = param_map(egraph, f, b, &trace, &steps) else {
@@ -164,11 +161,6 @@ fn multiplies_state(egraph: &EGraph, f: &ScanNode) -> bool {
     false
 }
 
-/// True when no outer argument of `s` reads an enclosing body's parameter.
-fn top_level(egraph: &EGraph, s: &ScanNode) -> bool {
-    s.args.iter().all(|a| egraph[*a].data.deps.is_empty())
-}
-
 /// The sequences of `b`, read at tap 0 only, that are a loop's sit-sot's
 /// shifted trace reversed: `(slice (concat 0 (expand_dims h0 0) H) -2
 /// none -1)`, or that slice's rows `none -1` reversed.
@@ -179,10 +171,7 @@ fn reversed_traces(egraph: &EGraph, b: &ScanNode) -> Vec<ReversedTrace> {
             continue;
         }
         let outer = b.seq_outer(seq);
-        let mut alls = Vec::new();
-        for n in slices(egraph, outer, (Some(-2), None, -1)) {
-            alls.push(n);
-        }
+        let mut alls = slices(egraph, outer, (Some(-2), None, -1));
         for shifted in slices(egraph, outer, (None, None, -1)) {
             alls.extend(slices(egraph, shifted, (None, Some(-1), 1)));
         }
@@ -270,7 +259,7 @@ fn pairs_with(egraph: &EGraph, f: &ScanNode, trace: &ReversedTrace, steps: &Dim)
         && !f.sig.has_n_steps
         && !f.sig.has_mitmot()
         && f.sig.keep.is_empty()
-        && top_level(egraph, f)
+        && f.is_top_level(egraph)
         && f.sig.outputs.get(trace.out) == Some(&OutputInfo::Sitsot)
         && f.steps(egraph).as_ref() == Some(steps)
 }
@@ -327,8 +316,6 @@ fn param_map(
             .iter()
             .position(|q| *q == BodyParam::Sequence { seq: i, tap: 0 })
     };
-    let open = egraph.lookup(TNode::leaf(Head::NoneBound));
-    let back = egraph.lookup(TNode::lit(Scalar::I64(-1)));
     let mut map = Vec::new();
     let mut has_state = false;
     for p in f.sig.body_params() {
@@ -340,12 +327,10 @@ fn param_map(
                     .ty()
                     .and_then(|t| t.shape.first())
                     .is_some_and(|d| d == steps);
-                let rev = match (open, back, exact) {
-                    (Some(o), Some(m), true) => egraph.lookup(TNode {
-                        head: Head::Op(OpKind::Slice),
-                        children: vec![x, o, o, m],
-                    }),
-                    _ => None,
+                let rev = if exact {
+                    find_reversed(egraph, x)
+                } else {
+                    None
                 };
                 rev.and_then(|r| {
                     let r = egraph.find(r);

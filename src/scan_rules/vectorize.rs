@@ -142,6 +142,17 @@ pub fn reversed(egraph: &mut EGraph, x: Id) -> Id {
     slice(egraph, x, None, None, -1)
 }
 
+/// The class of `(slice x none none -1)`, if the e-graph holds it (the
+/// lookup-only twin of [`reversed`]).
+pub fn find_reversed(egraph: &EGraph, x: Id) -> Option<Id> {
+    let open = egraph.lookup(TNode::leaf(Head::NoneBound))?;
+    let step = egraph.lookup(TNode::lit(crate::lang::Scalar::I64(-1)))?;
+    egraph.lookup(TNode {
+        head: Head::Op(OpKind::Slice),
+        children: vec![x, open, open, step],
+    })
+}
+
 /// `(slice x start stop step)` along axis 0 (`None`: an open bound).
 pub(crate) fn slice(
     egraph: &mut EGraph,
