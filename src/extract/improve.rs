@@ -65,11 +65,11 @@ pub(crate) fn selection_cost(t: &NodeTable, root: usize, choice: &[usize]) -> f6
 }
 
 fn scope(t: &NodeTable, roots: &[usize], choice: &[usize], memo: &mut HashMap<usize, f64>) -> f64 {
-    let mut seen: HashSet<usize> = HashSet::new();
+    let mut seen = vec![false; t.n_classes()];
     let mut stack: Vec<usize> = roots.to_vec();
     let mut total = 0.0;
     while let Some(c) = stack.pop() {
-        if !seen.insert(c) {
+        if std::mem::replace(&mut seen[c], true) {
             continue;
         }
         let info = t.info(c, choice[c]);

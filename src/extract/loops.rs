@@ -18,8 +18,11 @@
 //! `M` at once (and `M`'s class to `M`; the classes below `M` keep their
 //! current nodes), and keeps the switch when the DAG cost of the whole
 //! selection ([`selection_cost`], which pays a shared class once per
-//! scope) drops. It sweeps again while something improves, within a
-//! budget of tries and the deadline.
+//! scope) drops. Each sweep tries every candidate from the same selection
+//! and keeps the one that lowers the cost most (the first that helps could
+//! shut out a better loop: see the test
+//! `the_best_loop_switch_is_taken_not_the_first`); it sweeps again while
+//! something improves, within a budget of tries and the deadline.
 //!
 //! A switch never closes a cycle: the only new edges are those of the
 //! `proj` nodes (to `M`'s class and a literal) and of `M` itself, so the
@@ -178,6 +181,63 @@ fn switches(
     group
 }
 
+/// The switches that make the selection read scan class `s` (as node
+/// `k`) through any chain of classes, as `(class, node)`: every class
+/// with a `proj` of `s` switches to it, selected or not; then each
+/// selected class whose chosen term does not reach `s` but which has a
+/// node with a child whose chosen term does switches to the first such
+/// node. A weight gradient written as a `dot` of a loop's reshaped
+/// output reads the loop two classes down, where [`switches`] looks one.
+fn indirect_switches(
+    t: &NodeTable,
+    choice: &[usize],
+    selected: &[bool],
+    parents: &Parents,
+    r: &Readers,
+    s: usize,
+    k: usize,
+) -> Vec<(usize, usize)> {
+    let mut trial = choice.to_vec();
+    trial[s] = k;
+    let mut group: Vec<(usize, usize)> = Vec::new();
+    for &(q, j) in &r.projs {
+        if q != s && trial[q] != j {
+            trial[q] = j;
+            group.push((q, j));
+        }
+    }
+    // The classes whose chosen term reaches `s`.
+    let mut reach = vec![false; t.n_classes()];
+    reach[s] = true;
+    let mut stack = vec![s];
+    while let Some(x) = stack.pop() {
+        for (pc, pk) in parents.of(x) {
+            if !reach[pc] && trial[pc] == pk {
+                reach[pc] = true;
+                stack.push(pc);
+            }
+        }
+    }
+    for q in 0..t.n_classes() {
+        if !selected[q] || reach[q] || q == s {
+            continue;
+        }
+        let node = (0..t.n_nodes(q)).find(|&kq| {
+            let info = t.info(q, kq);
+            info.own.is_finite() && info.children.iter().any(|ch| reach[*ch])
+        });
+        if let Some(kq) = node {
+            group.retain(|(g, _)| *g != q);
+            group.push((q, kq));
+        }
+    }
+    group
+}
+
+/// A candidate switch: the selection's cost after it, the scan class and
+/// the node it adopts, and the classes switched with their new nodes.
+type Switch = (f64, usize, usize, Vec<(usize, usize)>);
+
 /// Relative margin by which a switch must lower the cost to be kept, so
 /// that rounding never makes two selections of equal cost alternate.
 const MARGIN: f64 = 1e-12;
@@ -214,9 +274,13 @@ pub(crate) fn adopt_loops(
         selected[c] = true;
     }
     let parents = Parents::new(t);
-    let mut improved = true;
-    while improved && budget > 0 {
-        improved = false;
+    // Each sweep tries every candidate switch from the same selection and
+    // keeps the one that lowers the cost most. Taking the first switch
+    // that helps would let a loop that serves two classes directly shut
+    // out a cheaper loop serving them through other classes: once the
+    // first is adopted, the second no longer has a selected reader.
+    loop {
+        let mut best: Option<Switch> = None;
         for r in &readers {
             let s = r.class;
             for k in 0..t.n_nodes(s) {
@@ -228,37 +292,59 @@ pub(crate) fn adopt_loops(
                     done.complete = false;
                     return done;
                 }
-                let group = switches(t, egraph, choice, &selected, &parents, r, s);
-                let uses = group.iter().filter(|(p, _)| selected[*p]).count();
-                if uses < 2 && !(uses == 1 && selected[s]) {
-                    continue;
-                }
-                budget -= 1;
-                let old_s = choice[s];
-                let old: Vec<usize> = group.iter().map(|(p, _)| choice[*p]).collect();
-                choice[s] = k;
-                for (p, j) in &group {
-                    choice[*p] = *j;
-                }
-                if let Some(o) = reachable(t, root, choice) {
-                    let cost = selection_cost(t, root, choice);
-                    if cost < cur - MARGIN * cur.abs() {
-                        selected.iter_mut().for_each(|x| *x = false);
-                        for &c in &o {
-                            selected[c] = true;
-                        }
-                        cur = cost;
-                        improved = true;
-                        done.changed = true;
+                let direct = switches(t, egraph, choice, &selected, &parents, r, s);
+                let mut indirect = indirect_switches(t, choice, &selected, &parents, r, s, k);
+                let mut sorted = direct.clone();
+                sorted.sort_unstable();
+                indirect.sort_unstable();
+                // The same switches need one look.
+                let groups = if indirect == sorted {
+                    vec![direct]
+                } else {
+                    vec![direct, indirect]
+                };
+                for group in groups {
+                    let uses = group.iter().filter(|(p, _)| selected[*p]).count();
+                    if (uses < 2 && !(uses == 1 && selected[s])) || budget == 0 {
                         continue;
                     }
-                }
-                choice[s] = old_s;
-                for ((p, _), o) in group.iter().zip(old) {
-                    choice[*p] = o;
+                    budget -= 1;
+                    let old_s = choice[s];
+                    let old: Vec<usize> = group.iter().map(|(p, _)| choice[*p]).collect();
+                    choice[s] = k;
+                    for (p, j) in &group {
+                        choice[*p] = *j;
+                    }
+                    if reachable(t, root, choice).is_some() {
+                        let cost = selection_cost(t, root, choice);
+                        let bar = best.as_ref().map_or(cur - MARGIN * cur.abs(), |b| b.0);
+                        if cost < bar {
+                            best = Some((cost, s, k, group.clone()));
+                        }
+                    }
+                    choice[s] = old_s;
+                    for ((p, _), o) in group.iter().zip(old) {
+                        choice[*p] = o;
+                    }
                 }
             }
         }
+        let Some((cost, s, k, group)) = best else {
+            break;
+        };
+        choice[s] = k;
+        for (p, j) in &group {
+            choice[*p] = *j;
+        }
+        let Some(o) = reachable(t, root, choice) else {
+            break;
+        };
+        selected.iter_mut().for_each(|x| *x = false);
+        for &c in &o {
+            selected[c] = true;
+        }
+        cur = cost;
+        done.changed = true;
     }
     done
 }
@@ -267,7 +353,7 @@ pub(crate) fn adopt_loops(
 mod tests {
     use crate::egraph::analysis::{EGraph, TensorAnalysis};
     use crate::egraph::runner::{saturate, Limits};
-    use crate::egraph::term::{program_to_expr, Head, TNode};
+    use crate::egraph::term::{program_to_expr, Head, OpKind, TNode};
     use crate::extract::dag::{dag_cost, extract_dag, extract_dag_with};
     use crate::extract::CostModel;
     use crate::lang::parse_program;
@@ -368,6 +454,53 @@ mod tests {
         let ((c1, e1), (c0, e0)) = both(&eg, root);
         assert_eq!(scans(&e1).len(), 2, "{e1}");
         assert_eq!((c1, e1.to_string()), (c0, e0.to_string()));
+    }
+
+    /// A backward loop's weight gradient: once saturated, one loop `L`
+    /// (the carry and the stacked step terms) serves the carry's last value
+    /// through `proj` and the weight gradient through a `dot` of its
+    /// reshaped output; another loop (the carry and the accumulator, its
+    /// last row kept) serves both through `proj`. Greedy prices each output
+    /// alone and picks a third, carry-only loop for the carry. Adopting the
+    /// first loop that helps took the second and shut `L` out (its only
+    /// selected reader was gone); the pass takes the switch that helps
+    /// most, and the term is the one-product form.
+    #[test]
+    fn the_best_loop_switch_is_taken_not_the_first() {
+        let text = "(program bw
+            (input X (f64 5 2 3)) (input D (f64 5 2 4)) (input G (f64 6 2 4)) (input U (f64 4 4))
+            (let (m acc) (scan
+              (sequences (slice X none none -1) (slice D none none -1))
+              (outputs_info (mitmot (slice G none none -1) (in_taps 0 1) (out_taps 1))
+                            (sitsot (zeros (f64 3 4))))
+              (non_sequences U)
+              (fn (x d m0 m1 a u)
+                (let g (mul (add m0 d) (sub 1.0 (mul m0 m0))))
+                (outputs (add m1 (dot g u)) (add a (dot (transpose x 1 0) g))))))
+            (output (index acc -1) (index m -1)))";
+        let p = parse_program(text).expect("parse");
+        let rewrites = crate::optimize::default_rewrites().expect("rules");
+        let limits = Limits {
+            iter_limit: 12,
+            plateau_iters: None,
+            ..Limits::default()
+        };
+        let sat = saturate(&p, &rewrites, &limits, false).expect("saturate");
+        let m = CostModel::default();
+        let (c1, e1, done) = extract_dag_with(&sat.egraph, sat.root, &m, None, true);
+        let (c0, _, _) = extract_dag_with(&sat.egraph, sat.root, &m, None, false);
+        assert!(done);
+        assert!(c1 < c0, "{c1} vs greedy {c0}");
+        assert_eq!(scans(&e1).len(), 1, "{e1}");
+        let heads: Vec<&Head> = e1.as_ref().iter().map(|n| &n.head).collect();
+        assert!(
+            !heads.iter().any(|h| matches!(h, Head::Op(OpKind::Matmul))),
+            "the steps' products are one dot: {e1}"
+        );
+        assert!(
+            heads.iter().any(|h| matches!(h, Head::Op(OpKind::Reshape))),
+            "{e1}"
+        );
     }
 
     fn sexp_files(dir: &Path, prefix: &str) -> Vec<PathBuf> {

@@ -44,7 +44,7 @@ pub fn rewrite() -> super::ScanRewrite {
 }
 
 /// The term `f_t` of accumulator output `k`, if output `k` is one.
-fn accumulated_term(egraph: &EGraph, scan: &ScanNode, k: usize) -> Option<Id> {
+pub(super) fn accumulated_term(egraph: &EGraph, scan: &ScanNode, k: usize) -> Option<Id> {
     if scan.sig.outputs.get(k)? != &OutputInfo::Sitsot || scan.sig.kept(k).is_some() {
         return None;
     }

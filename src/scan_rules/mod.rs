@@ -45,6 +45,7 @@
 //! | `scan-fuse` | a map over another loop's output reads that loop's step value |
 //! | `scan-to-reduction` | `state ⊕ f(x_t)` read only at its end is a reduction; read at every step, a cumsum / cumprod |
 //! | `scan-accumulator-out` | an accumulator `acc + f_t` that the recurrence does not read becomes a stacked output, summed after the loop in the loop's order |
+//! | `scan-accumulator-sum` | accumulators read only at their end leave the loop together: each is its init plus a sum over all steps of stacked operands (a weight gradient's `Σ x_tᵀ g_t` one product) |
 //! | `scan-mitmot-to-carry` | a mitmot tape with in taps (0 1) and out tap (1) is a sit-sot carry and a sequence of the tape's rows |
 //! | `sum-outer-products` | a sum over the step axis of stacked outer products `a_t b_tᵀ` is one matrix product `Aᵀ B` |
 //! | `sum-matmul-steps` | a sum over the step axis of stacked matrix products `A_t B_t` is one matrix product over all steps |
@@ -57,6 +58,7 @@
 //! | `scan-save-mem-unread` | a state nothing reads after the loop keeps only the steps its taps read back |
 
 pub mod accumulator;
+pub mod accumulator_sum;
 pub mod body;
 pub mod build;
 pub mod checkpoint;
@@ -261,6 +263,7 @@ pub fn scan_rewrites() -> Vec<Rewrite<TNode, TensorAnalysis>> {
         to_reduction::rewrite(),
         to_reduction::rewrite_every_step(),
         accumulator::rewrite(),
+        accumulator_sum::rewrite(),
         to_linrec::rewrite(),
         save_mem::rewrite(),
         save_mem::rewrite_after_rows(),

@@ -90,7 +90,7 @@ impl Applier<TNode, TensorAnalysis> for SumMatmul {
 
 /// The sizes of a sum of stacked products: `T·k` as a literal when both
 /// are (`None` when symbolic: the reshapes infer it, `-1`), and `p`, `q`.
-struct Sizes {
+pub(super) struct Sizes {
     tk: Option<i64>,
     p: i64,
     q: i64,
@@ -99,7 +99,7 @@ struct Sizes {
 /// The [`Sizes`] for float operands `(T, p, k)` and `(T, k, q)` whose
 /// step axes and inner sizes are the same sizes, `p` and `q` literals
 /// (`T·k` not overflowing when literal; `p`, `q` positive when not).
-fn sizes(egraph: &EGraph, a: Id, b: Id) -> Option<Sizes> {
+pub(super) fn sizes(egraph: &EGraph, a: Id, b: Id) -> Option<Sizes> {
     let ty = |c: Id| -> Option<&Type> {
         let t: &Type = egraph[c].data.ty()?;
         (t.dtype.is_float() && t.ndim() == 3).then_some(t)
@@ -139,7 +139,7 @@ fn swapped_operand(egraph: &EGraph, a: Id) -> Option<Id> {
 }
 
 /// `[A_1 … A_T] [B_1; …; B_T]` as one `dot`.
-fn stacked_product(egraph: &mut EGraph, a: Id, b: Id, Sizes { tk, p, q }: Sizes) -> Id {
+pub(super) fn stacked_product(egraph: &mut EGraph, a: Id, b: Id, Sizes { tk, p, q }: Sizes) -> Id {
     let tk = lit(egraph, tk.unwrap_or(-1));
     let (lp, lq) = (lit(egraph, p), lit(egraph, q));
     let left = match swapped_operand(egraph, a) {
