@@ -34,9 +34,8 @@ use super::scan_node::ScanNode;
 use super::{per_scan_rule, proj, union_checked, MAX_MERGED_OUTPUTS};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, OpKind};
-use crate::lang::{BinaryOp, BodyParam, CumOp, DType, OutputInfo};
+use crate::lang::{BinaryOp, CumOp, DType, OutputInfo};
 use egg::{Id, Symbol};
-use std::collections::BTreeSet;
 
 /// The rule.
 pub fn rewrite() -> super::ScanRewrite {
@@ -49,14 +48,7 @@ pub(super) fn accumulated_term(egraph: &EGraph, scan: &ScanNode, k: usize) -> Op
         return None;
     }
     let acc = *scan.state_params(k).first()?;
-    let states: BTreeSet<usize> = scan
-        .sig
-        .body_params()
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| matches!(p, BodyParam::State { .. }))
-        .map(|(i, _)| i)
-        .collect();
+    let states = scan.all_state_params();
     let own = scan.sig.body_output_range(k).start;
     let read_elsewhere = scan
         .body

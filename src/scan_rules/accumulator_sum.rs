@@ -58,7 +58,7 @@ use super::vectorize::Vectorizer;
 use super::{per_scan_rule, proj, union_checked, union_loop_forms, MAX_MERGED_OUTPUTS};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, Lit, OpKind};
-use crate::lang::{BinaryOp, BodyParam, DType, Dim, ReduceOp, Scalar, Type};
+use crate::lang::{BinaryOp, DType, Dim, ReduceOp, Scalar, Type};
 use egg::{Id, Symbol};
 use std::collections::BTreeSet;
 
@@ -329,14 +329,7 @@ fn accumulators_summed(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Ve
     if accs.is_empty() {
         return changed;
     }
-    let states: BTreeSet<usize> = scan
-        .sig
-        .body_params()
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| matches!(p, BodyParam::State { .. }))
-        .map(|(i, _)| i)
-        .collect();
+    let states = scan.all_state_params();
     let params = Vectorizer::standard_params(egraph, scan, true);
     let Some(vz) = Vectorizer::new(scan, egraph, params) else {
         return changed;

@@ -10,6 +10,7 @@ use crate::egraph::term::{Head, TNode};
 use crate::lang::loop_type;
 use crate::lang::{BodyParam, Dim, LoopSig, Type};
 use egg::Id;
+use std::collections::BTreeSet;
 
 /// One scan e-node, decoded.
 #[derive(Clone, Debug)]
@@ -147,6 +148,17 @@ impl ScanNode {
             }
             BodyParam::NonSequence(_) => Some(ty.clone().strong()),
         }
+    }
+
+    /// The parameter positions of every state tap, of all outputs.
+    pub fn all_state_params(&self) -> BTreeSet<usize> {
+        self.sig
+            .body_params()
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p, BodyParam::State { .. }))
+            .map(|(i, _)| i)
+            .collect()
     }
 
     /// The parameter positions of output `out`'s state taps.

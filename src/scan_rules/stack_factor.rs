@@ -30,7 +30,7 @@ use super::scan_node::ScanNode;
 use super::{per_scan_rule, MAX_MERGED_OUTPUTS};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, OpKind};
-use crate::lang::{BinaryOp, BodyParam, OutputInfo};
+use crate::lang::{BinaryOp, OutputInfo};
 use egg::{Id, Symbol};
 use std::collections::BTreeSet;
 
@@ -44,14 +44,7 @@ fn stack_factor(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Vec<Id> {
     if scan.sig.outputs.len() >= MAX_MERGED_OUTPUTS {
         return changed;
     }
-    let states: BTreeSet<usize> = scan
-        .sig
-        .body_params()
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| matches!(p, BodyParam::State { .. }))
-        .map(|(k, _)| k)
-        .collect();
+    let states = scan.all_state_params();
     let reads_state = |egraph: &EGraph, c: Id| !egraph[c].data.deps.is_disjoint(&states);
     // Results of a mitmot's out taps are tape writes, not stacked steps.
     let outputs: BTreeSet<Id> = scan

@@ -363,13 +363,7 @@ fn recomputed(
     b: &ScanNode,
     map: &[Option<usize>],
 ) -> Vec<Recomputed> {
-    let params = f.sig.body_params();
-    let state_params: BTreeSet<usize> = params
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| matches!(p, BodyParam::State { .. }))
-        .map(|(k, _)| k)
-        .collect();
+    let state_params = f.all_state_params();
     // `f`'s body classes, each translated into `b`'s scope.
     let mut tr = Translation::new(map);
     let mut image: BTreeMap<Id, Id> = BTreeMap::new();
