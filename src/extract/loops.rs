@@ -226,8 +226,8 @@ fn indirect_switches(
             let info = t.info(q, kq);
             info.own.is_finite() && info.children.iter().any(|ch| reach[*ch])
         });
+        // `q` is not in `group` yet: a class with a `proj` of `s` reaches it.
         if let Some(kq) = node {
-            group.retain(|(g, _)| *g != q);
             group.push((q, kq));
         }
     }

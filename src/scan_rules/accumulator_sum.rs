@@ -50,12 +50,13 @@
 //! [`super::MAX_MERGED_OUTPUTS`].
 
 use super::accumulator::accumulated_term;
-use super::build::{NewOutput, NewScan};
+use super::build::NewOutput;
+use super::drop_output::rebuilt_without;
 use super::scan_node::ScanNode;
 use super::sum_matmul::{sizes, stacked_product};
 use super::terms::{index, lit, op};
 use super::vectorize::Vectorizer;
-use super::{per_scan_rule, proj, union_checked, union_loop_forms, MAX_MERGED_OUTPUTS};
+use super::{per_scan_rule, proj, union_checked, MAX_MERGED_OUTPUTS};
 use crate::egraph::analysis::EGraph;
 use crate::egraph::term::{Head, Lit, OpKind};
 use crate::lang::{BinaryOp, DType, Dim, ReduceOp, Scalar, Type};
@@ -287,16 +288,10 @@ impl Writer<'_> {
             }
             Sum::RowSums(a) => {
                 let a = self.stacked(a)?;
-                let t = egraph[a].data.ty()?;
-                let (Some(n), Some(q)) = (
-                    t.shape.get(1).and_then(Dim::as_known),
-                    t.shape.get(2).and_then(Dim::as_known),
-                ) else {
-                    return None;
+                let (n, q) = match &egraph[a].data.ty()?.shape[..] {
+                    [_, n, q] => (n.as_known()?, q.as_known()?),
+                    _ => return None,
                 };
-                if t.ndim() != 3 {
-                    return None;
-                }
                 let tn = lit(egraph, self.steps.checked_mul(n)?);
                 let q = lit(egraph, q);
                 let flat = op(egraph, OpKind::Reshape, vec![a, tn, q]);
@@ -366,37 +361,19 @@ fn accumulators_summed(egraph: &mut EGraph, scan: &ScanNode, rule: Symbol) -> Ve
         return changed;
     }
     // The loop without the accumulators, the stored classes appended.
-    let Some(mut spec) = NewScan::like(egraph, scan) else {
-        return changed;
-    };
     let dropped: Vec<usize> = plans.iter().map(|(k, _, _)| *k).collect();
-    for k in dropped.iter().rev() {
-        spec.outputs.remove(*k);
-    }
-    let kept = spec.outputs.len();
+    let mut added = Vec::with_capacity(to_store.len());
     for c in &to_store {
         let Some(ty) = egraph[*c].data.ty() else {
             return changed;
         };
-        spec.outputs
-            .push(NewOutput::mapped(ty.clone().strong(), *c));
+        added.push(NewOutput::mapped(ty.clone().strong(), *c));
     }
-    let out_map = |i: usize| -> Option<usize> {
-        (!dropped.contains(&i)).then(|| i - dropped.iter().filter(|d| **d < i).count())
-    };
-    let source = spec.source_with(scan, &out_map);
-    let Some(new) = spec.build(egraph, &[source]) else {
+    let Some((new, unioned)) = rebuilt_without(egraph, scan, &dropped, added, rule) else {
         return changed;
     };
-    for i in 0..n_out {
-        if let Some(i2) = out_map(i) {
-            let old = proj(egraph, scan.class, i);
-            let now = proj(egraph, new, i2);
-            if union_loop_forms(egraph, scan, rule, old, now) {
-                changed.push(old);
-            }
-        }
-    }
+    changed.extend(unioned);
+    let kept = n_out - dropped.len();
     let outputs: Vec<(Id, Id)> = to_store
         .iter()
         .enumerate()

@@ -37,7 +37,7 @@
 //! with one output; a loop whose outputs are all read and computed only
 //! by it.
 
-use super::build::NewScan;
+use super::build::{NewOutput, NewScan};
 use super::scan_node::ScanNode;
 use super::{per_scan_rule_while_too, proj, union_loop_forms};
 use crate::egraph::analysis::EGraph;
@@ -170,11 +170,26 @@ fn with_states_read(egraph: &EGraph, scan: &ScanNode, outputs: &[usize]) -> Vec<
 /// unioned with the smaller loop's: the classes that changed (none if it
 /// was there already); `None` if it cannot be built.
 fn without(egraph: &mut EGraph, scan: &ScanNode, drop: &[usize], rule: Symbol) -> Option<Vec<Id>> {
+    rebuilt_without(egraph, scan, drop, Vec::new(), rule).map(|(_, changed)| changed)
+}
+
+/// The loop without the outputs `drop` (sorted) and with `added` after
+/// the others, each remaining output's `proj` unioned with the new loop's
+/// (the added outputs are the caller's to use): the new loop's class and
+/// the classes that changed; `None` if it cannot be built.
+pub(super) fn rebuilt_without(
+    egraph: &mut EGraph,
+    scan: &ScanNode,
+    drop: &[usize],
+    added: Vec<NewOutput>,
+    rule: Symbol,
+) -> Option<(Id, Vec<Id>)> {
     let mut changed = Vec::new();
     let mut spec = NewScan::like(egraph, scan)?;
     for j in drop.iter().rev() {
         spec.outputs.remove(*j);
     }
+    spec.outputs.extend(added);
     let out_map = |i: usize| -> Option<usize> {
         (!drop.contains(&i)).then(|| i - drop.iter().filter(|d| **d < i).count())
     };
@@ -189,7 +204,7 @@ fn without(egraph: &mut EGraph, scan: &ScanNode, drop: &[usize], rule: Symbol) -
             }
         }
     }
-    Some(changed)
+    Some((new, changed))
 }
 
 /// How output `j` of `scan` is used (see [`Use`]).
