@@ -17,6 +17,16 @@
 //! The cheapest term seen along the way is kept: greedy DAG extraction is
 //! not monotone in the e-graph, and a larger e-graph may give a slightly
 //! costlier term.
+//!
+//! A round of saturation and extraction may be followed by restarts
+//! ([`Limits::restarts`]): when the e-graph holds many variants of each
+//! written loop ([`restart_pays`]), the extracted program goes into a fresh
+//! e-graph and is saturated again, within the same time limit, and the
+//! cheaper term is kept. The Scan rewrites build the product of their
+//! choices, among which the greedy extractor picks badly; the fresh
+//! e-graph holds only the chosen loops, and the rewrites that need them
+//! (`scan-accumulator-sum` on a backward loop whose forward loop stores
+//! its gates) reach their form in it. Each round is [`saturate_and_extract`].
 
 pub mod batch;
 pub mod batch_phases;
@@ -24,18 +34,22 @@ pub mod list_identities;
 mod loop_spans;
 
 use crate::egraph::analysis::TensorAnalysis;
-use crate::egraph::runner::{saturate_watched, CostWatch, Limits, SaturateError, StopReason};
+use crate::egraph::runner::{
+    saturate_watched, Budget, CostWatch, Limits, SaturateError, Saturation, StopReason,
+};
 use crate::egraph::term::TNode;
 use crate::egraph::term::{expr_to_program, program_to_expr, TermError};
 use crate::extract::cost::CostModel;
-use crate::extract::policy::{extract_within, extraction_deadline, saturation_budget, Extraction};
+use crate::extract::policy::{
+    extract_within, extraction_deadline, restart_pays, saturation_budget, Extraction,
+};
 use crate::extract::{Extractor, ExtractorKind, ExtractorNote};
 use crate::lang::{print_program, Program, Type};
-use egg::Rewrite;
+use egg::{RecExpr, Rewrite};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Why a program could not be optimized.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -82,13 +96,16 @@ pub struct Report {
     pub program: Program,
     /// Why saturation stopped.
     pub stop_reason: StopReason,
-    /// Saturation iterations.
+    /// Rounds of saturation: 1, and one more for each restart from the
+    /// extracted program ([`Limits::restarts`]).
+    pub rounds: usize,
+    /// Saturation iterations, over all rounds.
     pub iterations: usize,
-    /// E-nodes after saturation.
+    /// E-nodes after saturation (the largest e-graph of the rounds).
     pub egraph_nodes: usize,
-    /// E-classes after saturation.
+    /// E-classes after saturation (the largest e-graph of the rounds).
     pub egraph_classes: usize,
-    /// Applications per rule.
+    /// Applications per rule, over all rounds.
     pub rules_applied: BTreeMap<String, usize>,
     /// Rewrites refused because they would change a type or shape.
     pub rules_refused: BTreeMap<String, usize>,
@@ -117,6 +134,7 @@ impl Report {
         serde_json::json!({
             "program": print_program(&self.program),
             "stop_reason": self.stop_reason.name(),
+            "rounds": self.rounds,
             "iterations": self.iterations,
             "egraph_nodes": self.egraph_nodes,
             "egraph_classes": self.egraph_classes,
@@ -200,6 +218,7 @@ fn unchanged(p: &Program, cost: f64, start: Instant) -> Report {
     Report {
         program: p.clone(),
         stop_reason: StopReason::Saturated,
+        rounds: 0,
         iterations: 0,
         egraph_nodes: 0,
         egraph_classes: 0,
@@ -236,20 +255,18 @@ fn list_report(p: &Program, cost: f64, model: &CostModel, start: Instant) -> Rep
     r
 }
 
-/// [`optimize`] with the given extractor.
-pub fn optimize_with(
+/// One round of the optimizer on `p`: saturation under `limits` and
+/// `budget`, followed by the [`CostWatch`], then extraction with
+/// `extractor`; the cheaper of the watch's best term and the extracted
+/// one, and the time extraction took.
+fn saturate_and_extract(
     p: &Program,
     rewrites: &[Rewrite<TNode, TensorAnalysis>],
     limits: &Limits,
+    budget: &Budget,
     model: &CostModel,
     extractor: &Extractor,
-) -> Result<Report, OptimizeError> {
-    let start = Instant::now();
-    let cost_before = program_cost(p, model)?;
-    if crate::lang::list_type::holds_lists(p) {
-        return Ok(list_report(p, cost_before, model, start));
-    }
-    let budget = saturation_budget(start, limits.time_limit);
+) -> Result<(Saturation, Extraction, Duration), OptimizeError> {
     // The best term seen by the watch, and the cost the watch reads.
     let best: Rc<RefCell<Option<Extraction>>> = Rc::new(RefCell::new(None));
     let watch = {
@@ -266,7 +283,7 @@ pub fn optimize_with(
             }),
         }
     };
-    let sat = saturate_watched(p, rewrites, limits, &budget, false, Some(watch))?;
+    let sat = saturate_watched(p, rewrites, limits, budget, false, Some(watch))?;
     let t0 = Instant::now();
     let watched = best.borrow_mut().take();
     let x = match watched {
@@ -285,7 +302,7 @@ pub fn optimize_with(
                 sat.root,
                 model,
                 extractor,
-                Some(extraction_deadline(&budget)),
+                Some(extraction_deadline(budget)),
             );
             match w {
                 Some(w) if w.cost < x.cost => w,
@@ -293,7 +310,12 @@ pub fn optimize_with(
             }
         }
     };
-    let (cost_after, expr) = (x.cost, x.expr);
+    Ok((sat, x, t0.elapsed()))
+}
+
+/// The program of an extracted term, with `p`'s inputs, shared variables
+/// and loop positions ([`loop_spans::place_loops`]).
+fn program_of(p: &Program, expr: &RecExpr<TNode>) -> Result<Program, OptimizeError> {
     // Every parameter, the shared variables included (they are read like
     // inputs; the update values are the graph's last outputs).
     let inputs: Vec<(String, Type)> = p
@@ -301,33 +323,97 @@ pub fn optimize_with(
         .params()
         .map(|(_, n)| (n.name.clone().unwrap_or_default(), n.ty().clone()))
         .collect();
+    let mut q =
+        expr_to_program(&p.name, &inputs, expr).map_err(|error| OptimizeError::Extracted {
+            error,
+            term: abridged(&expr.to_string()),
+        })?;
+    q.shared = p.shared.clone();
+    loop_spans::place_loops(&mut q.graph, &p.graph);
+    Ok(q)
+}
+
+/// [`optimize`] with the given extractor.
+pub fn optimize_with(
+    p: &Program,
+    rewrites: &[Rewrite<TNode, TensorAnalysis>],
+    limits: &Limits,
+    model: &CostModel,
+    extractor: &Extractor,
+) -> Result<Report, OptimizeError> {
+    let start = Instant::now();
+    let cost_before = program_cost(p, model)?;
+    if crate::lang::list_type::holds_lists(p) {
+        return Ok(list_report(p, cost_before, model, start));
+    }
+    let budget = saturation_budget(start, limits.time_limit);
+    let (mut sat, mut x, mut extract_time) =
+        saturate_and_extract(p, rewrites, limits, &budget, model, extractor)?;
+    let mut saturate_time = sat.time;
+    let mut rules_applied = std::mem::take(&mut sat.rules_applied);
+    let mut iterations = sat.iterations;
+    let (mut egraph_nodes, mut egraph_classes) = (
+        sat.egraph.total_number_of_nodes(),
+        sat.egraph.number_of_classes(),
+    );
+    let mut refused = sat.egraph.analysis.refused.clone();
+    let mut stop_reason = sat.stop_reason;
+    // Restarts: saturation again from the extracted program, while the
+    // last round improved on its start, ended before the deadline and
+    // left too many loop variants to extract among reliably.
+    let mut round_start_cost = cost_before;
+    let mut rounds = 1;
+    while rounds <= limits.restarts
+        && x.cost < round_start_cost
+        && !x.expr.as_ref().is_empty()
+        && Instant::now() < budget.deadline
+        && restart_pays(&sat.egraph, p.count_scans())
+    {
+        let q = program_of(p, &x.expr)?;
+        round_start_cost = x.cost;
+        let (mut next, y, took) =
+            saturate_and_extract(&q, rewrites, limits, &budget, model, extractor)?;
+        rounds += 1;
+        extract_time += took;
+        saturate_time += next.time;
+        for (rule, n) in std::mem::take(&mut next.rules_applied) {
+            *rules_applied.entry(rule).or_insert(0) += n;
+        }
+        for (rule, n) in &next.egraph.analysis.refused {
+            *refused.entry(rule.clone()).or_insert(0) += n;
+        }
+        iterations += next.iterations;
+        egraph_nodes = egraph_nodes.max(next.egraph.total_number_of_nodes());
+        egraph_classes = egraph_classes.max(next.egraph.number_of_classes());
+        stop_reason = next.stop_reason;
+        if y.cost < x.cost {
+            x = y;
+        }
+        sat = next;
+    }
+    drop(sat);
+    let t0 = Instant::now();
+    let (cost_after, expr) = (x.cost, x.expr);
     let (program, cost_after) = if cost_after < cost_before && !expr.as_ref().is_empty() {
-        let mut q =
-            expr_to_program(&p.name, &inputs, &expr).map_err(|error| OptimizeError::Extracted {
-                error,
-                term: abridged(&expr.to_string()),
-            })?;
-        q.shared = p.shared.clone();
-        loop_spans::place_loops(&mut q.graph, &p.graph);
-        (q, cost_after)
+        (program_of(p, &expr)?, cost_after)
     } else {
         (p.clone(), cost_before)
     };
-    let refused = sat.egraph.analysis.refused.clone();
     Ok(Report {
         scans_before: p.count_scans(),
         scans_after: program.count_scans(),
         program,
-        stop_reason: sat.stop_reason,
-        iterations: sat.iterations,
-        egraph_nodes: sat.egraph.total_number_of_nodes(),
-        egraph_classes: sat.egraph.number_of_classes(),
-        rules_applied: sat.rules_applied,
+        stop_reason,
+        rounds,
+        iterations,
+        egraph_nodes,
+        egraph_classes,
+        rules_applied,
         rules_refused: refused,
         cost_before,
         cost_after,
-        saturate_ms: sat.time.as_secs_f64() * 1e3,
-        extract_ms: t0.elapsed().as_secs_f64() * 1e3,
+        saturate_ms: saturate_time.as_secs_f64() * 1e3,
+        extract_ms: (extract_time + t0.elapsed()).as_secs_f64() * 1e3,
         extractor: x.extractor,
         extractor_note: x.note,
     })

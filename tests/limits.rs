@@ -126,6 +126,7 @@ fn time_limit_alone_bounds_the_whole_call() {
         node_limit: 100_000_000,
         iter_limit: 100_000,
         plateau_iters: None,
+        restarts: 0,
     };
     let (r, wall) = optimize_sum(&limits);
     eprintln!("only the time limit, 1 s: {}", summary(&r, wall));

@@ -268,6 +268,7 @@ fn check_inner(
             Ok(v) => v.parse().ok().filter(|&k: &usize| k > 0),
             Err(_) => Limits::default().plateau_iters,
         },
+        restarts: Limits::DEFAULT_RESTARTS,
     };
     let model = CostModel::with_dims(dims.clone());
     let t0 = std::time::Instant::now();

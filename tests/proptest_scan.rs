@@ -101,6 +101,7 @@ fn limits() -> Limits {
             0 => None,
             k => Some(k as usize),
         },
+        restarts: Limits::DEFAULT_RESTARTS,
     }
 }
 

@@ -191,7 +191,8 @@ impl Program {
     /// optimize`'s options: `rules` (a path or list of paths of rule files
     /// or folders; default: the shipped rules), `scan_rules` (default
     /// True; or `no_scan_rules=True`), `iter_limit`, `node_limit`,
-    /// `plateau_iters` (0: never), `time_limit` (seconds), `extractor`
+    /// `plateau_iters` (0: never), `restarts` (0: never), `time_limit`
+    /// (seconds), `extractor`
     /// (`"greedy"`, `"tree"` or `"ilp"`), `ilp_time_limit` (seconds),
     /// `memory_budget` (bytes, or a string such as `"512M"`), and `dims`
     /// (a dict: the size the cost model gives a symbolic size; 1000 when

@@ -13,13 +13,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// The flags `optimize` accepts, in the order its error message lists them.
-pub const OPTIMIZE_FLAGS: [&str; 11] = [
+pub const OPTIMIZE_FLAGS: [&str; 12] = [
     "rules",
     "scan_rules",
     "no_scan_rules",
     "iter_limit",
     "node_limit",
     "plateau_iters",
+    "restarts",
     "time_limit",
     "extractor",
     "ilp_time_limit",
@@ -65,6 +66,7 @@ pub fn read_flags(flags: Option<&Bound<'_, PyDict>>) -> PyResult<Flags> {
                 let n: usize = value.extract()?;
                 limits.plateau_iters = (n > 0).then_some(n);
             }
+            "restarts" => limits.restarts = value.extract()?,
             "time_limit" => limits.time_limit = seconds("time_limit", value.extract()?)?,
             "extractor" => extractor = value.extract()?,
             "ilp_time_limit" => ilp.time_limit = seconds("ilp_time_limit", value.extract()?)?,

@@ -31,6 +31,10 @@ pub struct OptArgs {
     #[arg(long, value_name = "N",
           default_value_t = Limits::default().plateau_iters.unwrap_or(0))]
     plateau_iters: usize,
+    /// Saturate again, at most N times, from the extracted program when
+    /// the e-graph holds many variants of each loop (0: never).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().restarts)]
+    restarts: usize,
     /// Stop saturating after SECS seconds (a finite positive number).
     #[arg(long, value_name = "SECS", value_parser = positive_seconds,
           default_value_t = Limits::default().time_limit.as_secs_f64())]
@@ -80,6 +84,7 @@ impl OptArgs {
             node_limit: self.node_limit,
             time_limit: seconds(self.time_limit),
             plateau_iters: (self.plateau_iters > 0).then_some(self.plateau_iters),
+            restarts: self.restarts,
         }
     }
 

@@ -135,11 +135,19 @@ pub struct Limits {
     /// `None`: never). Only a run that a [`CostWatch`] follows can tell
     /// (the optimizer's); [`saturate`] alone ignores it.
     pub plateau_iters: Option<usize>,
+    /// After the first saturation, at most this many more, each from the
+    /// program extracted from the one before (default
+    /// [`Limits::DEFAULT_RESTARTS`]; the optimizer decides when one is
+    /// worth its time: see `crate::optimize`). [`saturate`] alone ignores
+    /// it.
+    pub restarts: usize,
 }
 
 impl Limits {
     /// The default of [`Limits::plateau_iters`].
     pub const DEFAULT_PLATEAU_ITERS: usize = 3;
+    /// The default of [`Limits::restarts`].
+    pub const DEFAULT_RESTARTS: usize = 1;
 }
 
 impl Default for Limits {
@@ -149,6 +157,7 @@ impl Default for Limits {
             node_limit: 50_000,
             time_limit: Duration::from_secs(5),
             plateau_iters: Some(Limits::DEFAULT_PLATEAU_ITERS),
+            restarts: Limits::DEFAULT_RESTARTS,
         }
     }
 }

@@ -6,7 +6,8 @@
 //! (the extractor whose term is kept), [`ExtractorNote`] (why that is not
 //! the one asked for), [`extract_within`], and the time split
 //! ([`saturation_budget`], [`extraction_deadline`], [`EXTRACT_TIME_PER_NODE`],
-//! [`final_reserve`]).
+//! [`final_reserve`]), and when a saturation is worth starting again from
+//! its extracted term ([`restart_pays`]).
 //! Must not: extract by itself (it calls [`super::dag`], the tree
 //! extractor and [`super::ilp`]) or saturate.
 //!
@@ -38,6 +39,36 @@ use std::time::{Duration, Instant};
 /// classes per class; sets share structure along chains, but merging the
 /// sets of siblings that share much can still cost up to `O(n²)`.
 pub const DAG_EXTRACTION_MAX_CLASSES: usize = 4000;
+
+/// Above this many loops in a saturated e-graph per loop of the program
+/// put in it, the optimizer saturates again from the extracted program
+/// ([`restart_pays`]). The Scan rewrites build the product of their
+/// choices (a GRU layer's gradient, two loops as written, grows 2 → 28 →
+/// 207 → 728 → 2,105 loops over its first five iterations), and the
+/// greedy extractor, which prices each class alone, then picks among
+/// loop variants whose combinations it cannot weigh: a loop that stores
+/// nothing beside the one whose stored values another loop reads. A
+/// model with three loops and their gradients ends near 30 a loop, the
+/// GRU and LSTM layers near 400 and 250.
+pub const RESTART_LOOPS_PER_WRITTEN_LOOP: usize = 64;
+
+/// Whether a saturated `egraph` holds so many loop variants, more than
+/// [`RESTART_LOOPS_PER_WRITTEN_LOOP`] per loop of the program it started
+/// from (`written_loops`, nested ones included), that extraction among
+/// them is unreliable, and saturating again from the extracted program
+/// (an e-graph with that program's loops alone, which the rewrites vary
+/// anew) is worth its time.
+pub fn restart_pays(egraph: &EGraph, written_loops: usize) -> bool {
+    if written_loops == 0 {
+        return false;
+    }
+    let loops = egraph
+        .classes()
+        .flat_map(|c| c.nodes.iter())
+        .filter(|n| matches!(n.head, crate::egraph::term::Head::Scan(_)))
+        .count();
+    loops > RESTART_LOOPS_PER_WRITTEN_LOOP.saturating_mul(written_loops)
+}
 
 /// Time kept back per e-node of the saturated e-graph for extracting from
 /// it: costing every node once (a type inference each), the tree

@@ -186,8 +186,9 @@ pub fn expected_outputs(dir: &Path) -> Vec<PathBuf> {
 
 /// The content of an optimized-program snapshot: two `;` comment lines
 /// with the cost of the program as written and of the optimized one
-/// (the report's DAG measure) and why saturation stopped, then the
-/// optimized program's text. The comments keep the snapshot a program that
+/// (the report's DAG measure) and why saturation stopped (and a third
+/// with the rounds of saturation when it restarted from the extracted
+/// program), then the optimized program's text. The comments keep the snapshot a program that
 /// parses. Every field is deterministic: the callers fail a run that
 /// stopped on the time limit, the only stop reason that depends on the
 /// machine.
@@ -197,8 +198,14 @@ pub fn optimized_snapshot(report: &eqscan::optimize::Report, program_text: &str)
         stop, "time_limit",
         "a run stopped by the clock would make the snapshot depend on the machine"
     );
+    // The rounds are named only when saturation restarted from the
+    // extracted program (most cases run one).
+    let rounds = match report.rounds {
+        0 | 1 => String::new(),
+        n => format!("; rounds: {n}\n"),
+    };
     format!(
-        "; cost: {} -> {}\n; stop_reason: {stop}\n{program_text}",
+        "; cost: {} -> {}\n; stop_reason: {stop}\n{rounds}{program_text}",
         report.cost_before, report.cost_after
     )
 }
