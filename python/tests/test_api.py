@@ -211,7 +211,7 @@ def test_optimize_report(examples):
     p = eqscan.load(examples / "rnn.sexp")
     opt = p.optimize(iter_limit=10, extractor="tree", dims={"T": 500})
     r = opt.report
-    for key in ("program", "stop_reason", "iterations", "egraph_nodes", "egraph_classes",
+    for key in ("program", "stop_reason", "rounds", "iterations", "egraph_nodes", "egraph_classes",
                 "rules_applied", "cost_before", "cost_after", "scans_before", "scans_after", "time_ms"):
         assert key in r
     assert r["program"] == str(opt)
@@ -236,6 +236,9 @@ def test_optimize_flags_are_checked(examples):
     with pytest.raises(ValueError, match="byte count"):
         p.optimize(memory_budget="lots")
     assert p.optimize(no_scan_rules=True, memory_budget="1G").report["scans_after"] == 1
+    assert p.optimize(restarts=0).report["rounds"] == 1
+    with pytest.raises(OverflowError):
+        p.optimize(restarts=-1)
     with pytest.raises(eqscan.Error, match="nope.rules"):
         p.optimize(rules="nope.rules")
 

@@ -132,6 +132,24 @@ def test_doc_power_of_2_until():
         check([values], [max_value], [m])
 
 
+def test_while_steps_run_is_the_length():
+    # xs.shape[0] of a while loop is the steps that ran, not the n_steps
+    # PyTensor allocated for (a Newton iteration stops after 10 of 1000).
+    a = pt.dscalar("a")
+
+    def step(x, a):
+        x_new = 0.5 * (x + a / x)
+        return x_new, until(pt.abs(x_new - x) < 1e-12 * x_new)
+
+    xs = scan(step, outputs_info=a, non_sequences=a, n_steps=1000)
+    for v in (1234.5, 4.0, 1e300):
+        check([xs[-1], xs.shape[0], xs.sum()], [a], [v])
+    import eqscan.pytensor  # noqa: F401  (registers the mode)
+
+    f = pytensor.function([a], [xs.shape[0]], mode="EQSCAN")
+    assert f(1234.5)[0] == 10
+
+
 def test_doc_rnn():
     ins, H, vals = _rnn(seed=0, steps=7)
     check([H, H[-1]], ins, vals)

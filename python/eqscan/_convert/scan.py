@@ -470,7 +470,11 @@ def _bind_traced(cv: Converter, node, out, name: str, st: _State, rows, step) ->
     # it unknown, and sizes computed from it later (the zero tapes `grad`
     # allocates for a second state) would otherwise be run-time sizes.
     lead = st.length
-    if lead is None:
+    if node.op.info.as_while:
+        # A while loop's buffer keeps only the steps that ran: its length
+        # is the run's, whatever PyTensor allocated (n_steps + m rows).
+        lead = None
+    elif lead is None:
         n = cv.static_size(node.inputs[0])
         if isinstance(n, int) and c is not None and n + st.m + c >= 0:
             lead = n + st.m + c
