@@ -18,6 +18,11 @@ mod settings;
 
 use pyo3::prelude::*;
 
+/// The Rust code's allocator (Python's and NumPy's memory is theirs):
+/// mimalloc, as in the command line.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The module `eqscan._eqscan` (re-exported by `eqscan`).
 #[pymodule]
 fn _eqscan(m: &Bound<'_, PyModule>) -> PyResult<()> {
