@@ -347,23 +347,15 @@ pub fn optimize_with(
         return Ok(list_report(p, cost_before, model, start));
     }
     let budget = saturation_budget(start, limits.time_limit);
-    let (mut sat, mut x, mut extract_time) =
+    let (mut sat, mut x, took) =
         saturate_and_extract(p, rewrites, limits, &budget, model, extractor)?;
-    let mut saturate_time = sat.time;
-    let mut rules_applied = std::mem::take(&mut sat.rules_applied);
-    let mut iterations = sat.iterations;
-    let (mut egraph_nodes, mut egraph_classes) = (
-        sat.egraph.total_number_of_nodes(),
-        sat.egraph.number_of_classes(),
-    );
-    let mut refused = sat.egraph.analysis.refused.clone();
-    let mut stop_reason = sat.stop_reason;
+    let mut totals = RoundTotals::default();
+    totals.add(&mut sat, took);
     // Restarts: saturation again from the extracted program, while the
     // last round improved on its start, ended before the deadline and
     // left too many loop variants to extract among reliably.
     let mut round_start_cost = cost_before;
-    let mut rounds = 1;
-    while rounds <= limits.restarts
+    while totals.rounds <= limits.restarts
         && x.cost < round_start_cost
         && !x.expr.as_ref().is_empty()
         && Instant::now() < budget.deadline
@@ -373,19 +365,7 @@ pub fn optimize_with(
         round_start_cost = x.cost;
         let (mut next, y, took) =
             saturate_and_extract(&q, rewrites, limits, &budget, model, extractor)?;
-        rounds += 1;
-        extract_time += took;
-        saturate_time += next.time;
-        for (rule, n) in std::mem::take(&mut next.rules_applied) {
-            *rules_applied.entry(rule).or_insert(0) += n;
-        }
-        for (rule, n) in &next.egraph.analysis.refused {
-            *refused.entry(rule.clone()).or_insert(0) += n;
-        }
-        iterations += next.iterations;
-        egraph_nodes = egraph_nodes.max(next.egraph.total_number_of_nodes());
-        egraph_classes = egraph_classes.max(next.egraph.number_of_classes());
-        stop_reason = next.stop_reason;
+        totals.add(&mut next, took);
         if y.cost < x.cost {
             x = y;
         }
@@ -403,18 +383,56 @@ pub fn optimize_with(
         scans_before: p.count_scans(),
         scans_after: program.count_scans(),
         program,
-        stop_reason,
-        rounds,
-        iterations,
-        egraph_nodes,
-        egraph_classes,
-        rules_applied,
-        rules_refused: refused,
+        // Every run has a first round.
+        stop_reason: totals.stop_reason.unwrap_or(StopReason::Saturated),
+        rounds: totals.rounds,
+        iterations: totals.iterations,
+        egraph_nodes: totals.egraph_nodes,
+        egraph_classes: totals.egraph_classes,
+        rules_applied: totals.rules_applied,
+        rules_refused: totals.rules_refused,
         cost_before,
         cost_after,
-        saturate_ms: saturate_time.as_secs_f64() * 1e3,
-        extract_ms: (extract_time + t0.elapsed()).as_secs_f64() * 1e3,
+        saturate_ms: totals.saturate.as_secs_f64() * 1e3,
+        extract_ms: (totals.extract + t0.elapsed()).as_secs_f64() * 1e3,
         extractor: x.extractor,
         extractor_note: x.note,
     })
+}
+
+/// What the report gathers over the rounds of saturation: sums of the
+/// times, iterations and rule counts, the largest e-graph, and the last
+/// round's stop reason.
+#[derive(Default)]
+struct RoundTotals {
+    rounds: usize,
+    saturate: Duration,
+    extract: Duration,
+    iterations: usize,
+    rules_applied: BTreeMap<String, usize>,
+    rules_refused: BTreeMap<String, usize>,
+    egraph_nodes: usize,
+    egraph_classes: usize,
+    /// `None` before the first round.
+    stop_reason: Option<StopReason>,
+}
+
+impl RoundTotals {
+    /// Counts one more round: its saturation `sat` (whose rule counts
+    /// move here) and its extraction time.
+    fn add(&mut self, sat: &mut Saturation, extract: Duration) {
+        self.rounds += 1;
+        self.saturate += sat.time;
+        self.extract += extract;
+        self.iterations += sat.iterations;
+        for (rule, n) in std::mem::take(&mut sat.rules_applied) {
+            *self.rules_applied.entry(rule).or_insert(0) += n;
+        }
+        for (rule, n) in &sat.egraph.analysis.refused {
+            *self.rules_refused.entry(rule.clone()).or_insert(0) += n;
+        }
+        self.egraph_nodes = self.egraph_nodes.max(sat.egraph.total_number_of_nodes());
+        self.egraph_classes = self.egraph_classes.max(sat.egraph.number_of_classes());
+        self.stop_reason = Some(sat.stop_reason);
+    }
 }
