@@ -281,22 +281,12 @@ pub fn normalize_blocks(op: NormOp, x: &[f64], out: &mut [f64], extent: usize, i
     }
     let always = op == NormOp::Softmax;
     if inner == 1 {
-        for (src, dst) in x.chunks_exact(extent).zip(out.chunks_exact_mut(extent)) {
-            let (m, nan) = lane_max(src);
-            if nan {
-                dst.fill(f64::NAN);
-                continue;
-            }
-            let shift = shift_of(m, always);
-            for (d, &v) in dst.iter_mut().zip(src) {
-                *d = v - shift;
-            }
-            vmath::map_slice_inplace(Func::Exp, dst);
-            let mut sum = 0.0;
-            for &e in dst.iter() {
-                sum += e;
-            }
-            finish_rows(op, src, dst, 1, &[shift], &[total_of(op, sum)]);
+        // LANES lanes at a time: their exponentials in one pass, then
+        // their sums side by side (independent chains, each in its
+        // lane's order); the last lanes the same way, fewer at a time.
+        let group = extent * LANES;
+        for (src, dst) in x.chunks(group).zip(out.chunks_mut(group)) {
+            normalize_lanes(op, always, src, dst, extent);
         }
         return;
     }
@@ -334,6 +324,55 @@ pub fn normalize_blocks(op: NormOp, x: &[f64], out: &mut [f64], extent: usize, i
             for i in 0..extent {
                 dst[i * inner + j] = f64::NAN;
             }
+        }
+    }
+}
+
+/// [`normalize_blocks`] of the contiguous lanes of `extent` elements in
+/// `src` (at most [`LANES`] of them) into `dst`: each lane's maximum and
+/// shift, all the shifted values exponentiated in one pass, then the
+/// lanes' sums of the exponentials side by side, element `i` of each lane
+/// added in turn (each sum in its lane's order), and each lane finished.
+#[inline(always)]
+fn normalize_lanes(op: NormOp, always: bool, src: &[f64], dst: &mut [f64], extent: usize) {
+    let lanes = src.len() / extent;
+    let mut shift = [0.0; LANES];
+    let mut nan = [false; LANES];
+    for (l, (s, d)) in src
+        .chunks_exact(extent)
+        .zip(dst.chunks_exact_mut(extent))
+        .enumerate()
+    {
+        let (m, n) = lane_max(s);
+        (shift[l], nan[l]) = (shift_of(m, always), n);
+        for (d, &v) in d.iter_mut().zip(s) {
+            *d = v - shift[l];
+        }
+    }
+    vmath::map_slice_inplace(Func::Exp, dst);
+    let mut sum = [0.0f64; LANES];
+    if lanes == LANES {
+        for i in 0..extent {
+            for (l, s) in sum.iter_mut().enumerate() {
+                *s += dst[l * extent + i];
+            }
+        }
+    } else {
+        for (s, d) in sum.iter_mut().zip(dst.chunks_exact(extent)) {
+            for &e in d {
+                *s += e;
+            }
+        }
+    }
+    for (l, (s, d)) in src
+        .chunks_exact(extent)
+        .zip(dst.chunks_exact_mut(extent))
+        .enumerate()
+    {
+        if nan[l] {
+            d.fill(f64::NAN);
+        } else {
+            finish_rows(op, s, d, 1, &[shift[l]], &[total_of(op, sum[l])]);
         }
     }
 }
