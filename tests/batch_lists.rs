@@ -442,3 +442,43 @@ fn a_backward_fold_keeps_one_masked_loop() {
     assert!(b.lists[0].phases.is_none());
     assert_eq!(loops(&b.program.graph), (1, 0));
 }
+
+/// A repeated batched run pads its lists once per run and reports one time
+/// per timed run (the warm-up's not counted), each at least as long as a
+/// run needs, and the outputs of a single run.
+#[test]
+fn repeated_batched_runs_time_every_run() {
+    let name = "batch_grad";
+    let dir = root().join("tests/cases/lists");
+    let p = load(&format!("tests/cases/lists/{name}.sexp"));
+    let inputs: Vec<(String, Source)> = std::fs::read_dir(dir.join(format!("{name}.inputs")))
+        .expect("inputs")
+        .flatten()
+        .map(|e| {
+            let path = e.path();
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            (stem.to_string(), Source::Npy(path.clone()))
+        })
+        .collect();
+    let opts = RunOptions {
+        inputs,
+        optimizer: Some(OptimizerSettings::default()),
+        repeat: Some(4),
+        ..RunOptions::default()
+    };
+    let repeated = run_lists(&p, &opts, &BTreeMap::new()).expect("runs");
+    assert!(repeated.batched, "{:?}", repeated.not_batched);
+    assert_eq!(repeated.execute_ms.len(), 4);
+    assert!(repeated
+        .execute_ms
+        .iter()
+        .all(|&ms| ms > 0.0 && ms.is_finite()));
+    let once = run_case_result(name, true);
+    assert_eq!(once.execute_ms.len(), 1);
+    for (k, (a, b)) in repeated.outputs.iter().zip(&once.outputs).enumerate() {
+        let ((va, sa), (vb, sb)) = (values(a), values(b));
+        assert_eq!(sa, sb, "output {k}: splits");
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&va), bits(&vb), "output {k}");
+    }
+}
