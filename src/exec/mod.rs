@@ -6,8 +6,10 @@
 //! reading/writing .npy files and generating workload data;
 //! checking a program with its sizes bound before it runs ([`shape_check`])
 //! and telling an optimized run's errors as the written program's
-//! ([`map_back`]). Must not: rewrite programs.
+//! ([`map_back`]); storage on cache lines ([`aligned`]). Must not:
+//! rewrite programs.
 
+pub mod aligned;
 pub mod budget;
 pub mod error;
 pub mod gen;

@@ -19,6 +19,7 @@
 //! choose a kernel by layout, or allocate in the small kernel (loop bodies
 //! call it every step).
 
+use crate::exec::aligned::CacheAligned;
 use crate::exec::ops::prepacked;
 use crate::exec::threads;
 use multiversion::multiversion;
@@ -149,21 +150,22 @@ fn packed(a: &ArrayView2<'_, f64>, b: &ArrayView2<'_, f64>, c: &mut ArrayViewMut
 /// [`gemm`] would not run the packed-`B` kernel for such a product (small
 /// products, a `B` that is not row-major or does not fit, a machine
 /// without the kernel): then call [`gemm`] for each.
-pub fn pack_shared(b: &ArrayView2<'_, f64>, m: usize, buf: &mut Vec<f64>) -> bool {
+pub fn pack_shared(b: &ArrayView2<'_, f64>, m: usize, buf: &mut CacheAligned) -> bool {
     let (k, n) = b.dim();
     b.as_slice().is_some() && !is_small(m, k, n) && pack_into(b, buf).is_some()
 }
 
-/// `b` packed into `buf` (grown to fit), and its length there; `None`
-/// when the packed-`B` kernel does not run for it.
-fn pack_into(b: &ArrayView2<'_, f64>, buf: &mut Vec<f64>) -> Option<usize> {
+/// `b` packed into `buf` (grown to fit; on a cache line, as the kernel
+/// loads it a line at a time), and its length there; `None` when the
+/// packed-`B` kernel does not run for it.
+fn pack_into(b: &ArrayView2<'_, f64>, buf: &mut CacheAligned) -> Option<usize> {
     let (k, n) = b.dim();
     if !prepacked::available() || !prepacked::fits(k, n) {
         return None;
     }
     let len = prepacked::packed_len(k, n);
     if buf.len() < len {
-        buf.resize(len, 0.0);
+        buf.resize(len);
     }
     prepacked::pack_view(b, &mut buf[..len])?;
     Some(len)
@@ -283,7 +285,7 @@ fn through_packed_b(
 ) -> bool {
     use std::cell::RefCell;
     thread_local! {
-        static PACKED_B: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+        static PACKED_B: RefCell<CacheAligned> = RefCell::new(CacheAligned::default());
     }
     PACKED_B.with(|buf| {
         let Ok(mut buf) = buf.try_borrow_mut() else {
@@ -368,7 +370,7 @@ mod tests {
             };
             let mut want = Array2::from_elem((m, n), f64::NAN);
             gemm(&a_view, &b.view(), &mut want.view_mut());
-            let mut buf = Vec::new();
+            let mut buf = CacheAligned::default();
             let packed = pack_shared(&b.view(), m, &mut buf);
             assert_eq!(
                 packed,

@@ -11,6 +11,7 @@
 
 use super::elementwise::{binary, broadcast_shapes, Arith};
 use super::{gemm, matvec};
+use crate::exec::aligned::CacheAligned;
 use crate::exec::value::{checked_len, shape_str, with_elem, Elem, Value};
 use crate::lang::{BinaryOp, DType};
 use ndarray::linalg::{general_mat_mul, general_mat_vec_mul};
@@ -61,7 +62,7 @@ pub trait Gemm: Arith {
     /// Prepares `b` for several `(m, k)·b` products ([`Gemm::gemm_shared_b`])
     /// into `buf`; false when there is nothing to prepare (call
     /// [`Gemm::gemm`] for each then).
-    fn pack_shared_b(_b: &ArrayView2<Self>, _m: usize, _buf: &mut Vec<f64>) -> bool {
+    fn pack_shared_b(_b: &ArrayView2<Self>, _m: usize, _buf: &mut CacheAligned) -> bool {
         false
     }
 
@@ -109,7 +110,7 @@ macro_rules! float_gemm {
         fn gemm(a: &ArrayView2<f64>, b: &ArrayView2<f64>, c: &mut ArrayViewMut2<f64>) {
             gemm::gemm(a, b, c);
         }
-        fn pack_shared_b(b: &ArrayView2<f64>, m: usize, buf: &mut Vec<f64>) -> bool {
+        fn pack_shared_b(b: &ArrayView2<f64>, m: usize, buf: &mut CacheAligned) -> bool {
             gemm::pack_shared(b, m, buf)
         }
         fn gemm_shared_b(

@@ -82,8 +82,16 @@ pub fn pack(b: &[f64], k: usize, n: usize, out: &mut [f64]) -> Option<()> {
         let j0 = q * PANEL;
         let w = PANEL.min(n - j0);
         for (brow, prow) in b.chunks_exact(n).zip(panel.chunks_exact_mut(PANEL)) {
-            prow[..w].copy_from_slice(&brow[j0..j0 + w]);
-            prow[w..].fill(0.0);
+            // A whole panel row as one fixed-size copy (a register's
+            // move), not a call of `memcpy` per eight elements.
+            if w == PANEL {
+                let src: &[f64; PANEL] = brow.get(j0..j0 + PANEL)?.try_into().ok()?;
+                let dst: &mut [f64; PANEL] = prow.try_into().ok()?;
+                *dst = *src;
+            } else {
+                prow[..w].copy_from_slice(&brow[j0..j0 + w]);
+                prow[w..].fill(0.0);
+            }
         }
     }
     Some(())

@@ -687,7 +687,7 @@ fn matmul_batched_f<T: Float + ViewElem + ndarray::LinalgScalar + Gemm>(
         order.push((y.as_ptr() as usize, f, y));
     }
     order.sort_unstable_by_key(|&(b_at, f, _)| (b_at, f));
-    let mut packed_b = Vec::new();
+    let mut packed_b = crate::exec::aligned::CacheAligned::default();
     let mut packed_for = None;
     for (b_at, f, y) in order {
         let (Some(x), Some(mut z)) = (matrix!(av.view(), f), matrix!(out.view_mut(), f)) else {

@@ -1934,7 +1934,7 @@ fn compile_or(
         prologue,
         instrs,
         direct,
-        arena: b.arena,
+        arena: b.arena.into(),
         results: res,
         param_sizes: b.param_sizes,
         native_tried: false,
@@ -1943,6 +1943,7 @@ fn compile_or(
         failure: None,
     };
     super::reuse::reuse(&mut tape);
+    super::reuse::align_packed(&mut tape);
     if tape.arena.len() > MAX_ARENA {
         *why = Some(OffTape::ArenaFull);
         return None;

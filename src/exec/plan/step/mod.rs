@@ -122,6 +122,7 @@ pub(crate) use native::MAX_POINTERS;
 pub use off_tape::OffTape;
 pub(crate) use run::{BufRows, Bufs, ParamAt, Sources, Store};
 
+use crate::exec::aligned::CacheAligned;
 use crate::exec::ops::factor::Small;
 use crate::exec::ops::prepacked;
 use crate::lang::{BinaryOp, CompareOp, NormOp, ReduceOp, UnaryOp};
@@ -517,8 +518,9 @@ pub(crate) struct StepTape {
     /// that result straight into the loop's row (see [`direct_results`]).
     direct: Vec<Option<u32>>,
     /// The arena: constants (written once, when the tape is made) and
-    /// every computed value.
-    arena: Vec<f64>,
+    /// every computed value; it starts on a cache line, and so does each
+    /// packed `B` in it ([`reuse::align_packed`]).
+    arena: CacheAligned,
     /// Per body result: its region of the arena and its length.
     results: Vec<(usize, usize)>,
     /// Per body parameter: its number of elements (one row of a sequence,

@@ -102,7 +102,46 @@ pub(super) fn reuse(tape: &mut StepTape) {
     tape.results = tape.results.iter().map(|&(o, l)| (map(o), l)).collect();
     tape.prologue = prologue;
     tape.instrs = instrs;
-    tape.arena = arena;
+    tape.arena = arena.into();
+}
+
+/// Moves each packed `B` ([`Instr::PackB`]'s destination, which only its
+/// products read) whose region does not start on a cache line to the end
+/// of the arena, on one: the arena starts on a line, and the product
+/// kernel loads a packed `B` a line at a time (see
+/// [`crate::exec::aligned`]). Its old region stays, for what else a
+/// reused region holds at other times.
+pub(super) fn align_packed(tape: &mut StepTape) {
+    const LINE: usize = 8;
+    let mut regions: Vec<(usize, usize)> = tape
+        .prologue
+        .iter()
+        .chain(&tape.instrs)
+        .filter_map(|ins| match *ins {
+            Instr::PackB { dst, shape, .. } if !dst.is_multiple_of(LINE) => {
+                Some((dst, shape.packed_b_span()))
+            }
+            _ => None,
+        })
+        .collect();
+    // A region packed twice (a reused one) moves once.
+    regions.sort_unstable();
+    regions.dedup_by_key(|r| r.0);
+    for (from, len) in regions {
+        let to = tape.arena.len().div_ceil(LINE) * LINE;
+        // Only the packing and its products move: the old region may be
+        // shared (a pooled one) with values computed at other times.
+        for ins in tape.prologue.iter_mut().chain(tape.instrs.iter_mut()) {
+            match ins {
+                Instr::PackB { dst, .. } if *dst == from => *dst = to,
+                Instr::Gemm {
+                    packed_b: Some(p), ..
+                } if *p == from => *p = to,
+                _ => {}
+            }
+        }
+        tape.arena.resize(to + len);
+    }
 }
 
 /// The step values that may move (see the module docs), in step order;
@@ -317,7 +356,7 @@ mod tests {
             prologue,
             instrs,
             direct,
-            arena: vec![0.0; 7 * LEN],
+            arena: vec![0.0; 7 * LEN].into(),
             results: vec![(6 * LEN, LEN)],
             param_sizes: vec![LEN, LEN],
             native_tried: false,
@@ -366,6 +405,69 @@ mod tests {
         assert_eq!(step(&mut after, &p0, &p1), want);
         // Twice: nothing of one step leaks into the next.
         assert_eq!(step(&mut after, &p0, &p1), want);
+    }
+
+    /// A product of two parameters against its `B` packed in the
+    /// prologue at `packed_at`, then the product written after it.
+    fn packed_product(packed_at: usize) -> StepTape {
+        let (m, k, n) = (12, 20, 24);
+        let shape = super::super::GemmShape {
+            m,
+            k,
+            n,
+            batch: 1,
+            a_stride: 0,
+            b_stride: 0,
+        };
+        let span = shape.packed_b_span();
+        let out = packed_at + span;
+        StepTape {
+            prologue: vec![Instr::PackB {
+                src: Loc::Param(1, 0),
+                shape,
+                dst: packed_at,
+            }],
+            instrs: vec![Instr::Gemm {
+                a: Loc::Param(0, 0),
+                b: Loc::Param(1, 0),
+                shape,
+                packed_b: Some(packed_at),
+                dst: out,
+                then: Box::new([]),
+            }],
+            direct: vec![None],
+            arena: vec![0.0; out + m * n].into(),
+            results: vec![(out, m * n)],
+            param_sizes: vec![m * k, k * n],
+            native_tried: false,
+            native_loop: None,
+            scratch: Vec::new(),
+            failure: None,
+        }
+    }
+
+    #[test]
+    fn a_packed_b_is_moved_onto_a_cache_line_with_the_same_bits() {
+        let a: Vec<f64> = (0..12 * 20).map(|i| (i as f64 * 0.37).sin()).collect();
+        let b: Vec<f64> = (0..20 * 24).map(|i| (i as f64 * 0.11).cos()).collect();
+        let packed_b_at = |t: &StepTape| match t.prologue[0] {
+            Instr::PackB { dst, .. } => dst,
+            _ => unreachable!("the prologue packs B"),
+        };
+        let mut aligned = packed_product(8);
+        let want = step(&mut aligned, &a, &b);
+        let len = aligned.arena.len();
+        align_packed(&mut aligned);
+        // Already on a line: nothing moves.
+        assert_eq!((packed_b_at(&aligned), aligned.arena.len()), (8, len));
+        let mut moved = packed_product(3);
+        align_packed(&mut moved);
+        let at = packed_b_at(&moved);
+        assert!(at.is_multiple_of(8) && at >= 3 + 20 * 24, "moved to {at}");
+        assert!(matches!(moved.instrs[0], Instr::Gemm { packed_b: Some(p), .. } if p == at));
+        assert!((moved.arena.as_ptr() as usize).is_multiple_of(64));
+        assert!(moved.operands_clear_of_destinations());
+        assert_eq!(step(&mut moved, &a, &b), want);
     }
 
     #[test]
