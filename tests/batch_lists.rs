@@ -126,6 +126,16 @@ fn run_case(name: &str, optimize: bool) -> (Vec<Item>, bool) {
 
 /// Case `name` run by `run_lists` (optimized or not).
 fn run_case_result(name: &str, optimize: bool) -> eqscan::session::ListRunResult {
+    run_case_with(name, optimize, None)
+}
+
+/// Case `name` run by `run_lists` (optimized or not), `repeat` times
+/// after a warm-up when given.
+fn run_case_with(
+    name: &str,
+    optimize: bool,
+    repeat: Option<usize>,
+) -> eqscan::session::ListRunResult {
     let dir = root().join("tests/cases/lists");
     let p = load(&format!("tests/cases/lists/{name}.sexp"));
     let inputs = std::fs::read_dir(dir.join(format!("{name}.inputs")))
@@ -140,6 +150,7 @@ fn run_case_result(name: &str, optimize: bool) -> eqscan::session::ListRunResult
     let opts = RunOptions {
         inputs,
         optimizer: optimize.then(OptimizerSettings::default),
+        repeat,
         ..RunOptions::default()
     };
     run_lists(&p, &opts, &BTreeMap::new()).expect("runs")
@@ -449,24 +460,7 @@ fn a_backward_fold_keeps_one_masked_loop() {
 #[test]
 fn repeated_batched_runs_time_every_run() {
     let name = "batch_grad";
-    let dir = root().join("tests/cases/lists");
-    let p = load(&format!("tests/cases/lists/{name}.sexp"));
-    let inputs: Vec<(String, Source)> = std::fs::read_dir(dir.join(format!("{name}.inputs")))
-        .expect("inputs")
-        .flatten()
-        .map(|e| {
-            let path = e.path();
-            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-            (stem.to_string(), Source::Npy(path.clone()))
-        })
-        .collect();
-    let opts = RunOptions {
-        inputs,
-        optimizer: Some(OptimizerSettings::default()),
-        repeat: Some(4),
-        ..RunOptions::default()
-    };
-    let repeated = run_lists(&p, &opts, &BTreeMap::new()).expect("runs");
+    let repeated = run_case_with(name, true, Some(4));
     assert!(repeated.batched, "{:?}", repeated.not_batched);
     assert_eq!(repeated.execute_ms.len(), 4);
     assert!(repeated
