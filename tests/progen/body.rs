@@ -84,7 +84,8 @@ impl Gen<'_> {
             // against a threshold (NaN never stops it).
             let shape = self.elem_shape(false);
             let e = self.texpr(&scope, &shape, 2, true);
-            let thr = *self.src.pick(&["0.0", "0.5", "2.0", "-1.0"]);
+            // Not a value a step computes exactly (see `filter_let`).
+            let thr = *self.src.pick(&super::TIE_FREE_THRESHOLDS);
             results.push(format!("(until (gt (sum {e}) {thr}))"));
         }
         parts.push(if results.len() == 1 {
