@@ -15,7 +15,7 @@
 use std::ops::{Deref, DerefMut};
 
 /// Elements of `f64` per 64-byte cache line.
-const LINE: usize = 8;
+pub const LINE: usize = 8;
 
 /// A buffer of `f64` whose slice starts on a 64-byte boundary (see the
 /// module docs). Zero-filled when it grows.

@@ -26,6 +26,7 @@
 //! are), or move a value any step reads before the step writes it.
 
 use super::{overlaps, Instr, Loc, StepTape};
+use crate::exec::aligned::LINE;
 
 /// A value that moves: written by step instruction `ins` at `off` (`len`
 /// elements), last read by step instruction `last`.
@@ -112,7 +113,6 @@ pub(super) fn reuse(tape: &mut StepTape) {
 /// [`crate::exec::aligned`]). Its old region stays, for what else a
 /// reused region holds at other times.
 pub(super) fn align_packed(tape: &mut StepTape) {
-    const LINE: usize = 8;
     let mut regions: Vec<(usize, usize)> = tape
         .prologue
         .iter()
