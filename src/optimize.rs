@@ -35,11 +35,12 @@ mod loop_spans;
 
 use crate::egraph::analysis::TensorAnalysis;
 use crate::egraph::runner::{
-    saturate_watched, Budget, CostWatch, Limits, SaturateError, Saturation, StopReason,
+    saturate_seeded, seed, Budget, CostWatch, Limits, SaturateError, Saturation, Seeded, StopReason,
 };
 use crate::egraph::term::TNode;
 use crate::egraph::term::{expr_to_program, program_to_expr, TermError};
 use crate::extract::cost::CostModel;
+use crate::extract::dag::written_cost_in;
 use crate::extract::policy::{
     extract_within, extraction_deadline, restart_pays, saturation_budget, Extraction,
 };
@@ -255,12 +256,12 @@ fn list_report(p: &Program, cost: f64, model: &CostModel, start: Instant) -> Rep
     r
 }
 
-/// One round of the optimizer on `p`: saturation under `limits` and
+/// One round of the optimizer on a program `seeded` in its e-graph: saturation under `limits` and
 /// `budget`, followed by the [`CostWatch`], then extraction with
 /// `extractor`; the cheaper of the watch's best term and the extracted
 /// one, and the time extraction took.
 fn saturate_and_extract(
-    p: &Program,
+    seeded: Seeded,
     rewrites: &[Rewrite<TNode, TensorAnalysis>],
     limits: &Limits,
     budget: &Budget,
@@ -283,7 +284,7 @@ fn saturate_and_extract(
             }),
         }
     };
-    let sat = saturate_watched(p, rewrites, limits, budget, false, Some(watch))?;
+    let sat = saturate_seeded(seeded, rewrites, limits, budget, Some(watch))?;
     let t0 = Instant::now();
     let watched = best.borrow_mut().take();
     let x = match watched {
@@ -342,13 +343,16 @@ pub fn optimize_with(
     extractor: &Extractor,
 ) -> Result<Report, OptimizeError> {
     let start = Instant::now();
-    let cost_before = program_cost(p, model)?;
     if crate::lang::list_type::holds_lists(p) {
+        let cost_before = program_cost(p, model)?;
         return Ok(list_report(p, cost_before, model, start));
     }
     let budget = saturation_budget(start, limits.time_limit);
+    // The written program is priced on the e-graph saturation starts from.
+    let seeded = seed(p, limits, &budget, false)?;
+    let cost_before = written_cost_in(&seeded.egraph, &seeded.ids, &seeded.expr, model);
     let (mut sat, mut x, took) =
-        saturate_and_extract(p, rewrites, limits, &budget, model, extractor)?;
+        saturate_and_extract(seeded, rewrites, limits, &budget, model, extractor)?;
     let mut totals = RoundTotals::default();
     totals.add(&mut sat, took);
     // Restarts: saturation again from the extracted program, while the
@@ -363,8 +367,9 @@ pub fn optimize_with(
     {
         let q = program_of(p, &x.expr)?;
         round_start_cost = x.cost;
+        let seeded = seed(&q, limits, &budget, false)?;
         let (mut next, y, took) =
-            saturate_and_extract(&q, rewrites, limits, &budget, model, extractor)?;
+            saturate_and_extract(seeded, rewrites, limits, &budget, model, extractor)?;
         totals.add(&mut next, took);
         if y.cost < x.cost {
             x = y;

@@ -369,6 +369,14 @@ pub fn written_cost(expr: &RecExpr<TNode>, model: &CostModel) -> f64 {
     term_cost(expr, model, false)
 }
 
+/// [`written_cost`] read off an e-graph `eg` that holds `expr` and
+/// nothing else, rebuilt, where `ids[i]` is the class of node `i` (the
+/// e-graph saturation starts from: `crate::egraph::runner::Seeded`). The
+/// same value as [`written_cost`], without building the e-graph again.
+pub fn written_cost_in(eg: &EGraph, ids: &[Id], expr: &RecExpr<TNode>, model: &CostModel) -> f64 {
+    cost_in(eg, ids, expr, model, false)
+}
+
 /// [`dag_cost`] when `share_equal`, else [`written_cost`].
 fn term_cost(expr: &RecExpr<TNode>, model: &CostModel, share_equal: bool) -> f64 {
     let nodes = expr.as_ref();
@@ -384,6 +392,22 @@ fn term_cost(expr: &RecExpr<TNode>, model: &CostModel, share_equal: bool) -> f64
         ids.push(eg.add(m));
     }
     eg.rebuild();
+    cost_in(&eg, &ids, expr, model, share_equal)
+}
+
+/// [`term_cost`] on the e-graph `eg` of the term alone, `ids[i]` the class
+/// of node `i`.
+fn cost_in(
+    eg: &EGraph,
+    ids: &[Id],
+    expr: &RecExpr<TNode>,
+    model: &CostModel,
+    share_equal: bool,
+) -> f64 {
+    let nodes = expr.as_ref();
+    if nodes.is_empty() {
+        return 0.0;
+    }
     let canon: Vec<TNode> = nodes
         .iter()
         .map(|n| {
@@ -393,7 +417,7 @@ fn term_cost(expr: &RecExpr<TNode>, model: &CostModel, share_equal: bool) -> f64
         .collect();
     let mut memo: HashMap<usize, f64> = HashMap::new();
     let scope = Scope {
-        eg: &eg,
+        eg,
         expr,
         canon: &canon,
         model,
@@ -461,5 +485,65 @@ impl Scope<'_> {
             total += cost;
         }
         total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{written_cost, written_cost_in};
+    use crate::egraph::runner::{seed, Budget, Limits};
+    use crate::egraph::term::program_to_expr;
+    use crate::extract::CostModel;
+    use crate::lang::parse_program;
+    use std::path::Path;
+
+    /// The written program priced on the e-graph saturation starts from
+    /// costs exactly what it costs on an e-graph of its own, on every
+    /// program of the Scan rewrites' cases and the benchmark programs
+    /// (loops, repeated subterms, constants the analysis folds).
+    #[test]
+    fn the_written_cost_on_the_seeded_egraph_is_the_written_cost() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        for dir in [
+            "tests/cases/scan_rules",
+            "benches/programs",
+            "benches/programs/held",
+        ] {
+            for entry in std::fs::read_dir(root.join(dir)).expect("read dir") {
+                let path = entry.expect("entry").path();
+                if path.extension().is_some_and(|e| e == "sexp") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        assert!(files.len() >= 100, "{} files", files.len());
+        let limits = Limits::default();
+        let budget = Budget::from_limits(&limits);
+        let m = CostModel::default();
+        let mut priced = 0;
+        for f in &files {
+            let text = std::fs::read_to_string(f).expect("read");
+            let Ok(p) = parse_program(&text) else {
+                continue;
+            };
+            let Ok(p) = crate::grad::expand(&p) else {
+                continue;
+            };
+            let Ok(expr) = program_to_expr(&p) else {
+                continue;
+            };
+            let seeded = seed(&p, &limits, &budget, false).expect("seed");
+            let on_seed = written_cost_in(&seeded.egraph, &seeded.ids, &seeded.expr, &m);
+            assert_eq!(
+                on_seed.to_bits(),
+                written_cost(&expr, &m).to_bits(),
+                "{}",
+                f.display()
+            );
+            priced += 1;
+        }
+        assert!(priced >= 100, "{priced} programs priced");
     }
 }
