@@ -625,6 +625,31 @@ def forall_grad(i):
     return [np.float64(cost(params, np))] + grads
 
 
+def filter_fusion_inputs():
+    """nested_inputs' list of sequences and list of 3-vectors, a threshold."""
+    n = nested_inputs()
+    return {"L": n["L"], "V": n["V"], "t": np.float64(0.1)}
+
+
+@case(inputs=filter_fusion_inputs())
+def filter_fusion(i):
+    l2, v, t = i["L"], i["V"], i["t"]
+
+    def keep(pred, xs):
+        return like([e for e in xs if pred(e)], xs)
+
+    def total(s):
+        return np.sum(np.stack(s)) if len(s) else 0.0
+
+    return [keep(lambda x: x[1] < 0.0, keep(lambda x: np.sum(x) > t, v)),
+            keep(lambda x: np.max(x) >= 0.2,
+                 keep(lambda x: x[2] < 0.5,
+                      keep(lambda x: abs(x[0]) > 1e-310,
+                           keep(lambda x: np.sum(x) != 0.0, v)))),
+            keep(lambda s: total(s) > t, keep(lambda s: len(s) > 1, l2)),
+            keep(lambda s: s[0][0] > t, keep(lambda s: len(s) > 0, l2))]
+
+
 @case(inputs=dict(nested_inputs(), V=lst(rows(4, 2, k=36), (2,)), W=gen_tensor(37, (2,))))
 def fusion(i):
     v, l2, m3, w = i["V"], i["L"], i["M"], i["W"]

@@ -42,7 +42,12 @@ fn round_trips(g: &Graph) -> usize {
 }
 
 fn run(p: &Program, optimize: bool, inputs: &[(&str, &str)]) -> Vec<Item> {
-    let dir = root().join("tests/cases/lists/fusion.inputs");
+    run_from("fusion", p, optimize, inputs)
+}
+
+/// Runs `p` on inputs read from the folder of case `case`.
+fn run_from(case: &str, p: &Program, optimize: bool, inputs: &[(&str, &str)]) -> Vec<Item> {
+    let dir = root().join(format!("tests/cases/lists/{case}.inputs"));
     let opts = RunOptions {
         inputs: inputs
             .iter()
@@ -122,4 +127,82 @@ fn a_map_read_twice_or_with_a_gradient_is_not_fused() {
     let before = top_loops(&eqscan::session::expand(&p).unwrap().graph);
     let r = optimized(&p);
     assert_eq!(top_loops(&r.program.graph), before);
+}
+
+/// Filter fusion and the operand a filter reads twice: the case's four
+/// outputs are 3 + 15 + 3 + 3 loops as written (each filter's operand
+/// parsed twice, so four nested filters are fifteen loops) and five
+/// optimized, one each but the last's two: the first three outer
+/// predicates cannot fail and fuse
+/// into one loop (a `where` keeps a row where both hold), the fourth's
+/// `(index s 0)` would fail on the empty sequence the inner filter drops,
+/// so it keeps its own loop over the inner filter's rows, whose operand is
+/// computed once. The kept rows are the written ones, bit for bit.
+#[test]
+fn filters_of_filters_fuse_when_the_outer_predicate_cannot_fail() {
+    let text =
+        std::fs::read_to_string(root().join("tests/cases/lists/filter_fusion.sexp")).unwrap();
+    let p = parse_program(&text).unwrap();
+    let r = optimized(&p);
+    let q = &r.program;
+    assert_eq!(top_loops(&p.graph), 24, "as written");
+    assert_eq!(top_loops(&q.graph), 5, "fused");
+    let wheres = |g: &Graph| {
+        g.nodes
+            .iter()
+            .filter_map(|n| match &n.op {
+                Op::Scan(s) => Some(s.body.nodes.iter().filter(|m| m.op == Op::Where).count()),
+                _ => None,
+            })
+            .sum::<usize>()
+    };
+    // 1 + 3 + 1 conjunctions: the four nested filters' three fusions
+    // nest into one step
+    assert_eq!(wheres(&q.graph), 5);
+    let printed = eqscan::lang::print_program(q);
+    let again = parse_program(&printed).expect("the optimized text parses");
+    assert_eq!(eqscan::lang::print_program(&again), printed);
+    let inputs = [("L", "L.npz"), ("V", "V.npz"), ("t", "t.npy")];
+    let written = run_from("filter_fusion", &p, false, &inputs);
+    let fused = run_from("filter_fusion", &p, true, &inputs);
+    assert_eq!(written, fused);
+}
+
+/// A filter whose outer predicate may fail is not fused, whatever else it
+/// reads: `take` by a data index, a loop, an index into a row of run-time
+/// length. The written program never computes it on the rows the inner
+/// filter drops.
+#[test]
+fn a_predicate_that_may_fail_is_not_fused() {
+    let sums = "(gt (sum x) 0.0)";
+    let lengths = "(gt (len x) 0)";
+    for (list, inner, pred) in [
+        (
+            "(list (f64 3))",
+            sums,
+            "(gt (sum (take x (tensor (i64 1) 5))) 0.0)",
+        ),
+        (
+            "(list (f64 3))",
+            sums,
+            "(gt (sum (map (fn (y) (exp y)) x)) 0.0)",
+        ),
+        (
+            "(list (list (f64 2)))",
+            lengths,
+            "(gt (index (index x 0) 1) 0.0)",
+        ),
+        ("(list (list (f64 2)))", lengths, "(gt (max (stack x)) 0.0)"),
+    ] {
+        let p = parse_program(&format!(
+            "(program p (input V {list})
+               (output (filter (fn (x) {pred}) (filter (fn (x) {inner}) V))))"
+        ));
+        let p = match p {
+            Ok(p) => p,
+            Err(e) => panic!("{pred}: {e}"),
+        };
+        let q = optimized(&p).program;
+        assert_eq!(top_loops(&q.graph), 2, "{pred}");
+    }
 }

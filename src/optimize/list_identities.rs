@@ -11,7 +11,11 @@
 //! never built, and one loop runs instead of two, over the same elements in
 //! the same order, each step doing what the two steps did. Before fusing,
 //! the list ops that undo one another are removed (`(stack (unstack X))`,
-//! `(flatten (nest X L))`), so `forall` over a `forall` fuses too. Must not: run
+//! `(flatten (nest X L))`), so `forall` over a `forall` fuses too, and a
+//! node that repeats an earlier one is merged into it
+//! (`share_duplicates`: the parser writes a filter's operand twice). A
+//! filter of a filter whose outer predicate cannot fail becomes one filter
+//! (`fuse_filters`). Must not: run
 //! anything, price anything (the caller, `optimize`, keeps the result only
 //! when the cost model does not price it higher), or touch the e-graph.
 //!
@@ -23,9 +27,9 @@
 //! producer's sequences, so zipped lists still have their lengths checked
 //! before the first step, and the step count is the same.
 
-use crate::lang::op::ListOp;
+use crate::lang::op::{ListOp, Scalar};
 use crate::lang::{Graph, LoopSig, Node, NodeId, Op, OutputInfo, Program, Scan};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// `p` with every map fused into the loop that reads it (loop bodies
 /// included), and how many fusions were made.
@@ -44,12 +48,17 @@ fn fuse_graph(g: &mut Graph) -> usize {
         }
     }
     loop {
+        let (shared, k) = share_duplicates(g);
+        if k > 0 {
+            *g = shared;
+            n += k;
+        }
         let (simpler, k) = simplify(g);
         if k > 0 {
             *g = prune(&simpler);
             n += k;
         }
-        match fuse_once(g) {
+        match fuse_once(g).or_else(|| fuse_filters(g)) {
             Some(fused) => {
                 *g = fused;
                 n += 1;
@@ -134,6 +143,57 @@ fn simplify(g: &Graph) -> (Graph, usize) {
                     ..src.clone()
                 };
                 map.push(out.push(node, span));
+            }
+        }
+    }
+    out.outputs = g.outputs.iter().map(|o| map[o.0]).collect();
+    (out, count)
+}
+
+/// `g` with each node that repeats an earlier one (the same op, the same
+/// arguments, the same type) replaced by that earlier one, and how many
+/// were. Every op is a function of its arguments (random numbers too: they
+/// read an explicit key), so the two compute the same value, and the
+/// earlier one runs first: an error is raised where the written program
+/// raises it. The parser writes such repeats: a filter reads its operand
+/// twice, once in the mask's loop and once in `compress`, each parsed from
+/// the text, so `filter p (filter q L)` computed the inner filter twice
+/// and four nested filters ran fifteen loops. The e-graph merges them in
+/// programs without lists; this does for list programs.
+fn share_duplicates(g: &Graph) -> (Graph, usize) {
+    let mut out = Graph {
+        n_params: g.n_params,
+        ..Graph::default()
+    };
+    let mut map: Vec<NodeId> = Vec::with_capacity(g.nodes.len());
+    // The nodes kept so far, by op kind and arguments.
+    let mut seen: HashMap<(std::mem::Discriminant<Op>, Vec<NodeId>), Vec<NodeId>> = HashMap::new();
+    let mut count = 0;
+    for (i, src) in g.nodes.iter().enumerate() {
+        let args: Vec<NodeId> = src.args.iter().map(|a| map[a.0]).collect();
+        let node = Node {
+            args,
+            ..src.clone()
+        };
+        if i < g.n_params {
+            map.push(out.push(node, g.span(NodeId(i))));
+            continue;
+        }
+        let key = (std::mem::discriminant(&node.op), node.args.clone());
+        let same = seen.get(&key).and_then(|kept| {
+            kept.iter()
+                .copied()
+                .find(|k| out.node(*k).op == node.op && out.node(*k).ty == node.ty)
+        });
+        match same {
+            Some(k) => {
+                count += 1;
+                map.push(k);
+            }
+            None => {
+                let k = out.push(node, g.span(NodeId(i)));
+                seen.entry(key).or_default().push(k);
+                map.push(k);
             }
         }
     }
@@ -317,6 +377,223 @@ fn fuse(
     args.extend_from_slice(a_non_seqs);
     args.extend(extra);
     Some((Op::Scan(Box::new(Scan { sig, body })), args))
+}
+
+/// Filter fusion, `filter p (filter q X) = filter (q ∧ p) X`, where `p`
+/// cannot fail: `(compress M2 (compress M1 X))`, `M1` the map of `q` over
+/// `X` and `M2` the map of `p` over the kept rows, becomes `(compress M
+/// X)`, `M` the map over `X` whose step computes both and keeps a row
+/// where both hold, as `(where q p q)`. The fused loop computes `p` on the
+/// rows `q` drops too, so it is made only when `p` is total
+/// ([`never_fails`]): no error the written program never raises, and the
+/// kept rows, their order and the values are the written ones. One loop
+/// and one `compress` fewer; the first filter's rows are not built when
+/// nothing else reads them. `None` when there is none to make.
+fn fuse_filters(g: &Graph) -> Option<Graph> {
+    for (c2, node) in g.nodes.iter().enumerate() {
+        if node.op != Op::Compress {
+            continue;
+        }
+        let [m2, y] = node.args[..] else { continue };
+        let Some((loop2, sb)) = mask_loop(g, m2, y) else {
+            continue;
+        };
+        let yn = g.node(y);
+        if yn.op != Op::Compress {
+            continue;
+        }
+        let [m1, x] = yn.args[..] else { continue };
+        let Some((loop1, sa)) = mask_loop(g, m1, x) else {
+            continue;
+        };
+        if !never_fails(&sb.body) {
+            continue;
+        }
+        let Some((op, args)) = conjoin(sa, &g.node(loop1).args, sb, &g.node(loop2).args) else {
+            continue;
+        };
+        let mut out = Graph {
+            n_params: g.n_params,
+            ..Graph::default()
+        };
+        let mut map: Vec<NodeId> = Vec::with_capacity(g.nodes.len() + 2);
+        let mut fused = Some((op, args));
+        for (i, src) in g.nodes.iter().enumerate() {
+            let span = g.span(NodeId(i));
+            let node = match (i == c2, fused.take()) {
+                (true, Some((op, args))) => {
+                    let both = Node {
+                        op,
+                        args: args.iter().map(|a| map[a.0]).collect(),
+                        ty: g.node(loop1).ty.clone(),
+                        name: None,
+                    };
+                    let both = out.push(both, span);
+                    let mask = Node {
+                        op: Op::Proj(0),
+                        args: vec![both],
+                        ty: g.node(m1).ty.clone(),
+                        name: None,
+                    };
+                    let mask = out.push(mask, span);
+                    Node {
+                        args: vec![mask, map[x.0]],
+                        ..src.clone()
+                    }
+                }
+                (_, rest) => {
+                    fused = rest;
+                    Node {
+                        args: src.args.iter().map(|a| map[a.0]).collect(),
+                        ..src.clone()
+                    }
+                }
+            };
+            map.push(out.push(node, span));
+        }
+        out.outputs = g.outputs.iter().map(|o| map[o.0]).collect();
+        return Some(prune(&out));
+    }
+    None
+}
+
+/// The loop whose mask `m` is, when it is a filter's: a map over `seq`
+/// alone (its one sequence, at tap 0) whose step gives one bool scalar.
+fn mask_loop(g: &Graph, m: NodeId, seq: NodeId) -> Option<(NodeId, &Scan)> {
+    let mn = g.node(m);
+    if mn.op != Op::Proj(0) {
+        return None;
+    }
+    let l = *mn.args.first()?;
+    let ln = g.node(l);
+    let Op::Scan(s) = &ln.op else { return None };
+    let out = s.body.node(*s.body.outputs.first()?).ty();
+    let is_mask = is_map(&s.sig)
+        && s.sig.sequences.len() == 1
+        && ln.args.first() == Some(&seq)
+        && ln.ty.len() == 1
+        && s.body.outputs.len() == 1
+        && out.dtype == crate::lang::DType::Bool
+        && out.ndim() == 0
+        && !out.is_list();
+    is_mask.then_some((l, s))
+}
+
+/// The map over the first filter's operand whose step is `q`'s (loop
+/// `sa`, outer arguments `a_args`) and `p`'s (loop `sb`, `b_args`) on the
+/// same row, giving `(where q p q)`; and its outer arguments: the operand,
+/// `q`'s captured values, then `p`'s that `q` does not already take.
+fn conjoin(
+    sa: &Scan,
+    a_args: &[NodeId],
+    sb: &Scan,
+    b_args: &[NodeId],
+) -> Option<(Op, Vec<NodeId>)> {
+    let (ab, bb) = (&sa.body, &sb.body);
+    let (k_a, k_b) = (sa.sig.n_non_seqs, sb.sig.n_non_seqs);
+    if ab.n_params != 1 + k_a
+        || bb.n_params != 1 + k_b
+        || a_args.len() != 1 + k_a
+        || b_args.len() != 1 + k_b
+        || ab.node(NodeId(0)).ty != bb.node(NodeId(0)).ty
+    {
+        return None;
+    }
+    let mut body = Graph::default();
+    let mut names = HashSet::new();
+    let mut a_map = vec![NodeId(0); ab.nodes.len()];
+    let mut b_map = vec![NodeId(0); bb.nodes.len()];
+    let mut param = |body: &mut Graph, src: &Graph, i: usize| -> NodeId {
+        let k = body.nodes.len();
+        let n = src.node(NodeId(i));
+        let node = Node {
+            op: Op::Input(k),
+            args: Vec::new(),
+            ty: n.ty.clone(),
+            name: n.name.as_ref().map(|s| unique(s, &mut names)),
+        };
+        body.push(node, src.span(NodeId(i)))
+    };
+    for (i, slot) in a_map.iter_mut().enumerate().take(1 + k_a) {
+        *slot = param(&mut body, ab, i);
+    }
+    b_map[0] = a_map[0];
+    let mut extra = Vec::new();
+    for (i, outer) in b_args[1..].iter().enumerate() {
+        b_map[1 + i] = match a_args[1..].iter().position(|x| x == outer) {
+            Some(k) => a_map[1 + k],
+            None => {
+                extra.push(*outer);
+                param(&mut body, bb, 1 + i)
+            }
+        };
+    }
+    body.n_params = body.nodes.len();
+    copy_nodes(&mut body, ab, &mut a_map, &mut names);
+    copy_nodes(&mut body, bb, &mut b_map, &mut names);
+    let q = a_map[ab.outputs.first()?.0];
+    let p = b_map[bb.outputs.first()?.0];
+    let both = Node {
+        op: Op::Where,
+        args: vec![q, p, q],
+        ty: body.node(q).ty.clone(),
+        name: None,
+    };
+    let span = bb.span(*bb.outputs.first()?);
+    let both = body.push(both, span);
+    body.outputs = vec![both];
+    let sig = LoopSig {
+        n_non_seqs: k_a + extra.len(),
+        ..sa.sig.clone()
+    };
+    let mut args = a_args.to_vec();
+    args.extend(extra);
+    Some((Op::Scan(Box::new(Scan { sig, body })), args))
+}
+
+/// True when no node of the predicate `body` can fail at run time, on any
+/// row of the right type: the ops below on operands whose sizes are all
+/// known (so a broadcast was checked when the program was read), sums and
+/// the like over anything (a sum over nothing is 0), `max`, `min`,
+/// `argmax` and `argmin` only over known sizes above zero, `len`, `stack`
+/// of a list of tensors of known sizes, and `index` by integer literals
+/// within known sizes. Anything else (`take`, a loop, a solve, an index
+/// into a list or a run-time size) may fail where the written program,
+/// which never computes `p` on the rows `q` dropped, does not.
+fn never_fails(body: &Graph) -> bool {
+    use crate::lang::op::{ListOp, ReduceOp};
+    use crate::lang::shape::Type;
+    let known = |t: &Type| !t.is_list() && t.shape.iter().all(|d| d.as_known().is_some());
+    let positive = |t: &Type| known(t) && t.shape.iter().all(|d| d.as_known() > Some(0));
+    let ty = |a: &NodeId| body.node(*a).ty();
+    body.nodes[body.n_params..].iter().all(|n| match &n.op {
+        Op::Literal(_) | Op::Size(_) => true,
+        Op::Unary(_) | Op::Binary(_) | Op::Compare(_) | Op::Where | Op::Clip | Op::Cast(_) => {
+            n.args.iter().all(|a| known(ty(a)))
+        }
+        Op::Reduce(ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax | ReduceOp::Argmin, _) => {
+            n.args.iter().all(|a| positive(ty(a)))
+        }
+        Op::Reduce(..) => n.args.iter().all(|a| !ty(a).is_list()),
+        Op::List(ListOp::Len) => true,
+        Op::Stack => {
+            let t = n.ty();
+            !t.is_list() && t.shape.iter().skip(1).all(|d| d.as_known().is_some())
+        }
+        Op::Index => match n.args.split_first() {
+            Some((x, idx)) => {
+                let xt = ty(x);
+                known(xt)
+                    && idx.len() <= xt.shape.len()
+                    && idx.iter().zip(&xt.shape).all(|(i, d)| {
+                        let size = d.as_known().unwrap_or(0);
+                        matches!(body.node(*i).op, Op::Literal(Scalar::I64(k)) if -size <= k && k < size)
+                    })
+            }
+            None => false,
+        },
+        _ => false,
+    })
 }
 
 /// Appends the nodes of `src` after its parameters to `body`, their
