@@ -389,10 +389,10 @@ fn known_lengths_run_the_fold_in_shrinking_phases() {
     assert_eq!(loops(&b.program.graph), (1, 0));
 }
 
-/// Runs `ELMAN` on generated inputs (the list `L` with `RAGGED` lengths,
-/// scaled by `scale`), optimized or not.
-fn run_elman(optimize: bool, scale: f64) -> eqscan::session::ListRunResult {
-    let p = parse_program(ELMAN).expect("parses");
+/// Runs the program `text` (over `L`, as `ELMAN`) on generated inputs,
+/// `L` with `RAGGED` lengths scaled by `scale`, optimized or not.
+fn run_fold(text: &str, optimize: bool, scale: f64) -> eqscan::session::ListRunResult {
+    let p = parse_program(text).expect("parses");
     let spec: Vec<String> = RAGGED.iter().map(|t| t.to_string()).collect();
     let lengths = BTreeMap::from([("L".to_string(), spec.join(","))]);
     let opts = RunOptions {
@@ -409,18 +409,26 @@ fn run_elman(optimize: bool, scale: f64) -> eqscan::session::ListRunResult {
 /// sum, finite where the written program is.
 #[test]
 fn phased_runs_give_the_per_sequence_results() {
-    let p = parse_program(ELMAN).expect("parses");
+    phased_runs_agree(ELMAN);
+}
+
+/// `text`'s fold runs in phases with `RAGGED` lengths, a forward and a
+/// backward loop per phase, and its outputs (forward and gradient, at 1,
+/// 1e300 and 1e-300) are the per-sequence run's within rounding of a
+/// re-associated sum.
+fn phased_runs_agree(text: &str) {
+    let p = parse_program(text).expect("parses");
     let m = BTreeMap::from([("L".to_string(), RAGGED.to_vec())]);
     let b = batch_lists(&p, Some(&m)).expect("batches");
     let phases = b.lists[0].phases.as_ref().expect("phased").plan.phases();
     assert!(phases > 1);
     for scale in [1.0, 1e300, 1e-300] {
-        let got = run_elman(true, scale);
+        let got = run_fold(text, true, scale);
         assert!(got.batched, "{scale}: {:?}", got.not_batched);
         // A forward and a backward loop per phase.
         let ran = got.loops.expect("loops").run;
         assert_eq!(ran, 2 * phases, "{scale}");
-        let want = run_elman(false, scale);
+        let want = run_fold(text, false, scale);
         assert!(!want.batched);
         for (k, (a, w)) in got.outputs.iter().zip(&want.outputs).enumerate() {
             let ((va, _), (vw, _)) = (values(a), values(w));
@@ -442,16 +450,26 @@ fn phased_runs_give_the_per_sequence_results() {
     }
 }
 
-/// A backward fold (`foldr`) starts at each sequence's end, so it is not
-/// run in phases: one masked loop, the per-sequence results.
+/// A backward fold (`foldr`) starts at each sequence's end, so its phases
+/// run last first and the batch grows: the longest sequences start alone,
+/// and each earlier phase adds the rows whose sequences end in it, from
+/// the init. One loop per phase, as forwards; the results, forward and
+/// gradient, are the per-sequence run's (the empty sequence keeps h0, the
+/// one-step sequence runs only in the first phase).
 #[test]
-fn a_backward_fold_keeps_one_masked_loop() {
+fn a_backward_fold_runs_in_phases_whose_batch_grows() {
     let text = ELMAN.replace("(foldl ", "(foldr ");
     let p = parse_program(&text).expect("parses");
     let m = BTreeMap::from([("L".to_string(), RAGGED.to_vec())]);
     let b = batch_lists(&p, Some(&m)).expect("batches");
-    assert!(b.lists[0].phases.is_none());
-    assert_eq!(loops(&b.program.graph), (1, 0));
+    let n = b.lists[0].phases.as_ref().expect("phased").plan.phases();
+    assert!(n > 1);
+    assert_eq!(loops(&b.program.graph), (n, 0));
+    assert!(b.program.graph.nodes.iter().all(|node| match &node.op {
+        Op::Scan(s) => s.sig.go_backwards,
+        _ => true,
+    }));
+    phased_runs_agree(&text);
 }
 
 /// A repeated batched run pads its lists once per run and reports one time

@@ -6,7 +6,8 @@
 //! row `b` is sequence `b`'s fold (its init when the sequence is empty).
 //!
 //! With the lengths known (`run`), each fold instead runs in
-//! length-sorted phases whose batch shrinks as sequences end
+//! length-sorted phases whose batch shrinks as sequences end (grows, for a
+//! backward fold, whose phases run last first)
 //! ([`PhasePlan`], `batch_phases.rs`; [`Phased`]), tried first.
 //!
 //! Owns: [`batch_lists`] (the term-level rewrite, before `grad` expands,
@@ -990,10 +991,8 @@ fn batch_fold_phased(
     let Some(phases) = &l.phases else {
         return Err(NotBatched::Internal("a phased fold without its plan"));
     };
-    if fold.sig.go_backwards && phases.plan.phases() > 1 {
-        // A backward fold starts at each sequence's end: its phases would
-        // run last first, the batch growing. Not done: one masked loop.
-        return Err(NotBatched::Step("a backward fold in phases".into()));
+    if fold.sig.go_backwards {
+        return batch_fold_phased_backwards(w, fold, &inits, &caps, feed, l, phases);
     }
     let mut states = inits
         .iter()
@@ -1021,6 +1020,69 @@ fn batch_fold_phased(
             }
         }
         states = next;
+    }
+    Ok(results)
+}
+
+/// [`batch_fold_phased`] for a backward fold (`foldr`): it starts at each
+/// sequence's end, so the phases run last first and the batch grows. The
+/// last phase's rows (the longest sequences) start from the init; each
+/// earlier phase takes the rows the later one ran (`nexts`, a prefix of
+/// its rows) with their last states, and starts its other rows, the
+/// sequences that end inside it or at its end, from the init. A row
+/// whose sequence ends strictly inside a phase is masked there until the
+/// loop reaches its last element (the same `(lt t LENGTHS)` as forwards:
+/// the loop reads the step counter backwards too). Every sequence's fold
+/// ends at its first element, in phase 0, whose last states are every
+/// row's final ones, set into the sequences' places (`ended`, `users`).
+fn batch_fold_phased_backwards(
+    w: &mut Writer,
+    fold: &Scan,
+    inits: &[NodeId],
+    caps: &[NodeId],
+    feed: &Feed,
+    l: &PaddedList,
+    phases: &Phased,
+) -> Result<Vec<NodeId>, NotBatched> {
+    let mut carried: Option<Vec<NodeId>> = None;
+    for p in (0..feed.pads.len()).rev() {
+        let mut states = Vec::with_capacity(inits.len());
+        for (k, &i) in inits.iter().enumerate() {
+            let fresh = w.broadcast(i, &phases.rows[p], 0)?;
+            states.push(match (&carried, feed.nexts.get(p)) {
+                (Some(later), Some(&rows)) => w.op(Op::SetTake(0), &[fresh, later[k], rows])?,
+                (None, _) => fresh,
+                (Some(_), None) => {
+                    return Err(NotBatched::Internal(
+                        "a phase without the rows it passes on",
+                    ))
+                }
+            });
+        }
+        let mask = match feed.lens[p] {
+            Some(lens) => Some((w.op(Op::Arange(Dim::sym(&phases.steps[p])), &[])?, lens)),
+            None => None,
+        };
+        let outs = batch_loop(w, fold, feed.pads[p], &states, caps, mask)?;
+        let last = w.op(Op::Literal(Scalar::I64(-1)), &[])?;
+        let finals = outs
+            .iter()
+            .map(|&o| w.op(Op::Index, &[o, last]))
+            .collect::<Result<Vec<_>, _>>()?;
+        carried = Some(finals);
+    }
+    let Some(finals) = carried else {
+        return Err(NotBatched::Internal("a phased fold without phases"));
+    };
+    let mut results = inits
+        .iter()
+        .map(|&i| w.broadcast(i, &l.batch, 0))
+        .collect::<Result<Vec<_>, _>>()?;
+    for &(ended, users) in &feed.ended {
+        for (k, &f) in finals.iter().enumerate() {
+            let done = w.op(Op::Take(0), &[f, ended])?;
+            results[k] = w.op(Op::SetTake(0), &[results[k], done, users])?;
+        }
     }
     Ok(results)
 }
