@@ -320,25 +320,14 @@ fn fuse(
     let mut names = HashSet::new();
     let mut a_map = vec![NodeId(0); ab.nodes.len()];
     let mut b_map = vec![NodeId(0); bb.nodes.len()];
-    let mut param = |body: &mut Graph, src: &Graph, i: usize| -> NodeId {
-        let k = body.nodes.len();
-        let n = src.node(NodeId(i));
-        let node = Node {
-            op: Op::Input(k),
-            args: Vec::new(),
-            ty: n.ty.clone(),
-            name: n.name.as_ref().map(|s| unique(s, &mut names)),
-        };
-        body.push(node, src.span(NodeId(i)))
-    };
     for (i, slot) in a_map.iter_mut().enumerate().take(n_seq) {
-        *slot = param(&mut body, ab, i);
+        *slot = copy_param(&mut body, ab, i, &mut names);
     }
     for i in 0..n_state_params {
-        b_map[1 + i] = param(&mut body, bb, 1 + i);
+        b_map[1 + i] = copy_param(&mut body, bb, 1 + i, &mut names);
     }
     for i in 0..k_a {
-        a_map[n_seq + i] = param(&mut body, ab, n_seq + i);
+        a_map[n_seq + i] = copy_param(&mut body, ab, n_seq + i, &mut names);
     }
     let mut extra = Vec::new();
     for (i, outer) in b_non_seqs.iter().enumerate() {
@@ -347,7 +336,7 @@ fn fuse(
             Some(k) => a_map[n_seq + k],
             None => {
                 extra.push(*outer);
-                param(&mut body, bb, at)
+                copy_param(&mut body, bb, at, &mut names)
             }
         };
     }
@@ -503,19 +492,8 @@ fn conjoin(
     let mut names = HashSet::new();
     let mut a_map = vec![NodeId(0); ab.nodes.len()];
     let mut b_map = vec![NodeId(0); bb.nodes.len()];
-    let mut param = |body: &mut Graph, src: &Graph, i: usize| -> NodeId {
-        let k = body.nodes.len();
-        let n = src.node(NodeId(i));
-        let node = Node {
-            op: Op::Input(k),
-            args: Vec::new(),
-            ty: n.ty.clone(),
-            name: n.name.as_ref().map(|s| unique(s, &mut names)),
-        };
-        body.push(node, src.span(NodeId(i)))
-    };
     for (i, slot) in a_map.iter_mut().enumerate().take(1 + k_a) {
-        *slot = param(&mut body, ab, i);
+        *slot = copy_param(&mut body, ab, i, &mut names);
     }
     b_map[0] = a_map[0];
     let mut extra = Vec::new();
@@ -524,7 +502,7 @@ fn conjoin(
             Some(k) => a_map[1 + k],
             None => {
                 extra.push(*outer);
-                param(&mut body, bb, 1 + i)
+                copy_param(&mut body, bb, 1 + i, &mut names)
             }
         };
     }
@@ -594,6 +572,20 @@ fn never_fails(body: &Graph) -> bool {
         },
         _ => false,
     })
+}
+
+/// Appends parameter `i` of `src` to `body` as its next parameter (its
+/// name made new in `names`).
+fn copy_param(body: &mut Graph, src: &Graph, i: usize, names: &mut HashSet<String>) -> NodeId {
+    let k = body.nodes.len();
+    let n = src.node(NodeId(i));
+    let node = Node {
+        op: Op::Input(k),
+        args: Vec::new(),
+        ty: n.ty.clone(),
+        name: n.name.as_ref().map(|s| unique(s, names)),
+    };
+    body.push(node, src.span(NodeId(i)))
 }
 
 /// Appends the nodes of `src` after its parameters to `body`, their
