@@ -26,6 +26,10 @@ pub fn list_rule(op: &Op, args: &[&Type]) -> Result<Option<Type>, String> {
             [x, l] => nest(x, l).map(Some),
             _ => Err(format!("expects 2 arguments (X L), got {}", args.len())),
         },
+        Op::List(ListOp::CompressInnermost) => match args {
+            [m, l] => compress_innermost(m, l).map(Some),
+            _ => Err(format!("expects 2 arguments (MASK L), got {}", args.len())),
+        },
         Op::List(l) => one_arg(args).and_then(|x| list_op(*l, x)).map(Some),
         Op::Compress if args.len() == 2 && args[1].is_list() => compress(args).map(Some),
         Op::Index if args.first().is_some_and(|t| t.is_list()) => index(args).map(Some),
@@ -105,7 +109,23 @@ fn list_op(op: ListOp, x: &Type) -> Result<Type, String> {
             Ok(x.element().strong())
         }
         ListOp::Nest => Err("expects 2 arguments (X L), got 1".into()),
+        ListOp::CompressInnermost => Err("expects 2 arguments (MASK L), got 1".into()),
     }
+}
+
+/// `(compress_innermost MASK L)`: L's innermost tensors where MASK holds,
+/// L's nesting kept: L's type. That MASK has one entry per innermost
+/// tensor is checked when it runs.
+fn compress_innermost(m: &Type, l: &Type) -> Result<Type, String> {
+    if m.is_list() || m.dtype != DType::Bool || m.ndim() != 1 {
+        return Err(format!(
+            "takes a bool vector as its mask (one entry per innermost tensor), got {m}"
+        ));
+    }
+    if !l.is_list() {
+        return Err(format!("takes a list (argument 2), got the tensor {l}"));
+    }
+    Ok(l.clone().strong())
 }
 
 /// `(nest X L)`: X's tensors (the rows of a tensor, or the innermost

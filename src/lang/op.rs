@@ -260,6 +260,11 @@ op_family! {
         /// innermost tensors) in L's nesting, as many as L holds (how
         /// `forall` keeps its operand's row splits on its result)
         Nest = "nest",
+        /// `(compress_innermost MASK L)`: L's innermost tensors where the
+        /// bool vector MASK (one entry per innermost tensor, in order)
+        /// holds, L's nesting kept (a list left empty stays, empty): how
+        /// `filterall` on a list of lists runs its predicate in one loop
+        CompressInnermost = "compress_innermost",
     }
 }
 

@@ -74,5 +74,8 @@ pub fn example(k: OpKind) -> String {
         OpKind::List(ListOp::Unstack) => "(unstack m)".into(),
         OpKind::List(ListOp::Flatten) => "(flatten l)".into(),
         OpKind::List(ListOp::Nest) => "(nest (flatten l) l)".into(),
+        OpKind::List(ListOp::CompressInnermost) => {
+            "(compress_innermost (gt (sum (stack (flatten l)) 1) 0.0) l)".into()
+        }
     }
 }

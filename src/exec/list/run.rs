@@ -295,6 +295,19 @@ pub(super) fn eval_graph_items(
                     shape_of.nest(values).map_err(|m| op_error(span, op, m))?,
                 ))
             }
+            Op::List(ListOp::CompressInnermost) => {
+                let Item::List(l) = arg(1)? else {
+                    return Err(internal("compress_innermost takes a list"));
+                };
+                let mask: Vec<bool> = match arg(0)? {
+                    Item::Tensor(Value::Bool(m)) => m.iter().copied().collect(),
+                    _ => return Err(internal("the mask is not a bool vector")),
+                };
+                Slot::One(Item::List(
+                    l.compress_innermost(&mask)
+                        .map_err(|m| op_error(span, op, m))?,
+                ))
+            }
             Op::List(l) => Slot::One(list_op(*l, arg(0)?).map_err(|m| op_error(span, op, m))?),
             Op::Compress if matches!(arg(1)?, Item::List(_)) => {
                 let Item::List(l) = arg(1)? else {
@@ -424,5 +437,6 @@ fn list_op(op: ListOp, x: &Item) -> Result<Item, String> {
         (ListOp::Unstack, Item::List(_)) => Err("unstack takes a tensor, got a list".into()),
         (ListOp::Flatten, Item::Tensor(_)) => Err("flatten takes a list, got a tensor".into()),
         (ListOp::Nest, _) => Err("nest takes 2 arguments".into()),
+        (ListOp::CompressInnermost, _) => Err("compress_innermost takes 2 arguments".into()),
     }
 }

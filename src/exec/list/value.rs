@@ -367,6 +367,34 @@ impl ListValue {
         ListValue::of_lists(&parts, self.depth(), dtype, &shape)
     }
 
+    /// Its innermost tensors where `mask` (one entry per innermost
+    /// tensor, in order) holds, its nesting kept: each innermost list
+    /// keeps its own tensors that pass (a list left empty stays, empty);
+    /// a copy of the kept rows (`filterall` over a list of lists).
+    pub fn compress_innermost(&self, mask: &[bool]) -> Result<ListValue, String> {
+        let (values, mut splits) = self.to_parts();
+        if mask.len() != self.count() {
+            return Err(format!(
+                "the mask has {} entries for a list of {} tensors at its innermost depth",
+                mask.len(),
+                self.count()
+            ));
+        }
+        let kept = Value::from(ndarray::Array1::from(mask.to_vec()).into_dyn());
+        let values = crate::exec::ops::compress::compress(&kept, &values)?;
+        if let Some(inner) = splits.last_mut() {
+            let mut at = 0i64;
+            let mut start = 0usize;
+            for off in inner.iter_mut().skip(1) {
+                let end = usize::try_from(*off).map_err(|_| "a negative row split")?;
+                at += mask[start..end].iter().filter(|&&m| m).count() as i64;
+                start = end;
+                *off = at;
+            }
+        }
+        ListValue::from_parts(values, splits)
+    }
+
     /// Which storage it shares: lists cut from one another have the same
     /// id (the address of their shared `values`).
     pub fn storage_id(&self) -> usize {

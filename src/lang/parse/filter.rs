@@ -11,14 +11,16 @@
 //! written twice, once for each). Over a list of tensors the elements are
 //! stacked first and the kept rows made a list again; over a list of lists
 //! `filter`'s mask is a loop over the list's elements and `compress` keeps
-//! whole elements (their ranges of the row splits), and `filterall` is a
-//! `map` of itself over the outermost depth (down to a list of tensors),
-//! so the nesting is kept. Must not: evaluate anything.
+//! whole elements (their ranges of the row splits), and `filterall`'s
+//! mask is one loop over the innermost tensors (`(stack (flatten ...
+//! L))`), which `(compress_innermost MASK L)` keeps in L's nesting. Must
+//! not: evaluate anything.
 
 use super::{arity, syntax, type_err, Parser};
 use crate::lang::error::LangError;
 use crate::lang::loop_sig::LoopSig;
 use crate::lang::loop_type;
+use crate::lang::op::ListOp;
 use crate::lang::op_table::Op;
 use crate::lang::program::{NodeId, OutputInfo, Span};
 use crate::lang::sexp::Sexp;
@@ -62,7 +64,7 @@ impl Parser {
         // innermost tensors, the nesting kept: a map of it over the
         // outermost depth, down to a list of tensors.
         if depth > 1 && op == "filterall" {
-            return self.filterall_nested(x, items[2].span(), &items[1], span);
+            return self.filterall_nested(x, &items[1], &items[2], span);
         }
         // filter over a list of lists keeps whole elements: its mask is
         // read from the list as it is, and `compress` keeps the elements.
@@ -85,9 +87,39 @@ impl Parser {
         // filterall's predicate reads the elements in row-major order.
         let flatten = op == "filterall" && list.is_none() && xt.ndim() != 1;
         let source = self.flat(x, flatten, span)?;
+        let mask = self.predicate_mask(source, &items[1], op, span)?;
+        // The operand as compress reads it: parsed again, after the loop,
+        // so that no node is shared and the nodes come in the order the
+        // printed `(compress (scan ... (sequences X) ...) X)` reads back
+        // in (the optimizer's e-graph merges the two).
+        let x2 = self.expr(&items[2])?;
+        let x2 = match list {
+            Some(_) => self.filter_rows(x2, items[2].span())?.unwrap_or(x2),
+            None => x2,
+        };
+        let operand = self.flat(x2, flatten, span)?;
+        let kept = self.make(Op::Compress, vec![mask, operand], span)?;
+        if whole {
+            return Ok(kept);
+        }
+        match list {
+            Some(_) => self.rows_as_list(kept, span),
+            None => Ok(kept),
+        }
+    }
+
+    /// The mask of `op`'s predicate `pred` (a `fn` of one parameter) over
+    /// the rows of `source`: a map giving one bool per row.
+    fn predicate_mask(
+        &mut self,
+        source: NodeId,
+        pred: &Sexp,
+        op: &str,
+        span: Span,
+    ) -> Result<NodeId, LangError> {
         let step = loop_type::sequence_step(0, self.ty(source))
             .map_err(|reason| super::loop_err(span, op, reason))?;
-        let body = self.fn_body(&items[1], &[step], None)?;
+        let body = self.fn_body(pred, &[step], None)?;
         if let Some(at) = body.until {
             return Err(syntax(
                 at,
@@ -96,7 +128,7 @@ impl Parser {
         }
         let [pred] = body.graph.outputs[..] else {
             return Err(type_err(
-                items[1].span(),
+                pred.span(),
                 op,
                 "the predicate is one expression, not (outputs ...)",
             ));
@@ -123,52 +155,33 @@ impl Parser {
         let out_tys = self
             .loop_types(&sig, &args, &body.graph)
             .map_err(|reason| super::loop_err(span, op, reason))?;
-        let mask = self.push_scan(sig, body.graph, args, out_tys, span)[0];
-        // The operand as compress reads it: parsed again, after the loop,
-        // so that no node is shared and the nodes come in the order the
-        // printed `(compress (scan ... (sequences X) ...) X)` reads back
-        // in (the optimizer's e-graph merges the two).
-        let x2 = self.expr(&items[2])?;
-        let x2 = match list {
-            Some(_) => self.filter_rows(x2, items[2].span())?.unwrap_or(x2),
-            None => x2,
-        };
-        let operand = self.flat(x2, flatten, span)?;
-        let kept = self.make(Op::Compress, vec![mask, operand], span)?;
-        if whole {
-            return Ok(kept);
-        }
-        match list {
-            Some(_) => self.rows_as_list(kept, span),
-            None => Ok(kept),
-        }
+        Ok(self.push_scan(sig, body.graph, args, out_tys, span)[0])
     }
 
-    /// `(filterall PRED L)` over the list of lists `l` (at `at`):
-    /// `(map (fn (e) (filterall PRED e)) L)`, so that each element keeps
-    /// its own nesting and filterall reaches the innermost tensors.
+    /// `(filterall PRED L)` over the list of lists `l` (parsed from
+    /// `operand`): one loop of the predicate over L's innermost tensors in
+    /// order, `(stack (flatten ... L))`, and `(compress_innermost MASK L)`,
+    /// which keeps each innermost list's tensors that pass, the nesting
+    /// kept. The operand is parsed again after the loop, as `filter` does,
+    /// so that the printed form reads back to the same nodes. (It was a
+    /// `map` of `filterall` over the outermost depth: one loop per
+    /// innermost list.)
     fn filterall_nested(
         &mut self,
         l: NodeId,
-        at: Span,
         pred: &Sexp,
+        operand: &Sexp,
         span: Span,
     ) -> Result<NodeId, LangError> {
-        let name = fresh_name(pred, "e");
-        let atom = |a: &str| Sexp::Atom(a.to_string(), span);
-        let f = Sexp::List(
-            vec![
-                atom("fn"),
-                Sexp::List(vec![atom(&name)], span),
-                Sexp::List(vec![atom("filterall"), pred.clone(), atom(&name)], span),
-            ],
-            span,
-        );
-        let outs = self.map_over(vec![l], &[at], &f, span)?;
-        match outs[..] {
-            [one] => Ok(one),
-            _ => Err(type_err(span, "filterall", "internal: one result expected")),
+        let at = operand.span();
+        let mut flat = l;
+        for _ in 1..self.ty(l).list {
+            flat = self.make(Op::List(ListOp::Flatten), vec![flat], at)?;
         }
+        let rows = self.make(Op::Stack, vec![flat], at)?;
+        let mask = self.predicate_mask(rows, pred, "filterall", span)?;
+        let l2 = self.expr(operand)?;
+        self.make(Op::List(ListOp::CompressInnermost), vec![mask, l2], span)
     }
 
     /// `x` flattened to a vector when `flatten`, else `x`.
@@ -179,24 +192,4 @@ impl Parser {
             Ok(x)
         }
     }
-}
-
-/// A parameter name that no atom of `s` uses (`base`, `base_1`, ...), so
-/// that a `fn` the parser writes around `s` captures nothing of it.
-pub(super) fn fresh_name(s: &Sexp, base: &str) -> String {
-    fn atoms<'a>(s: &'a Sexp, out: &mut Vec<&'a str>) {
-        match s {
-            Sexp::Atom(a, _) => out.push(a),
-            Sexp::List(items, _) => items.iter().for_each(|i| atoms(i, out)),
-        }
-    }
-    let mut used = Vec::new();
-    atoms(s, &mut used);
-    let mut name = base.to_string();
-    let mut k = 0;
-    while used.contains(&name.as_str()) {
-        k += 1;
-        name = format!("{base}_{k}");
-    }
-    name
 }
