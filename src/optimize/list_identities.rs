@@ -398,7 +398,8 @@ fn fuse_filters(g: &Graph) -> Option<Graph> {
         if !never_fails(&sb.body) {
             continue;
         }
-        let Some((op, args)) = conjoin(sa, &g.node(loop1).args, sb, &g.node(loop2).args) else {
+        let Some((op, fused_args)) = conjoin(sa, &g.node(loop1).args, sb, &g.node(loop2).args)
+        else {
             continue;
         };
         let mut out = Graph {
@@ -406,37 +407,30 @@ fn fuse_filters(g: &Graph) -> Option<Graph> {
             ..Graph::default()
         };
         let mut map: Vec<NodeId> = Vec::with_capacity(g.nodes.len() + 2);
-        let mut fused = Some((op, args));
         for (i, src) in g.nodes.iter().enumerate() {
             let span = g.span(NodeId(i));
-            let node = match (i == c2, fused.take()) {
-                (true, Some((op, args))) => {
-                    let both = Node {
-                        op,
-                        args: args.iter().map(|a| map[a.0]).collect(),
-                        ty: g.node(loop1).ty.clone(),
-                        name: None,
-                    };
-                    let both = out.push(both, span);
-                    let mask = Node {
-                        op: Op::Proj(0),
-                        args: vec![both],
-                        ty: g.node(m1).ty.clone(),
-                        name: None,
-                    };
-                    let mask = out.push(mask, span);
-                    Node {
-                        args: vec![mask, map[x.0]],
-                        ..src.clone()
-                    }
-                }
-                (_, rest) => {
-                    fused = rest;
-                    Node {
-                        args: src.args.iter().map(|a| map[a.0]).collect(),
-                        ..src.clone()
-                    }
-                }
+            let mut args: Vec<NodeId> = src.args.iter().map(|a| map[a.0]).collect();
+            if i == c2 {
+                // The fused mask's loop and projection, then `compress`
+                // of the first filter's operand by it.
+                let both = Node {
+                    op: op.clone(),
+                    args: fused_args.iter().map(|a| map[a.0]).collect(),
+                    ty: g.node(loop1).ty.clone(),
+                    name: None,
+                };
+                let both = out.push(both, span);
+                let mask = Node {
+                    op: Op::Proj(0),
+                    args: vec![both],
+                    ty: g.node(m1).ty.clone(),
+                    name: None,
+                };
+                args = vec![out.push(mask, span), map[x.0]];
+            }
+            let node = Node {
+                args,
+                ..src.clone()
             };
             map.push(out.push(node, span));
         }

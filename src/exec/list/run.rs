@@ -295,32 +295,22 @@ pub(super) fn eval_graph_items(
                     shape_of.nest(values).map_err(|m| op_error(span, op, m))?,
                 ))
             }
-            Op::List(ListOp::CompressInnermost) => {
-                let Item::List(l) = arg(1)? else {
-                    return Err(internal("compress_innermost takes a list"));
+            // `compress` of a list keeps whole elements; `compress_innermost`
+            // the innermost tensors, the nesting kept.
+            Op::List(ListOp::CompressInnermost) | Op::Compress
+                if matches!(arg(1)?, Item::List(_)) =>
+            {
+                let (Item::Tensor(Value::Bool(m)), Item::List(l)) = (arg(0)?, arg(1)?) else {
+                    return Err(internal("the mask is not a bool vector"));
                 };
-                let mask: Vec<bool> = match arg(0)? {
-                    Item::Tensor(Value::Bool(m)) => m.iter().copied().collect(),
-                    _ => return Err(internal("the mask is not a bool vector")),
+                let mask: Vec<bool> = m.iter().copied().collect();
+                let kept = match op {
+                    Op::Compress => l.compress(&mask),
+                    _ => l.compress_innermost(&mask),
                 };
-                Slot::One(Item::List(
-                    l.compress_innermost(&mask)
-                        .map_err(|m| op_error(span, op, m))?,
-                ))
+                Slot::One(Item::List(kept.map_err(|m| op_error(span, op, m))?))
             }
             Op::List(l) => Slot::One(list_op(*l, arg(0)?).map_err(|m| op_error(span, op, m))?),
-            Op::Compress if matches!(arg(1)?, Item::List(_)) => {
-                let Item::List(l) = arg(1)? else {
-                    return Err(internal("a list"));
-                };
-                let mask: Vec<bool> = match arg(0)? {
-                    Item::Tensor(Value::Bool(m)) => m.iter().copied().collect(),
-                    _ => return Err(internal("the mask is not a bool vector")),
-                };
-                Slot::One(Item::List(
-                    l.compress(&mask).map_err(|m| op_error(span, op, m))?,
-                ))
-            }
             Op::Index if matches!(arg(0)?, Item::List(_)) => {
                 let Item::List(l) = arg(0)? else {
                     return Err(internal("a list"));
