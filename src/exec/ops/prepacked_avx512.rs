@@ -17,7 +17,9 @@
 //! change the order of any element's sum, or allocate.
 
 use super::prepacked::fma::steps_on_1;
-use super::prepacked::{Next, Shape, Step, StepOp, StepSrc, MM_KC, PANEL, ROWS};
+use super::prepacked::{
+    prefetch_next, Next, Shape, Step, StepOp, StepSrc, BLOCK_ROWS, MM_KC, PANEL, ROWS,
+};
 use std::arch::x86_64::*;
 
 /// Panels of `B` (of [`PANEL`] columns) one call of the inner loop takes:
@@ -25,76 +27,101 @@ use std::arch::x86_64::*;
 /// broadcasts of `A` fit the 32 registers.
 const GROUP: usize = 4;
 
-/// `R` rows of `c` (`row0`: the first one's row in the whole product)
-/// from `R` rows of `a` and `bp`, [`GROUP`] panels after [`GROUP`]
-/// panels (fewer at the end), prefetching a share of `next` before each
-/// panel; false when a value it stored is NaN.
+/// The rows of `c` from the rows of `a` (`row0`: the first one's row in
+/// the whole product), block of [`BLOCK_ROWS`] after block, each block
+/// group of panels after group, each group tile of [`ROWS`] rows after
+/// tile; false when a value it stored is NaN. The order of the tiles and
+/// groups does not change any element's sum.
 ///
 /// # Safety
-/// The CPU has AVX-512F, AVX2 and FMA; `a` holds `R·k` elements, `bp`
-/// `packed_len(k, n)`, `c` `R·n`; each step's operand holds the elements
-/// of these rows (checked by `product_then`).
+/// The CPU has AVX-512F, AVX2 and FMA; `a` holds whole rows of `k`, `bp`
+/// `packed_len(k, n)` elements, `c` as many rows of `n` as `a` has of
+/// `k`; each step's operand holds the elements of these rows (checked by
+/// `product_then`).
 #[target_feature(enable = "avx512f,avx2,fma")]
-pub(super) unsafe fn tile<const R: usize>(
+pub(super) unsafe fn rows(
     a: &[f64],
     bp: &[f64],
     row0: usize,
     shape: Shape,
     c: &mut [f64],
-    next: Next,
     steps: &[Step<'_>],
 ) -> bool {
     let (k, n) = (shape.k, shape.n);
-    debug_assert!(a.len() >= R * k && c.len() >= R * n);
+    debug_assert!(k > 0 && a.len() / k <= c.len() / n.max(1));
     debug_assert!(bp.len() >= super::prepacked::packed_len(k, n));
+    let panels = n.div_ceil(PANEL);
+    let mut found = Found::default();
+    let blocks = a.chunks(BLOCK_ROWS * k).zip(c.chunks_mut(BLOCK_ROWS * n));
+    for (b, (ablock, cblock)) in blocks.enumerate() {
+        let mut q = 0;
+        while q < panels {
+            let g = GROUP.min(panels - q);
+            let tiles = ablock.chunks(ROWS * k).zip(cblock.chunks_mut(ROWS * n));
+            let n_tiles = ablock.len().div_ceil(ROWS * k);
+            for (t, (atile, ctile)) in tiles.enumerate() {
+                let first = row0 + b * BLOCK_ROWS + t * ROWS;
+                let next = (t + 1 < n_tiles).then(|| Next {
+                    a: atile.as_ptr().wrapping_add(ROWS * k),
+                    c: ctile.as_ptr().wrapping_add(ROWS * n),
+                });
+                prefetch_next(next, shape, first + ROWS, q * PANEL, g, q == 0, steps);
+                let at = Panels {
+                    bp: bp.as_ptr(),
+                    q,
+                    row0: first,
+                    shape,
+                    c: ctile.as_mut_ptr(),
+                };
+                // SAFETY: the caller's guarantees; `atile` holds its
+                // rows, `ctile` theirs; panels q .. q + g exist.
+                unsafe {
+                    match atile.len() / k {
+                        6 => tile::<6>(atile, at, g, steps, &mut found),
+                        5 => tile::<5>(atile, at, g, steps, &mut found),
+                        4 => tile::<4>(atile, at, g, steps, &mut found),
+                        3 => tile::<3>(atile, at, g, steps, &mut found),
+                        2 => tile::<2>(atile, at, g, steps, &mut found),
+                        _ => tile::<1>(atile, at, g, steps, &mut found),
+                    }
+                }
+            }
+            q += g;
+        }
+    }
+    !found.scalar && found.lanes == 0
+}
+
+/// `R` rows of `C` (at `at.c`) from `R` rows of `a`, against the `g`
+/// panels of `B` from `at.q`.
+///
+/// # Safety
+/// As [`rows`]'; `a` holds `R · k` elements, `at.c` `R` rows of `n`.
+#[target_feature(enable = "avx512f,avx2,fma")]
+#[inline]
+unsafe fn tile<const R: usize>(
+    a: &[f64],
+    at: Panels,
+    g: usize,
+    steps: &[Step<'_>],
+    found: &mut Found,
+) {
+    let k = at.shape.k;
+    debug_assert!(a.len() >= R * k);
     // One pointer per row of `a` (see the AVX2 form: each broadcast is
     // then one instruction on its own register).
     // SAFETY: row r < R of `a` starts at r·k < a.len().
     let arows: [*const f64; R] =
         std::hint::black_box(std::array::from_fn(|r| unsafe { a.as_ptr().add(r * k) }));
-    let panels = n.div_ceil(PANEL);
-    let (a_lines, c_lines) = ((ROWS * k).div_ceil(8), (ROWS * n).div_ceil(8));
-    let (a_share, c_share) = (a_lines.div_ceil(panels), c_lines.div_ceil(panels));
-    let prefetch_share = |at: *const f64, lines: usize, share: usize, q: usize| {
-        for line in q * share..((q + 1) * share).min(lines) {
-            _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(8 * line) as *const i8);
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        match g {
+            4 => group::<R, 4>(&arows, at, steps, found),
+            3 => group::<R, 3>(&arows, at, steps, found),
+            2 => group::<R, 2>(&arows, at, steps, found),
+            _ => group::<R, 1>(&arows, at, steps, found),
         }
-    };
-    let mut found = Found::default();
-    let mut q = 0;
-    while q < panels {
-        let g = GROUP.min(panels - q);
-        // The same shares of the next tile's rows as the AVX2 form takes
-        // before each of these panels.
-        for qq in q..q + g {
-            prefetch_share(next.a, a_lines, a_share, qq);
-            prefetch_share(next.c, c_lines, c_share, qq);
-            for s in steps {
-                if let StepSrc::Full(d) = s.src {
-                    let at = d.as_ptr().wrapping_add((row0 + ROWS) * n);
-                    prefetch_share(at, c_lines, c_share, qq);
-                }
-            }
-        }
-        let at = Panels {
-            bp: bp.as_ptr(),
-            q,
-            row0,
-            shape,
-            c: c.as_mut_ptr(),
-        };
-        // SAFETY: the caller's guarantees; panels q .. q + g exist.
-        unsafe {
-            match g {
-                4 => group::<R, 4>(&arows, at, steps, &mut found),
-                3 => group::<R, 3>(&arows, at, steps, &mut found),
-                2 => group::<R, 2>(&arows, at, steps, &mut found),
-                _ => group::<R, 1>(&arows, at, steps, &mut found),
-            }
-        }
-        q += g;
     }
-    !found.scalar && found.lanes == 0
 }
 
 /// The NaNs a tile stored: lanes of the vector stores, and any of the
