@@ -16,12 +16,14 @@
 //! - `while_step/{for,while}/{tape,plan}`: a loop step of a vector state
 //!   as a for loop and as a while loop stopped by its condition after the
 //!   same 5,000 steps;
-//! - `product/{gru_step,lstm_gate,gru_hoisted,gru_b80_step,gru_b80_hoisted}/{matrixmultiply,packed_b,prepacked}`:
+//! - `product/{gru_step,lstm_gate,gru_hoisted,gru_b80_step,gru_b80_hoisted,elman_step,elman_hoisted}/{matrixmultiply,packed_b,prepacked}`:
 //!   one `f64` matrix product at the shapes of the GRU's step
 //!   (80×128·128×128), an LSTM gate's (64×64·64×64), the GRU's
 //!   product pushed out of its loop (4000×128·128×128), and the held
 //!   `gru_b80`'s three gates at once, in its step (80×128·128×384) and
-//!   pushed out (4000×128·128×384), on one thread:
+//!   pushed out (4000×128·128×384), and the ragged Elman benchmark's
+//!   step with its whole batch (64×128·128×128) and a phase's input
+//!   product pushed out (1200×64·64×128), on one thread:
 //!   matrixmultiply (packing both operands), the packed-`B` kernel
 //!   packing `B` first (`gemm_rows`), and with `B` packed beforehand
 //!   (what a loop does with its weights);
@@ -336,6 +338,8 @@ fn bench_products(c: &mut Criterion) {
         ("gru_hoisted", 4000, 128, 128),
         ("gru_b80_step", 80, 128, 384),
         ("gru_b80_hoisted", 4000, 128, 384),
+        ("elman_step", 64, 128, 128),
+        ("elman_hoisted", 1200, 64, 128),
     ] {
         let a: Vec<f64> = (0..m * k).map(|i| (0.37 * i as f64).sin()).collect();
         let b: Vec<f64> = (0..k * n).map(|i| (0.37 * i as f64 + 1.3).sin()).collect();

@@ -625,6 +625,26 @@ def forall_grad(i):
     return [np.float64(cost(params, np))] + grads
 
 
+@case(inputs={"L": lst(rows(5, 3, k=45), (3,)), "W": gen_tensor(46, (3, 3)),
+              "b": gen_tensor(47, (3,)), "k": np.int64(2)})
+def index_grad(i):
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_enable_x64", True)
+    xs, k = list(i["L"]), int(i["k"])
+
+    def cost(params, xp):
+        w, b = params
+        r = [xp.tanh(w @ x + b) for x in xs]
+        return xp.sum(r[-1] * r[-1]) + xp.sum(r[0]) + xp.sum(r[k] * b)
+
+    params = (i["W"], i["b"])
+    grads = jax.grad(lambda p: cost(p, jnp))(tuple(jnp.asarray(p) for p in params))
+    grads = [np.asarray(g) for g in grads]
+    check_by_differences(cost, params, grads)
+    return [np.float64(cost(params, np))] + grads
+
+
 def filter_fusion_inputs():
     """nested_inputs' list of sequences and list of 3-vectors, a threshold."""
     n = nested_inputs()

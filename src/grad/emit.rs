@@ -72,6 +72,22 @@ impl<'b> Emit<'b> {
         self.bin(BinaryOp::Add, a, b)
     }
 
+    /// Two cotangent contributions summed: `a + b`, or, for lists of
+    /// tensors whose shape the type fixes (the cotangents of `index` and
+    /// `stack`'s of a list used twice), their elements summed pairwise,
+    /// `(unstack (add (stack a) (stack b)))`. Other lists reach `add` and
+    /// its located type error.
+    pub fn add_cotangents(&mut self, a: NodeId, b: NodeId) -> Result<NodeId, GradError> {
+        let (ta, tb) = (self.ty(a)?, self.ty(b)?);
+        let stackable = |t: &Type| t.list == 1 && t.shape.iter().all(|d| *d != Dim::Unknown);
+        if stackable(&ta) && ta == tb {
+            let (ra, rb) = (self.op(Op::Stack, &[a])?, self.op(Op::Stack, &[b])?);
+            let sum = self.add(ra, rb)?;
+            return self.op(Op::List(crate::lang::ListOp::Unstack), &[sum]);
+        }
+        self.add(a, b)
+    }
+
     /// `a - b`.
     pub fn sub(&mut self, a: NodeId, b: NodeId) -> Result<NodeId, GradError> {
         self.bin(BinaryOp::Sub, a, b)

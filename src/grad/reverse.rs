@@ -128,7 +128,7 @@ pub fn sweep(
         };
         let mut gi = first;
         for &p in rest {
-            gi = e.add(gi, p)?;
+            gi = e.add_cotangents(gi, p)?;
         }
         total.insert(i, gi);
         match node.op {
@@ -137,7 +137,7 @@ pub fn sweep(
                 let outs = e.b.graph().nodes[scan].ty.len();
                 let slot = loop_cots.entry(scan).or_insert_with(|| vec![None; outs]);
                 slot[k] = Some(match slot[k] {
-                    Some(prev) => e.add(prev, gi)?,
+                    Some(prev) => e.add_cotangents(prev, gi)?,
                     None => gi,
                 });
             }

@@ -43,8 +43,10 @@ pub fn vjp(
     let mut res: Vec<Option<NodeId>> = vec![None; args.len()];
     // Lists: `stack` and `unstack` are each other's VJP, as are `flatten`
     // and `nest` (the cotangent in the operand's nesting); `len` and a
-    // list no gradient is wanted for pass none. Other list ops (`index`,
-    // `compress` of a list) refuse, located.
+    // list no gradient is wanted for pass none; `index` of a list of
+    // tensors sends its cotangent to that element, zeros to the others.
+    // Other list ops (`index` of a list of lists, `compress` of a list)
+    // refuse, located.
     if matches!(n.op, Op::List(_)) || arg_ty.iter().any(|t| t.is_list()) {
         let any = (0..args.len()).any(want);
         match &n.op {
@@ -57,6 +59,25 @@ pub fn vjp(
             Op::List(crate::lang::ListOp::Unstack) => {
                 let rows = e.op(Op::Stack, &[g])?;
                 res[0] = Some(e.fit(rows, &arg_ty[0])?);
+                return Ok(res);
+            }
+            // One element of a list of tensors: the list's cotangent is
+            // the tensor index's, `(inc_index (zeros_like (stack L)) g I)`,
+            // as a list. Only where every element has the same shape by
+            // its type (no size known only at run time), so that the
+            // `stack` cannot fail where the written program does not.
+            Op::Index
+                if args.len() == 2
+                    && arg_ty[0].list == 1
+                    && !arg_ty[1].is_list()
+                    && arg_ty[0]
+                        .shape
+                        .iter()
+                        .all(|d| *d != crate::lang::Dim::Unknown) =>
+            {
+                let rows = e.op(Op::Stack, &[args[0]])?;
+                let ct = index(e, rows, &args[1..], g)?;
+                res[0] = Some(e.op(Op::List(crate::lang::ListOp::Unstack), &[ct])?);
                 return Ok(res);
             }
             // `flatten` and `nest` move no value: each tensor's cotangent
