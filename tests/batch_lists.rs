@@ -463,6 +463,26 @@ fn phased_runs_agree(text: &str) {
     }
 }
 
+/// The Elman cost averaged over the sequences, `(len L)` read beside the
+/// map: the length of the list is the batch's size, so the program is
+/// still batched (it ran per sequence, 7× slower, before `len` was
+/// allowed), and its results, the count included, are the per-sequence
+/// run's.
+#[test]
+fn the_length_of_a_batched_list_is_its_batch_size() {
+    let text = ELMAN
+        .replace(
+            "(let cost (mul 0.5 (sum (mul H H))))",
+            "(let n (len L))\n  (let cost (div (mul 0.5 (sum (mul H H))) (cast f64 n)))",
+        )
+        .replace("(output H cost", "(output n H cost");
+    assert!(text.contains("(len L)") && text.contains("(output n H cost"));
+    phased_runs_agree(&text);
+    let got = run_fold(&text, true, 1.0);
+    let (count, _) = values(&got.outputs[0]);
+    assert_eq!(count, [RAGGED.len() as f64]);
+}
+
 /// A backward fold (`foldr`) starts at each sequence's end, so its phases
 /// run last first and the batch grows: the longest sequences start alone,
 /// and each earlier phase adds the rows whose sequences end in it, from

@@ -407,13 +407,17 @@ impl Writer {
     }
 }
 
-/// The map loops over list input `k` of `g`: every use of it, each a map
-/// over it alone (one sequence, nitsot outputs, forwards). `None` when
-/// some use is anything else.
+/// The map loops over list input `k` of `g`: every use of it but its
+/// `len`, each a map over it alone (one sequence, nitsot outputs,
+/// forwards). `None` when some use is anything else.
 fn maps_over(g: &Graph, k: usize) -> Option<Vec<usize>> {
     let mut uses = Vec::new();
     for (i, n) in g.nodes.iter().enumerate() {
         if !n.args.contains(&NodeId(k)) {
+            continue;
+        }
+        // `(len L)` reads no sequence: it becomes the batch's size.
+        if n.op == Op::List(ListOp::Len) {
             continue;
         }
         let Op::Scan(s) = &n.op else { return None };
@@ -648,6 +652,18 @@ fn batch_with(
             let outs = batch_map(&mut w, s, &non_seqs, feed, l)?;
             batched_outs.insert(i, outs);
             continue;
+        }
+        // `(len L)` of a batched list: its number of sequences, the
+        // batch's size (bound with the padded inputs).
+        if node.op == Op::List(ListOp::Len) {
+            if let Some(l) = lists
+                .iter()
+                .find(|l| node.args.first() == Some(&NodeId(l.input)))
+            {
+                let ty = Type::scalar(DType::I64);
+                map[i] = Some(w.push(Op::Size(l.batch.clone()), vec![], vec![ty], None));
+                continue;
+            }
         }
         let src = node.args.first().and_then(|a| batched_outs.get(&a.0));
         if let (Op::Proj(k), Some(outs)) = (&node.op, src) {
