@@ -18,7 +18,8 @@
 
 use super::prepacked::fma::steps_on_1;
 use super::prepacked::{
-    prefetch_next, Next, Shape, Step, StepOp, StepSrc, BLOCK_ROWS, MM_KC, PANEL, ROWS,
+    each_tile, prefetch_next, Next, Shape, Step, StepOp, StepSrc, TileWork, BLOCK_ROWS, MM_KC,
+    PANEL, ROWS,
 };
 use std::arch::x86_64::*;
 
@@ -50,45 +51,37 @@ pub(super) unsafe fn rows(
     let (k, n) = (shape.k, shape.n);
     debug_assert!(k > 0 && a.len() / k <= c.len() / n.max(1));
     debug_assert!(bp.len() >= super::prepacked::packed_len(k, n));
-    let panels = n.div_ceil(PANEL);
     let mut found = Found::default();
-    let blocks = a.chunks(BLOCK_ROWS * k).zip(c.chunks_mut(BLOCK_ROWS * n));
-    for (b, (ablock, cblock)) in blocks.enumerate() {
-        let mut q = 0;
-        while q < panels {
-            let g = GROUP.min(panels - q);
-            let tiles = ablock.chunks(ROWS * k).zip(cblock.chunks_mut(ROWS * n));
-            let n_tiles = ablock.len().div_ceil(ROWS * k);
-            for (t, (atile, ctile)) in tiles.enumerate() {
-                let first = row0 + b * BLOCK_ROWS + t * ROWS;
-                let next = (t + 1 < n_tiles).then(|| Next {
-                    a: atile.as_ptr().wrapping_add(ROWS * k),
-                    c: ctile.as_ptr().wrapping_add(ROWS * n),
-                });
-                prefetch_next(next, shape, first + ROWS, q * PANEL, g, q == 0, steps);
-                let at = Panels {
-                    bp: bp.as_ptr(),
-                    q,
-                    row0: first,
-                    shape,
-                    c: ctile.as_mut_ptr(),
-                };
-                // SAFETY: the caller's guarantees; `atile` holds its
-                // rows, `ctile` theirs; panels q .. q + g exist.
-                unsafe {
-                    match atile.len() / k {
-                        6 => tile::<6>(atile, at, g, steps, &mut found),
-                        5 => tile::<5>(atile, at, g, steps, &mut found),
-                        4 => tile::<4>(atile, at, g, steps, &mut found),
-                        3 => tile::<3>(atile, at, g, steps, &mut found),
-                        2 => tile::<2>(atile, at, g, steps, &mut found),
-                        _ => tile::<1>(atile, at, g, steps, &mut found),
-                    }
-                }
+    each_tile!(a, c, row0, shape, GROUP, |t| {
+        prefetch_next(
+            t.next,
+            shape,
+            t.first + ROWS,
+            t.q * PANEL,
+            t.g,
+            t.q == 0,
+            steps,
+        );
+        let at = Panels {
+            bp: bp.as_ptr(),
+            q: t.q,
+            row0: t.first,
+            shape,
+            c: t.c.as_mut_ptr(),
+        };
+        // SAFETY: the caller's guarantees; `t.a` holds its rows, `t.c`
+        // theirs; panels q .. q + g exist.
+        unsafe {
+            match t.a.len() / k {
+                6 => tile::<6>(t.a, at, t.g, steps, &mut found),
+                5 => tile::<5>(t.a, at, t.g, steps, &mut found),
+                4 => tile::<4>(t.a, at, t.g, steps, &mut found),
+                3 => tile::<3>(t.a, at, t.g, steps, &mut found),
+                2 => tile::<2>(t.a, at, t.g, steps, &mut found),
+                _ => tile::<1>(t.a, at, t.g, steps, &mut found),
             }
-            q += g;
         }
-    }
+    });
     !found.scalar && found.lanes == 0
 }
 
