@@ -79,8 +79,7 @@ impl<'b> Emit<'b> {
     /// its located type error.
     pub fn add_cotangents(&mut self, a: NodeId, b: NodeId) -> Result<NodeId, GradError> {
         let (ta, tb) = (self.ty(a)?, self.ty(b)?);
-        let stackable = |t: &Type| t.list == 1 && t.shape.iter().all(|d| *d != Dim::Unknown);
-        if stackable(&ta) && ta == tb {
+        if stackable_list(&ta) && ta == tb {
             let (ra, rb) = (self.op(Op::Stack, &[a])?, self.op(Op::Stack, &[b])?);
             let sum = self.add(ra, rb)?;
             return self.op(Op::List(crate::lang::ListOp::Unstack), &[sum]);
@@ -264,4 +263,11 @@ impl<'b> Emit<'b> {
 /// or a symbol (not `T-1`, not unknown).
 pub fn printable(d: &Dim) -> bool {
     d.as_known().is_some() || d.as_sym().is_some()
+}
+
+/// True for a list of tensors whose shape its type fixes (no size known
+/// only at run time): `stack` of it cannot fail, so `grad` may go through
+/// the stacked tensor.
+pub fn stackable_list(t: &Type) -> bool {
+    t.list == 1 && t.shape.iter().all(|d| *d != Dim::Unknown)
 }

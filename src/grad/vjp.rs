@@ -68,12 +68,8 @@ pub fn vjp(
             // `stack` cannot fail where the written program does not.
             Op::Index
                 if args.len() == 2
-                    && arg_ty[0].list == 1
-                    && !arg_ty[1].is_list()
-                    && arg_ty[0]
-                        .shape
-                        .iter()
-                        .all(|d| *d != crate::lang::Dim::Unknown) =>
+                    && super::emit::stackable_list(&arg_ty[0])
+                    && !arg_ty[1].is_list() =>
             {
                 let rows = e.op(Op::Stack, &[args[0]])?;
                 let ct = index(e, rows, &args[1..], g)?;

@@ -492,92 +492,90 @@ pub(super) mod fma {
         // SAFETY: row r < R of `a` starts at r·k < a.len().
         let arows: [*const f64; R] =
             std::hint::black_box(std::array::from_fn(|r| unsafe { ap.add(r * k) }));
-        {
-            let j0 = q * PANEL;
-            super::prefetch_next(next, shape, row0 + ROWS, j0, 1, q == 0, steps);
-            let width = PANEL.min(n - j0);
-            // SAFETY: panel q starts at q·k·PANEL < packed_len(k, n).
-            let panel = unsafe { bp.as_ptr().add(q * k * PANEL) };
-            let mut p0 = 0;
-            while p0 < k {
-                let kc = MM_KC.min(k - p0);
-                let mut acc = [[zero; 2]; R];
-                for p in p0..p0 + kc {
-                    // SAFETY: row p of the panel, and element p of each
-                    // of the R rows of `a`, are in their slices.
-                    unsafe {
-                        let b0 = _mm256_loadu_pd(panel.add(p * PANEL));
-                        let b1 = _mm256_loadu_pd(panel.add(p * PANEL + 4));
-                        for (acc, row) in acc.iter_mut().zip(&arows) {
-                            let x = _mm256_broadcast_sd(&*row.add(p));
-                            acc[0] = _mm256_fmadd_pd(x, b0, acc[0]);
-                            acc[1] = _mm256_fmadd_pd(x, b1, acc[1]);
-                        }
+        let j0 = q * PANEL;
+        super::prefetch_next(next, shape, row0 + ROWS, j0, 1, q == 0, steps);
+        let width = PANEL.min(n - j0);
+        // SAFETY: panel q starts at q·k·PANEL < packed_len(k, n).
+        let panel = unsafe { bp.as_ptr().add(q * k * PANEL) };
+        let mut p0 = 0;
+        while p0 < k {
+            let kc = MM_KC.min(k - p0);
+            let mut acc = [[zero; 2]; R];
+            for p in p0..p0 + kc {
+                // SAFETY: row p of the panel, and element p of each
+                // of the R rows of `a`, are in their slices.
+                unsafe {
+                    let b0 = _mm256_loadu_pd(panel.add(p * PANEL));
+                    let b1 = _mm256_loadu_pd(panel.add(p * PANEL + 4));
+                    for (acc, row) in acc.iter_mut().zip(&arows) {
+                        let x = _mm256_broadcast_sd(&*row.add(p));
+                        acc[0] = _mm256_fmadd_pd(x, b0, acc[0]);
+                        acc[1] = _mm256_fmadd_pd(x, b1, acc[1]);
                     }
                 }
-                if p0 == 0 && width == PANEL {
-                    // The first block over a whole panel (every panel
-                    // but a partial last one when k ≤ 256): each sum
-                    // stored as `sum + 0`, straight from its register.
-                    for (r, acc) in acc.iter().enumerate() {
-                        // SAFETY: row r of `c`, columns j0 .. j0 + 8.
-                        unsafe {
-                            let crow = cp.add(r * n + j0);
-                            let v = [_mm256_add_pd(acc[0], zero), _mm256_add_pd(acc[1], zero)];
-                            let [v0, v1] = if steps.is_empty() {
-                                v
-                            } else {
-                                steps_on_8(steps, row0 + r, n, j0, v)
-                            };
-                            nan = _mm256_or_pd(nan, _mm256_cmp_pd::<_CMP_UNORD_Q>(v0, v1));
-                            _mm256_storeu_pd(crow, v0);
-                            _mm256_storeu_pd(crow.add(4), v1);
-                        }
-                    }
-                    p0 += kc;
-                    continue;
-                }
+            }
+            if p0 == 0 && width == PANEL {
+                // The first block over a whole panel (every panel
+                // but a partial last one when k ≤ 256): each sum
+                // stored as `sum + 0`, straight from its register.
                 for (r, acc) in acc.iter().enumerate() {
-                    // SAFETY: row r of `c`, columns j0 .. j0 + width.
-                    let crow = unsafe { cp.add(r * n + j0) };
-                    let interior = row0 + r < edge_row && j0 + PANEL <= edge_col;
-                    // (A first block over a whole panel was stored above.)
-                    if width == PANEL && interior {
-                        // SAFETY: the 8 columns lie in the row.
-                        unsafe {
-                            for (h, &s) in acc.iter().enumerate() {
-                                let at = crow.add(4 * h);
-                                let v = _mm256_add_pd(_mm256_loadu_pd(at), s);
-                                nan = _mm256_or_pd(nan, _mm256_cmp_pd::<_CMP_UNORD_Q>(v, v));
-                                _mm256_storeu_pd(at, v);
-                            }
-                        }
-                    } else {
-                        let mut sums = [0.0f64; PANEL];
-                        // SAFETY: `sums` holds the 8 lanes.
-                        unsafe {
-                            _mm256_storeu_pd(sums.as_mut_ptr(), acc[0]);
-                            _mm256_storeu_pd(sums.as_mut_ptr().add(4), acc[1]);
-                        }
-                        for (jj, &s) in sums.iter().enumerate().take(width) {
-                            let edge = row0 + r >= edge_row || j0 + jj >= edge_col;
-                            // SAFETY: column j0 + jj < n of row r.
-                            unsafe {
-                                let at = crow.add(jj);
-                                *at = if p0 == 0 {
-                                    steps_on_1(steps, row0 + r, n, j0 + jj, s + 0.0)
-                                } else if edge {
-                                    *at + (s + 0.0)
-                                } else {
-                                    *at + s
-                                };
-                                scalar_nan |= (*at).is_nan();
-                            }
-                        }
+                    // SAFETY: row r of `c`, columns j0 .. j0 + 8.
+                    unsafe {
+                        let crow = cp.add(r * n + j0);
+                        let v = [_mm256_add_pd(acc[0], zero), _mm256_add_pd(acc[1], zero)];
+                        let [v0, v1] = if steps.is_empty() {
+                            v
+                        } else {
+                            steps_on_8(steps, row0 + r, n, j0, v)
+                        };
+                        nan = _mm256_or_pd(nan, _mm256_cmp_pd::<_CMP_UNORD_Q>(v0, v1));
+                        _mm256_storeu_pd(crow, v0);
+                        _mm256_storeu_pd(crow.add(4), v1);
                     }
                 }
                 p0 += kc;
+                continue;
             }
+            for (r, acc) in acc.iter().enumerate() {
+                // SAFETY: row r of `c`, columns j0 .. j0 + width.
+                let crow = unsafe { cp.add(r * n + j0) };
+                let interior = row0 + r < edge_row && j0 + PANEL <= edge_col;
+                // (A first block over a whole panel was stored above.)
+                if width == PANEL && interior {
+                    // SAFETY: the 8 columns lie in the row.
+                    unsafe {
+                        for (h, &s) in acc.iter().enumerate() {
+                            let at = crow.add(4 * h);
+                            let v = _mm256_add_pd(_mm256_loadu_pd(at), s);
+                            nan = _mm256_or_pd(nan, _mm256_cmp_pd::<_CMP_UNORD_Q>(v, v));
+                            _mm256_storeu_pd(at, v);
+                        }
+                    }
+                } else {
+                    let mut sums = [0.0f64; PANEL];
+                    // SAFETY: `sums` holds the 8 lanes.
+                    unsafe {
+                        _mm256_storeu_pd(sums.as_mut_ptr(), acc[0]);
+                        _mm256_storeu_pd(sums.as_mut_ptr().add(4), acc[1]);
+                    }
+                    for (jj, &s) in sums.iter().enumerate().take(width) {
+                        let edge = row0 + r >= edge_row || j0 + jj >= edge_col;
+                        // SAFETY: column j0 + jj < n of row r.
+                        unsafe {
+                            let at = crow.add(jj);
+                            *at = if p0 == 0 {
+                                steps_on_1(steps, row0 + r, n, j0 + jj, s + 0.0)
+                            } else if edge {
+                                *at + (s + 0.0)
+                            } else {
+                                *at + s
+                            };
+                            scalar_nan |= (*at).is_nan();
+                        }
+                    }
+                }
+            }
+            p0 += kc;
         }
         !scalar_nan && _mm256_movemask_pd(nan) == 0
     }
